@@ -1,0 +1,112 @@
+#include "analyses/kernels.hpp"
+
+#include <algorithm>
+
+namespace clprof::analyses {
+
+void KernelAccumulator::add(const model::Launch& l) {
+  first_order = std::min(first_order, launch_order(l));
+  if (auto d = l.duration_ns()) {
+    durations_ns.push_back(*d);
+  } else {
+    ++untimed;
+  }
+  using model::kNoTime;
+  if (l.queued_ns != kNoTime && l.submit_ns != kNoTime && l.submit_ns >= l.queued_ns)
+    queued_to_submit_ns += l.submit_ns - l.queued_ns;
+  if (l.submit_ns != kNoTime && l.start_ns != kNoTime && l.start_ns >= l.submit_ns)
+    submit_to_start_ns += l.start_ns - l.submit_ns;
+  if (l.host_begin_ns != kNoTime && l.host_end_ns != kNoTime && l.host_end_ns >= l.host_begin_ns)
+    enqueue_ns += l.host_end_ns - l.host_begin_ns;
+}
+
+void KernelAccumulator::merge(KernelAccumulator&& o) {
+  durations_ns.insert(durations_ns.end(), o.durations_ns.begin(), o.durations_ns.end());
+  untimed += o.untimed;
+  queued_to_submit_ns += o.queued_to_submit_ns;
+  submit_to_start_ns += o.submit_to_start_ns;
+  enqueue_ns += o.enqueue_ns;
+  first_order = std::min(first_order, o.first_order);
+}
+
+int64_t total_kernel_ns(const std::map<std::string, KernelAccumulator>& accumulators) {
+  int64_t total = 0;
+  for (const auto& [name, acc] : accumulators)
+    for (int64_t d : acc.durations_ns) total += d;
+  return total;
+}
+
+std::vector<KernelRow> make_kernel_rows(const std::map<std::string, KernelAccumulator>& accumulators,
+                                        int64_t percent_base_ns, const Speedup* speedup) {
+  std::vector<KernelRow> rows;
+  rows.reserve(accumulators.size());
+  for (const auto& [name, acc] : accumulators) {
+    KernelRow r;
+    r.name = name;
+    std::vector<int64_t> copy = acc.durations_ns;
+    r.stats = compute_stats(copy);
+    r.percent = percent_base_ns > 0 ? 100.0 * static_cast<double>(r.stats.total_ns) /
+                                          static_cast<double>(percent_base_ns)
+                                    : 0.0;
+    r.untimed = acc.untimed;
+    r.queued_to_submit_ns = acc.queued_to_submit_ns;
+    r.submit_to_start_ns = acc.submit_to_start_ns;
+    r.enqueue_ns = acc.enqueue_ns;
+    r.first_order = acc.first_order;
+    if (speedup && !speedup->empty()) r.est_total_ns = speedup->estimate_ns(name, r.stats.total_ns);
+    rows.push_back(std::move(r));
+  }
+  sort_kernel_rows(rows, "total");
+  return rows;
+}
+
+void KernelsAnalysis::add_launch(const model::Launch& launch) {
+  if (keep_ && !keep_(launch)) return;
+  kernels_[launch.name].add(launch);
+}
+
+void KernelsAnalysis::merge(Analysis&& other) {
+  auto& o = dynamic_cast<KernelsAnalysis&>(other);
+  for (auto& [name, acc] : o.kernels_) kernels_[name].merge(std::move(acc));
+  o.kernels_.clear();
+}
+
+std::vector<KernelRow> KernelsAnalysis::rows(const Speedup* speedup) const {
+  return make_kernel_rows(kernels_, total_kernel_ns(kernels_), speedup);
+}
+
+bool sort_kernel_rows(std::vector<KernelRow>& rows, const std::string& field_in) {
+  std::string field = field_in;
+  if (field.size() > 3 && field.compare(field.size() - 3, 3, "_ns") == 0)
+    field.resize(field.size() - 3);
+  if (field == "name" || field == "kernel") {
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const KernelRow& a, const KernelRow& b) { return a.name < b.name; });
+    return true;
+  }
+  if (field == "order" || field == "first") {
+    std::stable_sort(rows.begin(), rows.end(), [](const KernelRow& a, const KernelRow& b) {
+      return a.first_order < b.first_order;
+    });
+    return true;
+  }
+  int64_t (*key)(const KernelRow&) = nullptr;
+  if (field == "count") key = [](const KernelRow& r) { return static_cast<int64_t>(r.stats.count); };
+  else if (field == "total" || field == "percent") key = [](const KernelRow& r) { return r.stats.total_ns; };
+  else if (field == "mean") key = [](const KernelRow& r) { return r.stats.mean_ns; };
+  else if (field == "median") key = [](const KernelRow& r) { return r.stats.median_ns; };
+  else if (field == "min") key = [](const KernelRow& r) { return r.stats.min_ns; };
+  else if (field == "max") key = [](const KernelRow& r) { return r.stats.max_ns; };
+  else if (field == "stddev") key = [](const KernelRow& r) { return r.stats.stddev_ns; };
+  else if (field == "est_total") key = [](const KernelRow& r) { return r.est_total_ns.value_or(r.stats.total_ns); };
+  else if (field == "enqueue") key = [](const KernelRow& r) { return r.enqueue_ns; };
+  else return false;
+  std::stable_sort(rows.begin(), rows.end(), [key](const KernelRow& a, const KernelRow& b) {
+    const auto ka = key(a), kb = key(b);
+    if (ka != kb) return ka > kb;
+    return a.name < b.name;
+  });
+  return true;
+}
+
+}  // namespace clprof::analyses

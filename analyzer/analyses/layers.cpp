@@ -1,0 +1,205 @@
+#include "analyses/layers.hpp"
+
+#include <algorithm>
+
+namespace clprof::analyses {
+
+void LayersAnalysis::add_launch(const model::Launch& launch) {
+  if (keep_ && !keep_(launch)) return;
+  auto& b = buckets_[innermost_range(launch)];
+  b.kernels[launch.name].add(launch);
+  b.first_order = std::min(b.first_order, launch_order(launch));
+}
+
+void LayersAnalysis::merge(Analysis&& other) {
+  auto& o = dynamic_cast<LayersAnalysis&>(other);
+  for (auto& [id, ob] : o.buckets_) {
+    auto& b = buckets_[id];
+    for (auto& [name, acc] : ob.kernels) b.kernels[name].merge(std::move(acc));
+    b.first_order = std::min(b.first_order, ob.first_order);
+  }
+  o.buckets_.clear();
+}
+
+std::vector<LayerRow> layer_rows(const LayersAnalysis& analysis, const model::Run& run,
+                                 const Speedup* speedup) {
+  const RangeIndex index(run);
+  struct Group {
+    std::map<std::string, KernelAccumulator> kernels;
+    std::vector<int64_t> instance_totals;
+    uint64_t first_order = UINT64_MAX;
+  };
+  std::map<std::string, Group> groups;
+  int64_t grand_total = 0;
+  // Buckets are visited in a fixed order so that the merged duration vectors (and thus
+  // nothing observable, but also debugging output) do not depend on hash order.
+  std::vector<uint64_t> ids;
+  for (const auto& [id, b] : analysis.buckets()) ids.push_back(id);
+  std::sort(ids.begin(), ids.end());
+  for (uint64_t id : ids) {
+    const auto& b = analysis.buckets().at(id);
+    auto& g = groups[index.path(id)];
+    const int64_t t = total_kernel_ns(b.kernels);
+    g.instance_totals.push_back(t);
+    grand_total += t;
+    g.first_order = std::min(g.first_order, b.first_order);
+    for (const auto& [name, acc] : b.kernels) {
+      KernelAccumulator copy = acc;
+      g.kernels[name].merge(std::move(copy));
+    }
+  }
+  std::vector<LayerRow> rows;
+  for (auto& [path, g] : groups) {
+    LayerRow r;
+    r.layer = path;
+    r.kernels = make_kernel_rows(g.kernels, grand_total, speedup);
+    for (const auto& k : r.kernels) {
+      r.count += k.stats.count;
+      r.total_ns += k.stats.total_ns;
+      if (k.est_total_ns) r.est_total_ns = r.est_total_ns.value_or(0) + *k.est_total_ns;
+    }
+    r.percent = grand_total > 0 ? 100.0 * static_cast<double>(r.total_ns) / grand_total : 0.0;
+    r.instances = g.instance_totals.size();
+    auto s = compute_stats(g.instance_totals);
+    r.instance_median_ns = s.median_ns;
+    r.instance_min_ns = s.min_ns;
+    r.instance_max_ns = s.max_ns;
+    r.first_order = g.first_order;
+    rows.push_back(std::move(r));
+  }
+  sort_layer_rows(rows, "order");
+  return rows;
+}
+
+bool sort_layer_rows(std::vector<LayerRow>& rows, const std::string& field_in) {
+  std::string field = field_in;
+  if (field.size() > 3 && field.compare(field.size() - 3, 3, "_ns") == 0)
+    field.resize(field.size() - 3);
+  if (field == "order") {
+    std::stable_sort(rows.begin(), rows.end(), [](const LayerRow& a, const LayerRow& b) {
+      return a.first_order < b.first_order;
+    });
+    return true;
+  }
+  if (field == "layer" || field == "name") {
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const LayerRow& a, const LayerRow& b) { return a.layer < b.layer; });
+    return true;
+  }
+  int64_t (*key)(const LayerRow&) = nullptr;
+  if (field == "count") key = [](const LayerRow& r) { return static_cast<int64_t>(r.count); };
+  else if (field == "total" || field == "percent") key = [](const LayerRow& r) { return r.total_ns; };
+  else if (field == "instances" || field == "iterations") key = [](const LayerRow& r) { return static_cast<int64_t>(r.instances); };
+  else if (field == "median") key = [](const LayerRow& r) { return r.instance_median_ns; };
+  else if (field == "min") key = [](const LayerRow& r) { return r.instance_min_ns; };
+  else if (field == "max") key = [](const LayerRow& r) { return r.instance_max_ns; };
+  else if (field == "est_total") key = [](const LayerRow& r) { return r.est_total_ns.value_or(r.total_ns); };
+  else return false;
+  std::stable_sort(rows.begin(), rows.end(), [key](const LayerRow& a, const LayerRow& b) {
+    const auto ka = key(a), kb = key(b);
+    if (ka != kb) return ka > kb;
+    return a.layer < b.layer;
+  });
+  return true;
+}
+
+std::vector<IterationDetail> iteration_details(const LayersAnalysis& analysis,
+                                               const model::Run& run,
+                                               const Iterations& iterations) {
+  const RangeIndex index(run);
+  // Per process, the k-th iteration instance gets the k-th importer wall time.
+  std::map<uint32_t, size_t> seen_per_process;
+  std::vector<IterationDetail> out;
+  for (size_t i = 0; i < iterations.range_ids.size(); ++i) {
+    IterationDetail d;
+    d.index = i + 1;
+    d.range_id = iterations.range_ids[i];
+    const model::Range* r = index.find(d.range_id);
+    if (r) d.process = r->process;
+    const size_t nth = seen_per_process[d.process]++;
+    if (d.process < run.processes.size() && nth < run.processes[d.process].iteration_wall_ns.size()) {
+      d.wall_ns = run.processes[d.process].iteration_wall_ns[nth];
+    } else if (r && r->host_begin_ns != model::kNoTime && r->host_end_ns != model::kNoTime) {
+      d.wall_ns = r->host_end_ns - r->host_begin_ns;
+    }
+    struct LayerAcc {
+      uint64_t first_order = UINT64_MAX;
+      std::map<std::string, std::pair<uint64_t, IterationDetail::Kernel>> kernels;
+    };
+    std::map<std::string, LayerAcc> layers;
+    std::map<std::string, IterationDetail::Kernel> totals;
+    for (const auto& [id, b] : analysis.buckets()) {
+      auto below = index.path_below(id, d.range_id);
+      if (!below) continue;
+      auto& la = layers[*below];
+      la.first_order = std::min(la.first_order, b.first_order);
+      for (const auto& [name, acc] : b.kernels) {
+        auto& [order, k] = la.kernels[name];
+        if (k.name.empty()) order = UINT64_MAX;
+        order = std::min(order, acc.first_order);
+        k.name = name;
+        k.count += acc.durations_ns.size();
+        for (int64_t v : acc.durations_ns) k.total_ns += v;
+      }
+    }
+    for (auto& [path, la] : layers) {
+      IterationDetail::Layer l;
+      l.layer = path;
+      std::vector<std::pair<uint64_t, IterationDetail::Kernel>> ks;
+      for (auto& [name, ok] : la.kernels) ks.push_back(ok);
+      std::stable_sort(ks.begin(), ks.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (auto& [order, k] : ks) {
+        l.total_ns += k.total_ns;
+        auto& t = totals[k.name];
+        t.name = k.name;
+        t.count += k.count;
+        t.total_ns += k.total_ns;
+        l.kernels.push_back(k);
+      }
+      d.kernel_ns += l.total_ns;
+      d.layers.push_back(std::move(l));
+    }
+    // Layers in execution order.
+    std::vector<std::pair<uint64_t, IterationDetail::Layer>> ordered;
+    for (auto& l : d.layers) ordered.emplace_back(layers[l.layer].first_order, std::move(l));
+    std::stable_sort(ordered.begin(), ordered.end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    d.layers.clear();
+    for (auto& [o, l] : ordered) d.layers.push_back(std::move(l));
+    for (auto& [name, k] : totals) {
+      k.percent = d.kernel_ns > 0 ? 100.0 * static_cast<double>(k.total_ns) / d.kernel_ns : 0.0;
+      d.kernels.push_back(k);
+    }
+    std::stable_sort(d.kernels.begin(), d.kernels.end(), [](const auto& a, const auto& b) {
+      if (a.total_ns != b.total_ns) return a.total_ns > b.total_ns;
+      return a.name < b.name;
+    });
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+std::vector<LayerTimingRow> layer_timing_rows(const model::Run& run) {
+  std::map<std::pair<std::string, std::string>, std::pair<size_t, std::vector<int64_t>>> groups;
+  size_t order = 0;
+  for (const auto& t : run.layer_timings) {
+    auto [it, fresh] = groups.try_emplace({t.layer, t.direction}, order, std::vector<int64_t>{});
+    if (fresh) ++order;
+    it->second.second.push_back(t.time_ns);
+  }
+  std::vector<std::pair<size_t, LayerTimingRow>> rows;
+  for (auto& [key, v] : groups) {
+    LayerTimingRow r;
+    r.layer = key.first;
+    r.direction = key.second;
+    r.stats = compute_stats(v.second);
+    rows.emplace_back(v.first, std::move(r));
+  }
+  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<LayerTimingRow> out;
+  for (auto& [o, r] : rows) out.push_back(std::move(r));
+  return out;
+}
+
+}  // namespace clprof::analyses

@@ -1,0 +1,43 @@
+#include "analyses/speedup.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <stdexcept>
+
+namespace clprof::analyses {
+
+SpeedupRule parse_speedup(std::string_view spec) {
+  const std::string s(spec);
+  const auto eq = s.rfind('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == s.size())
+    throw std::invalid_argument("bad --speedup '" + s + "': expected REGEX=FACTOR");
+  SpeedupRule rule;
+  rule.pattern = s.substr(0, eq);
+  const std::string factor = s.substr(eq + 1);
+  char* end = nullptr;
+  rule.factor = std::strtod(factor.c_str(), &end);
+  if (end != factor.c_str() + factor.size() || !std::isfinite(rule.factor) || rule.factor <= 0)
+    throw std::invalid_argument("bad --speedup '" + s + "': FACTOR '" + factor +
+                                "' is not a positive number");
+  try {
+    rule.regex = std::regex(rule.pattern, std::regex::ECMAScript);
+  } catch (const std::regex_error& e) {
+    throw std::invalid_argument("bad --speedup '" + s + "': invalid regex '" + rule.pattern +
+                                "': " + e.what());
+  }
+  return rule;
+}
+
+double Speedup::factor_for(const std::string& kernel_name) const {
+  for (const auto& r : rules_)
+    if (std::regex_search(kernel_name, r.regex)) return r.factor;
+  return 1.0;
+}
+
+int64_t Speedup::estimate_ns(const std::string& kernel_name, int64_t ns) const {
+  const double f = factor_for(kernel_name);
+  if (f == 1.0) return ns;
+  return static_cast<int64_t>(std::llround(static_cast<double>(ns) / f));
+}
+
+}  // namespace clprof::analyses

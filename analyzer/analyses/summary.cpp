@@ -1,0 +1,169 @@
+#include "analyses/summary.hpp"
+
+#include <algorithm>
+
+namespace clprof::analyses {
+
+using model::kNoTime;
+
+void SummaryAnalysis::extend(uint32_t process, int64_t begin, int64_t end) {
+  if (begin == kNoTime && end == kNoTime) return;
+  if (begin == kNoTime) begin = end;
+  if (end == kNoTime) end = begin;
+  auto [it, fresh] = spans_.try_emplace(process, begin, end);
+  if (!fresh) {
+    it->second.first = std::min(it->second.first, begin);
+    it->second.second = std::max(it->second.second, end);
+  }
+}
+
+void SummaryAnalysis::add_launch(const model::Launch& l) {
+  auto& d = devices_[l.device];
+  ++d.launches;
+  names_[l.name] = true;
+  if (auto t = l.duration_ns()) {
+    d.kernel_ns += *t;
+    if (l.has_device_times() && !l.duration_override_ns)
+      d.intervals.emplace_back(l.start_ns, l.end_ns);
+    else
+      d.busy_extra_ns += *t;
+  }
+  extend(l.process, l.host_begin_ns, l.host_end_ns);
+}
+
+void SummaryAnalysis::add_transfer(const model::Transfer& t) {
+  auto& d = devices_[t.device];
+  ++d.transfers;
+  d.transfer_bytes += t.bytes;
+  if (t.start_ns != kNoTime && t.end_ns != kNoTime && t.end_ns >= t.start_ns)
+    d.transfer_ns += t.end_ns - t.start_ns;
+  extend(t.process, t.host_begin_ns, t.host_end_ns);
+}
+
+void SummaryAnalysis::merge(Analysis&& other) {
+  auto& o = dynamic_cast<SummaryAnalysis&>(other);
+  for (auto& [id, od] : o.devices_) {
+    auto& d = devices_[id];
+    d.launches += od.launches;
+    d.kernel_ns += od.kernel_ns;
+    d.intervals.insert(d.intervals.end(), od.intervals.begin(), od.intervals.end());
+    d.busy_extra_ns += od.busy_extra_ns;
+    d.transfers += od.transfers;
+    d.transfer_bytes += od.transfer_bytes;
+    d.transfer_ns += od.transfer_ns;
+  }
+  for (const auto& [n, b] : o.names_) names_[n] = b;
+  for (const auto& [p, s] : o.spans_) {
+    extend(p, s.first, s.second);
+  }
+  o.devices_.clear();
+}
+
+int64_t union_length(std::vector<std::pair<int64_t, int64_t>>& iv) {
+  if (iv.empty()) return 0;
+  std::sort(iv.begin(), iv.end());
+  int64_t total = 0;
+  int64_t cur_begin = iv[0].first, cur_end = iv[0].second;
+  for (size_t i = 1; i < iv.size(); ++i) {
+    if (iv[i].first <= cur_end) {
+      cur_end = std::max(cur_end, iv[i].second);
+    } else {
+      total += cur_end - cur_begin;
+      cur_begin = iv[i].first;
+      cur_end = iv[i].second;
+    }
+  }
+  return total + (cur_end - cur_begin);
+}
+
+Summary make_summary(SummaryAnalysis& a, const model::Run& run,
+                     const std::map<uint32_t, double>& gflop_per_device) {
+  Summary s;
+  s.processes = run.processes.size();
+  for (const auto& p : run.processes) s.truncated_processes += p.truncated ? 1 : 0;
+
+  // Wall time: from the earliest to the latest host event of the run, on the absolute
+  // host clock so that several processes line up; importers without host times give
+  // the sum of their per-iteration wall times instead.
+  std::map<uint32_t, std::pair<int64_t, int64_t>> spans = a.host_spans();
+  auto extend = [&](uint32_t p, int64_t b, int64_t e) {
+    if (b == kNoTime && e == kNoTime) return;
+    if (b == kNoTime) b = e;
+    if (e == kNoTime) e = b;
+    auto [it, fresh] = spans.try_emplace(p, b, e);
+    if (!fresh) {
+      it->second.first = std::min(it->second.first, b);
+      it->second.second = std::max(it->second.second, e);
+    }
+  };
+  for (const auto& r : run.ranges) extend(r.process, r.host_begin_ns, r.host_end_ns);
+  for (const auto& b : run.builds) extend(b.process, b.host_begin_ns, b.host_end_ns);
+  for (const auto& y : run.syncs) extend(y.process, y.host_begin_ns, y.host_end_ns);
+  for (const auto& m : run.marks) extend(m.process, m.host_ns, m.host_ns);
+  bool have_span = false;
+  int64_t lo = 0, hi = 0;
+  for (const auto& [p, span] : spans) {
+    int64_t base = 0;
+    if (p < run.processes.size() && run.processes[p].host_start_ns != kNoTime)
+      base = run.processes[p].host_start_ns;
+    const int64_t b = base + span.first, e = base + span.second;
+    if (!have_span) {
+      lo = b;
+      hi = e;
+      have_span = true;
+    } else {
+      lo = std::min(lo, b);
+      hi = std::max(hi, e);
+    }
+  }
+  if (have_span && hi > lo) {
+    s.run.wall_ns = hi - lo;
+  } else {
+    int64_t iter_wall = 0;
+    bool any = false;
+    for (const auto& p : run.processes)
+      for (int64_t w : p.iteration_wall_ns) {
+        iter_wall += w;
+        any = true;
+      }
+    if (any) s.run.wall_ns = iter_wall;
+  }
+  for (const auto& b : run.builds)
+    if (b.host_begin_ns != kNoTime && b.host_end_ns != kNoTime && b.host_end_ns > b.host_begin_ns)
+      s.run.build_ns += b.host_end_ns - b.host_begin_ns;
+  s.run.kernels_distinct = a.kernel_names().size();
+
+  for (auto& [id, d] : a.mutable_devices()) {
+    DeviceSummary ds;
+    ds.device = id;
+    if (id > 0 && id <= run.devices.size()) ds.name = run.devices[id - 1].name;
+    auto& f = ds.figures;
+    f.wall_ns = s.run.wall_ns;
+    f.launches = d.launches;
+    f.kernel_ns = d.kernel_ns;
+    // A device's own clock orders its kernels, so the union is per device; durations
+    // without timestamps (importers) cannot overlap-check and are added as they are.
+    f.device_busy_ns = union_length(d.intervals) + d.busy_extra_ns;
+    f.transfers = d.transfers;
+    f.transfer_bytes = d.transfer_bytes;
+    f.transfer_ns = d.transfer_ns;
+    auto g = gflop_per_device.find(id);
+    f.gflop_total = g == gflop_per_device.end() ? 0.0 : g->second;
+    if (f.wall_ns && *f.wall_ns > 0)
+      f.utilization = 100.0 * static_cast<double>(f.device_busy_ns) / static_cast<double>(*f.wall_ns);
+    s.run.launches += f.launches;
+    s.run.kernel_ns += f.kernel_ns;
+    s.run.device_busy_ns += f.device_busy_ns;
+    s.run.transfers += f.transfers;
+    s.run.transfer_bytes += f.transfer_bytes;
+    s.run.transfer_ns += f.transfer_ns;
+    s.run.gflop_total += f.gflop_total;
+    s.devices.push_back(std::move(ds));
+  }
+  if (s.run.wall_ns && *s.run.wall_ns > 0)
+    s.run.utilization =
+        100.0 * static_cast<double>(s.run.device_busy_ns) / static_cast<double>(*s.run.wall_ns);
+  return s;
+}
+
+}  // namespace clprof::analyses

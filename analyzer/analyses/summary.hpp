@@ -1,0 +1,82 @@
+// Run overview (clprof summary): wall time, device busy time (union of kernel intervals),
+// utilization, launches, transfers, builds, per device.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analysis.hpp"
+
+namespace clprof::analyses {
+
+// Streams launches and transfers: 16 bytes per timed launch (its device interval, needed
+// for the union), fixed sums otherwise.
+class SummaryAnalysis : public Analysis {
+ public:
+  struct PerDevice {
+    uint64_t launches = 0;
+    int64_t kernel_ns = 0;  // sum of kernel durations
+    std::vector<std::pair<int64_t, int64_t>> intervals;  // device [start, end] of kernels
+    int64_t busy_extra_ns = 0;  // durations without device timestamps (importers)
+    uint64_t transfers = 0;
+    uint64_t transfer_bytes = 0;
+    int64_t transfer_ns = 0;  // sum of transfer device durations
+  };
+  void add_launch(const model::Launch& launch) override;
+  void add_transfer(const model::Transfer& transfer) override;
+  void merge(Analysis&& other) override;
+
+  const std::map<uint32_t, PerDevice>& devices() const { return devices_; }
+  // For make_summary, which sorts the intervals in place instead of copying them.
+  std::map<uint32_t, PerDevice>& mutable_devices() { return devices_; }
+  const std::map<std::string, bool>& kernel_names() const { return names_; }
+  // Earliest and latest absolute host time per process index (begin, end).
+  const std::map<uint32_t, std::pair<int64_t, int64_t>>& host_spans() const { return spans_; }
+
+ private:
+  void extend(uint32_t process, int64_t begin, int64_t end);
+  std::map<uint32_t, PerDevice> devices_;
+  std::map<std::string, bool> names_;
+  std::map<uint32_t, std::pair<int64_t, int64_t>> spans_;
+};
+
+// Total length of the union of [start, end] intervals (reordered in place).
+int64_t union_length(std::vector<std::pair<int64_t, int64_t>>& intervals);
+
+struct SummaryFigures {
+  std::optional<int64_t> wall_ns;
+  int64_t device_busy_ns = 0;
+  std::optional<double> utilization;  // percent: device_busy_ns / wall_ns * 100
+  uint64_t launches = 0;
+  uint64_t kernels_distinct = 0;
+  uint64_t transfers = 0;
+  uint64_t transfer_bytes = 0;
+  int64_t transfer_ns = 0;
+  int64_t build_ns = 0;
+  int64_t kernel_ns = 0;
+  double gflop_total = 0;
+};
+
+struct DeviceSummary {
+  uint32_t device = 0;  // Device::id, 0 = unknown
+  std::string name;
+  SummaryFigures figures;  // wall_ns is the run's wall time
+};
+
+struct Summary {
+  SummaryFigures run;
+  std::vector<DeviceSummary> devices;
+  uint64_t processes = 0;
+  uint64_t truncated_processes = 0;
+};
+
+// The figures of `analysis` over `run` (its metadata: processes, devices, builds, ranges,
+// syncs for the wall time); gflop_total comes from the GEMM analysis (per device).
+Summary make_summary(SummaryAnalysis& analysis, const model::Run& run,
+                     const std::map<uint32_t, double>& gflop_per_device);
+
+}  // namespace clprof::analyses

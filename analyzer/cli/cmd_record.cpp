@@ -1,0 +1,276 @@
+// clprof record: run a program with the shim preloaded, then report its trace files.
+#include <fcntl.h>
+#include <glob.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <set>
+
+#include "cli/commands.hpp"
+#include "clprof/settings_table.hpp"
+
+namespace clprof::cli {
+
+namespace {
+
+struct RecordOptions {
+  std::string output;
+  bool list_options = false;
+  std::string format = "table";
+  std::vector<std::string> command;
+};
+
+std::string wrap(const std::string& text, size_t indent, size_t width) {
+  std::string out, line;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t sp = text.find(' ', pos);
+    if (sp == std::string::npos) sp = text.size();
+    const std::string word = text.substr(pos, sp - pos);
+    pos = sp + 1;
+    if (!line.empty() && indent + line.size() + 1 + word.size() > width) {
+      out += std::string(indent, ' ') + line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  if (!line.empty()) out += std::string(indent, ' ') + line + "\n";
+  return out;
+}
+
+std::string list_options_text(output::Format format) {
+  using settings::kAll;
+  if (format == output::Format::Table) {
+    std::string out;
+    for (const auto& d : kAll) {
+      out += std::string(d.env_name) + " (" + std::string(settings::type_name(d.type)) +
+             ", default \"" + std::string(d.default_value) + "\")\n";
+      out += wrap(std::string(d.help), 4, 80);
+    }
+    return out;
+  }
+  if (format == output::Format::Json) {
+    output::JsonWriter j;
+    j.begin_array();
+    for (const auto& d : kAll) {
+      j.begin_object();
+      j.field("name", d.env_name);
+      j.field("type", settings::type_name(d.type));
+      j.field("default", d.default_value);
+      j.field("help", d.help);
+      j.end_object();
+    }
+    j.end_array();
+    return j.str();
+  }
+  output::Table t({{"Name", "name", output::Align::Left},
+                   {"Type", "type", output::Align::Left},
+                   {"Default", "default", output::Align::Left},
+                   {"Description", "help", output::Align::Left}});
+  for (const auto& d : kAll) {
+    const std::string def(d.default_value);
+    t.add_row({output::text_cell(format == output::Format::Markdown ? "`" + std::string(d.env_name) + "`"
+                                                                     : std::string(d.env_name)),
+               output::text_cell(std::string(settings::type_name(d.type))),
+               output::Cell{def.empty() ? "(empty)" : "`" + def + "`", def},
+               output::text_cell(std::string(d.help))});
+  }
+  return output::render(t, format, SIZE_MAX);
+}
+
+std::string self_dir() {
+  char buf[PATH_MAX];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return ".";
+  std::string p(buf, static_cast<size_t>(n));
+  const auto slash = p.rfind('/');
+  return slash == std::string::npos ? "." : p.substr(0, slash);
+}
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  for (size_t pos = 0; (pos = s.find(from, pos)) != std::string::npos; pos += to.size())
+    s.replace(pos, from.size(), to);
+  return s;
+}
+
+// Quotes glob metacharacters so that a literal path part matches only itself.
+std::string glob_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::vector<std::string> glob_files(const std::string& pattern) {
+  std::vector<std::string> out;
+  glob_t g{};
+  if (glob(pattern.c_str(), 0, nullptr, &g) == 0)
+    for (size_t i = 0; i < g.gl_pathc; ++i) out.push_back(g.gl_pathv[i]);
+  globfree(&g);
+  return out;
+}
+
+bool modified_since(const std::string& path, const timespec& since) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  // Coarse file-system timestamps may lag the clock slightly: allow one second.
+  return st.st_mtim.tv_sec + 1 >= since.tv_sec;
+}
+
+// The files this run wrote: CLPROF_OUTPUT with %p as the root pid, and the names the shim
+// gives other processes (every %p expansion, or NAME.<pid>.EXT without %p).
+std::vector<std::string> find_traces(const std::string& output, pid_t child, const timespec& since) {
+  std::set<std::string> found;
+  if (output.find("%p") != std::string::npos) {
+    std::string pattern;
+    size_t pos = 0;
+    for (size_t p; (p = output.find("%p", pos)) != std::string::npos; pos = p + 2)
+      pattern += glob_escape(output.substr(pos, p - pos)) + "[0-9]*";
+    pattern += glob_escape(output.substr(pos));
+    for (auto& f : glob_files(pattern))
+      if (modified_since(f, since)) found.insert(f);
+  } else {
+    if (modified_since(output, since)) found.insert(output);
+    const auto slash = output.rfind('/');
+    const auto dot = output.rfind('.');
+    std::string stem = output, ext;
+    if (dot != std::string::npos && (slash == std::string::npos || dot > slash)) {
+      stem = output.substr(0, dot);
+      ext = output.substr(dot);
+    }
+    for (auto& f : glob_files(glob_escape(stem) + ".[0-9]*" + glob_escape(ext)))
+      if (modified_since(f, since)) found.insert(f);
+  }
+  (void)child;
+  return {found.begin(), found.end()};
+}
+
+struct TraceInfo {
+  uint64_t launches = 0;
+  bool complete = false;
+};
+
+TraceInfo inspect_trace(const std::string& path) {
+  // One record per line (docs/trace-format.md): counting lines is enough and cheap.
+  TraceInfo info;
+  std::ifstream f(path, std::ios::binary);
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("{\"type\":\"launch\"", 0) == 0) ++info.launches;
+    if (line.rfind("{\"type\":\"end\"", 0) == 0) info.complete = true;
+  }
+  return info;
+}
+
+int run_record(const RecordOptions& o) {
+  if (o.list_options) {
+    auto f = output::parse_format(o.format);
+    if (!f) throw UsageError("--format: unknown format '" + o.format + "' (table, csv, json, markdown)");
+    std::cout << list_options_text(*f);
+    return 0;
+  }
+  std::vector<std::string> cmd = o.command;
+  if (!cmd.empty() && cmd.front() == "--") cmd.erase(cmd.begin());
+  if (cmd.empty()) throw UsageError("record: no program to run (clprof record [-o FILE] -- PROGRAM ARGS...)");
+  const char* shim_env = std::getenv("CLPROF_SHIM");
+  const std::string shim = shim_env && *shim_env ? shim_env : self_dir() + "/../lib/libclprof.so";
+  if (access(shim.c_str(), R_OK) != 0)
+    throw std::runtime_error("cannot find the shim at '" + shim + "' (set CLPROF_SHIM)");
+  std::string output = o.output;
+  if (output.empty()) {
+    const char* env = std::getenv("CLPROF_OUTPUT");
+    output = env && *env ? env : "clprof-%p.json";
+  }
+  std::string preload = shim;
+  if (const char* old = std::getenv("LD_PRELOAD"); old && *old) preload += ":" + std::string(old);
+
+  timespec start{};
+  clock_gettime(CLOCK_REALTIME, &start);
+  std::vector<char*> argv;
+  for (auto& a : cmd) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  std::cout.flush();
+  std::cerr.flush();
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
+  if (pid == 0) {
+    // The child knows its own pid only now: CLPROF_ROOT_PID tells the shim which process
+    // writes CLPROF_OUTPUT unchanged.
+    setenv("CLPROF_ROOT_PID", std::to_string(getpid()).c_str(), 1);
+    setenv("CLPROF_OUTPUT", output.c_str(), 1);
+    setenv("LD_PRELOAD", preload.c_str(), 1);
+    execvp(argv[0], argv.data());
+    const int err = errno;
+    std::string msg = "clprof: error: cannot run '" + cmd[0] + "': " + std::strerror(err) + "\n";
+    (void)!write(2, msg.data(), msg.size());
+    _exit(err == ENOENT ? 127 : 126);
+  }
+  // Like a shell waiting for a foreground job: ^C and ^\ are for the child.
+  struct sigaction ignore {}, old_int{}, old_quit{};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGINT, &ignore, &old_int);
+  sigaction(SIGQUIT, &ignore, &old_quit);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  sigaction(SIGINT, &old_int, nullptr);
+  sigaction(SIGQUIT, &old_quit, nullptr);
+  const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+
+  const std::string expanded = replace_all(output, "%p", std::to_string(pid));
+  auto traces = find_traces(output, pid, start);
+  if (traces.empty()) {
+    std::cerr << "clprof: warning: no trace was written (expected " << expanded
+              << "); did the program use OpenCL?\n";
+  }
+  for (const auto& t : traces) {
+    const auto info = inspect_trace(t);
+    std::cerr << "clprof: " << t << ": " << info.launches << " kernel launch"
+              << (info.launches == 1 ? "" : "es") << (info.complete ? "" : " (truncated: no end record)")
+              << "\n";
+  }
+  return rc;
+}
+
+}  // namespace
+
+std::vector<std::string>& record_command_after_dashes() {
+  static std::vector<std::string> command;
+  return command;
+}
+
+Runner setup_record(CLI::App& app) {
+  auto o = std::make_shared<RecordOptions>();
+  app.add_option("-o,--output", o->output,
+                 "Trace file (CLPROF_OUTPUT; %p = pid; default clprof-%p.json)")
+      ->type_name("FILE");
+  app.add_flag("--list-options", o->list_options, "Print the CLPROF_* settings and exit");
+  app.add_option("--format", o->format, "--list-options format: table, markdown, csv, json")
+      ->type_name("FMT");
+  // Everything from the first non-option argument (or after "--") is the program and its
+  // arguments, untouched: CLI11 leaves it in remaining().
+  app.prefix_command();
+  app.footer("Usage: clprof record [-o FILE] [--] PROGRAM [ARGS...]\n"
+             "Sets LD_PRELOAD to the shim (CLPROF_SHIM, else <clprof dir>/../lib/libclprof.so), "
+             "CLPROF_OUTPUT and CLPROF_ROOT_PID, runs the program and exits with its status "
+             "(128+N if killed by signal N).");
+  return [o, &app]() -> int {
+    RecordOptions opts = *o;
+    for (auto& extra : app.remaining()) opts.command.push_back(extra);
+    for (auto& a : record_command_after_dashes()) opts.command.push_back(a);
+    return run_record(opts);
+  };
+}
+
+}  // namespace clprof::cli

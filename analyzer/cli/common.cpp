@@ -1,0 +1,210 @@
+#include "cli/common.hpp"
+
+#include <fstream>
+#include <iostream>
+#include <regex>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "readers/load.hpp"
+
+#if __has_include("layers_from.hpp")
+#include "layers_from.hpp"
+#define CLPROF_HAVE_LAYERS_FROM 1
+namespace clprof {
+// Weak: the importers engineer's layers_from.cpp may land after this file; until then the
+// symbol is null and --layers-from reports that it is unavailable instead of failing to link.
+LayersFromResult attribute_by_host_time(model::Run& target, const model::Run& ranges_source,
+                                        const LayersFromOptions& options) __attribute__((weak));
+}  // namespace clprof
+#endif
+
+namespace clprof::cli {
+
+void add_common_options(CLI::App& app, CommonOptions& o) {
+  app.add_option("traces", o.inputs, "Trace files of one run (several = several processes)")
+      ->required()
+      ->type_name("TRACE...");
+  app.add_option("--format", o.format, "Output format: table, csv, json or markdown")
+      ->type_name("FMT")
+      ->capture_default_str();
+  app.add_option("--sort", o.sort, "Sort rows by FIELD (e.g. total, count, median, name)")
+      ->type_name("FIELD");
+  app.add_option("--top", o.top, "Show only the first N rows (0 = all)")->type_name("N");
+  app.add_option("--filter", o.filter,
+                 "Keep launches whose kernel name or layer path matches REGEX")
+      ->type_name("REGEX");
+  app.add_option("--iteration", o.iteration,
+                 "Keep only iterations SEL of the repeated range: N, A:B, A: or :B (1-based)")
+      ->type_name("SEL");
+  app.add_option("--skip-first", o.skip_first, "Drop the first N iterations (warm-up)")
+      ->type_name("N");
+  app.add_option("--iteration-range", o.iteration_range,
+                 "Name of the top-level range that marks iterations (default: the most repeated)")
+      ->type_name("NAME");
+  app.add_option("-o,--output", o.output, "Write the result to FILE instead of stdout")
+      ->type_name("FILE");
+  app.add_option("--input-format", o.input_format,
+                 "Force the reader (clprof, armnn, ...; default: detected)")
+      ->type_name("NAME");
+  app.add_option("--layers-from", o.layers_from,
+                 "Attribute launches by host time to the ranges of this profile")
+      ->type_name("FILE");
+  app.add_flag("--wide", o.wide, "Table: every column, no name shortening");
+  app.add_option("--threads", o.threads, "Reading threads for clprof traces (0 = all cores)")
+      ->type_name("N");
+}
+
+void add_speedup_option(CLI::App& app, std::vector<std::string>& specs) {
+  app.add_option("--speedup", specs,
+                 "Estimate times if kernels matching REGEX ran FACTOR times faster "
+                 "(repeatable; first match wins)")
+      ->type_name("'REGEX=FACTOR'")
+      ->take_all()
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
+output::Format parse_format_option(const CommonOptions& o) {
+  auto f = output::parse_format(o.format);
+  if (!f) throw UsageError("--format: unknown format '" + o.format + "' (table, csv, json, markdown)");
+  return *f;
+}
+
+analyses::Speedup parse_speedup_options(const std::vector<std::string>& specs) {
+  std::vector<analyses::SpeedupRule> rules;
+  for (const auto& s : specs) {
+    try {
+      rules.push_back(analyses::parse_speedup(s));
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+  }
+  return analyses::Speedup(std::move(rules));
+}
+
+void print_warnings(const std::vector<std::string>& warnings) {
+  std::set<std::string> seen;
+  for (const auto& w : warnings)
+    if (seen.insert(w).second) std::cerr << "clprof: warning: " << w << "\n";
+}
+
+static bool all_clprof(const CommonOptions& o) {
+  if (!o.input_format.empty()) return o.input_format == "clprof";
+  for (const auto& p : o.inputs)
+    if (readers::detect_reader(p, "").name() != "clprof") return false;
+  return true;
+}
+
+Session run_session(const CommonOptions& o, const AnalysisMaker& make, bool needs_memory) {
+  Session s;
+  std::optional<std::regex> filter;
+  if (!o.filter.empty()) {
+    try {
+      filter.emplace(o.filter, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      throw UsageError("--filter: invalid regex '" + o.filter + "': " + e.what());
+    }
+  }
+  std::optional<analyses::IterationRange> iteration;
+  if (!o.iteration.empty()) {
+    try {
+      iteration = analyses::parse_iteration_range(o.iteration);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--iteration: ") + e.what());
+    }
+  }
+#ifndef CLPROF_HAVE_LAYERS_FROM
+  if (!o.layers_from.empty()) throw UsageError("--layers-from is not available in this build");
+#endif
+  const bool memory = needs_memory || filter || iteration || o.skip_first > 0 ||
+                      !o.layers_from.empty() || !all_clprof(o);
+  if (!memory) {
+    readers::StreamOptions so;
+    so.threads = o.threads;
+    s.analysis = readers::stream_clprof_traces(o.inputs, s.run, [&] { return make({}); },
+                                               s.diagnostics, so);
+    s.streamed = true;
+    print_warnings(s.diagnostics.warnings);
+    return s;
+  }
+  readers::load_run(o.inputs, o.input_format, s.run, s.diagnostics);
+#ifdef CLPROF_HAVE_LAYERS_FROM
+  if (!o.layers_from.empty()) {
+    if (!&attribute_by_host_time) throw UsageError("--layers-from is not available in this build");
+    model::Run source;
+    readers::load_run({o.layers_from}, "", source, s.diagnostics);
+    auto result = attribute_by_host_time(s.run, source);
+    if (!result.note.empty()) s.diagnostics.warnings.push_back("--layers-from: " + result.note);
+    if (result.launches_attributed == 0 && !s.run.launches.empty())
+      s.diagnostics.warnings.push_back("--layers-from: no launch falls inside a range of " +
+                                       o.layers_from);
+  }
+#endif
+  analyses::LaunchPredicate keep;
+  std::vector<analyses::LaunchPredicate> parts;
+  if (iteration || o.skip_first > 0) {
+    auto its = analyses::find_iterations(s.run, o.iteration_range);
+    if (its.range_ids.empty())
+      throw UsageError(o.iteration_range.empty()
+                           ? "--iteration/--skip-first: the run has no iteration range (a "
+                             "top-level range that repeats or has child ranges)"
+                           : "--iteration/--skip-first: no top-level range named '" +
+                                 o.iteration_range + "'");
+    auto selected = std::make_shared<std::unordered_set<uint64_t>>(
+        analyses::select_iterations(its, iteration, o.skip_first));
+    parts.push_back([selected](const model::Launch& l) {
+      for (uint64_t r : l.ranges)
+        if (selected->count(r)) return true;
+      return false;
+    });
+  }
+  if (filter) {
+    // Regex searches are slow: cache the verdict per kernel name and per innermost range
+    // (the predicate runs on this thread only, during feed()).
+    struct FilterState {
+      analyses::RangeIndex index;
+      std::regex re;
+      std::unordered_map<std::string, bool> names;
+      std::unordered_map<uint64_t, bool> layers;
+    };
+    auto st = std::make_shared<FilterState>(FilterState{analyses::RangeIndex(s.run), *filter, {}, {}});
+    parts.push_back([st](const model::Launch& l) {
+      auto n = st->names.find(l.name);
+      if (n == st->names.end()) n = st->names.emplace(l.name, std::regex_search(l.name, st->re)).first;
+      if (n->second) return true;
+      const uint64_t r = analyses::innermost_range(l);
+      auto m = st->layers.find(r);
+      if (m == st->layers.end())
+        m = st->layers.emplace(r, std::regex_search(st->index.path(r), st->re)).first;
+      return m->second;
+    });
+  }
+  if (!parts.empty())
+    keep = [parts](const model::Launch& l) {
+      for (const auto& p : parts)
+        if (!p(l)) return false;
+      return true;
+    };
+  s.analysis = make(keep);
+  feed(s.run, *s.analysis);
+  print_warnings(s.diagnostics.warnings);
+  return s;
+}
+
+void write_output(const CommonOptions& o, const std::string& text) {
+  if (o.output.empty() || o.output == "-") {
+    std::cout << text;
+    std::cout.flush();
+    if (!std::cout) throw std::runtime_error("cannot write to stdout");
+    return;
+  }
+  std::ofstream f(o.output, std::ios::binary);
+  if (!f) throw std::runtime_error("cannot open '" + o.output + "' for writing");
+  f << text;
+  f.close();
+  if (!f) throw std::runtime_error("cannot write '" + o.output + "'");
+}
+
+}  // namespace clprof::cli

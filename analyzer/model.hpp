@@ -1,0 +1,181 @@
+// The in-memory model of a profiled run, produced by every reader (clprof traces and the
+// importers for other tools' profiles) and consumed by every analysis. Nothing here knows
+// OpenCL handles, files or output formats.
+//
+// Times: every *_ns field is integer nanoseconds. `host_*` fields are on the run's host
+// timeline (ns since the process's trace start, see Process::host_start_ns); `device_*`
+// fields are on the device's own clock, as the device reported them. A value of
+// kNoTime means "not known" (e.g. an importer that has only durations).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace clprof::model {
+
+inline constexpr int64_t kNoTime = INT64_MIN;
+
+// A device (one OpenCL device of one process). Ids are unique within a Run.
+struct Device {
+  uint32_t id = 0;              // Run-wide id (index into Run::devices + 1)
+  std::string name, vendor, platform, platform_version, version, driver_version, type;
+  uint32_t compute_units = 0;
+  uint32_t max_clock_mhz = 0;
+  uint64_t global_mem_bytes = 0;
+  uint64_t local_mem_bytes = 0;
+  // host_ns = device_ns + device_to_host_offset_ns, when has_clock_offset.
+  bool has_clock_offset = false;
+  int64_t device_to_host_offset_ns = 0;
+  std::string clock_method;  // "clGetDeviceAndHostTimer", "enqueue_bracket", ...
+};
+
+// One kernel argument as it was at launch time (see trace_format.hpp arg_kind).
+struct KernelArg {
+  enum class Kind : uint8_t { Unset, Scalar, Buffer, Image, Pipe, Local, Svm, Sampler };
+  Kind kind = Kind::Unset;
+  uint32_t size = 0;        // bytes passed to clSetKernelArg
+  std::string hex;          // scalar bytes in memory order (lower-case hex)
+  bool has_value = false;   // scalar of size 1, 2, 4 or 8
+  uint64_t value = 0;       // little-endian unsigned value of the scalar
+  uint64_t object_id = 0;   // mem / sampler id
+  uint64_t object_bytes = 0;  // mem object size
+  std::string svm_pointer;  // "0x..."
+};
+
+// A range (layer marker, iteration, or an imported workload/operator).
+struct Range {
+  uint64_t id = 0;       // unique within the Run
+  uint64_t parent = 0;   // 0 = top level
+  std::string name;
+  uint32_t process = 0;  // index into Run::processes
+  uint64_t tid = 0;
+  int64_t host_begin_ns = kNoTime;
+  int64_t host_end_ns = kNoTime;
+  bool left_open = false;  // never closed by the app
+};
+
+// One kernel launch.
+struct Launch {
+  uint64_t seq = 0;         // order within its process
+  uint32_t process = 0;     // index into Run::processes
+  uint64_t tid = 0;
+  std::string name;         // kernel function name
+  std::string api;          // "clEnqueueNDRangeKernel" (default) or "clEnqueueTask"
+  uint64_t kernel_id = 0, program_id = 0, queue_id = 0, context_id = 0;
+  uint32_t device = 0;      // Device::id, 0 = unknown
+  std::vector<uint64_t> gwo;  // empty = NULL offset
+  std::vector<uint64_t> gws;
+  std::optional<std::vector<uint64_t>> lws;  // nullopt = NULL local size
+  std::vector<KernelArg> args;
+  int64_t host_begin_ns = kNoTime, host_end_ns = kNoTime;  // inside the enqueue call
+  int64_t queued_ns = kNoTime, submit_ns = kNoTime, start_ns = kNoTime, end_ns = kNoTime;
+  std::string status = "complete";  // trace_format.hpp status::*
+  int32_t rc = 0;
+  std::vector<uint64_t> ranges;  // Range ids, outermost first
+  // Importers that only know a duration set this and leave device times kNoTime.
+  std::optional<int64_t> duration_override_ns;
+  // Free-form facts an importer keeps (e.g. Arm NN measurement name).
+  std::map<std::string, std::string> extra;
+
+  bool has_device_times() const { return start_ns != kNoTime && end_ns != kNoTime; }
+  // Device execution time (end - start), or the importer's duration; nullopt if unknown.
+  std::optional<int64_t> duration_ns() const {
+    if (duration_override_ns) return duration_override_ns;
+    if (has_device_times() && end_ns >= start_ns) return end_ns - start_ns;
+    return std::nullopt;
+  }
+};
+
+struct Transfer {
+  uint64_t seq = 0;
+  uint32_t process = 0;
+  uint64_t tid = 0;
+  std::string api;   // e.g. "clEnqueueReadBuffer"
+  std::string op;    // read | write | copy | fill | map | unmap
+  uint64_t queue_id = 0;
+  uint32_t device = 0;
+  uint64_t bytes = 0;
+  bool blocking = false;
+  int64_t host_begin_ns = kNoTime, host_end_ns = kNoTime;
+  int64_t queued_ns = kNoTime, submit_ns = kNoTime, start_ns = kNoTime, end_ns = kNoTime;
+  std::string status = "complete";
+  int32_t rc = 0;
+  std::vector<uint64_t> ranges;
+};
+
+struct Sync {
+  uint64_t seq = 0;
+  uint32_t process = 0;
+  uint64_t tid = 0;
+  std::string api;  // clFinish, clWaitForEvents, ...
+  uint64_t queue_id = 0;
+  int64_t host_begin_ns = kNoTime, host_end_ns = kNoTime;
+  int32_t rc = 0;
+};
+
+struct Program {
+  uint64_t id = 0;
+  uint32_t process = 0;
+  std::string origin;       // source | binary | il | builtin | link
+  std::string source_hash;
+  uint64_t source_bytes = 0;
+  std::string source;       // only when captured
+  std::string options;      // options of the latest successful build
+};
+
+struct Build {
+  uint32_t process = 0;
+  uint64_t program_id = 0;
+  std::string api;          // clBuildProgram | clCompileProgram | clLinkProgram
+  std::string options;
+  std::vector<uint32_t> devices;
+  int64_t host_begin_ns = kNoTime, host_end_ns = kNoTime;
+  int32_t rc = 0;
+  std::vector<std::string> kernels;
+};
+
+// A layer timing that does not come with kernels (e.g. Caffe per_layer_info).
+struct LayerTiming {
+  std::string layer;
+  std::string direction;  // "forward" | "backward" | ""
+  int64_t time_ns = 0;
+  uint32_t iteration = 0;
+};
+
+struct Process {
+  int64_t pid = 0;
+  std::vector<std::string> command_line;
+  int64_t start_unix_ns = kNoTime;
+  int64_t host_start_ns = kNoTime;  // absolute CLOCK_MONOTONIC of host time 0
+  std::string host_name;
+  std::string source;        // file it was read from
+  std::string source_format;  // "clprof-trace", "armnn", "dvdt-prof", "chrome", "caffe"
+  int trace_version = 0;
+  bool truncated = false;     // no end record
+  uint64_t incomplete_events = 0;
+  uint64_t dropped_records = 0;
+  std::vector<std::string> warnings;  // warning records of the shim
+  // Whole-inference wall times an importer knows (Arm NN "Wall clock time"), per iteration.
+  std::vector<int64_t> iteration_wall_ns;
+};
+
+// A whole run: one or more processes (several traces = one run of several processes).
+struct Run {
+  std::vector<Process> processes;
+  std::vector<Device> devices;
+  std::vector<Range> ranges;
+  std::vector<Program> programs;
+  std::vector<Build> builds;
+  std::vector<Launch> launches;
+  std::vector<Transfer> transfers;
+  std::vector<Sync> syncs;
+  std::vector<LayerTiming> layer_timings;
+  // Marks (instants): name and host time, per process.
+  struct Mark { uint32_t process = 0; uint64_t tid = 0; std::string name; int64_t host_ns = kNoTime; };
+  std::vector<Mark> marks;
+};
+
+}  // namespace clprof::model

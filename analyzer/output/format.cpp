@@ -1,0 +1,61 @@
+#include "output/format.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace clprof::output {
+
+std::optional<Format> parse_format(std::string_view name) {
+  if (name == "table") return Format::Table;
+  if (name == "csv") return Format::Csv;
+  if (name == "json") return Format::Json;
+  if (name == "markdown" || name == "md") return Format::Markdown;
+  return std::nullopt;
+}
+
+std::string format_fixed(double value, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
+  return buf;
+}
+
+std::string format_ns(int64_t ns) {
+  // Units are chosen per value so that a column mixing 80 ns and 3 s stays readable; the
+  // number of decimals keeps about 4 significant digits.
+  const double a = std::fabs(static_cast<double>(ns));
+  if (a < 1e3) return std::to_string(ns) + " ns";
+  const char* unit = "us";
+  double scaled = static_cast<double>(ns) / 1e3;
+  if (a >= 1e9) {
+    unit = "s";
+    scaled = static_cast<double>(ns) / 1e9;
+  } else if (a >= 1e6) {
+    unit = "ms";
+    scaled = static_cast<double>(ns) / 1e6;
+  }
+  const double s = std::fabs(scaled);
+  const int decimals = s >= 100 ? 1 : s >= 10 ? 2 : 3;
+  if (std::string(unit) == "s" && s >= 1000) return format_fixed(scaled, 0) + " s";
+  return format_fixed(scaled, decimals) + " " + unit;
+}
+
+std::string format_general(double value) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4g", value);
+  return buf;
+}
+
+std::string format_bytes(uint64_t bytes) {
+  if (bytes < 1024) return std::to_string(bytes) + " B";
+  const char* units[] = {"KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(bytes) / 1024.0;
+  int u = 0;
+  while (v >= 1024.0 && u < 3) {
+    v /= 1024.0;
+    ++u;
+  }
+  return format_fixed(v, 1) + " " + units[u];
+}
+
+}  // namespace clprof::output

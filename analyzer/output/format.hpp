@@ -1,0 +1,29 @@
+// Output formats and the human-readable rendering of numbers shared by every command.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace clprof::output {
+
+enum class Format { Table, Csv, Json, Markdown };
+
+// "table", "csv", "json" or "markdown" (also "md"); nullopt for anything else.
+std::optional<Format> parse_format(std::string_view name);
+
+// A duration with an adaptive unit, 4 significant digits at most 3 decimals:
+// 950 -> "950 ns", 1234 -> "1.234 us", 12345678 -> "12.35 ms", 2.5e9 -> "2.500 s".
+std::string format_ns(int64_t ns);
+
+// A fixed-point number: format_fixed(12.3456, 2) -> "12.35".
+std::string format_fixed(double value, int decimals);
+
+// A number with 4 significant digits: 0.000262144 -> "0.0002621", 1234.5 -> "1234".
+std::string format_general(double value);
+
+// A byte count with a binary unit: 512 -> "512 B", 4096 -> "4.0 KiB".
+std::string format_bytes(uint64_t bytes);
+
+}  // namespace clprof::output

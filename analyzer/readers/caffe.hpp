@@ -1,0 +1,30 @@
+// Caffe per-layer timings: CK-Caffe run characteristics ("per_layer_info", also inside
+// "run" or a CK point's "characteristics_list"; a "dvdt_prof" member is imported as
+// dvdt-prof calls), and the `caffe time` log those are parsed from. The timings become
+// Run::layer_timings (a layer table without kernels). Their "timestamp" is when Caffe
+// printed the summary, not when the layer ran, so nothing is attributed by it.
+#pragma once
+
+#include "readers/reader.hpp"
+
+namespace clprof::readers {
+
+class CaffeReader : public Reader {
+ public:
+  // "caffe".
+  std::string_view name() const override;
+  // One line for --help.
+  std::string_view description() const override;
+  // True for a JSON object with "per_layer_info"/"dvdt_prof"/"characteristics_list", or
+  // glog lines of caffe.cpp.
+  bool sniff(std::string_view head) const override;
+  // Appends one Process (source_format "caffe") and its layer timings (iteration = CK
+  // repetition); each repetition's "dvdt_prof" calls become one more Process.
+  void read(const std::string& path, std::string_view content, model::Run& run,
+            Diagnostics& diagnostics) const override;
+};
+
+// The reader instance listed in registry.cpp.
+const Reader& caffe_reader();
+
+}  // namespace clprof::readers

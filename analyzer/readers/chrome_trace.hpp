@@ -1,0 +1,30 @@
+// Chrome Trace Event JSON (chrome://tracing, Perfetto, Intel Neural Engine ENGINE_PROFILING
+// traces): object form {"traceEvents": [...]} or array form, including the unterminated
+// array (trailing comma, no closing ']') that the viewers accept. Complete events (X, and
+// matched B/E pairs) nest by time containment; leaf events become launches, the others
+// ranges. See docs/importers.md.
+#pragma once
+
+#include "readers/reader.hpp"
+
+namespace clprof::readers {
+
+class ChromeTraceReader : public Reader {
+ public:
+  // "chrome".
+  std::string_view name() const override;
+  // One line for --help.
+  std::string_view description() const override;
+  // True for {"traceEvents": ...} or an array whose first event has a "ph" member.
+  bool sniff(std::string_view head) const override;
+  // Appends one Process per pid (source_format "chrome"): ranges for events that contain
+  // others, launches (duration_override_ns, host times, args in Launch::extra) for the
+  // leaves, marks for instant events.
+  void read(const std::string& path, std::string_view content, model::Run& run,
+            Diagnostics& diagnostics) const override;
+};
+
+// The reader instance listed in registry.cpp.
+const Reader& chrome_trace_reader();
+
+}  // namespace clprof::readers

@@ -1,0 +1,41 @@
+// dvdt-prof traces (the CK framework's LD_PRELOAD OpenCL profiler): the parsed JSON list of
+// call records, or the profiled program's raw stdout in cJSON mode (the array between
+// "[dv/dt] <<" and "[dv/dt] >>") or in the older line mode ("[dv/dt] <call> <field> <value>").
+// See docs/importers.md for the mapping.
+#pragma once
+
+#include "readers/import_json.hpp"
+#include "readers/reader.hpp"
+
+namespace clprof::readers {
+
+class DvdtProfReader : public Reader {
+ public:
+  // "dvdt".
+  std::string_view name() const override;
+  // One line for --help.
+  std::string_view description() const override;
+  // True for "[dv/dt]" stdout or a JSON array whose first record has "call": "cl...".
+  bool sniff(std::string_view head) const override;
+  // Appends one Process (source_format "dvdt-prof") with its programs, builds, devices,
+  // launches (device times from "profiling") and transfers.
+  void read(const std::string& path, std::string_view content, model::Run& run,
+            Diagnostics& diagnostics) const override;
+};
+
+// The reader instance listed in registry.cpp.
+const Reader& dvdt_prof_reader();
+
+// Imports `calls` (a JSON array of dvdt-prof call records, in call order) into `run` as
+// process `process` (which must exist). Also used for the "dvdt_prof" member of CK run
+// characteristics. Throws InputError at the first malformed record.
+void import_dvdt_calls(const import_json::Source& source, const import_json::Value& calls,
+                       model::Run& run, uint32_t process, Diagnostics& diagnostics);
+
+// Converts line-mode stdout ("[dv/dt] <call> <field> <value>") to the JSON records the cJSON
+// mode prints for the same calls (values as strings, gws/lws/gwo as numbers, "profiling"
+// and "timestamp" as objects), so both go through import_dvdt_calls. Non-"[dv/dt]" lines
+// are the program's own output and are skipped.
+import_json::Value dvdt_lines_to_calls(const import_json::Source& source);
+
+}  // namespace clprof::readers

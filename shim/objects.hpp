@@ -1,0 +1,195 @@
+// What the shim remembers about the app's OpenCL objects: clprof ids (never reused,
+// even when the driver reuses a handle) and facts cached at creation (names, sizes,
+// queue -> device/context, kernel -> program, the kernel argument table).
+#pragma once
+
+#include <CL/cl.h>
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "clock_sync.hpp"
+#include "record.hpp"
+#include "runtime.hpp"
+
+namespace clprof::shim {
+
+// Common part of every cached object. `handle` and `gen` let a thread's lookup cache
+// detect that an entry was released or recycled. Info objects are pooled, never freed,
+// so a stale pointer is always safe to read.
+struct ObjectInfo {
+  std::atomic<const void*> handle{nullptr};
+  std::atomic<std::uint32_t> gen{0};
+  std::uint64_t id = 0;
+};
+
+struct ContextInfo : ObjectInfo {
+  void reset() {}
+};
+
+struct DeviceInfo : ObjectInfo {
+  cl_device_id device = nullptr;
+  bool timer_ok = false;  // clGetDeviceAndHostTimer works on this device
+  void reset() { timer_ok = false; }
+};
+
+struct QueueInfo : ObjectInfo {
+  std::uint64_t context_id = 0;
+  std::uint64_t device_id = 0;
+  bool profiling_added = false;
+  bool out_of_order = false;                   // CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE
+  bool has_properties_array = false;           // created WithProperties
+  std::vector<cl_queue_properties> app_array;  // the app's array (0-terminated), or empty
+  void reset() {
+    context_id = device_id = 0;
+    profiling_added = out_of_order = has_properties_array = false;
+    app_array.clear();
+  }
+};
+
+struct ProgramInfo : ObjectInfo {
+  std::uint64_t context_id = 0;
+  std::uint64_t source_hash = 0;
+  bool has_source = false;
+  void reset() {
+    context_id = source_hash = 0;
+    has_source = false;
+  }
+};
+
+// The argument table is written by clSetKernelArg and copied by launches on the app's
+// threads without a lock: OpenCL already forbids setting a kernel's arguments while
+// another thread uses the same kernel, so the shim adds no race the app lacks.
+struct KernelInfo : ObjectInfo {
+  const char* name = "\"\"";  // JSON-quoted function name, interned
+  std::uint64_t program_id = 0;
+  std::uint64_t context_id = 0;
+  std::uint32_t num_args = 0;
+  ArgSnapshot args[kMaxRecordedArgs];
+  void reset() {
+    name = "\"\"";
+    program_id = context_id = 0;
+    num_args = 0;
+    for (auto& a : args) a.kind = ArgKind::Unset;
+  }
+};
+
+struct MemInfo : ObjectInfo {
+  ArgKind kind = ArgKind::Buffer;  // Buffer, Image or Pipe
+  std::uint64_t bytes = 0;
+  std::uint32_t element_bytes = 0;  // images: bytes per pixel (0 unknown)
+  void reset() {
+    kind = ArgKind::Buffer;
+    bytes = 0;
+    element_bytes = 0;
+  }
+};
+
+struct SamplerInfo : ObjectInfo {
+  void reset() {}
+};
+
+// handle -> Info with fresh ids. find() is a thread-local cache hit on the hot path
+// (no lock); create/erase take the registry's mutex (never across an OpenCL call).
+template <class Info>
+class Registry {
+ public:
+  // cache_slot: which ThreadState cache row to use, or -1 for no thread cache.
+  explicit Registry(int cache_slot) : cache_slot_(cache_slot) {}
+
+  // A new entry with a fresh id for `handle`, replacing any stale one. Returns the
+  // caller's to fill before handing `handle` to the app. Threads: any.
+  Info* create(const void* handle);
+  // The entry for `handle`, or nullptr. Threads: any.
+  Info* find(const void* handle);
+  // Forgets `handle` (its Info is recycled). Threads: any.
+  void erase(const void* handle);
+  // Every live entry (finaliser; copies pointers under the lock).
+  std::vector<Info*> all();
+
+  std::mutex& mutex() { return mutex_; }
+
+ private:
+  const int cache_slot_;
+  std::mutex mutex_;
+  std::unordered_map<const void*, Info*> map_;
+  std::vector<Info*> free_;
+  std::uint64_t next_id_ = 0;
+};
+
+// The registries: leaked singletons (hooks may run during static destruction), inline
+// so the hot path pays a guard check, not a call. The number is the thread-cache row.
+inline Registry<ContextInfo>& contexts() {
+  static auto* r = new Registry<ContextInfo>(-1);
+  return *r;
+}
+inline Registry<DeviceInfo>& devices() {
+  static auto* r = new Registry<DeviceInfo>(-1);
+  return *r;
+}
+inline Registry<QueueInfo>& queues() {
+  static auto* r = new Registry<QueueInfo>(0);
+  return *r;
+}
+inline Registry<ProgramInfo>& programs() {
+  static auto* r = new Registry<ProgramInfo>(-1);
+  return *r;
+}
+inline Registry<KernelInfo>& kernels() {
+  static auto* r = new Registry<KernelInfo>(1);
+  return *r;
+}
+inline Registry<MemInfo>& mems() {
+  static auto* r = new Registry<MemInfo>(2);
+  return *r;
+}
+inline Registry<SamplerInfo>& samplers() {
+  static auto* r = new Registry<SamplerInfo>(3);
+  return *r;
+}
+
+// The id of `device`, registering it (device + clock_sync records) on first sight.
+std::uint64_t device_id_of(cl_device_id device);
+// Registers a new context and the devices it holds; returns its id.
+std::uint64_t register_context(cl_context context);
+// The id of `context`, 0 if unknown.
+std::uint64_t context_id_of(cl_context context);
+// The queue's info, registering an unknown queue on first sight (nullptr on failure).
+QueueInfo* queue_info(cl_command_queue queue);
+// The kernel's info, registering an unknown kernel on first sight (nullptr on failure).
+KernelInfo* kernel_info(cl_kernel kernel);
+// Registers a kernel the app just got (name, program, argument count) and writes its
+// kernel record.
+KernelInfo* register_kernel(cl_kernel kernel);
+// Registers a mem object the app just got.
+void register_mem(cl_mem mem, ArgKind kind, std::uint64_t bytes, std::uint32_t element_bytes);
+// Bytes per pixel of an image format (0 if unknown).
+std::uint32_t image_element_bytes(const cl_image_format* format);
+
+// Process-lifetime copy of `name` (kernel names), deduplicated. Threads: any.
+const char* intern(const std::string& name);
+
+// References the shim holds on app-visible events (masked from CL_EVENT_REFERENCE_COUNT).
+void event_ref_add(cl_event e);
+void event_ref_remove(cl_event e);
+cl_uint event_refs_held(cl_event e);
+
+// Sizes of live mappings (so unmap records carry bytes).
+void mapping_add(const void* ptr, std::uint64_t bytes);
+std::uint64_t mapping_take(const void* ptr);
+
+// Clock_sync record lines for the end of the trace: a fresh clGetDeviceAndHostTimer
+// sample for devices that support it, else `brackets` (device id -> estimator).
+std::vector<std::string> final_clock_sync_lines(
+    const std::unordered_map<std::uint64_t, BracketEstimator>& brackets);
+
+// Locks every registry (pthread_atfork prepare) / unlocks them (parent and child).
+void objects_fork_prepare();
+void objects_fork_parent();
+void objects_fork_child();
+
+}  // namespace clprof::shim

@@ -1,0 +1,210 @@
+#include "real_opencl.hpp"
+
+#include <dlfcn.h>
+#include <link.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <type_traits>
+
+#include "log.hpp"
+#include "runtime.hpp"
+
+namespace clprof::shim {
+namespace {
+
+using DlsymFn = void* (*)(void*, const char*);
+
+DlsymFn find_real_dlsym() {
+  // dlvsym is not interposed, so this cannot recurse into our own dlsym.
+  void* f = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+  if (!f) f = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+  return reinterpret_cast<DlsymFn>(f);
+}
+
+// Stubs keep every table slot callable when no OpenCL library exists, so hooks never
+// need a null check. errcode_ret-style out-params are set so the app sees a failure.
+template <class T>
+void set_error_out(T) {}
+inline void set_error_out(cl_int* p) {
+  if (p) *p = CL_INVALID_PLATFORM;
+}
+
+template <class F>
+struct Stub;
+template <class R, class... A>
+struct Stub<R(CL_API_CALL*)(A...)> {
+  static R CL_API_CALL call(A... a) {
+    (set_error_out(a), ...);
+    if constexpr (std::is_pointer_v<R>) {
+      return nullptr;
+    } else if constexpr (std::is_same_v<R, cl_int>) {
+      return CL_INVALID_PLATFORM;
+    } else {
+      return R{};
+    }
+  }
+};
+
+struct Resolution {
+  RealTable table;
+  bool found = false;
+};
+
+__attribute__((tls_model("initial-exec"))) thread_local bool t_resolving = false;
+
+Resolution* resolve() {
+  auto* r = new Resolution;  // leaked on purpose: hooks may run during exit
+  t_resolving = true;
+  void* handle = nullptr;
+  const char* forced = std::getenv("CLPROF_OPENCL_LIBRARY");
+  if (forced && *forced) {
+    handle = dlopen(forced, RTLD_NOW | RTLD_LOCAL);
+    // The app must keep working: fall back to the library it would have used.
+    if (!handle) {
+      log_message(LogLevel::Warn, "cannot load CLPROF_OPENCL_LIBRARY=%s (%s); using the default",
+                  forced, dlerror());
+    }
+  }
+  if (!handle) {
+    handle = real_dlsym(RTLD_NEXT, "clGetPlatformIDs")
+                 ? RTLD_NEXT
+                 : dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
+  }
+  if (handle) {
+#define CLPROF_RESOLVE(name) \
+  r->table.name = reinterpret_cast<decltype(&::name)>(real_dlsym(handle, #name));
+    CLPROF_HOOKED_FUNCTIONS(CLPROF_RESOLVE)
+    CLPROF_FORWARDED_FUNCTIONS(CLPROF_RESOLVE)
+#undef CLPROF_RESOLVE
+  }
+  r->found = r->table.clGetPlatformIDs != nullptr;
+#define CLPROF_STUB(name) \
+  if (!r->table.name) r->table.name = &Stub<decltype(&::name)>::call;
+  CLPROF_HOOKED_FUNCTIONS(CLPROF_STUB)
+  CLPROF_FORWARDED_FUNCTIONS(CLPROF_STUB)
+#undef CLPROF_STUB
+  t_resolving = false;
+  return r;
+}
+
+std::atomic<Resolution*> g_resolution{nullptr};
+std::mutex g_resolve_mutex;
+
+Resolution& resolution() {
+  Resolution* r = g_resolution.load(std::memory_order_acquire);
+  if (r) return *r;
+  std::lock_guard<std::mutex> lock(g_resolve_mutex);
+  r = g_resolution.load(std::memory_order_relaxed);
+  if (!r) {
+    r = resolve();
+    g_resolution.store(r, std::memory_order_release);
+  }
+  return *r;
+}
+
+struct NamedHook {
+  const char* name;
+  void* hook;
+};
+
+const NamedHook kHooks[] = {
+#define CLPROF_NAMED_HOOK(name) {#name, reinterpret_cast<void*>(&::name)},
+    CLPROF_HOOKED_FUNCTIONS(CLPROF_NAMED_HOOK)
+#undef CLPROF_NAMED_HOOK
+};
+
+int hook_index(const char* name) {
+  if (!name || name[0] != 'c' || name[1] != 'l') return -1;
+  for (size_t i = 0; i < sizeof(kHooks) / sizeof(kHooks[0]); ++i) {
+    if (std::strcmp(kHooks[i].name, name) == 0) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+}  // namespace
+
+void* real_dlsym(void* handle, const char* name) {
+  static const DlsymFn fn = find_real_dlsym();
+  return fn ? fn(handle, name) : nullptr;
+}
+
+std::atomic<const RealTable*> g_real_table{nullptr};
+
+const RealTable& real_slow() {
+  const RealTable& t = resolution().table;
+  g_real_table.store(&t, std::memory_order_release);
+  return t;
+}
+
+bool real_opencl_found() {
+  return resolution().found;
+}
+
+void* hook_address(const char* name) {
+  const int i = hook_index(name);
+  return i < 0 ? nullptr : kHooks[i].hook;
+}
+
+void* real_address(const char* name) {
+  const int i = hook_index(name);
+  if (i < 0) return nullptr;
+  const RealTable& t = real();
+  // The table is the X-macro list in order, hooked functions first: index matches.
+  static_assert(sizeof(RealTable) % sizeof(void*) == 0);
+  void* const* slots = reinterpret_cast<void* const*>(&t);
+  return slots[i];
+}
+
+}  // namespace clprof::shim
+
+using clprof::shim::hook_address;
+using clprof::shim::real_address;
+using clprof::shim::real_dlsym;
+
+namespace {
+
+// dlsym(RTLD_NEXT, name) means "after the caller", and glibc finds the caller from the
+// return address, which inside this interposer is libclprof.so. Forwarding as is would
+// resolve after the shim instead: another preloaded wrapper (a malloc tracer, say) that
+// asks for the next malloc would get its own and recurse. So: walk the link map from the
+// real caller on and return the first definition made by the object itself.
+void* dlsym_next_after(const void* caller, const char* name) {
+  Dl_info info;
+  struct link_map* self = nullptr;
+  if (!dladdr1(caller, &info, reinterpret_cast<void**>(&self), RTLD_DL_LINKMAP) || !self) {
+    return real_dlsym(RTLD_NEXT, name);
+  }
+  for (struct link_map* l = self->l_next; l; l = l->l_next) {
+    if (!l->l_name || !l->l_name[0]) continue;
+    void* handle = dlopen(l->l_name, RTLD_LAZY | RTLD_NOLOAD);
+    if (!handle) continue;
+    void* found = real_dlsym(handle, name);
+    dlclose(handle);
+    if (!found) continue;
+    Dl_info where;
+    struct link_map* owner = nullptr;
+    if (dladdr1(found, &where, reinterpret_cast<void**>(&owner), RTLD_DL_LINKMAP) && owner == l)
+      return found;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+// Apps such as Arm Compute Library dlopen libOpenCL privately and call through dlsym:
+// give them the hook, but only when the symbol found is the very function the hook
+// forwards to. Anything else (the ICD loader looking up a vendor driver's functions,
+// other libraries' cl* names) gets the real answer, or the loader would call us back.
+CLPROF_EXPORT void* dlsym(void* handle, const char* name) {
+  if (handle == RTLD_NEXT) return dlsym_next_after(__builtin_return_address(0), name);
+  void* found = real_dlsym(handle, name);
+  if (!found || clprof::shim::t_resolving) return found;
+  if (name[0] != 'c' || name[1] != 'l') return found;
+  if (!clprof::shim::hooks_may_be_handed_out()) return found;
+  void* hook = hook_address(name);
+  if (hook && found != hook && found == real_address(name)) return hook;
+  return found;
+}

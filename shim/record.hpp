@@ -1,0 +1,100 @@
+// The fixed-size records that hooks fill on the app's threads and the background
+// thread formats. Plain data: no OpenCL types, no allocation, no JSON.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "clprof/trace_format.hpp"
+
+namespace clprof::shim {
+
+inline constexpr unsigned kMaxRecordedArgs = 32;    // arguments beyond are summarised
+inline constexpr unsigned kMaxRecordedRanges = 16;  // outermost ranges kept beyond
+
+enum class ArgKind : std::uint8_t { Unset, Scalar, Buffer, Image, Pipe, Local, Svm, Sampler };
+
+// One kernel argument as set by clSetKernelArg(SVMPointer). 72 bytes, trivially copyable.
+struct ArgSnapshot {
+  ArgKind kind;
+  std::uint32_t size;  // arg_size as passed (scalars: bytes kept = min(size, 64))
+  union {
+    std::uint8_t bytes[trace::kMaxScalarBytes];  // Scalar
+    struct {
+      std::uint64_t id;         // clprof id of the mem object / sampler (0 = NULL)
+      std::uint64_t mem_bytes;  // size of the mem object
+    } object;                   // Buffer, Image, Pipe, Sampler
+    std::uint64_t svm_pointer;  // Svm
+  };
+};
+
+enum class RecordKind : std::uint8_t { Launch, Transfer, Sync, Line };
+
+// What a Line record is (for the "counts" of the end record).
+enum class LineKind : std::uint8_t {
+  Device,
+  ClockSync,
+  Queue,
+  Program,
+  Build,
+  Kernel,
+  RangeBegin,
+  RangeEnd,
+  Mark,
+  Warning,
+  Count
+};
+
+enum class TransferOp : std::uint8_t { Read, Write, Copy, Fill, Map, Unmap };
+
+enum class OpStatus : std::uint8_t { Complete, Incomplete, Error, NotEnqueued };
+
+// A launch, transfer or sync (fixed fields), or a pre-formatted Line. Filled in place
+// in a ring slot by the enqueuing thread; completed (device times, status) and
+// formatted by the harvester thread, which owns it after publication.
+struct OpRecord {
+  RecordKind kind;
+  LineKind line_kind;  // Line only
+  TransferOp op;       // Transfer only
+  OpStatus status;
+  bool blocking;             // Transfer only
+  bool has_gwo, has_lws;     // Launch only
+  bool app_event;            // event is the app's (retained by us), not a private one
+  bool in_order_queue;       // the queue runs commands in order (harvester polls less)
+  std::uint8_t work_dim;     // Launch only (0..3)
+  std::uint8_t n_ranges;     // entries used in ranges
+  std::uint16_t n_args;      // entries used in args
+  std::uint16_t total_args;  // kernel's argument count (may exceed kMaxRecordedArgs)
+  std::int32_t tid;
+  std::int32_t rc;
+  std::int32_t exec_status;  // status == Error only
+  std::uint64_t seq;
+  const char* api;          // static string, or nullptr for the kind's default
+  const char* kernel_name;  // JSON string literal (json_quote), interned for the process
+  std::uint64_t kernel_id, program_id, queue_id, context_id, device_id;
+  std::uint64_t gwo[3], gws[3], lws[3];
+  std::uint64_t bytes;  // Transfer only
+  // Host ticks (host_ticks_now) while in the ring; the harvester converts them to the
+  // host clock relative to header.host_start_ns when it drains the record.
+  std::int64_t host_begin_ns;
+  std::int64_t host_end_ns;
+  void* event;  // cl_event we hold one reference to, or nullptr
+  char* line;   // Line only: malloc'd JSON object text, owned by the record
+  // The producer writes the fields above and the used part of args (and ranges when
+  // the thread has open ones): keeping them first keeps an enqueue to few cache lines.
+  ArgSnapshot args[kMaxRecordedArgs];
+  std::uint32_t ranges[kMaxRecordedRanges];
+  bool has_device_ns;          // set by the harvester
+  std::uint64_t device_ns[4];  // device clock: queued, submit, start, end (harvester)
+};
+
+// Copies the used part of `from` into `to` (args beyond n_args are left as they are).
+inline void copy_record(OpRecord& to, const OpRecord& from) {
+  std::memcpy(static_cast<void*>(&to), &from, offsetof(OpRecord, args));
+  std::memcpy(static_cast<void*>(to.args), from.args, sizeof(ArgSnapshot) * from.n_args);
+  std::memcpy(static_cast<void*>(&to.ranges), &from.ranges,
+              sizeof(OpRecord) - offsetof(OpRecord, ranges));
+}
+
+}  // namespace clprof::shim

@@ -1,0 +1,591 @@
+#include "runtime.hpp"
+
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <climits>
+#include <condition_variable>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "clock_sync.hpp"
+#include "host_clock.hpp"
+#include "log.hpp"
+#include "objects.hpp"
+#include "real_opencl.hpp"
+#include "record_format.hpp"
+#include "trace_writer.hpp"
+
+namespace clprof::shim {
+namespace {
+
+namespace tf = clprof::trace;
+
+constexpr std::size_t kRingCapacity = 2048;
+constexpr std::size_t kFlushBytes = 256 * 1024;
+
+enum State : int { kUninit = 0, kActive = 1, kPassThrough = 2, kFinalized = 3 };
+
+std::mutex g_init_mutex;  // guards session start, finalisation and the thread list
+std::int64_t g_host_start_ns = 0;
+std::atomic<std::uint64_t> g_seq{0};
+bool g_atexit_registered = false;
+
+std::vector<ThreadState*>& thread_list() {
+  static auto* v = new std::vector<ThreadState*>;
+  return *v;
+}
+
+// The trace of one process: a fork child starts a new one and leaks the parent's.
+class Session {
+ public:
+  MpscRing<OpRecord> ring{kRingCapacity};
+  TraceWriter writer;
+
+  void start_harvester() {
+    // The harvester must never run the app's signal handlers.
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    thread_ = std::thread([this] { harvest_loop(); });
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  }
+
+  void wake() {
+    {
+      std::lock_guard<std::mutex> lock(wake_mutex_);
+      wake_flag_ = true;
+    }
+    wake_cv_.notify_one();
+  }
+
+  // Stops the harvester, then finishes the trace on the calling thread.
+  void finish() {
+    {
+      std::lock_guard<std::mutex> lock(wake_mutex_);
+      stop_ = true;
+    }
+    wake_cv_.notify_one();
+    if (thread_.joinable()) {
+      if (thread_.get_id() == std::this_thread::get_id()) {
+        thread_.detach();
+      } else {
+        thread_.join();
+      }
+    }
+    calibrate(false);
+    drain_ring();
+    const std::int64_t deadline_ns =
+        monotonic_now_ns() + static_cast<std::int64_t>(settings().exit_wait_ms) * 1000000;
+    while (!pending_.empty() && monotonic_now_ns() < deadline_ns) {
+      poll_pending();
+      drain_ring();
+      if (!pending_.empty()) std::this_thread::sleep_for(std::chrono::microseconds(500));
+    }
+    for (OpRecord* r : pending_) {
+      // Still running at exit: written, never dropped. The reference is left to the
+      // process's end (the driver may already be shutting down).
+      r->status = OpStatus::Incomplete;
+      r->has_device_ns = false;
+      write_op(*r);
+      ++incomplete_;
+    }
+    pending_.clear();
+    close_open_ranges();
+    for (const std::string& line : final_clock_sync_lines(brackets_)) {
+      writer.append(line);
+      ++line_counts_[static_cast<int>(LineKind::ClockSync)];
+    }
+    std::vector<std::pair<std::string, std::uint64_t>> counts;
+    counts.emplace_back(std::string(tf::kind::kLaunch), op_counts_[0]);
+    counts.emplace_back(std::string(tf::kind::kTransfer), op_counts_[1]);
+    counts.emplace_back(std::string(tf::kind::kSync), op_counts_[2]);
+    for (int k = 0; k < static_cast<int>(LineKind::Count); ++k) {
+      counts.emplace_back(std::string(line_kind_name(static_cast<LineKind>(k))), line_counts_[k]);
+    }
+    writer.finish(format_end_record(to_trace_ns(monotonic_now_ns()), counts, incomplete_, 0));
+  }
+
+ private:
+  void harvest_loop() {
+    pthread_setname_np(pthread_self(), "clprof-harvest");
+    std::int64_t last_flush_ns = monotonic_now_ns();
+    const auto poll =
+        std::chrono::microseconds(std::max<std::uint64_t>(settings().poll_interval_us, 50));
+    const std::int64_t flush_every_ns =
+        static_cast<std::int64_t>(settings().flush_interval_ms) * 1000000;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(wake_mutex_);
+        wake_cv_.wait_for(lock, poll, [this] { return wake_flag_ || stop_; });
+        wake_flag_ = false;
+        if (stop_) return;
+      }
+      calibrate(false);
+      drain_ring();
+      poll_pending();
+      drain_ring();
+      const std::int64_t now_ns = monotonic_now_ns();
+      if (writer.buffered_bytes() >= kFlushBytes ||
+          (writer.buffered_bytes() > 0 && now_ns - last_flush_ns >= flush_every_ns)) {
+        writer.flush();
+        last_flush_ns = now_ns;
+      }
+    }
+  }
+
+  // Calibrates host ticks against CLOCK_MONOTONIC (paired reads, best of a few).
+  void calibrate(bool first) {
+    std::int64_t best_gap = INT64_MAX, mid_ns = 0;
+    std::uint64_t ticks = 0;
+    for (int i = 0; i < 5; ++i) {
+      const std::int64_t a = monotonic_now_ns();
+      const std::uint64_t t = host_ticks_now();
+      const std::int64_t b = monotonic_now_ns();
+      if (b - a < best_gap) {
+        best_gap = b - a;
+        mid_ns = a + (b - a) / 2;
+        ticks = t;
+      }
+    }
+    if (first) {
+      ticks_.reset(!g_ticks_are_tsc.load(), ticks, mid_ns);
+    } else {
+      ticks_.add_point(ticks, mid_ns);
+    }
+  }
+
+ public:
+  void start_clock() {
+    calibrate(true);
+    // A first slope from a 2 ms baseline; the harvester lengthens it as the run goes.
+    const std::int64_t until_ns = monotonic_now_ns() + 2000000;
+    while (monotonic_now_ns() < until_ns) {
+    }
+    calibrate(false);
+  }
+
+ private:
+  void drain_ring() {
+    while (OpRecord* r = ring.front()) {
+      if (r->kind != RecordKind::Line) {
+        r->has_device_ns = false;  // the producer leaves the harvester's fields alone
+        r->host_begin_ns =
+            to_trace_ns(ticks_.to_monotonic_ns(static_cast<std::uint64_t>(r->host_begin_ns)));
+        r->host_end_ns =
+            to_trace_ns(ticks_.to_monotonic_ns(static_cast<std::uint64_t>(r->host_end_ns)));
+      }
+      take(*r);
+      ring.pop();
+    }
+  }
+
+  void take(OpRecord& r) {
+    if (r.kind == RecordKind::Line) {
+      if (r.line) {
+        writer.append(r.line);
+        std::free(r.line);
+        ++line_counts_[static_cast<int>(r.line_kind)];
+      }
+      return;
+    }
+    if (!r.event) {
+      write_op(r);
+      return;
+    }
+    // Most commands are done by the time they are drained: finish them straight from
+    // the ring slot, and copy only the ones still running.
+    const cl_int exec = execution_status(r);
+    if (exec <= CL_COMPLETE) {
+      complete(r, exec);
+      return;
+    }
+    OpRecord* p;
+    if (!free_.empty()) {
+      p = free_.back();
+      free_.pop_back();
+    } else {
+      p = static_cast<OpRecord*>(std::malloc(sizeof(OpRecord)));
+      if (!p) {
+        write_op(r);  // out of memory: keep the record, lose the device times
+        return;
+      }
+    }
+    copy_record(*p, r);
+    pending_.push_back(p);
+  }
+
+  static cl_int execution_status(const OpRecord& r) {
+    cl_int exec = CL_QUEUED;
+    if (real().clGetEventInfo(static_cast<cl_event>(r.event), CL_EVENT_COMMAND_EXECUTION_STATUS,
+                              sizeof exec, &exec, nullptr) != CL_SUCCESS) {
+      exec = CL_INVALID_EVENT;
+    }
+    return exec;
+  }
+
+  // Polls pending commands in enqueue order. On an in-order queue nothing completes
+  // before the command ahead of it, so one running command ends the queue's poll.
+  void poll_pending() {
+    blocked_queues_.clear();
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < pending_.size(); ++i) {
+      OpRecord* r = pending_[i];
+      const bool blocked = r->in_order_queue &&
+                           std::find(blocked_queues_.begin(), blocked_queues_.end(), r->queue_id) !=
+                               blocked_queues_.end();
+      const cl_int exec = blocked ? CL_QUEUED : execution_status(*r);
+      if (exec > CL_COMPLETE) {
+        if (r->in_order_queue && !blocked) blocked_queues_.push_back(r->queue_id);
+        pending_[kept++] = r;
+        continue;
+      }
+      complete(*r, exec);
+      free_.push_back(r);
+    }
+    pending_.resize(kept);
+  }
+
+  void complete(OpRecord& r, cl_int exec) {
+    const RealTable& cl = real();
+    auto ev = static_cast<cl_event>(r.event);
+    static constexpr cl_profiling_info kWhat[4] = {
+        CL_PROFILING_COMMAND_QUEUED, CL_PROFILING_COMMAND_SUBMIT, CL_PROFILING_COMMAND_START,
+        CL_PROFILING_COMMAND_END};
+    r.has_device_ns = true;
+    for (int k = 0; k < 4; ++k) {
+      cl_ulong t = 0;
+      if (cl.clGetEventProfilingInfo(ev, kWhat[k], sizeof t, &t, nullptr) != CL_SUCCESS) {
+        r.has_device_ns = false;
+        break;
+      }
+      r.device_ns[k] = t;
+    }
+    r.status = exec < 0 ? OpStatus::Error : OpStatus::Complete;
+    r.exec_status = exec;
+    if (r.app_event) event_ref_remove(ev);
+    cl.clReleaseEvent(ev);
+    r.event = nullptr;
+    if (r.has_device_ns && r.status == OpStatus::Complete && r.device_id != 0) {
+      brackets_[r.device_id].add(r.host_begin_ns, r.host_end_ns, r.device_ns[0]);
+    }
+    write_op(r);
+  }
+
+  void write_op(const OpRecord& r) {
+    line_.clear();
+    format_op(r, line_);
+    writer.append(line_);
+    ++op_counts_[r.kind == RecordKind::Launch ? 0 : r.kind == RecordKind::Transfer ? 1 : 2];
+  }
+
+  void close_open_ranges() {
+    const std::int64_t now_ns = to_trace_ns(monotonic_now_ns());
+    for (ThreadState* t : thread_list()) {
+      while (t->ranges.depth() > 0) {
+        bool was_open = false;
+        const std::uint32_t id = t->ranges.pop(was_open);
+        if (id == 0) continue;
+        writer.append(JsonLine(tf::kind::kRangeEnd)
+                          .unum(tf::field::kId, id)
+                          .num(tf::field::kTid, t->tid)
+                          .num(tf::field::kHostNs, now_ns)
+                          .boolean(tf::field::kOpen, true)
+                          .finish());
+        ++line_counts_[static_cast<int>(LineKind::RangeEnd)];
+      }
+    }
+  }
+
+  std::thread thread_;
+  std::mutex wake_mutex_;
+  std::condition_variable wake_cv_;
+  bool wake_flag_ = false;
+  bool stop_ = false;
+  std::vector<OpRecord*> pending_;  // in enqueue order
+  std::vector<std::uint64_t> blocked_queues_;
+  std::vector<OpRecord*> free_;
+  std::unordered_map<std::uint64_t, BracketEstimator> brackets_;
+  TickConverter ticks_;
+  std::string line_;
+  std::uint64_t op_counts_[3] = {};
+  std::uint64_t line_counts_[static_cast<int>(LineKind::Count)] = {};
+  std::uint64_t incomplete_ = 0;
+};
+
+std::atomic<Session*> g_session{nullptr};
+
+std::vector<std::string> command_line() {
+  std::vector<std::string> out;
+  std::ifstream f("/proc/self/cmdline", std::ios::binary);
+  std::string arg;
+  while (std::getline(f, arg, '\0')) out.push_back(arg);
+  return out;
+}
+
+long root_pid_from_env() {
+  const char* v = std::getenv("CLPROF_ROOT_PID");
+  return v ? std::strtol(v, nullptr, 10) : 0;
+}
+
+void atexit_finalize() {
+  finalize_trace();
+}
+
+// The TSC may stand in for CLOCK_MONOTONIC only where the kernel itself derives that
+// clock from an invariant TSC.
+bool tsc_is_host_clock() {
+#if defined(__x86_64__)
+  std::ifstream cs("/sys/devices/system/clocksource/clocksource0/current_clocksource");
+  std::string source;
+  if (!(cs >> source) || source != "tsc") return false;
+  std::ifstream cpu("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpu, line)) {
+    if (line.rfind("flags", 0) == 0) {
+      return line.find(" constant_tsc") != std::string::npos &&
+             line.find(" nonstop_tsc") != std::string::npos;
+    }
+  }
+#endif
+  return false;
+}
+
+// Called with g_init_mutex held.
+int start_session() {
+  const Settings& s = settings();
+  if (s.disable) return kPassThrough;
+  if (!real_opencl_found()) {
+    log_once_warn("no OpenCL library found (set CLPROF_OPENCL_LIBRARY); running untouched");
+    return kPassThrough;
+  }
+  g_host_start_ns = monotonic_now_ns();
+  HeaderFacts h;
+  h.pid = getpid();
+  h.ppid = getppid();
+  h.command_line = command_line();
+  h.start_unix_ns = unix_now_ns();
+  h.host_start_ns = g_host_start_ns;
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  h.host_name = host;
+  h.clprof_version = CLPROF_VERSION;
+  h.settings = settings_as_text(s);
+  const std::string path = expand_output_path(s.output, h.pid, root_pid_from_env());
+  auto* session = new Session;
+  std::string error;
+  if (!session->writer.open(path, format_header_line(h), error)) {
+    log_once_warn("%s; running untouched", error.c_str());
+    delete session;
+    return kPassThrough;
+  }
+  log_message(LogLevel::Info, "recording to %s", path.c_str());
+  g_ticks_are_tsc.store(tsc_is_host_clock());
+  session->start_clock();
+  g_session.store(session, std::memory_order_release);
+  session->start_harvester();
+  if (!g_atexit_registered) {
+    g_atexit_registered = true;
+    std::atexit(atexit_finalize);
+  }
+  return kActive;
+}
+
+void fork_prepare() {
+  g_init_mutex.lock();
+  objects_fork_prepare();
+}
+
+void fork_parent() {
+  objects_fork_parent();
+  g_init_mutex.unlock();
+}
+
+void fork_child() {
+  objects_fork_child();
+  // The parent's harvester does not exist here and its ring may hold half-written
+  // slots: the child leaks that session and starts its own on its next OpenCL call.
+  g_session.store(nullptr, std::memory_order_relaxed);
+  if (g_recording_state.load() == kActive) g_recording_state.store(kUninit);
+  g_seq.store(0);
+  auto& threads = thread_list();
+  threads.clear();
+  if (t_thread_state) {
+    t_thread_state->tid = static_cast<int>(syscall(SYS_gettid));
+    t_thread_state->ranges.clear();
+    threads.push_back(t_thread_state);
+  }
+  g_init_mutex.unlock();
+}
+
+__attribute__((constructor)) void shim_load() {
+  // Children inherit the root pid, so only the first process writes CLPROF_OUTPUT as is.
+  if (!std::getenv("CLPROF_ROOT_PID")) {
+    const std::string pid = std::to_string(getpid());
+    setenv("CLPROF_ROOT_PID", pid.c_str(), 0);
+  }
+  pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+// Fallback when atexit never ran (e.g. the library is unloaded); a no-op otherwise.
+__attribute__((destructor)) void shim_unload() {
+  finalize_trace();
+}
+
+}  // namespace
+
+const Settings& settings() {
+  static const Settings* s = [] {
+    std::vector<std::string> warnings;
+    auto* parsed =
+        new Settings(load_settings([](const char* n) { return std::getenv(n); }, warnings));
+    set_log_level(parsed->log_level);
+    for (const auto& w : warnings) log_message(LogLevel::Warn, "%s", w.c_str());
+    return parsed;
+  }();
+  return *s;
+}
+
+bool hooks_may_be_handed_out() {
+  return !settings().disable;
+}
+
+std::atomic<int> g_recording_state{kUninit};
+static_assert(kActive == 1, "runtime.hpp tests the state against 1");
+
+bool recording_active_slow() {
+  const int state = g_recording_state.load(std::memory_order_acquire);
+  if (state == kActive) return true;
+  if (state != kUninit) return false;
+  std::lock_guard<std::mutex> lock(g_init_mutex);
+  if (g_recording_state.load() == kUninit)
+    g_recording_state.store(start_session(), std::memory_order_release);
+  return g_recording_state.load() == kActive;
+}
+
+std::int64_t to_trace_ns(std::int64_t monotonic_ns) {
+  return monotonic_ns - g_host_start_ns;
+}
+
+thread_local ThreadState* t_thread_state __attribute__((tls_model("initial-exec"))) = nullptr;
+
+namespace {
+
+std::vector<ThreadState*>& spare_thread_states() {
+  static auto* v = new std::vector<ThreadState*>;
+  return *v;
+}
+
+// A thread is ending: its state goes back to the pool, so apps that start threads over
+// and over do not grow the shim's memory. A state with open ranges stays listed, for
+// the finaliser to close them.
+void release_thread_state(void* p) {
+  auto* t = static_cast<ThreadState*>(p);
+  if (t_thread_state == t) t_thread_state = nullptr;
+  std::lock_guard<std::mutex> lock(g_init_mutex);
+  if (t->ranges.depth() > 0) return;
+  auto& list = thread_list();
+  const auto it = std::find(list.begin(), list.end(), t);
+  if (it == list.end()) return;  // a fork child's stale state
+  list.erase(it);
+  spare_thread_states().push_back(t);
+}
+
+pthread_key_t thread_state_key() {
+  static const pthread_key_t key = [] {
+    pthread_key_t k;
+    pthread_key_create(&k, release_thread_state);
+    return k;
+  }();
+  return key;
+}
+
+}  // namespace
+
+ThreadState& thread_state_slow() {
+  const pthread_key_t key = thread_state_key();
+  ThreadState* t = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(g_init_mutex);
+    auto& spare = spare_thread_states();
+    if (!spare.empty()) {
+      t = spare.back();
+      spare.pop_back();
+      *t = ThreadState{};  // fresh caches and an empty range stack
+    }
+  }
+  if (!t) t = new ThreadState;
+  t->tid = static_cast<int>(syscall(SYS_gettid));
+  {
+    std::lock_guard<std::mutex> lock(g_init_mutex);
+    thread_list().push_back(t);
+  }
+  t_thread_state = t;
+  pthread_setspecific(key, t);
+  return *t;
+}
+
+std::uint64_t next_seq() {
+  return g_seq.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+MpscRing<OpRecord>::Slot claim_record() {
+  Session* s = g_session.load(std::memory_order_acquire);
+  auto slot = s->ring.try_claim();
+  if (__builtin_expect(slot.value != nullptr, 1)) {
+    // Keep the harvester ahead of bursts: a nudge every quarter ring (amortised ~free).
+    if ((slot.pos & (kRingCapacity / 4 - 1)) == 0) s->wake();
+    return slot;
+  }
+  // Full: the harvester is behind. Wait rather than drop (every launch once).
+  s->wake();
+  for (;;) {
+    sched_yield();
+    slot = s->ring.try_claim();
+    if (slot.value) return slot;
+  }
+}
+
+void publish_record(MpscRing<OpRecord>::Slot slot) {
+  g_session.load(std::memory_order_relaxed)->ring.publish(slot);
+}
+
+void emit_line(LineKind kind, const std::string& json) {
+  if (!g_session.load(std::memory_order_acquire)) return;
+  char* copy = static_cast<char*>(std::malloc(json.size() + 1));
+  if (!copy) return;
+  std::memcpy(copy, json.c_str(), json.size() + 1);
+  auto slot = claim_record();
+  slot.value->kind = RecordKind::Line;
+  slot.value->line_kind = kind;
+  slot.value->line = copy;
+  publish_record(slot);
+}
+
+void wake_harvester() {
+  if (Session* s = g_session.load(std::memory_order_acquire)) s->wake();
+}
+
+void finalize_trace() {
+  Session* session = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(g_init_mutex);
+    const int state = g_recording_state.exchange(kFinalized);
+    if (state != kActive) return;
+    session = g_session.load();
+  }
+  if (session) session->finish();
+}
+
+}  // namespace clprof::shim

@@ -1,0 +1,116 @@
+// Summary figures, interval union, clpeak parsing and --speedup parsing.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "analyses/peak.hpp"
+#include "analyses/speedup.hpp"
+#include "analyses/summary.hpp"
+#include "unit_helpers.hpp"
+
+using namespace clprof;
+
+TEST_CASE("union_length: overlaps, adjacency, containment, gaps") {
+  std::vector<std::pair<int64_t, int64_t>> v = {{20, 30}, {0, 10}, {5, 12}, {30, 35}, {40, 41}, {21, 22}};
+  CHECK(analyses::union_length(v) == 12 + 15 + 1);
+  std::vector<std::pair<int64_t, int64_t>> none;
+  CHECK(analyses::union_length(none) == 0);
+}
+
+TEST_CASE("summary: busy is the union per device, wall the host span, utilization in percent") {
+  model::Run run;
+  run.processes.resize(1);
+  run.processes[0].host_start_ns = 1000000;
+  run.devices.resize(2);
+  run.devices[0].id = 1;
+  run.devices[0].name = "A";
+  run.devices[1].id = 2;
+  run.devices[1].name = "B";
+  auto a1 = unit::launch("k", 1000, 500);  // device 1: [1000,1500]
+  auto a2 = unit::launch("k", 1200, 500);  // device 1: [1200,1700] -> union 700
+  auto b1 = unit::launch("j", 1300, 100);  // device 2: the same clock values, other device
+  b1.device = 2;
+  run.launches = {a1, a2, b1};
+  model::Build build;
+  build.host_begin_ns = 0;
+  build.host_end_ns = 50;
+  run.builds.push_back(build);
+  model::Transfer t;
+  t.device = 1;
+  t.bytes = 100;
+  t.start_ns = 0;
+  t.end_ns = 40;
+  t.host_begin_ns = 190;
+  t.host_end_ns = 1400;
+  run.transfers.push_back(t);
+  analyses::SummaryAnalysis a;
+  feed(run, a);
+  auto s = analyses::make_summary(a, run, {{1, 0.5}});
+  CHECK(s.run.wall_ns == 1400);  // build begin 0 .. transfer end 1400
+  CHECK(s.run.device_busy_ns == 700 + 100);
+  CHECK(*s.run.utilization == doctest::Approx(100.0 * 800 / 1400));
+  CHECK(s.run.launches == 3);
+  CHECK(s.run.kernel_ns == 1100);
+  CHECK(s.run.transfer_bytes == 100);
+  CHECK(s.run.transfer_ns == 40);
+  CHECK(s.run.build_ns == 50);
+  CHECK(s.run.gflop_total == doctest::Approx(0.5));
+  REQUIRE(s.devices.size() == 2);
+  CHECK(s.devices[0].name == "A");
+  CHECK(s.devices[0].figures.device_busy_ns == 700);
+  CHECK(s.devices[1].figures.device_busy_ns == 100);
+}
+
+TEST_CASE("summary: importers without host times use the iteration wall times") {
+  model::Run run;
+  run.processes.resize(1);
+  run.processes[0].iteration_wall_ns = {300, 400};
+  model::Launch l;
+  l.name = "k";
+  l.duration_override_ns = 200;
+  run.launches.push_back(l);
+  analyses::SummaryAnalysis a;
+  feed(run, a);
+  auto s = analyses::make_summary(a, run, {});
+  CHECK(s.run.wall_ns == 700);
+  CHECK(s.run.device_busy_ns == 200);
+}
+
+TEST_CASE("clpeak: the captured Debian clpeak output (tests/analyzer/data)") {
+  std::ifstream f(std::string(CLPROF_TEST_DATA) + "/clpeak_pocl_epyc.txt");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  auto devices = analyses::parse_clpeak(ss.str());
+  REQUIRE(devices.size() == 1);
+  CHECK(devices[0].platform == "Portable Computing Language");
+  CHECK(devices[0].device == "pthread-skylake-avx512-AMD EPYC");
+  CHECK(devices[0].best_sp_gflops == doctest::Approx(43.61));  // float16, not double16 40.83
+  CHECK(analyses::pick_peak(devices, "other") == doctest::Approx(43.61));
+}
+
+TEST_CASE("clpeak: several devices, matched by name") {
+  const char* text =
+      "Platform: P\n  Device: GPU one\n    Single-precision compute (GFLOPS)\n      float   : 10.5\n"
+      "      float2  : 20.25\n\n    Double-precision compute (GFLOPS)\n      double : 99.0\n"
+      "  Device: CPU two\n    Single-precision compute (GFLOPS)\n      float : 3.0\n";
+  auto d = analyses::parse_clpeak(text);
+  REQUIRE(d.size() == 2);
+  CHECK(d[0].best_sp_gflops == doctest::Approx(20.25));
+  CHECK(analyses::pick_peak(d, "CPU two") == doctest::Approx(3.0));
+  CHECK_THROWS_AS(analyses::parse_clpeak("nothing here"), std::invalid_argument);
+}
+
+TEST_CASE("speedup: parsing and first-match-wins") {
+  auto r = analyses::parse_speedup("gemm.*=2.5");
+  CHECK(r.pattern == "gemm.*");
+  CHECK(r.factor == 2.5);
+  CHECK(analyses::parse_speedup("a=b=4").pattern == "a=b");
+  for (const char* bad : {"gemm", "=2", "gemm=", "gemm=0", "gemm=-2", "gemm=x", "(=2", "gemm=inf"})
+    CHECK_THROWS_AS(analyses::parse_speedup(bad), std::invalid_argument);
+  analyses::Speedup s({analyses::parse_speedup("^conv=4"), analyses::parse_speedup("conv=2")});
+  CHECK(s.factor_for("conv_x") == 4);
+  CHECK(s.factor_for("my_conv") == 2);
+  CHECK(s.factor_for("relu") == 1);
+  CHECK(s.estimate_ns("conv", 1001) == 250);
+}

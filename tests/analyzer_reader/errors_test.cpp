@@ -1,0 +1,222 @@
+// Malformed input is rejected with InputError "file:line:column: what was expected",
+// never a crash, a hang or an unbounded allocation.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "readers/clprof_trace.hpp"
+#include "readers/load.hpp"
+#include "test_util.hpp"
+
+using namespace clprof;
+
+namespace {
+
+const std::string kHeader = R"({"format":"clprof-trace","version":1,"header":{"pid":1},"records":[)" "\n";
+
+struct Failure {
+  size_t line = 0, column = 0;
+  std::string message;  // InputError::message()
+  std::string what;     // with "FILE" for the path
+};
+
+// Loads `content` (forced to the clprof reader unless `format` says otherwise) and returns
+// the InputError; fails the test if none is thrown.
+Failure load_error(const std::string& content, std::string format = "clprof") {
+  test::TempDir dir;
+  std::string path = dir.write("bad.json", content);
+  model::Run run;
+  readers::Diagnostics diag;
+  try {
+    readers::load_run({path}, format, run, diag);
+  } catch (const readers::InputError& e) {
+    std::string what = e.what();
+    CHECK(what.rfind(path + ":", 0) == 0);
+    what.replace(0, path.size(), "FILE");
+    return {e.line(), e.column(), e.message(), what};
+  }
+  FAIL("no InputError");
+  return {};
+}
+
+// The same through the streaming path with 2 threads and small chunks.
+Failure stream_error(const std::string& content) {
+  test::TempDir dir;
+  std::string path = dir.write("bad.json", content);
+  model::Run run;
+  readers::Diagnostics diag;
+  readers::detail::TraceStreamTuning tuning;
+  tuning.threads = 2;
+  tuning.chunk_bytes = 32;
+  tuning.min_bytes_per_thread = 1;
+  try {
+    readers::detail::stream_clprof_trace_file(path, run, test::kernel_totals_factory(), diag, tuning);
+  } catch (const readers::InputError& e) {
+    std::string what = e.what();
+    what.replace(0, path.size(), "FILE");
+    return {e.line(), e.column(), e.message(), what};
+  }
+  FAIL("no InputError");
+  return {};
+}
+
+const std::string kGoodLaunch = R"({"type":"launch","seq":1,"kernel":"k","device_ns":[0,0,1,2]},)" "\n";
+
+}  // namespace
+
+TEST_CASE("garbage line inside a trace") {
+  const std::string input = kHeader + kGoodLaunch + "this is not json,\n" + kGoodLaunch;
+  Failure f = load_error(input);
+  CHECK(f.line == 3);
+  CHECK(f.column == 1);
+  CHECK(f.what.rfind("FILE:3:1: ", 0) == 0);
+  CHECK(f.message == "expected a record object {\"type\":...}");
+  Failure s = stream_error(input);
+  CHECK(s.what == f.what);
+}
+
+TEST_CASE("garbage file, forced to the clprof reader and auto-detected") {
+  Failure f = load_error("hello world\n");
+  CHECK(f.what.rfind("FILE:1:1: ", 0) == 0);
+  CHECK(f.message.find("expected a clprof trace") != std::string::npos);
+  Failure a = load_error("hello world\n", "");
+  CHECK(a.what.rfind("FILE:1:1: unrecognized input format", 0) == 0);
+}
+
+TEST_CASE("empty file") {
+  Failure f = load_error("");
+  CHECK(f.what == "FILE:1:1: empty file: expected a clprof trace");
+  Failure a = load_error("", "");
+  CHECK(a.what == "FILE:1:1: empty file: expected a profile or trace");
+  Failure s = stream_error("");
+  CHECK(s.what == "FILE:1:1: empty file: expected a clprof trace");
+}
+
+TEST_CASE("wrong types: a string where a number is expected, a number for a string") {
+  const std::string line2 = R"({"type":"launch","seq":"7","kernel":"k"},)";
+  Failure f = load_error(kHeader + line2 + "\n");
+  CHECK(f.line == 2);
+  CHECK(f.column == line2.find("\"7\"") + 1);
+  CHECK(f.message == R"("seq": expected an unsigned 64-bit integer, got "7")");
+  CHECK(stream_error(kHeader + kGoodLaunch + line2 + "\n").line == 3);
+
+  const std::string kernel_number = R"({"type":"launch","kernel":12})";
+  Failure k = load_error(kHeader + kernel_number + "\n");
+  CHECK(k.line == 2);
+  CHECK(k.column == kernel_number.find("12") + 1);
+  CHECK(k.message == R"("kernel": expected a string, got 12)");
+
+  const std::string header_type = R"({"format":"clprof-trace","version":1,"header":{"pid":"x"},"records":[)";
+  Failure h = load_error(header_type + "\n");
+  CHECK(h.line == 1);
+  CHECK(h.column == header_type.find("\"x\"") + 1);
+  CHECK(h.message == R"("pid": expected a 64-bit integer, got "x")");
+}
+
+TEST_CASE("huge numbers") {
+  const std::string big_int = R"({"type":"launch","seq":99999999999999999999999})";
+  Failure f = load_error(kHeader + big_int + "\n");
+  CHECK(f.line == 2);
+  CHECK(f.column == big_int.find("999") + 1);
+  CHECK(f.message == R"("seq": expected an unsigned 64-bit integer, got 99999999999999999999999)");
+
+  const std::string big_float = R"({"type":"transfer","host_ns":[1e400,2]})";
+  Failure g = load_error(kHeader + kGoodLaunch + big_float + "\n");
+  CHECK(g.line == 3);
+  CHECK(g.column == big_float.find("1e400") + 1);
+  CHECK(g.message == R"("host_ns": expected a 64-bit integer, got 1e400)");
+
+  const std::string big_u32 = R"({"type":"launch","args":[["scalar",4294967296,"00",0]]})";
+  Failure u = load_error(kHeader + big_u32 + "\n");
+  CHECK(u.column == big_u32.find("4294967296") + 1);
+  CHECK(u.message == R"("args": expected an unsigned 32-bit integer, got 4294967296)");
+}
+
+TEST_CASE("deep nesting") {
+  const std::string deep(100000, '[');
+  Failure whole = load_error(deep);
+  CHECK(whole.what.rfind("FILE:1:1: expected a clprof trace", 0) == 0);
+
+  Failure in_record = load_error(kHeader + R"({"type":"launch","args":)" + deep + "\n");
+  CHECK(in_record.line == 2);
+  CHECK(in_record.column >= 1);
+
+  Failure in_header = load_error(R"({"format":"clprof-trace","version":1,"header":{"command_line":)" + deep + "\n");
+  CHECK(in_header.line == 1);
+
+  Failure pretty = load_error("{\n\"format\":\"clprof-trace\",\"version\":1,\"records\":" + deep + "\n");
+  CHECK(pretty.line >= 1);
+
+  // Well-formed but deep JSON in a field the reader ignores is skipped without recursion:
+  // no crash and no depth-proportional memory, and the record itself is read.
+  const std::string balanced = std::string(100000, '[') + std::string(100000, ']');
+  test::TempDir dir;
+  std::string path = dir.write("deep.json", kHeader + R"({"type":"launch","kernel":"k","x":)" + balanced + "},\n");
+  model::Run run;
+  readers::Diagnostics diag;
+  readers::load_run({path}, "", run, diag);
+  REQUIRE(run.launches.size() == 1);
+  CHECK(run.launches[0].name == "k");
+}
+
+TEST_CASE("a JSON document that is not a clprof trace") {
+  Failure f = load_error(R"({"traceEvents":[{"name":"k","ph":"X"}]})" "\n");
+  CHECK(f.what == R"(FILE:1:1: not a clprof trace: expected a "format":"clprof-trace" field)");
+  const std::string other = R"({"format":"chrome-trace","version":1,"records":[)";
+  Failure g = load_error(other + "\n");
+  CHECK(g.line == 1);
+  CHECK(g.column == other.find("\"chrome-trace\"") + 1);
+  CHECK(g.message == R"(not a clprof trace: expected "format":"clprof-trace", got "chrome-trace")");
+  Failure r = load_error(kHeader + R"([1,2,3],)" "\n");
+  CHECK(r.what == "FILE:2:1: expected a record object {\"type\":...}");
+  Failure t = load_error(kHeader + R"({"seq":1},)" "\n");
+  CHECK(t.what == "FILE:2:1: expected a \"type\" field in the record");
+}
+
+TEST_CASE("a missing file") {
+  model::Run run;
+  readers::Diagnostics diag;
+  const std::string path = "/nonexistent/clprof/trace.json";
+  for (std::string format : {"", "clprof"}) {
+    try {
+      readers::load_run({path}, format, run, diag);
+      FAIL("no InputError");
+    } catch (const readers::InputError& e) {
+      CHECK(e.line() == 0);
+      CHECK(std::string(e.what()) == path + ":0:0: cannot open: No such file or directory");
+    }
+  }
+  try {
+    readers::stream_clprof_traces({path}, run, test::kernel_totals_factory(), diag);
+    FAIL("no InputError");
+  } catch (const readers::InputError& e) {
+    CHECK(std::string(e.what()) == path + ":0:0: cannot open: No such file or directory");
+  }
+}
+
+TEST_CASE("version 99 is rejected, older versions and unknown fields are read") {
+  const std::string v99 = R"({"format":"clprof-trace","version":99,"header":{},"records":[)";
+  Failure f = load_error(v99 + "\n" + R"({"type":"end"}]})" "\n");
+  CHECK(f.line == 1);
+  CHECK(f.column == v99.find("99") + 1);
+  CHECK(f.message == "unsupported trace version 99 (this clprof reads versions <= 1); use a newer clprof");
+  CHECK(stream_error(v99 + "\n").what == f.what);
+
+  test::TempDir dir;
+  std::string path = dir.write("v1.json", R"({"format":"clprof-trace","version":1,"new_top":{"a":[1]},"header":{"new":1},"records":[)" "\n"
+                                          R"({"type":"launch","kernel":"k","new_field":{"x":[1,2]},"device_ns":[0,0,1,4]},)" "\n"
+                                          R"({"type":"end"}]})" "\n");
+  model::Run run;
+  readers::Diagnostics diag;
+  readers::load_run({path}, "", run, diag);
+  REQUIRE(run.launches.size() == 1);
+  CHECK(run.launches[0].duration_ns() == 3);
+}
+
+TEST_CASE("records after the end of the trace") {
+  Failure f = load_error(kHeader + R"({"type":"end"}]})" "\n" + kGoodLaunch);
+  CHECK(f.what == "FILE:3:1: unexpected content after the end of the trace");
+  Failure g = load_error(kHeader + R"({"type":"end"}]} x)" "\n");
+  CHECK(g.line == 2);
+  CHECK(g.message.find("invalid JSON") == 0);
+}

@@ -1,0 +1,104 @@
+// Traces cut short (the recorded process was killed): read up to the last complete record
+// with one warning "FILE: trace is truncated (killed?): read N records".
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "readers/clprof_trace.hpp"
+#include "readers/load.hpp"
+#include "test_util.hpp"
+
+using namespace clprof;
+
+namespace {
+
+const std::string kHead =
+    R"({"format":"clprof-trace","version":1,"header":{"pid":1},"records":[)" "\n"
+    R"({"type":"device","id":1,"name":"d"},)" "\n"
+    R"({"type":"launch","seq":1,"kernel":"k1","device_id":1,"device_ns":[0,0,10,20]},)" "\n"
+    R"({"type":"launch","seq":2,"kernel":"k2","device_id":1,"device_ns":[0,0,10,30]},)" "\n";
+
+struct Outcome {
+  model::Run run;
+  readers::Diagnostics diag;
+};
+
+Outcome load(const std::string& content) {
+  test::TempDir dir;
+  std::string path = dir.write("t.json", content);
+  Outcome o;
+  readers::load_run({path}, "", o.run, o.diag);
+  for (auto& w : o.diag.warnings) w.replace(0, path.size(), "FILE");
+  return o;
+}
+
+Outcome stream(const std::string& content, unsigned threads) {
+  test::TempDir dir;
+  std::string path = dir.write("t.json", content);
+  Outcome o;
+  readers::detail::TraceStreamTuning tuning;
+  tuning.threads = threads;
+  tuning.chunk_bytes = 24;
+  tuning.min_bytes_per_thread = 1;
+  auto a = readers::detail::stream_clprof_trace_file(path, o.run, test::kernel_totals_factory(),
+                                                     o.diag, tuning);
+  for (auto& [name, row] : static_cast<test::KernelTotals&>(*a).rows)
+    for (uint64_t i = 0; i < row.count; ++i) o.run.launches.emplace_back().name = name;
+  for (auto& w : o.diag.warnings) w.replace(0, path.size(), "FILE");
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("a trace cut in the middle of a line keeps every complete record") {
+  const std::string cut = kHead + R"({"type":"launch","seq":3,"kernel":"k3","dev)";
+  Outcome o = load(cut);
+  CHECK(o.diag.warnings == std::vector<std::string>{"FILE: trace is truncated (killed?): read 3 records"});
+  REQUIRE(o.run.processes.size() == 1);
+  CHECK(o.run.processes[0].truncated);
+  REQUIRE(o.run.launches.size() == 2);
+  CHECK(o.run.launches[1].name == "k2");
+  CHECK(o.run.launches[1].duration_ns() == 20);
+  for (unsigned threads : {1u, 2u}) {
+    Outcome s = stream(cut, threads);
+    CHECK(s.diag.warnings == o.diag.warnings);
+    CHECK(s.run.processes[0].truncated);
+    CHECK(s.run.launches.size() == 2);
+  }
+}
+
+TEST_CASE("a trace cut at a line boundary (no end record) is truncated too") {
+  Outcome o = load(kHead);
+  CHECK(o.diag.warnings == std::vector<std::string>{"FILE: trace is truncated (killed?): read 3 records"});
+  CHECK(o.run.processes[0].truncated);
+  CHECK(o.run.launches.size() == 2);
+  for (unsigned threads : {1u, 2u}) {
+    Outcome s = stream(kHead, threads);
+    CHECK(s.diag.warnings == o.diag.warnings);
+    CHECK(s.run.launches.size() == 2);
+  }
+}
+
+TEST_CASE("a trace cut inside a metadata record or right after the header") {
+  const std::string cut_meta = kHead + R"({"type":"range_begin","id":4,"na)";
+  Outcome o = load(cut_meta);
+  CHECK(o.diag.warnings == std::vector<std::string>{"FILE: trace is truncated (killed?): read 3 records"});
+  CHECK(o.run.ranges.empty());
+  Outcome s = stream(cut_meta, 2);
+  CHECK(s.diag.warnings == o.diag.warnings);
+  CHECK(s.run.ranges.empty());
+
+  const std::string header_only = R"({"format":"clprof-trace","version":1,"header":{"pid":1},"records":[)" "\n";
+  Outcome h = load(header_only);
+  CHECK(h.diag.warnings == std::vector<std::string>{"FILE: trace is truncated (killed?): read 0 records"});
+  CHECK(h.run.processes[0].pid == 1);
+}
+
+TEST_CASE("a complete trace gives no warning") {
+  Outcome o = load(kHead + R"({"type":"end","incomplete":0,"dropped":0}]})" "\n");
+  CHECK(o.diag.warnings.empty());
+  CHECK_FALSE(o.run.processes[0].truncated);
+  Outcome s = stream(kHead + R"({"type":"end"}]})", 2);  // no final newline is fine too
+  CHECK(s.diag.warnings.empty());
+  CHECK_FALSE(s.run.processes[0].truncated);
+}

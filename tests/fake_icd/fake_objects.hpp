@@ -1,0 +1,151 @@
+// The objects of the fake OpenCL driver. Every one begins with the dispatch table pointer,
+// which is what the ICD loader (ocl-icd) dereferences to route a call to us.
+#pragma once
+
+#include <CL/cl_icd.h>
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace clprof::fake {
+
+// The app-visible reference count (CL_*_REFERENCE_COUNT) and the driver's own holds,
+// packed into one atomic so that "both reached zero" is a single decision.
+class RefCount {
+ public:
+  // One app reference, no internal hold: the state of a freshly created object.
+  RefCount() = default;
+  // Adds one app reference (clRetainX).
+  void retain_api() { v_.fetch_add(kApi, std::memory_order_relaxed); }
+  // Adds one internal hold (a child object or a queue's pending list).
+  void retain_internal() { v_.fetch_add(1, std::memory_order_relaxed); }
+  // Drops one app reference; returns the packed remainder (0: destroy now).
+  std::uint64_t release_api() { return v_.fetch_sub(kApi, std::memory_order_acq_rel) - kApi; }
+  // Drops one internal hold; returns the packed remainder (0: destroy now).
+  std::uint64_t release_internal() { return v_.fetch_sub(1, std::memory_order_acq_rel) - 1; }
+  // The count the app sees.
+  cl_uint api() const { return static_cast<cl_uint>(v_.load(std::memory_order_acquire) >> 32); }
+  // True when a packed remainder has no app reference left.
+  static bool no_api(std::uint64_t packed) { return (packed >> 32) == 0; }
+
+ private:
+  static constexpr std::uint64_t kApi = std::uint64_t{1} << 32;
+  std::atomic<std::uint64_t> v_{kApi};
+};
+
+// One parameter of a kernel as parsed from the OpenCL C source.
+struct ArgInfo {
+  cl_kernel_arg_address_qualifier address = CL_KERNEL_ARG_ADDRESS_PRIVATE;
+  bool is_pointer = false;
+  std::string type_name;
+  std::string name;
+};
+
+// One `__kernel void NAME(...)` found in a program's source.
+struct KernelInfo {
+  std::string name;
+  std::vector<ArgInfo> args;
+};
+
+}  // namespace clprof::fake
+
+// The struct names are fixed by CL/cl.h (`typedef struct _cl_context *cl_context`), hence
+// global and lower-case.
+struct _cl_platform_id {
+  const cl_icd_dispatch* dispatch;
+};
+
+struct _cl_device_id {
+  const cl_icd_dispatch* dispatch;
+};
+
+struct _cl_context {
+  const cl_icd_dispatch* dispatch;
+  clprof::fake::RefCount refs;
+  std::vector<cl_context_properties> properties;  // as given, 0-terminated, or empty
+  std::mutex mutex;
+  std::vector<std::pair<void(CL_CALLBACK*)(cl_context, void*), void*>> destructors;
+};
+
+struct _cl_command_queue {
+  const cl_icd_dispatch* dispatch;
+  clprof::fake::RefCount refs;
+  cl_context context = nullptr;
+  cl_device_id device = nullptr;
+  cl_command_queue_properties properties = 0;
+  std::vector<cl_queue_properties> properties_array;  // clCreateCommandQueueWithProperties
+  std::mutex mutex;
+  std::vector<cl_event> pending;  // not-yet-complete events (each holds an internal ref)
+};
+
+struct _cl_mem {
+  const cl_icd_dispatch* dispatch;
+  clprof::fake::RefCount refs;
+  cl_context context = nullptr;
+  cl_mem_object_type type = CL_MEM_OBJECT_BUFFER;
+  cl_mem_flags flags = 0;
+  std::size_t size = 0;
+  unsigned char* data = nullptr;  // the bytes (owned unless USE_HOST_PTR or sub-buffer)
+  bool owns_data = false;
+  void* host_ptr = nullptr;
+  cl_mem parent = nullptr;  // sub-buffer: its buffer (internally held)
+  std::size_t offset = 0;
+  cl_image_format format{};
+  cl_image_desc desc{};
+  std::size_t element_size = 0;
+  std::atomic<cl_uint> map_count{0};
+  std::mutex mutex;
+  std::vector<std::pair<void(CL_CALLBACK*)(cl_mem, void*), void*>> destructors;
+};
+
+struct _cl_program {
+  const cl_icd_dispatch* dispatch;
+  clprof::fake::RefCount refs;
+  cl_context context = nullptr;
+  std::string source;
+  std::vector<clprof::fake::KernelInfo> kernels;  // fixed at creation
+  std::mutex mutex;                               // guards the build state below
+  cl_build_status build_status = CL_BUILD_NONE;
+  cl_program_binary_type binary_type = CL_PROGRAM_BINARY_TYPE_NONE;
+  std::string options;
+  std::string log;
+};
+
+struct _cl_kernel {
+  const cl_icd_dispatch* dispatch;
+  clprof::fake::RefCount refs;
+  cl_program program = nullptr;  // internally held
+  const clprof::fake::KernelInfo* info = nullptr;
+  std::atomic<std::uint64_t> args_set{0};  // bit i: argument i was set (first 64)
+};
+
+struct _cl_event {
+  struct Callback {
+    cl_int type;
+    void(CL_CALLBACK* fn)(cl_event, cl_int, void*);
+    void* user_data;
+  };
+  const cl_icd_dispatch* dispatch;
+  clprof::fake::RefCount refs;
+  cl_command_queue queue = nullptr;  // internally held; null for user events
+  cl_context context = nullptr;      // internally held for user events only
+  cl_command_type command_type = 0;
+  std::atomic<cl_int> status{CL_COMPLETE};
+  std::atomic<int> polls_left{0};
+  bool never = false;
+  cl_ulong times_ns[4] = {0, 0, 0, 0};  // queued, submit, start, end
+  std::mutex mutex;
+  std::vector<Callback> callbacks;
+};
+
+struct _cl_sampler {
+  const cl_icd_dispatch* dispatch;
+  clprof::fake::RefCount refs;
+  cl_context context = nullptr;
+  cl_bool normalized = CL_FALSE;
+  cl_addressing_mode addressing = CL_ADDRESS_CLAMP;
+  cl_filter_mode filter = CL_FILTER_NEAREST;
+};

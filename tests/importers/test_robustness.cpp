@@ -1,0 +1,117 @@
+// Every importer on hostile bytes: empty input, garbage, deep nesting, huge numbers, wrong
+// types, and every sample cut short or with bytes flipped. Each read must either succeed
+// or throw InputError with a file:line:column prefix; nothing else may escape.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "helpers.hpp"
+#include "readers/armnn.hpp"
+#include "readers/caffe.hpp"
+#include "readers/chrome_trace.hpp"
+#include "readers/dvdt_prof.hpp"
+
+using namespace clprof;
+
+namespace {
+
+std::vector<const readers::Reader*> importers() {
+  return {&readers::armnn_reader(), &readers::dvdt_prof_reader(), &readers::chrome_trace_reader(),
+          &readers::caffe_reader()};
+}
+
+// "ok", or "input-error" when the message starts with "<path>:<line>:<column>: ", or a
+// description of what went wrong.
+std::string outcome(const readers::Reader& reader, const std::string& content) {
+  try {
+    test::read_with(reader, content, nullptr, "f");
+    return "ok";
+  } catch (const readers::InputError& e) {
+    std::string w = e.what();
+    if (w.rfind("f:", 0) != 0 || e.line() == 0 || e.column() == 0) return "bad location: " + w;
+    std::string prefix = "f:" + std::to_string(e.line()) + ":" + std::to_string(e.column()) + ": ";
+    if (w.rfind(prefix, 0) != 0 || w.size() == prefix.size()) return "bad message: " + w;
+    return "input-error";
+  } catch (const std::exception& e) {
+    return std::string("other exception: ") + e.what();
+  }
+}
+
+const char* kSamples[] = {
+    "armnn_executenetwork_stdout_mobilenet_v2.txt", "armnn_profile_small_constructed.json",
+    "armnn_profile_pyarmnn_mock_multi_inference.json", "dvdt_prof_sample_small.json",
+    "dvdt_prof_cjson_stdout_sample.txt", "dvdt_prof_ostream_stdout_sample.txt",
+    "chrome_trace_array_unterminated_sample.json", "itrex_engine_profiling_trace_sample.json",
+    "caffe_per_layer_info_squeezenet_sample.json", "caffe_time_stderr_constructed_sample.log",
+    "caffe_per_layer_info_tensorrt_variant_sample.json"};
+
+}  // namespace
+
+TEST_CASE("robustness: empty, blank and garbage inputs are InputErrors") {
+  for (const auto* r : importers()) {
+    CAPTURE(r->name());
+    for (std::string input : {std::string(), std::string("\n\n  \n"), std::string("\x00\xff\xfe garbage", 12),
+                              std::string("{"), std::string("["), std::string("null"), std::string("42"),
+                              std::string("\"str\""), std::string("{}"), std::string("[]x")}) {
+      CAPTURE(input);
+      std::string o = outcome(*r, input);
+      CHECK((o == "input-error" || o == "ok"));
+    }
+  }
+}
+
+TEST_CASE("robustness: deep nesting is rejected quickly at the offending bracket") {
+  std::string deep(1'000'000, '[');
+  std::string obj;
+  for (int i = 0; i < 300; ++i) obj += "{\"a\":";
+  for (const auto* r : importers()) {
+    CAPTURE(r->name());
+    CHECK(outcome(*r, deep) == "input-error");
+    CHECK(outcome(*r, obj) == "input-error");
+  }
+  CHECK(test::error_of(readers::chrome_trace_reader(), deep, "f") == "f:1:258: JSON nested deeper than 256 levels");
+}
+
+TEST_CASE("robustness: huge numbers and wrong types") {
+  CHECK(test::error_of(readers::chrome_trace_reader(), "[{\"ph\":\"X\",\"ts\":99999999999999999999999}]", "f") ==
+        "f:1:17: expected ts (microseconds) in range, found 99999999999999999999999");
+  CHECK(test::error_of(readers::dvdt_prof_reader(),
+                       "[{\"call\":\"clEnqueueNDRangeKernel\",\"profiling\":{\"start\":1e3}}]", "f") ==
+        "f:1:56: expected a device time (ns) (an integer), found \"1e3\"");
+  CHECK(test::error_of(readers::dvdt_prof_reader(), "[{\"call\":\"clSetKernelArg\",\"kernel\":\"0x1\",\"arg_index\":99999,"
+                                                    "\"arg_size\":4}]", "f") ==
+        "f:1:54: expected an argument index below 1024");
+  CHECK(test::error_of(readers::armnn_reader(), "{\"ArmNN\": {\"e_#1\": {\"k_#1\": {\"raw\": {}}}}}", "f") ==
+        "f:1:37: expected \"raw\" measurement values (an array), found an object");
+  CHECK(test::error_of(readers::caffe_reader(), "{\"per_layer_info\": [1]}", "f") ==
+        "f:1:21: expected a per_layer_info entry (an object), found a number");
+}
+
+TEST_CASE("robustness: every sample cut short or with flipped bytes never escapes InputError") {
+  for (const char* name : kSamples) {
+    std::string full = test::fixture(name);
+    for (const auto* r : importers()) {
+      CAPTURE(name);
+      CAPTURE(r->name());
+      // 40 cut points spread over the file.
+      for (size_t k = 1; k <= 40; ++k) {
+        std::string cut = full.substr(0, full.size() * k / 41);
+        std::string o = outcome(*r, cut);
+        CHECK_MESSAGE((o == "ok" || o == "input-error"), o);
+      }
+      // 40 single-byte corruptions at deterministic pseudo-random places.
+      uint64_t state = 0x9e3779b97f4a7c15ULL;
+      for (int k = 0; k < 40; ++k) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        std::string bad = full;
+        size_t at = static_cast<size_t>((state >> 17) % bad.size());
+        const char replacements[] = {'"', '{', ']', ',', '\0', '9', '-', '\n', 'e', '['};
+        bad[at] = replacements[(state >> 5) % sizeof(replacements)];
+        std::string o = outcome(*r, bad);
+        CHECK_MESSAGE((o == "ok" || o == "input-error"), o);
+      }
+    }
+  }
+}

@@ -1,0 +1,214 @@
+#include "run_app.hpp"
+
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <rapidjson/error/en.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+extern char** environ;
+
+namespace shim_test {
+
+TempDir::TempDir() {
+  const char* base = std::getenv("TMPDIR");
+  std::string tmpl = std::string(base && *base ? base : "/tmp") + "/clprof_shim_test.XXXXXX";
+  std::vector<char> buf(tmpl.begin(), tmpl.end());
+  buf.push_back('\0');
+  REQUIRE(mkdtemp(buf.data()) != nullptr);
+  path_ = buf.data();
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  std::filesystem::remove_all(path_, ec);
+}
+
+namespace {
+
+// Variables that would change what the app or the shim does: the test sets them itself.
+bool is_controlled(const std::string& name) {
+  return name.rfind("CLPROF_", 0) == 0 || name.rfind("FAKE_CL_", 0) == 0 ||
+         name.rfind("OCL_ICD_", 0) == 0 || name == "LD_PRELOAD";
+}
+
+std::vector<std::string> build_env(const RunOptions& o) {
+  std::map<std::string, std::string> env;
+  for (char** e = environ; *e; ++e) {
+    const std::string kv = *e;
+    const auto eq = kv.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string name = kv.substr(0, eq);
+    if (!is_controlled(name)) env[name] = kv.substr(eq + 1);
+  }
+  env["OCL_ICD_VENDORS"] = CLPROF_TEST_FAKE_ICD_FILE;
+  env["OCL_ICD_FILENAMES"] = CLPROF_TEST_FAKE_ICD_LIB;
+  if (o.preload_shim) env["LD_PRELOAD"] = CLPROF_TEST_SHIM_LIB;
+  if (!o.output.empty()) env["CLPROF_OUTPUT"] = o.output;
+  for (const auto& [name, value] : o.env) {
+    if (value) {
+      env[name] = *value;
+    } else {
+      env.erase(name);
+    }
+  }
+  std::vector<std::string> out;
+  for (const auto& [k, v] : env) out.push_back(k + "=" + v);
+  return out;
+}
+
+}  // namespace
+
+pid_t spawn_app(const RunOptions& o, const std::string& io_dir) {
+  const std::vector<std::string> env = build_env(o);
+  std::vector<char*> envp;
+  for (const std::string& s : env) envp.push_back(const_cast<char*>(s.c_str()));
+  envp.push_back(nullptr);
+  const std::string app = CLPROF_TEST_APP;
+  std::vector<char*> argv = {const_cast<char*>(app.c_str()), const_cast<char*>(o.scenario.c_str()),
+                             nullptr};
+  const std::string out_path = io_dir + "/stdout.txt";
+  const std::string err_path = io_dir + "/stderr.txt";
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, app.c_str(), &fa, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&fa);
+  REQUIRE_MESSAGE(rc == 0, "posix_spawn failed: ", std::strerror(rc));
+  return pid;
+}
+
+RunResult wait_app(pid_t pid, const std::string& io_dir) {
+  RunResult r;
+  r.pid = pid;
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = read_file(io_dir + "/stdout.txt");
+  r.err = read_file(io_dir + "/stderr.txt");
+  std::istringstream lines(r.out);
+  std::string key;
+  long long value = 0;
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream ls(line);
+    if (ls >> key >> value) r.values[key] = value;
+  }
+  return r;
+}
+
+RunResult run_app(const RunOptions& options, const std::string& io_dir) {
+  return wait_app(spawn_app(options, io_dir), io_dir);
+}
+
+std::string stable_output(const std::string& out) {
+  std::istringstream lines(out);
+  std::string line, kept;
+  while (std::getline(lines, line)) {
+    if (line.rfind("pid ", 0) == 0 || line.rfind("tid ", 0) == 0 || line.rfind("child ", 0) == 0)
+      continue;
+    kept += line + "\n";
+  }
+  return kept;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+bool file_exists(const std::string& path) {
+  struct stat st {};
+  return stat(path.c_str(), &st) == 0;
+}
+
+std::vector<std::string> list_dir(const std::string& path) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(path, ec))
+    names.push_back(e.path().filename().string());
+  return names;
+}
+
+std::vector<const rapidjson::Value*> Trace::of_type(const char* type) const {
+  std::vector<const rapidjson::Value*> out;
+  for (const rapidjson::Value* r : records) {
+    auto it = r->FindMember("type");
+    if (it != r->MemberEnd() && it->value.IsString() && std::strcmp(it->value.GetString(), type) == 0)
+      out.push_back(r);
+  }
+  return out;
+}
+
+const rapidjson::Value* Trace::by_id(const char* type, std::uint64_t id) const {
+  for (const rapidjson::Value* r : of_type(type)) {
+    auto it = r->FindMember("id");
+    if (it != r->MemberEnd() && it->value.IsUint64() && it->value.GetUint64() == id) return r;
+  }
+  return nullptr;
+}
+
+bool load_trace(const std::string& path, Trace& t) {
+  if (!file_exists(path)) {
+    FAIL_CHECK("no trace file at ", path);
+    return false;
+  }
+  t.text = read_file(path);
+  t.doc.Parse(t.text.c_str(), t.text.size());
+  if (t.doc.HasParseError()) {
+    FAIL_CHECK("trace ", path, " is not valid JSON: ", rapidjson::GetParseError_En(t.doc.GetParseError()),
+               " at offset ", t.doc.GetErrorOffset());
+    return false;
+  }
+  if (!t.doc.IsObject() || !t.doc.HasMember("records") || !t.doc["records"].IsArray() ||
+      !t.doc.HasMember("header") || !t.doc["header"].IsObject()) {
+    FAIL_CHECK("trace ", path, " lacks header/records");
+    return false;
+  }
+  t.records.clear();
+  for (const auto& r : t.doc["records"].GetArray()) {
+    if (!r.IsObject()) {
+      FAIL_CHECK("a record is not an object");
+      return false;
+    }
+    t.records.push_back(&r);
+  }
+  // One record per line: line count = 1 (header) + number of records.
+  std::size_t lines = 0;
+  for (char c : t.text) lines += c == '\n';
+  if (!t.text.empty() && t.text.back() != '\n') ++lines;
+  CHECK_MESSAGE(lines == 1 + t.records.size(), "trace ", path, " is not one record per line");
+  if (t.records.empty() || !(*t.records.back()).HasMember("type") ||
+      std::strcmp((*t.records.back())["type"].GetString(), "end") != 0) {
+    FAIL_CHECK("the last record of ", path, " is not the end record");
+    return false;
+  }
+  return true;
+}
+
+std::string fnv1a64(const std::string& s) {
+  std::uint64_t h = 0xcbf29ce484222325ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 0x100000001b3ull;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "fnv1a64:%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
+
+}  // namespace shim_test

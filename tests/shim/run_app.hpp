@@ -1,0 +1,83 @@
+// Running the test app under the shim and reading what it wrote: process spawning with a
+// controlled environment, and RapidJSON helpers for trace files.
+#pragma once
+
+#include <rapidjson/document.h>
+#include <sys/types.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace shim_test {
+
+// A fresh directory under $TMPDIR (or /tmp), removed with everything in it on destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  // Absolute path of the directory.
+  const std::string& path() const { return path_; }
+  // path() + "/" + name.
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+// Environment changes for one run: a value sets the variable, nullopt removes it.
+using EnvChanges = std::map<std::string, std::optional<std::string>>;
+
+struct RunOptions {
+  std::string scenario;
+  bool preload_shim = true;  // LD_PRELOAD=libclprof.so
+  std::string output;        // CLPROF_OUTPUT (ignored without the shim); empty: not set
+  EnvChanges env;            // applied last
+};
+
+struct RunResult {
+  int exit_code = -1;  // WEXITSTATUS, or 128 + signal
+  pid_t pid = 0;
+  std::string out;
+  std::string err;
+  std::map<std::string, long long> values;  // the app's "key value" stdout lines
+};
+
+// Starts the test app (without waiting). stdout/stderr go to files under `io_dir`.
+pid_t spawn_app(const RunOptions& options, const std::string& io_dir);
+// Waits for a spawned app and collects its output.
+RunResult wait_app(pid_t pid, const std::string& io_dir);
+// spawn_app + wait_app.
+RunResult run_app(const RunOptions& options, const std::string& io_dir);
+
+// stdout without the lines that legitimately differ between runs (pid, tid, child).
+std::string stable_output(const std::string& out);
+
+std::string read_file(const std::string& path);
+bool file_exists(const std::string& path);
+std::vector<std::string> list_dir(const std::string& path);
+
+// A parsed trace file plus its records grouped by type.
+struct Trace {
+  std::string text;
+  rapidjson::Document doc;
+  std::vector<const rapidjson::Value*> records;
+
+  // Records whose "type" is `type`, in file order.
+  std::vector<const rapidjson::Value*> of_type(const char* type) const;
+  // The one record of `type` whose "id" is `id` (nullptr if none).
+  const rapidjson::Value* by_id(const char* type, std::uint64_t id) const;
+  const rapidjson::Value& header() const { return doc["header"]; }
+};
+
+// Parses a complete trace file; fails the current doctest case with the reason if the file
+// is not a valid trace (one JSON document, one record per line, "end" last).
+bool load_trace(const std::string& path, Trace& out);
+
+// FNV-1a 64 of `s` as the trace writes it: "fnv1a64:<16 lower-case hex digits>".
+std::string fnv1a64(const std::string& s);
+
+}  // namespace shim_test

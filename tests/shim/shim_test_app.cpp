@@ -1,0 +1,512 @@
+// An ordinary OpenCL app (linked to libOpenCL, knows nothing of clprof) that the shim tests
+// run with and without libclprof.so preloaded. argv[1] picks a scenario; what the app saw
+// (return codes, counts, ids) goes to stdout as "key value" lines for the test to compare.
+#include <CL/cl.h>
+#include <clprof/clprof.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "shim_test_source.hpp"
+
+namespace {
+
+long tid() { return static_cast<long>(syscall(SYS_gettid)); }
+
+void say(const char* key, long long value) { std::printf("%s %lld\n", key, value); }
+
+void check(cl_int rc, const char* what) {
+  if (rc != CL_SUCCESS) {
+    std::fprintf(stderr, "shim_test_app: %s failed: %d\n", what, rc);
+    std::exit(90);
+  }
+}
+
+struct Cl {
+  cl_platform_id platform = nullptr;
+  cl_device_id device = nullptr;
+  cl_context context = nullptr;
+  cl_command_queue queue = nullptr;
+  cl_program program = nullptr;
+  cl_kernel vadd = nullptr;
+  cl_kernel scal = nullptr;
+  cl_kernel noargs = nullptr;
+  cl_mem a = nullptr, b = nullptr, c = nullptr;
+
+  explicit Cl(cl_command_queue_properties props = CL_QUEUE_PROFILING_ENABLE) {
+    check(clGetPlatformIDs(1, &platform, nullptr), "clGetPlatformIDs");
+    check(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr), "clGetDeviceIDs");
+    cl_int rc = 0;
+    context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &rc);
+    check(rc, "clCreateContext");
+    queue = clCreateCommandQueue(context, device, props, &rc);
+    check(rc, "clCreateCommandQueue");
+    const char* src = shim_test::kSource;
+    program = clCreateProgramWithSource(context, 1, &src, nullptr, &rc);
+    check(rc, "clCreateProgramWithSource");
+    check(clBuildProgram(program, 1, &device, shim_test::kBuildOptions, nullptr, nullptr),
+          "clBuildProgram");
+    vadd = clCreateKernel(program, "vadd", &rc);
+    check(rc, "clCreateKernel vadd");
+    scal = clCreateKernel(program, "scal", &rc);
+    check(rc, "clCreateKernel scal");
+    noargs = clCreateKernel(program, "noargs", &rc);
+    check(rc, "clCreateKernel noargs");
+    a = clCreateBuffer(context, CL_MEM_READ_WRITE, 4096, nullptr, &rc);
+    check(rc, "clCreateBuffer a");
+    b = clCreateBuffer(context, CL_MEM_READ_WRITE, 4096, nullptr, &rc);
+    check(rc, "clCreateBuffer b");
+    c = clCreateBuffer(context, CL_MEM_READ_WRITE, 1024, nullptr, &rc);
+    check(rc, "clCreateBuffer c");
+    check(clSetKernelArg(vadd, 0, sizeof a, &a), "arg");
+    check(clSetKernelArg(vadd, 1, sizeof b, &b), "arg");
+    check(clSetKernelArg(vadd, 2, sizeof c, &c), "arg");
+  }
+  ~Cl() {
+    clReleaseMemObject(a);
+    clReleaseMemObject(b);
+    clReleaseMemObject(c);
+    clReleaseKernel(vadd);
+    clReleaseKernel(scal);
+    clReleaseKernel(noargs);
+    clReleaseProgram(program);
+    clReleaseCommandQueue(queue);
+    clReleaseContext(context);
+  }
+
+  cl_int launch_vadd(size_t gws, cl_event* event = nullptr) const {
+    return clEnqueueNDRangeKernel(queue, vadd, 1, nullptr, &gws, nullptr, 0, nullptr, event);
+  }
+};
+
+// The reference run of tests/shim: every kind of record, exact values known to the test.
+int scenario_basic() {
+  Cl cl;
+  say("pid", getpid());
+  say("tid", tid());
+  const size_t gws1 = 1024, lws1 = 64;
+  cl_event e = nullptr;
+  // 1: vadd, released right after enqueue.
+  check(clEnqueueNDRangeKernel(cl.queue, cl.vadd, 1, nullptr, &gws1, &lws1, 0, nullptr, &e), "l1");
+  check(clReleaseEvent(e), "release");
+  // 2: vadd with an offset, NULL local size, NULL event.
+  const size_t gws2 = 2048, gwo2 = 16;
+  check(clEnqueueNDRangeKernel(cl.queue, cl.vadd, 1, &gwo2, &gws2, nullptr, 0, nullptr, nullptr),
+        "l2");
+  // 3: scal(a, 2.5f, 7, local 256)
+  const float f1 = 2.5f;
+  const cl_int n1 = 7;
+  check(clSetKernelArg(cl.scal, 0, sizeof cl.a, &cl.a), "arg");
+  check(clSetKernelArg(cl.scal, 1, sizeof f1, &f1), "arg");
+  check(clSetKernelArg(cl.scal, 2, sizeof n1, &n1), "arg");
+  check(clSetKernelArg(cl.scal, 3, 256, nullptr), "arg");
+  const size_t gws3 = 256;
+  check(clEnqueueNDRangeKernel(cl.queue, cl.scal, 1, nullptr, &gws3, nullptr, 0, nullptr, nullptr),
+        "l3");
+  // 4: the same kernel after its arguments changed: scal(b, 3.0f, 7, local 512)
+  const float f2 = 3.0f;
+  check(clSetKernelArg(cl.scal, 0, sizeof cl.b, &cl.b), "arg");
+  check(clSetKernelArg(cl.scal, 1, sizeof f2, &f2), "arg");
+  check(clSetKernelArg(cl.scal, 3, 512, nullptr), "arg");
+  check(clEnqueueNDRangeKernel(cl.queue, cl.scal, 1, nullptr, &gws3, nullptr, 0, nullptr, nullptr),
+        "l4");
+  // 5: 2-D launch with a local size, app keeps its event until after clFinish.
+  const size_t gws5[2] = {64, 8}, lws5[2] = {8, 8};
+  cl_event e5 = nullptr;
+  check(clEnqueueNDRangeKernel(cl.queue, cl.vadd, 2, nullptr, gws5, lws5, 0, nullptr, &e5), "l5");
+  // 6: a task.
+  check(clEnqueueTask(cl.queue, cl.noargs, 0, nullptr, nullptr), "task");
+  // transfers 7..10
+  std::vector<unsigned char> host(4096, 0x5A);
+  check(clEnqueueWriteBuffer(cl.queue, cl.a, CL_TRUE, 0, 4096, host.data(), 0, nullptr, nullptr),
+        "write");
+  check(clEnqueueReadBuffer(cl.queue, cl.c, CL_FALSE, 0, 1024, host.data(), 0, nullptr, nullptr),
+        "read");
+  check(clEnqueueCopyBuffer(cl.queue, cl.a, cl.b, 0, 0, 512, 0, nullptr, nullptr), "copy");
+  const cl_uint pattern = 0xDEADBEEF;
+  check(clEnqueueFillBuffer(cl.queue, cl.b, &pattern, 4, 0, 2048, 0, nullptr, nullptr), "fill");
+  check(clFinish(cl.queue), "clFinish");
+  cl_ulong queued = 0;
+  check(clGetEventProfilingInfo(e5, CL_PROFILING_COMMAND_QUEUED, sizeof queued, &queued, nullptr),
+        "profiling");
+  say("l5_queued", static_cast<long long>(queued));
+  cl_uint refs = 0;
+  check(clGetEventInfo(e5, CL_EVENT_REFERENCE_COUNT, sizeof refs, &refs, nullptr), "refs");
+  say("l5_refs", refs);
+  check(clReleaseEvent(e5), "release");
+  say("data_read", host[0]);
+  return 0;
+}
+
+// Failed enqueues: the app gets the driver's code; the shim must not crash or hide it.
+int scenario_inject() {
+  Cl cl;
+  const size_t gws = 128;
+  cl_event e = nullptr;
+  say("rc1", cl.launch_vadd(gws));
+  say("rc2", cl.launch_vadd(gws, &e));  // FAKE_CL_FAIL makes this one fail
+  say("event2_null", e == nullptr ? 1 : 0);
+  say("rc3", cl.launch_vadd(gws));
+  const cl_uint bad_index = 3;
+  say("rc_bad_arg", clSetKernelArg(cl.vadd, bad_index, sizeof cl.a, &cl.a));
+  say("rc4", cl.launch_vadd(gws));
+  check(clFinish(cl.queue), "clFinish");
+  return 0;
+}
+
+// What the app sees of its own objects must not change under the shim.
+int scenario_app_view() {
+  Cl cl(0);  // queue WITHOUT profiling
+  cl_command_queue_properties props = 99;
+  check(clGetCommandQueueInfo(cl.queue, CL_QUEUE_PROPERTIES, sizeof props, &props, nullptr), "q");
+  say("queue_props", static_cast<long long>(props));
+  cl_event e = nullptr;
+  check(cl.launch_vadd(64, &e), "launch");
+  cl_uint refs = 0;
+  check(clGetEventInfo(e, CL_EVENT_REFERENCE_COUNT, sizeof refs, &refs, nullptr), "refs");
+  say("refs_after_enqueue", refs);
+  check(clRetainEvent(e), "retain");
+  check(clGetEventInfo(e, CL_EVENT_REFERENCE_COUNT, sizeof refs, &refs, nullptr), "refs");
+  say("refs_after_retain", refs);
+  check(clReleaseEvent(e), "release");
+  check(clGetEventInfo(e, CL_EVENT_REFERENCE_COUNT, sizeof refs, &refs, nullptr), "refs");
+  say("refs_after_release", refs);
+  check(clFinish(cl.queue), "finish");
+  cl_ulong t = 0;
+  say("profiling_rc",
+      clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof t, &t, nullptr));
+  check(clReleaseEvent(e), "release");
+  // The same through clCreateCommandQueueWithProperties.
+  const cl_queue_properties qp[] = {CL_QUEUE_PROPERTIES, 0, 0};
+  cl_int rc = 0;
+  cl_command_queue q2 = clCreateCommandQueueWithProperties(cl.context, cl.device, qp, &rc);
+  check(rc, "queue2");
+  check(clGetCommandQueueInfo(q2, CL_QUEUE_PROPERTIES, sizeof props, &props, nullptr), "q2");
+  say("queue2_props", static_cast<long long>(props));
+  cl_queue_properties back[4] = {7, 7, 7, 7};
+  size_t back_size = 0;
+  check(clGetCommandQueueInfo(q2, CL_QUEUE_PROPERTIES_ARRAY, sizeof back, back, &back_size), "qa");
+  say("queue2_array_size", static_cast<long long>(back_size));
+  say("queue2_array_1", static_cast<long long>(back[1]));
+  size_t gws = 32;
+  cl_event e2 = nullptr;
+  check(clEnqueueNDRangeKernel(q2, cl.vadd, 1, nullptr, &gws, nullptr, 0, nullptr, &e2), "l2");
+  check(clFinish(q2), "finish2");
+  say("profiling2_rc",
+      clGetEventProfilingInfo(e2, CL_PROFILING_COMMAND_END, sizeof t, &t, nullptr));
+  cl_int status = 1;
+  check(clGetEventInfo(e2, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, nullptr),
+        "status");
+  say("status2", status);
+  check(clReleaseEvent(e2), "release2");
+  check(clReleaseCommandQueue(q2), "rq2");
+  return 0;
+}
+
+int scenario_threads() {
+  Cl cl;
+  constexpr int kThreads = 8, kLaunches = 500;
+  std::vector<std::thread> threads;
+  std::vector<int> failures(kThreads, 0);
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&cl, &failures, t] {
+      cl_int rc = 0;
+      // Each thread its own kernel object: clSetKernelArg is not thread-safe per kernel.
+      cl_kernel k = clCreateKernel(cl.program, "vadd", &rc);
+      if (rc != CL_SUCCESS) {
+        ++failures[t];
+        return;
+      }
+      for (cl_uint i = 0; i < 3; ++i) clSetKernelArg(k, i, sizeof cl.a, &cl.a);
+      const size_t gws = 16 + t;
+      for (int i = 0; i < kLaunches; ++i) {
+        cl_event e = nullptr;
+        cl_event* ep = (i % 2) ? &e : nullptr;
+        if (clEnqueueNDRangeKernel(cl.queue, k, 1, nullptr, &gws, nullptr, 0, nullptr, ep) !=
+            CL_SUCCESS)
+          ++failures[t];
+        if (e) clReleaseEvent(e);
+      }
+      clReleaseKernel(k);
+    });
+  }
+  for (auto& th : threads) th.join();
+  check(clFinish(cl.queue), "finish");
+  int total = 0;
+  for (int f : failures) total += f;
+  say("failures", total);
+  return 0;
+}
+
+// Launches whose events complete late (FAKE_CL_EVENT_MODE); the app never waits.
+int scenario_no_wait() {
+  Cl cl;
+  for (int i = 0; i < 10; ++i) check(cl.launch_vadd(100 + i), "launch");
+  return 0;
+}
+
+// Launches, then clFinish after a pause: events complete only then (on_wait mode).
+int scenario_late_finish() {
+  Cl cl;
+  for (int i = 0; i < 5; ++i) check(cl.launch_vadd(100 + i), "launch");
+  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  check(clFinish(cl.queue), "finish");
+  return 0;
+}
+
+int scenario_exit(int how) {
+  Cl* cl = new Cl();  // deliberately not destroyed for exit paths 1 and 2
+  check(cl->launch_vadd(64), "launch");
+  check(clFinish(cl->queue), "finish");
+  std::fflush(stdout);
+  if (how == 1) exit(3);
+  if (how == 2) std::exit(4);
+  delete cl;
+  return 0;
+}
+
+// Launch until killed.
+int scenario_forever() {
+  Cl cl;
+  for (long i = 0;; ++i) {
+    cl.launch_vadd(64 + (i % 7));
+    if (i % 50 == 49) {
+      clFinish(cl.queue);
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+}
+
+int scenario_child() {
+  Cl cl;
+  check(cl.launch_vadd(11), "launch");
+  check(cl.launch_vadd(12), "launch");
+  check(clFinish(cl.queue), "finish");
+  return 0;
+}
+
+int scenario_spawn(const char* self) {
+  {
+    Cl cl;
+    check(cl.launch_vadd(10), "launch");
+    check(clFinish(cl.queue), "finish");
+  }
+  std::fflush(stdout);
+  const pid_t child = fork();
+  if (child == 0) {
+    execl(self, self, "child", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  say("pid", getpid());
+  say("child", child);
+  say("child_exit", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  return 0;
+}
+
+int scenario_markers() {
+  Cl cl;
+  clprof_mark("start");
+  clprof_range_push("outer");
+  check(cl.launch_vadd(1), "launch");  // ranges [outer]
+  {
+    clprof::ScopedRange inner{"inner"};
+    check(cl.launch_vadd(2), "launch");  // ranges [outer, inner]
+  }
+  std::thread other([&cl] {
+    clprof_range_push("thread_range");
+    check(cl.launch_vadd(3), "launch");  // ranges [thread_range]
+    clprof_range_pop();
+  });
+  other.join();
+  clprof_range_pop();
+  check(cl.launch_vadd(4), "launch");  // ranges []
+  check(clFinish(cl.queue), "finish");
+  say("markers_done", 1);
+  return 0;
+}
+
+int scenario_markers_unbalanced() {
+  Cl cl;
+  clprof_range_pop();  // nothing open
+  clprof_range_push("left_open");
+  check(cl.launch_vadd(5), "launch");
+  check(clFinish(cl.queue), "finish");
+  say("markers_done", 1);
+  return 0;  // "left_open" never popped
+}
+
+// A build that fails (the fake's injected-failure option) and a clWaitForEvents sync.
+int scenario_build_and_wait() {
+  Cl cl;
+  cl_int rc = 0;
+  const char* src = shim_test::kSource;
+  cl_program bad = clCreateProgramWithSource(cl.context, 1, &src, nullptr, &rc);
+  check(rc, "clCreateProgramWithSource");
+  say("build_rc", clBuildProgram(bad, 1, &cl.device, "-DFAKE_CL_BUILD_FAIL", nullptr, nullptr));
+  clReleaseProgram(bad);
+  cl_event e[2] = {nullptr, nullptr};
+  check(cl.launch_vadd(32, &e[0]), "launch");
+  check(cl.launch_vadd(33, &e[1]), "launch");
+  say("wait_rc", clWaitForEvents(2, e));
+  clReleaseEvent(e[0]);
+  clReleaseEvent(e[1]);
+  return 0;
+}
+
+// Object ids: a handle the driver reuses after a release must get a new id; sub-buffers,
+// NULL buffers and never-set arguments are recorded as such.
+int scenario_ids() {
+  Cl cl;
+  cl_int rc = 0;
+  cl_mem x = clCreateBuffer(cl.context, CL_MEM_READ_WRITE, 256, nullptr, &rc);
+  check(rc, "x");
+  check(clSetKernelArg(cl.vadd, 0, sizeof x, &x), "arg x");
+  check(cl.launch_vadd(40), "launch 40");
+  check(clFinish(cl.queue), "finish");
+  check(clReleaseMemObject(x), "release x");
+  cl_mem y = clCreateBuffer(cl.context, CL_MEM_READ_WRITE, 128, nullptr, &rc);
+  check(rc, "y");
+  say("same_mem_handle", x == y ? 1 : 0);
+  check(clSetKernelArg(cl.vadd, 0, sizeof y, &y), "arg y");
+  check(cl.launch_vadd(41), "launch 41");
+  const cl_buffer_region region{1024, 512};
+  cl_mem sub = clCreateSubBuffer(cl.a, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &rc);
+  check(rc, "sub");
+  check(clSetKernelArg(cl.vadd, 0, sizeof sub, &sub), "arg sub");
+  check(cl.launch_vadd(42), "launch 42");
+  // Both spellings of a NULL buffer argument (OpenCL: arg_value NULL or pointing to NULL).
+  check(clSetKernelArg(cl.vadd, 0, sizeof(cl_mem), nullptr), "arg null");
+  check(cl.launch_vadd(43), "launch 43");
+  const cl_mem null_mem = nullptr;
+  check(clSetKernelArg(cl.vadd, 0, sizeof null_mem, &null_mem), "arg &null");
+  check(cl.launch_vadd(45), "launch 45");
+  check(clFinish(cl.queue), "finish");
+  cl_kernel k1 = clCreateKernel(cl.program, "noargs", &rc);
+  check(rc, "k1");
+  check(clEnqueueTask(cl.queue, k1, 0, nullptr, nullptr), "task 1");
+  check(clFinish(cl.queue), "finish");
+  check(clReleaseKernel(k1), "release k1");
+  cl_kernel k2 = clCreateKernel(cl.program, "noargs", &rc);
+  check(rc, "k2");
+  say("same_kernel_handle", k1 == k2 ? 1 : 0);
+  check(clEnqueueTask(cl.queue, k2, 0, nullptr, nullptr), "task 2");
+  cl_kernel k3 = clCreateKernel(cl.program, "scal", &rc);
+  check(rc, "k3");
+  check(clSetKernelArg(k3, 0, sizeof cl.a, &cl.a), "arg");
+  const size_t gws = 44;
+  say("unset_rc", clEnqueueNDRangeKernel(cl.queue, k3, 1, nullptr, &gws, nullptr, 0, nullptr, nullptr));
+  check(clFinish(cl.queue), "finish");
+  clReleaseKernel(k2);
+  clReleaseKernel(k3);
+  clReleaseMemObject(sub);
+  clReleaseMemObject(y);
+  return 0;
+}
+
+// Map/unmap, rect and image transfers (bytes per docs/trace-format.md's table).
+int scenario_transfers() {
+  Cl cl;
+  cl_int rc = 0;
+  void* p = clEnqueueMapBuffer(cl.queue, cl.a, CL_TRUE, CL_MAP_READ, 0, 256, 0, nullptr, nullptr, &rc);
+  check(rc, "map");
+  check(clEnqueueUnmapMemObject(cl.queue, cl.a, p, 0, nullptr, nullptr), "unmap");
+  std::vector<unsigned char> host(4096);
+  const size_t origin[3] = {0, 0, 0}, region[3] = {16, 4, 1};
+  check(clEnqueueReadBufferRect(cl.queue, cl.a, CL_TRUE, origin, origin, region, 64, 0, 16, 0,
+                                host.data(), 0, nullptr, nullptr),
+        "read rect");
+  const cl_image_format fmt{CL_RGBA, CL_UNORM_INT8};
+  cl_image_desc desc{};
+  desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+  desc.image_width = 8;
+  desc.image_height = 4;
+  cl_mem img = clCreateImage(cl.context, CL_MEM_READ_WRITE, &fmt, &desc, nullptr, &rc);
+  check(rc, "image");
+  const size_t iregion[3] = {8, 4, 1};
+  check(clEnqueueWriteImage(cl.queue, img, CL_FALSE, origin, iregion, 0, 0, host.data(), 0, nullptr,
+                            nullptr),
+        "write image");
+  check(clFinish(cl.queue), "finish");
+  clReleaseMemObject(img);
+  return 0;
+}
+
+// OpenCL used from an atexit handler registered before the first OpenCL call.
+Cl* g_late = nullptr;
+int scenario_atexit() {
+  std::atexit([] {
+    if (!g_late) return;
+    g_late->launch_vadd(77);
+    clFinish(g_late->queue);
+    std::printf("atexit_done 1\n");
+  });
+  g_late = new Cl();
+  check(g_late->launch_vadd(76), "launch");
+  check(clFinish(g_late->queue), "finish");
+  return 0;
+}
+
+// fork() without exec: the child keeps using OpenCL through the inherited shim.
+int scenario_fork_no_exec() {
+  Cl cl;
+  check(cl.launch_vadd(20), "launch");
+  check(clFinish(cl.queue), "finish");
+  std::fflush(stdout);
+  const pid_t child = fork();
+  if (child == 0) {
+    check(cl.launch_vadd(21), "launch");
+    check(cl.launch_vadd(22), "launch");
+    check(clFinish(cl.queue), "finish");
+    std::exit(0);
+  }
+  int status = 0;
+  waitpid(child, &status, 0);
+  check(cl.launch_vadd(23), "launch");
+  check(clFinish(cl.queue), "finish");
+  say("pid", getpid());
+  say("child", child);
+  say("child_exit", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  setvbuf(stdout, nullptr, _IOLBF, 0);
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s SCENARIO\n", argv[0]);
+    return 2;
+  }
+  const std::string s = argv[1];
+  if (s == "basic") return scenario_basic();
+  if (s == "inject") return scenario_inject();
+  if (s == "app_view") return scenario_app_view();
+  if (s == "threads") return scenario_threads();
+  if (s == "no_wait") return scenario_no_wait();
+  if (s == "late_finish") return scenario_late_finish();
+  if (s == "exit_return") return scenario_exit(0);
+  if (s == "exit_exit") return scenario_exit(1);
+  if (s == "exit_std_exit") return scenario_exit(2);
+  if (s == "forever") return scenario_forever();
+  if (s == "child") return scenario_child();
+  if (s == "spawn") return scenario_spawn(argv[0]);
+  if (s == "build_and_wait") return scenario_build_and_wait();
+  if (s == "transfers") return scenario_transfers();
+  if (s == "ids") return scenario_ids();
+  if (s == "atexit") return scenario_atexit();
+  if (s == "fork_no_exec") return scenario_fork_no_exec();
+  if (s == "markers") return scenario_markers();
+  if (s == "markers_unbalanced") return scenario_markers_unbalanced();
+  std::fprintf(stderr, "unknown scenario %s\n", s.c_str());
+  return 2;
+}

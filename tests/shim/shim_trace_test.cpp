@@ -1,0 +1,997 @@
+// End-to-end tests of libclprof.so on the fake OpenCL driver: the test app runs under
+// LD_PRELOAD, the trace it leaves is checked value by value against docs/trace-format.md
+// and the fake driver's timestamp formula (tests/fake_icd/README.md).
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "run_app.hpp"
+#include "shim_test_source.hpp"
+
+using rapidjson::Value;
+using namespace shim_test;
+
+namespace {
+
+std::string to_json(const Value& v) {
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  v.Accept(w);
+  return sb.GetString();
+}
+
+const Value& member(const Value& r, const char* key) {
+  auto it = r.FindMember(key);
+  REQUIRE_MESSAGE(it != r.MemberEnd(), "no \"", key, "\" in ", to_json(r));
+  return it->value;
+}
+
+std::string str(const Value& r, const char* key) {
+  const Value& v = member(r, key);
+  REQUIRE_MESSAGE(v.IsString(), "\"", key, "\" is not a string in ", to_json(r));
+  return v.GetString();
+}
+
+long long num(const Value& r, const char* key) {
+  const Value& v = member(r, key);
+  REQUIRE_MESSAGE(v.IsInt64(), "\"", key, "\" is not an integer in ", to_json(r));
+  return v.GetInt64();
+}
+
+bool is_null(const Value& r, const char* key) { return member(r, key).IsNull(); }
+
+std::vector<long long> nums(const Value& r, const char* key) {
+  const Value& v = member(r, key);
+  REQUIRE_MESSAGE(v.IsArray(), "\"", key, "\" is not an array in ", to_json(r));
+  std::vector<long long> out;
+  for (const Value& e : v.GetArray()) {
+    REQUIRE(e.IsInt64());
+    out.push_back(e.GetInt64());
+  }
+  return out;
+}
+
+using Ints = std::vector<long long>;
+
+// Launch/transfer/sync records ordered by seq.
+std::vector<const Value*> by_seq(const Trace& t) {
+  std::vector<const Value*> out;
+  for (const char* type : {"launch", "transfer", "sync"})
+    for (const Value* r : t.of_type(type)) out.push_back(r);
+  std::sort(out.begin(), out.end(),
+            [](const Value* a, const Value* b) { return num(*a, "seq") < num(*b, "seq"); });
+  return out;
+}
+
+// The fake driver's stamps for command number n with the given duration.
+Ints fake_times(long long n, long long duration) {
+  return {1000 * n, 1000 * n + 10, 1000 * n + 100, 1000 * n + 100 + duration};
+}
+
+void check_seq_unique_and_complete(const Trace& t) {
+  std::vector<long long> seqs;
+  for (const Value* r : by_seq(t)) seqs.push_back(num(*r, "seq"));
+  REQUIRE(!seqs.empty());
+  // docs/trace-format.md: one counter, starting at 1, without gaps.
+  for (std::size_t i = 0; i < seqs.size(); ++i) {
+    CAPTURE(i);
+    REQUIRE(seqs[i] == static_cast<long long>(i) + 1);
+  }
+}
+
+void check_host_ns(const Value& r) {
+  const Ints h = nums(r, "host_ns");
+  REQUIRE(h.size() == 2);
+  CHECK(h[0] >= 0);
+  CHECK(h[0] <= h[1]);
+}
+
+// The "end" record's counts agree with the records in the file.
+void check_end_counts(const Trace& t) {
+  const Value& end = *t.records.back();
+  const Value& counts = member(end, "counts");
+  for (const char* type : {"launch", "transfer", "sync"}) {
+    const long long have = static_cast<long long>(t.of_type(type).size());
+    auto it = counts.FindMember(type);
+    const long long said = it == counts.MemberEnd() ? 0 : it->value.GetInt64();
+    CHECK_MESSAGE(said == have, "end.counts.", type);
+  }
+  CHECK(num(end, "dropped") == 0);
+  // Every kind but "end", in the documented order.
+  std::vector<std::string> keys;
+  for (const auto& m : counts.GetObject()) keys.emplace_back(m.name.GetString());
+  CHECK(keys == std::vector<std::string>{"launch", "transfer", "sync", "device", "clock_sync", "queue",
+                                         "program", "build", "kernel", "range_begin", "range_end",
+                                         "mark", "warning"});
+  for (const auto& m : counts.GetObject()) {
+    CAPTURE(m.name.GetString());
+    CHECK(m.value.GetInt64() == static_cast<long long>(t.of_type(m.name.GetString()).size()));
+  }
+  long long incomplete = 0;
+  for (const char* type : {"launch", "transfer"})
+    for (const Value* r : t.of_type(type)) incomplete += str(*r, "status") == "incomplete";
+  CHECK(num(end, "incomplete") == incomplete);
+}
+
+// Object records come before the first record that refers to their id.
+void check_objects_before_use(const Trace& t) {
+  std::set<std::pair<std::string, long long>> seen;
+  const std::pair<const char*, const char*> refs[] = {
+      {"device_id", "device"}, {"queue_id", "queue"}, {"program_id", "program"}, {"kernel_id", "kernel"}};
+  for (const Value* r : t.records) {
+    const std::string type = str(*r, "type");
+    for (const auto& [field, kind] : refs) {
+      auto it = r->FindMember(field);
+      if (it == r->MemberEnd() || !it->value.IsInt64() || it->value.GetInt64() == 0) continue;
+      if (type == kind) continue;
+      CHECK_MESSAGE(seen.count({kind, it->value.GetInt64()}) == 1, kind, " ",
+                    it->value.GetInt64(), " used before its record by ", to_json(*r));
+    }
+    auto id = r->FindMember("id");
+    if (id != r->MemberEnd() && id->value.IsInt64()) seen.insert({type, id->value.GetInt64()});
+  }
+}
+
+// ---- the reference run (scenario "basic"), shared by several cases ------------------------
+struct BasicRun {
+  TempDir dir;
+  RunResult shim;
+  RunResult bare;
+  Trace trace;
+  bool trace_ok = false;
+};
+
+const BasicRun& basic_run() {
+  // Run once, shared by the "trace:" cases; destroyed (temp dir removed) at exit.
+  static BasicRun run;
+  static const bool started = [] {
+    run.shim = run_app({"basic", true, run.dir.file("x.json"), {}}, run.dir.path());
+    run.bare = run_app({"basic", false, "", {}}, run.dir.path());
+    run.trace_ok = load_trace(run.dir.file("x.json"), run.trace);
+    return true;
+  }();
+  (void)started;
+  REQUIRE(run.shim.exit_code == 0);
+  REQUIRE(run.trace_ok);
+  return run;
+}
+
+const Value* find_kernel(const Trace& t, const char* name) {
+  for (const Value* k : t.of_type("kernel"))
+    if (str(*k, "name") == name) return k;
+  return nullptr;
+}
+
+}  // namespace
+
+// ============================================================================================
+TEST_CASE("trace: header and device record") {
+  const BasicRun& b = basic_run();
+  const Trace& t = b.trace;
+  CHECK(str(t.doc, "format") == "clprof-trace");
+  CHECK(num(t.doc, "version") == 1);
+  CHECK(t.text.rfind("{\"format\":\"clprof-trace\"", 0) == 0);
+  const Value& h = t.header();
+  CHECK(num(h, "pid") == b.shim.pid);
+  CHECK(num(h, "ppid") == getpid());
+  const Value& argv = member(h, "command_line");
+  REQUIRE(argv.IsArray());
+  REQUIRE(argv.Size() == 2);
+  CHECK(std::string(argv[0].GetString()) == CLPROF_TEST_APP);
+  CHECK(std::string(argv[1].GetString()) == "basic");
+  CHECK(num(h, "start_unix_ns") > 1600000000LL * 1000000000LL);
+  CHECK(num(h, "host_start_ns") > 0);
+  CHECK(str(h, "host_clock") == "CLOCK_MONOTONIC");
+  CHECK(!str(h, "host_name").empty());
+  CHECK(!str(h, "clprof_version").empty());
+  const Value& settings = member(h, "settings");
+  CHECK(str(settings, "CLPROF_OUTPUT") == b.dir.file("x.json"));
+  CHECK(str(settings, "CLPROF_DISABLE") == "0");
+
+  const auto devices = t.of_type("device");
+  REQUIRE(devices.size() == 1);
+  const Value& d = *devices[0];
+  CHECK(num(d, "id") > 0);
+  CHECK(str(d, "name") == "clprof fake device");
+  CHECK(str(d, "vendor") == "clprof");
+  CHECK(str(d, "platform") == "clprof fake platform");
+  CHECK(str(d, "platform_version") == "OpenCL 3.0 clprof-fake");
+  CHECK(str(d, "version") == "OpenCL 3.0 clprof-fake");
+  CHECK(str(d, "driver_version") == "1.0");
+  CHECK(str(d, "device_type") == "GPU");
+  CHECK(num(d, "compute_units") == 4);
+  CHECK(num(d, "max_clock_mhz") == 1000);
+  CHECK(num(d, "global_mem_bytes") == (1LL << 30));
+  CHECK(num(d, "local_mem_bytes") == 65536);
+  CHECK(num(d, "timer_resolution_ns") == 1);
+  check_end_counts(t);
+  CHECK(num(*t.records.back(), "incomplete") == 0);
+  check_objects_before_use(t);
+  // Each kind counts from 1 on its own.
+  CHECK(num(d, "id") == 1);
+  CHECK(num(*t.of_type("queue")[0], "id") == 1);
+  CHECK(num(*t.of_type("program")[0], "id") == 1);
+  std::set<long long> kernel_ids;
+  for (const Value* k : t.of_type("kernel")) kernel_ids.insert(num(*k, "id"));
+  CHECK(kernel_ids == std::set<long long>{1, 2, 3});
+}
+
+TEST_CASE("trace: launches hold kernel names, work sizes and argument snapshots") {
+  const BasicRun& b = basic_run();
+  const Trace& t = b.trace;
+  const auto launches = t.of_type("launch");
+  REQUIRE(launches.size() == 6);
+  std::vector<const Value*> l;
+  for (const Value* r : by_seq(t))
+    if (str(*r, "type") == "launch") l.push_back(r);
+  REQUIRE(l.size() == 6);
+  const Value* vadd = find_kernel(t, "vadd");
+  const Value* scal = find_kernel(t, "scal");
+  const Value* noargs = find_kernel(t, "noargs");
+  REQUIRE(vadd);
+  REQUIRE(scal);
+  REQUIRE(noargs);
+  CHECK(num(*vadd, "num_args") == 3);
+  CHECK(num(*scal, "num_args") == 4);
+  CHECK(num(*noargs, "num_args") == 0);
+  const auto queues = t.of_type("queue");
+  REQUIRE(queues.size() == 1);
+  const long long device_id = num(*t.of_type("device")[0], "id");
+
+  const char* names[] = {"vadd", "vadd", "scal", "scal", "vadd", "noargs"};
+  const Value* kernels[] = {vadd, vadd, scal, scal, vadd, noargs};
+  for (int i = 0; i < 6; ++i) {
+    CAPTURE(i);
+    const Value& r = *l[i];
+    CHECK(str(r, "kernel") == names[i]);
+    CHECK(num(r, "kernel_id") == num(*kernels[i], "id"));
+    CHECK(num(r, "program_id") == num(*kernels[i], "program_id"));
+    CHECK(num(r, "queue_id") == num(*queues[0], "id"));
+    CHECK(num(r, "context_id") == num(*queues[0], "context_id"));
+    CHECK(num(r, "device_id") == device_id);
+    CHECK(num(r, "rc") == 0);
+    CHECK(str(r, "status") == "complete");
+    CHECK(num(r, "tid") == b.shim.values.at("tid"));
+    check_host_ns(r);
+    CHECK(member(r, "ranges").IsArray());
+    CHECK(member(r, "ranges").Size() == 0);
+  }
+  // Work sizes: NULL offsets and local sizes are null.
+  CHECK(nums(*l[0], "gws") == Ints{1024});
+  CHECK(nums(*l[0], "lws") == Ints{64});
+  CHECK(is_null(*l[0], "gwo"));
+  CHECK(nums(*l[1], "gws") == Ints{2048});
+  CHECK(nums(*l[1], "gwo") == Ints{16});
+  CHECK(is_null(*l[1], "lws"));
+  CHECK(nums(*l[4], "gws") == Ints{64, 8});
+  CHECK(nums(*l[4], "lws") == Ints{8, 8});
+  CHECK(str(*l[5], "api") == "clEnqueueTask");
+  CHECK(nums(*l[5], "gws") == Ints{1});
+  CHECK(nums(*l[5], "lws") == Ints{1});
+  // "api" is required for tasks only; an NDRange launch omits it or names itself.
+  auto api0 = l[0]->FindMember("api");
+  if (api0 != l[0]->MemberEnd()) CHECK(std::string(api0->value.GetString()) == "clEnqueueNDRangeKernel");
+
+  // Arguments: buffers as [kind, size, mem_id, mem_bytes].
+  const Value& a0 = member(*l[0], "args");
+  REQUIRE(a0.IsArray());
+  REQUIRE(a0.Size() == 3);
+  for (unsigned i = 0; i < 3; ++i) {
+    REQUIRE(a0[i].IsArray());
+    REQUIRE(a0[i].Size() == 4);
+    CHECK(std::string(a0[i][0].GetString()) == "buffer");
+    CHECK(a0[i][1].GetInt64() == 8);
+    CHECK(a0[i][2].GetInt64() > 0);
+  }
+  CHECK(a0[0][3].GetInt64() == 4096);
+  CHECK(a0[1][3].GetInt64() == 4096);
+  CHECK(a0[2][3].GetInt64() == 1024);
+  const long long id_a = a0[0][2].GetInt64(), id_b = a0[1][2].GetInt64(), id_c = a0[2][2].GetInt64();
+  // Buffers a, b, c were the app's first mem objects: ids 1, 2, 3 in creation order.
+  CHECK(id_a == 1);
+  CHECK(id_b == 2);
+  CHECK(id_c == 3);
+  // scal(a, 2.5f, 7, local 256), then scal(b, 3.0f, 7, local 512): snapshots at launch time.
+  const std::string first = to_json(member(*l[2], "args"));
+  const std::string second = to_json(member(*l[3], "args"));
+  CHECK(first == "[[\"buffer\",8," + std::to_string(id_a) +
+                     ",4096],[\"scalar\",4,\"00002040\",1075838976],[\"scalar\",4,\"07000000\",7],"
+                     "[\"local\",256]]");
+  CHECK(second == "[[\"buffer\",8," + std::to_string(id_b) +
+                      ",4096],[\"scalar\",4,\"00004040\",1077936128],[\"scalar\",4,\"07000000\",7],"
+                      "[\"local\",512]]");
+  CHECK(member(*l[5], "args").IsArray());
+  CHECK(member(*l[5], "args").Size() == 0);
+}
+
+TEST_CASE("trace: device timestamps follow the fake driver's formula; seq is unique and complete") {
+  const BasicRun& b = basic_run();
+  const Trace& t = b.trace;
+  check_seq_unique_and_complete(t);
+  // The app's commands in enqueue order and their durations (tests/fake_icd/README.md).
+  const long long durations[] = {1000 + 1024, 1000 + 2048, 1000 + 256, 1000 + 256, 1000 + 512,
+                                 1001,        500 + 4096,  500 + 1024, 500 + 512,  500 + 2048};
+  std::vector<const Value*> commands;
+  for (const Value* r : by_seq(t))
+    if (str(*r, "type") != "sync") commands.push_back(r);
+  REQUIRE(commands.size() == 10);
+  for (int i = 0; i < 10; ++i) {
+    CAPTURE(i);
+    CHECK(nums(*commands[i], "device_ns") == fake_times(i + 1, durations[i]));
+  }
+  // The app's own view of its event: unchanged by the shim.
+  CHECK(b.shim.values.at("l5_queued") == 5000);
+  CHECK(b.shim.values.at("l5_refs") == 1);
+}
+
+TEST_CASE("trace: transfers, program, build, kernel, queue and sync records") {
+  const BasicRun& b = basic_run();
+  const Trace& t = b.trace;
+  const auto transfers = t.of_type("transfer");
+  REQUIRE(transfers.size() == 4);
+  std::vector<const Value*> x;
+  for (const Value* r : by_seq(t))
+    if (str(*r, "type") == "transfer") x.push_back(r);
+  const char* apis[] = {"clEnqueueWriteBuffer", "clEnqueueReadBuffer", "clEnqueueCopyBuffer",
+                        "clEnqueueFillBuffer"};
+  const char* ops[] = {"write", "read", "copy", "fill"};
+  const long long bytes[] = {4096, 1024, 512, 2048};
+  const bool blocking[] = {true, false, false, false};
+  for (int i = 0; i < 4; ++i) {
+    CAPTURE(i);
+    CHECK(str(*x[i], "api") == apis[i]);
+    CHECK(str(*x[i], "op") == ops[i]);
+    CHECK(num(*x[i], "bytes") == bytes[i]);
+    CHECK(member(*x[i], "blocking").GetBool() == blocking[i]);
+    CHECK(num(*x[i], "rc") == 0);
+    CHECK(str(*x[i], "status") == "complete");
+    check_host_ns(*x[i]);
+  }
+
+  const std::string source = kSource;
+  const auto programs = t.of_type("program");
+  REQUIRE(programs.size() == 1);
+  CHECK(str(*programs[0], "origin") == "source");
+  CHECK(str(*programs[0], "source_hash") == fnv1a64(source));
+  CHECK(num(*programs[0], "source_bytes") == static_cast<long long>(source.size()));
+  CHECK(programs[0]->FindMember("source") == programs[0]->MemberEnd());  // CAPTURE_SOURCE=0
+
+  const auto builds = t.of_type("build");
+  REQUIRE(builds.size() == 1);
+  const Value& build = *builds[0];
+  CHECK(str(build, "api") == "clBuildProgram");
+  CHECK(num(build, "program_id") == num(*programs[0], "id"));
+  CHECK(str(build, "options") == "-DM=64 -DN=32 -DK=16");
+  CHECK(nums(build, "device_ids") == Ints{num(*t.of_type("device")[0], "id")});
+  CHECK(num(build, "rc") == 0);
+  CHECK(nums(build, "build_status") == Ints{0});
+  CHECK(to_json(member(build, "kernels")) == "[\"vadd\",\"scal\",\"noargs\"]");
+  CHECK(str(build, "source_hash") == fnv1a64(source));
+  check_host_ns(build);
+
+  for (const char* name : {"vadd", "scal", "noargs"}) {
+    const Value* k = find_kernel(t, name);
+    REQUIRE(k);
+    CHECK(num(*k, "program_id") == num(*programs[0], "id"));
+  }
+  const auto queues = t.of_type("queue");
+  REQUIRE(queues.size() == 1);
+  CHECK(num(*queues[0], "properties") == 2);  // CL_QUEUE_PROFILING_ENABLE as the app asked
+  CHECK(member(*queues[0], "profiling_added").GetBool() == false);
+
+  const auto syncs = t.of_type("sync");
+  REQUIRE(syncs.size() == 1);
+  CHECK(str(*syncs[0], "api") == "clFinish");
+  CHECK(num(*syncs[0], "queue_id") == num(*queues[0], "id"));
+  CHECK(num(*syncs[0], "rc") == 0);
+  check_host_ns(*syncs[0]);
+  // clFinish came after every enqueue.
+  CHECK(num(*syncs[0], "seq") == num(*by_seq(t).back(), "seq"));
+}
+
+TEST_CASE("trace: the app's results are the same with and without the shim") {
+  const BasicRun& b = basic_run();
+  CHECK(b.bare.exit_code == 0);
+  CHECK(stable_output(b.shim.out) == stable_output(b.bare.out));
+  CHECK(b.bare.values.at("l5_queued") == 5000);
+}
+
+// ============================================================================================
+TEST_CASE("clock: clock_sync uses clGetDeviceAndHostTimer when the device has it, else brackets") {
+  for (const bool timer : {true, false}) {
+    CAPTURE(timer);
+    TempDir dir;
+    const std::string out = dir.file("x.json");
+    const RunResult shim = run_app(
+        {"exit_return", true, out, {{"FAKE_CL_HOST_TIMER", timer ? "1" : "0"}}}, dir.path());
+    REQUIRE(shim.exit_code == 0);
+    Trace t;
+    REQUIRE(load_trace(out, t));
+    const long long device_id = num(*t.of_type("device")[0], "id");
+    const auto syncs = t.of_type("clock_sync");
+    REQUIRE(!syncs.empty());
+    int with_timer = 0;
+    for (const Value* s : syncs) {
+      CHECK(num(*s, "device_id") == device_id);
+      CHECK(num(*s, "uncertainty_ns") >= 0);
+      with_timer += str(*s, "method") == "clGetDeviceAndHostTimer";
+    }
+    if (timer) {
+      CHECK(with_timer > 0);
+    } else {
+      CHECK(with_timer == 0);
+      CHECK(str(*syncs.back(), "method") == "enqueue_bracket");
+    }
+  }
+}
+
+// ============================================================================================
+TEST_CASE("errors: an injected enqueue failure reaches the app and the record") {
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const EnvChanges env = {{"FAKE_CL_FAIL", "clEnqueueNDRangeKernel:2:-54"}};
+  const RunResult shim = run_app({"inject", true, out, env}, dir.path());
+  const RunResult bare = run_app({"inject", false, "", env}, dir.path());
+  REQUIRE(shim.exit_code == 0);
+  CHECK(stable_output(shim.out) == stable_output(bare.out));
+  CHECK(shim.values.at("rc1") == 0);
+  CHECK(shim.values.at("rc2") == -54);
+  CHECK(shim.values.at("rc3") == 0);
+  CHECK(shim.values.at("rc_bad_arg") == -49);  // CL_INVALID_ARG_INDEX passed through
+  CHECK(shim.values.at("rc4") == 0);
+  Trace t;
+  REQUIRE(load_trace(out, t));
+  std::vector<const Value*> l;
+  for (const Value* r : by_seq(t))
+    if (str(*r, "type") == "launch") l.push_back(r);
+  REQUIRE(l.size() == 4);
+  CHECK(num(*l[1], "rc") == -54);
+  CHECK(str(*l[1], "status") == "not_enqueued");
+  CHECK(is_null(*l[1], "device_ns"));
+  for (int i : {0, 2, 3}) {
+    CAPTURE(i);
+    CHECK(num(*l[i], "rc") == 0);
+    CHECK(str(*l[i], "status") == "complete");
+  }
+  // Failed enqueues take no command number in the driver.
+  CHECK(nums(*l[0], "device_ns") == fake_times(1, 1000 + 128));
+  CHECK(nums(*l[2], "device_ns") == fake_times(2, 1000 + 128));
+  CHECK(nums(*l[3], "device_ns") == fake_times(3, 1000 + 128));
+  check_seq_unique_and_complete(t);
+}
+
+TEST_CASE("errors: a failed build and a clWaitForEvents are recorded") {
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const RunResult shim = run_app({"build_and_wait", true, out, {}}, dir.path());
+  REQUIRE(shim.exit_code == 0);
+  CHECK(shim.values.at("build_rc") == -11);  // CL_BUILD_PROGRAM_FAILURE passed through
+  CHECK(shim.values.at("wait_rc") == 0);
+  Trace t;
+  REQUIRE(load_trace(out, t));
+  const auto builds = t.of_type("build");
+  REQUIRE(builds.size() == 2);
+  const Value* failed = nullptr;
+  for (const Value* b : builds)
+    if (num(*b, "rc") != 0) failed = b;
+  REQUIRE(failed);
+  CHECK(num(*failed, "rc") == -11);
+  CHECK(str(*failed, "options") == "-DFAKE_CL_BUILD_FAIL");
+  CHECK(nums(*failed, "build_status") == Ints{-2});  // CL_BUILD_ERROR
+  CHECK(to_json(member(*failed, "kernels")) == "[]");
+  const auto syncs = t.of_type("sync");
+  REQUIRE(syncs.size() == 1);
+  CHECK(str(*syncs[0], "api") == "clWaitForEvents");
+  CHECK(num(*syncs[0], "queue_id") == 0);
+  CHECK(num(*syncs[0], "rc") == 0);
+  check_host_ns(*syncs[0]);
+  check_seq_unique_and_complete(t);
+}
+
+TEST_CASE("trace: ids are never reused; sub-buffers, NULL and unset arguments") {
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const RunResult shim = run_app({"ids", true, out, {}}, dir.path());
+  REQUIRE(shim.exit_code == 0);
+  CHECK(shim.values.at("unset_rc") == -52);  // CL_INVALID_KERNEL_ARGS passed through
+  Trace t;
+  REQUIRE(load_trace(out, t));
+  std::map<long long, const Value*> by_gws;
+  std::vector<const Value*> tasks;
+  for (const Value* l : t.of_type("launch")) {
+    if (str(*l, "kernel") == "noargs") {
+      tasks.push_back(l);
+    } else {
+      by_gws[nums(*l, "gws")[0]] = l;
+    }
+  }
+  REQUIRE(by_gws.size() == 6);
+  for (long long g : {40, 41, 42, 43, 44, 45}) REQUIRE(by_gws.count(g));
+  auto arg0 = [&](long long g) -> const Value& { return member(*by_gws[g], "args")[0]; };
+  const long long a_id = member(*by_gws[40], "args")[1][2].GetInt64();  // vadd arg 1 = b
+  for (long long g : {40, 41, 42}) {
+    CAPTURE(g);
+    REQUIRE(to_json(arg0(g)).rfind("[\"buffer\",8,", 0) == 0);
+    REQUIRE(arg0(g).Size() == 4);
+  }
+  CHECK(arg0(40)[3].GetInt64() == 256);
+  CHECK(arg0(41)[3].GetInt64() == 128);
+  const long long x_id = arg0(40)[2].GetInt64(), y_id = arg0(41)[2].GetInt64();
+  CHECK(x_id > 0);
+  CHECK(y_id > 0);
+  CAPTURE(shim.values.at("same_mem_handle"));
+  CHECK(x_id != y_id);  // even when the driver handed out the same handle again
+  CHECK(std::string(arg0(42)[0].GetString()) == "buffer");
+  CHECK(arg0(42)[3].GetInt64() == 512);
+  CHECK(arg0(42)[2].GetInt64() != x_id);
+  CHECK(arg0(42)[2].GetInt64() != y_id);
+  CHECK(arg0(42)[2].GetInt64() != a_id);
+  // docs/trace-format.md: without kernel-argument info a NULL arg_value reads as __local
+  // memory; a pointer to a NULL cl_mem is the NULL buffer.
+  CHECK(to_json(arg0(43)) == "[\"local\",8]");
+  CHECK(to_json(arg0(45)) == "[\"buffer\",8,0,0]");
+  const Value& unset = *by_gws[44];
+  CHECK(num(unset, "rc") == -52);
+  CHECK(str(unset, "status") == "not_enqueued");
+  CHECK(is_null(unset, "device_ns"));
+  const std::string args = to_json(member(unset, "args"));
+  CHECK(args.find(",[\"unset\"],[\"unset\"],[\"unset\"]]") != std::string::npos);
+  REQUIRE(tasks.size() == 2);
+  CAPTURE(shim.values.at("same_kernel_handle"));
+  CHECK(num(*tasks[0], "kernel_id") != num(*tasks[1], "kernel_id"));
+  std::set<long long> noargs_ids;
+  for (const Value* k : t.of_type("kernel"))
+    if (str(*k, "name") == "noargs") noargs_ids.insert(num(*k, "id"));
+  CHECK(noargs_ids.size() == 3);
+  CHECK(noargs_ids.count(num(*tasks[0], "kernel_id")) == 1);
+  CHECK(noargs_ids.count(num(*tasks[1], "kernel_id")) == 1);
+}
+
+TEST_CASE("trace: map, unmap, rect and image transfers") {
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const RunResult shim = run_app({"transfers", true, out, {}}, dir.path());
+  REQUIRE(shim.exit_code == 0);
+  Trace t;
+  REQUIRE(load_trace(out, t));
+  std::vector<const Value*> x;
+  for (const Value* r : by_seq(t))
+    if (str(*r, "type") == "transfer") x.push_back(r);
+  REQUIRE(x.size() == 4);
+  const char* apis[] = {"clEnqueueMapBuffer", "clEnqueueUnmapMemObject", "clEnqueueReadBufferRect",
+                        "clEnqueueWriteImage"};
+  const char* ops[] = {"map", "unmap", "read", "write"};
+  const long long bytes[] = {256, 256, 64, 8 * 4 * 4};
+  const bool blocking[] = {true, false, true, false};
+  const long long durations[] = {500 + 256, 500, 500 + 64, 500 + 128};
+  for (int i = 0; i < 4; ++i) {
+    CAPTURE(i);
+    CHECK(str(*x[i], "api") == apis[i]);
+    CHECK(str(*x[i], "op") == ops[i]);
+    CHECK(num(*x[i], "bytes") == bytes[i]);
+    CHECK(member(*x[i], "blocking").GetBool() == blocking[i]);
+    CHECK(num(*x[i], "rc") == 0);
+    CHECK(nums(*x[i], "device_ns") == fake_times(i + 1, durations[i]));
+  }
+  check_seq_unique_and_complete(t);
+}
+
+TEST_CASE("app_view: a queue without profiling looks unchanged to the app") {
+  // Also while the shim still holds the app's events (they complete only at clFinish).
+  for (const char* mode : {"immediate", "on_wait"}) {
+    CAPTURE(mode);
+    TempDir dir;
+    const std::string out = dir.file("x.json");
+    const EnvChanges env = {{"FAKE_CL_EVENT_MODE", mode}};
+    const RunResult shim = run_app({"app_view", true, out, env}, dir.path());
+    const RunResult bare = run_app({"app_view", false, "", env}, dir.path());
+    REQUIRE(shim.exit_code == 0);
+    REQUIRE(bare.exit_code == 0);
+    CHECK(stable_output(shim.out) == stable_output(bare.out));
+    CHECK(shim.values.at("queue_props") == 0);
+    CHECK(shim.values.at("refs_after_enqueue") == 1);
+    CHECK(shim.values.at("refs_after_retain") == 2);
+    CHECK(shim.values.at("refs_after_release") == 1);
+    CHECK(shim.values.at("profiling_rc") == -7);  // CL_PROFILING_INFO_NOT_AVAILABLE
+    CHECK(shim.values.at("queue2_props") == 0);
+    CHECK(shim.values.at("queue2_array_size") == 3 * 8);
+    CHECK(shim.values.at("queue2_array_1") == 0);
+    CHECK(shim.values.at("profiling2_rc") == -7);
+    CHECK(shim.values.at("status2") == 0);
+    Trace t;
+    REQUIRE(load_trace(out, t));
+    const auto queues = t.of_type("queue");
+    REQUIRE(queues.size() == 2);
+    for (const Value* q : queues) {
+      CHECK(num(*q, "properties") == 0);
+      CHECK(member(*q, "profiling_added").GetBool() == true);
+    }
+    std::vector<const Value*> l;
+    for (const Value* r : by_seq(t))
+      if (str(*r, "type") == "launch") l.push_back(r);
+    REQUIRE(l.size() == 2);
+    for (const Value* r : l) CHECK(str(*r, "status") == "complete");
+    CHECK(nums(*l[0], "device_ns") == fake_times(1, 1000 + 64));
+    CHECK(nums(*l[1], "device_ns") == fake_times(2, 1000 + 32));
+  }
+}
+
+// ============================================================================================
+TEST_CASE("threads: 8 threads x 500 launches give 4000 launch records with unique seqs") {
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const RunResult shim = run_app({"threads", true, out, {}}, dir.path());
+  REQUIRE(shim.exit_code == 0);
+  CHECK(shim.values.at("failures") == 0);
+  Trace t;
+  REQUIRE(load_trace(out, t));
+  const auto launches = t.of_type("launch");
+  CHECK(launches.size() == 4000);
+  std::set<long long> seqs, queued, tids;
+  std::map<long long, int> per_gws;
+  for (const Value* l : launches) {
+    seqs.insert(num(*l, "seq"));
+    tids.insert(num(*l, "tid"));
+    CHECK(str(*l, "status") == "complete");
+    const Ints d = nums(*l, "device_ns");
+    REQUIRE(d.size() == 4);
+    queued.insert(d[0]);
+    ++per_gws[nums(*l, "gws")[0]];
+    // Each launch's stamps belong together (same command number n).
+    CHECK(d[3] - d[2] == 1000 + nums(*l, "gws")[0]);
+  }
+  CHECK(seqs.size() == 4000);
+  CHECK(queued.size() == 4000);
+  CHECK(tids.size() == 8);
+  CHECK(per_gws.size() == 8);
+  for (const auto& [gws, count] : per_gws) CHECK(count == 500);
+  check_seq_unique_and_complete(t);
+  check_end_counts(t);
+}
+
+// ============================================================================================
+TEST_CASE("pending: events that complete only after K status polls are harvested") {
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const RunResult shim =
+      run_app({"no_wait", true, out, {{"FAKE_CL_EVENT_MODE", "polls:5"}}}, dir.path());
+  REQUIRE(shim.exit_code == 0);
+  Trace t;
+  REQUIRE(load_trace(out, t));
+  const auto launches = t.of_type("launch");
+  REQUIRE(launches.size() == 10);
+  std::vector<const Value*> l;
+  for (const Value* r : by_seq(t)) l.push_back(r);
+  for (int i = 0; i < 10; ++i) {
+    CAPTURE(i);
+    CHECK(str(*l[i], "status") == "complete");
+    CHECK(nums(*l[i], "device_ns") == fake_times(i + 1, 1000 + 100 + i));
+  }
+  CHECK(num(*t.records.back(), "incomplete") == 0);
+}
+
+TEST_CASE("pending: events that complete at a late clFinish are harvested") {
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const RunResult shim =
+      run_app({"late_finish", true, out, {{"FAKE_CL_EVENT_MODE", "on_wait"}}}, dir.path());
+  REQUIRE(shim.exit_code == 0);
+  Trace t;
+  REQUIRE(load_trace(out, t));
+  std::vector<const Value*> l;
+  for (const Value* r : by_seq(t))
+    if (str(*r, "type") == "launch") l.push_back(r);
+  REQUIRE(l.size() == 5);
+  for (int i = 0; i < 5; ++i) {
+    CAPTURE(i);
+    CHECK(str(*l[i], "status") == "complete");
+    CHECK(nums(*l[i], "device_ns") == fake_times(i + 1, 1000 + 100 + i));
+  }
+  CHECK(num(*t.records.back(), "incomplete") == 0);
+}
+
+TEST_CASE("pending: events that never complete are recorded incomplete at exit") {
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const RunResult shim = run_app(
+      {"no_wait", true, out, {{"FAKE_CL_EVENT_MODE", "never"}, {"CLPROF_EXIT_WAIT_MS", "200"}}},
+      dir.path());
+  REQUIRE(shim.exit_code == 0);
+  Trace t;
+  REQUIRE(load_trace(out, t));
+  const auto launches = t.of_type("launch");
+  REQUIRE(launches.size() == 10);
+  for (const Value* l : launches) {
+    CHECK(str(*l, "status") == "incomplete");
+    CHECK(is_null(*l, "device_ns"));
+    CHECK(num(*l, "rc") == 0);
+  }
+  CHECK(num(*t.records.back(), "incomplete") == 10);
+  check_end_counts(t);
+}
+
+// ============================================================================================
+TEST_CASE("exit: return from main, exit() and std::exit all leave a complete trace") {
+  struct Case {
+    const char* scenario;
+    int code;
+  };
+  for (const Case c : {Case{"exit_return", 0}, Case{"exit_exit", 3}, Case{"exit_std_exit", 4}}) {
+    CAPTURE(c.scenario);
+    TempDir dir;
+    const std::string out = dir.file("x.json");
+    const RunResult shim = run_app({c.scenario, true, out, {}}, dir.path());
+    CHECK(shim.exit_code == c.code);
+    Trace t;
+    REQUIRE(load_trace(out, t));
+    CHECK(t.of_type("launch").size() == 1);
+    CHECK(t.of_type("sync").size() == 1);
+    check_end_counts(t);
+  }
+}
+
+TEST_CASE("exit: OpenCL called from an atexit handler does not break the trace") {
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const RunResult shim = run_app({"atexit", true, out, {}}, dir.path());
+  CHECK(shim.exit_code == 0);
+  CHECK(shim.values.at("atexit_done") == 1);
+  Trace t;
+  REQUIRE(load_trace(out, t));
+  // The handler runs after clprof's own exit handler (registered later, run first): its
+  // calls pass straight through (docs/trace-format.md, "How the shim works").
+  std::multiset<long long> gws;
+  for (const Value* l : t.of_type("launch")) gws.insert(nums(*l, "gws")[0]);
+  CHECK(gws == std::multiset<long long>{76});
+  check_end_counts(t);
+}
+
+TEST_CASE("exit: a fork child without exec writes its own trace, the parent's stays whole") {
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const RunResult shim = run_app({"fork_no_exec", true, out, {}}, dir.path());
+  REQUIRE(shim.exit_code == 0);
+  REQUIRE(shim.values.at("child_exit") == 0);
+  const long long child = shim.values.at("child");
+  Trace parent;
+  REQUIRE(load_trace(out, parent));
+  CHECK(num(parent.header(), "pid") == shim.pid);
+  std::multiset<long long> pg;
+  for (const Value* l : parent.of_type("launch")) pg.insert(nums(*l, "gws")[0]);
+  CHECK(pg == std::multiset<long long>{20, 23});
+  Trace kid;
+  REQUIRE(load_trace(dir.file("x." + std::to_string(child) + ".json"), kid));
+  CHECK(num(kid.header(), "pid") == child);
+  std::multiset<long long> kg;
+  for (const Value* l : kid.of_type("launch")) kg.insert(nums(*l, "gws")[0]);
+  CHECK(kg == std::multiset<long long>{21, 22});
+}
+
+TEST_CASE("exit: kill -9 mid-run leaves only complete record lines") {
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const pid_t pid =
+      spawn_app({"forever", true, out, {{"CLPROF_FLUSH_INTERVAL_MS", "5"}}}, dir.path());
+  // Wait (bounded) until a good number of records reached the file, then kill.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+  std::size_t lines = 0;
+  while (std::chrono::steady_clock::now() < deadline) {
+    const std::string text = read_file(out);
+    lines = static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n'));
+    if (lines >= 200) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill(pid, SIGKILL);
+  const RunResult r = wait_app(pid, dir.path());
+  CHECK(r.exit_code == 128 + SIGKILL);
+  REQUIRE_MESSAGE(lines >= 200, "the trace did not grow while the app ran");
+  const std::string text = read_file(out);
+  REQUIRE(!text.empty());
+  CHECK_MESSAGE(text.back() == '\n', "the file ends with a partial line");
+  std::istringstream in(text);
+  std::string line;
+  REQUIRE(std::getline(in, line));
+  CHECK(line.rfind("{\"format\":\"clprof-trace\"", 0) == 0);
+  const std::string opener = "\"records\":[";
+  REQUIRE(line.size() >= opener.size());
+  CHECK(line.substr(line.size() - opener.size()) == opener);
+  std::size_t n = 0, launches = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    rapidjson::Document d;
+    rapidjson::StringStream ss(line.c_str());
+    d.ParseStream<rapidjson::kParseStopWhenDoneFlag>(ss);
+    REQUIRE_MESSAGE(!d.HasParseError(), "line ", n, " does not parse: ", line);
+    REQUIRE(d.IsObject());
+    CHECK_MESSAGE(line.substr(ss.Tell()) == ",", "line ", n, " is not `{...},`: ", line);
+    CHECK(std::string(d["type"].GetString()) != "end");
+    launches += std::string(d["type"].GetString()) == "launch";
+  }
+  CHECK(n + 1 >= lines);
+  CHECK(launches > 0);
+}
+
+TEST_CASE("exit: a child started with fork+exec writes its own NAME.<pid>.json") {
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const RunResult shim = run_app({"spawn", true, out, {}}, dir.path());
+  REQUIRE(shim.exit_code == 0);
+  REQUIRE(shim.values.at("child_exit") == 0);
+  const long long child = shim.values.at("child");
+  Trace parent;
+  REQUIRE(load_trace(out, parent));
+  CHECK(num(parent.header(), "pid") == shim.pid);
+  REQUIRE(parent.of_type("launch").size() == 1);
+  CHECK(nums(*parent.of_type("launch")[0], "gws") == Ints{10});
+  Trace kid;
+  REQUIRE(load_trace(dir.file("x." + std::to_string(child) + ".json"), kid));
+  CHECK(num(kid.header(), "pid") == child);
+  CHECK(num(kid.header(), "ppid") == shim.pid);
+  const auto kl = kid.of_type("launch");
+  REQUIRE(kl.size() == 2);
+  std::set<long long> gws;
+  for (const Value* l : kl) gws.insert(nums(*l, "gws")[0]);
+  CHECK(gws == std::set<long long>{11, 12});
+  std::vector<std::string> files = list_dir(dir.path());
+  std::sort(files.begin(), files.end());
+  CHECK(files == std::vector<std::string>{"stderr.txt", "stdout.txt", "x." + std::to_string(child) + ".json",
+                                          "x.json"});
+}
+
+// ============================================================================================
+TEST_CASE("settings: CLPROF_DISABLE=1 writes nothing and changes nothing") {
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const RunResult shim = run_app({"basic", true, out, {{"CLPROF_DISABLE", "1"}}}, dir.path());
+  const RunResult bare = run_app({"basic", false, "", {}}, dir.path());
+  CHECK(shim.exit_code == bare.exit_code);
+  CHECK(stable_output(shim.out) == stable_output(bare.out));
+  CHECK(shim.err == bare.err);
+  CHECK(!file_exists(out));
+  std::vector<std::string> files = list_dir(dir.path());
+  std::sort(files.begin(), files.end());
+  CHECK(files == std::vector<std::string>{"stderr.txt", "stdout.txt"});
+}
+
+TEST_CASE("settings: an unwritable output path gives one warning and changes nothing") {
+  TempDir dir;
+  {
+    std::ofstream blocker(dir.file("afile"));
+    blocker << "not a directory\n";
+  }
+  const std::string out = dir.file("afile") + "/x.json";
+  const RunResult shim = run_app({"basic", true, out, {}}, dir.path());
+  const RunResult bare = run_app({"basic", false, "", {}}, dir.path());
+  CHECK(shim.exit_code == bare.exit_code);
+  CHECK(stable_output(shim.out) == stable_output(bare.out));
+  std::istringstream err(shim.err);
+  std::string line;
+  int mentions = 0;
+  while (std::getline(err, line)) mentions += line.find(out) != std::string::npos;
+  CHECK_MESSAGE(mentions == 1, "stderr: ", shim.err);
+}
+
+TEST_CASE("settings: CLPROF_CAPTURE_SOURCE=1 and %p in CLPROF_OUTPUT") {
+  TempDir dir;
+  const RunResult shim = run_app(
+      {"exit_return", true, dir.file("run-%p.json"), {{"CLPROF_CAPTURE_SOURCE", "1"}}}, dir.path());
+  REQUIRE(shim.exit_code == 0);
+  Trace t;
+  REQUIRE(load_trace(dir.file("run-" + std::to_string(shim.pid) + ".json"), t));
+  const auto programs = t.of_type("program");
+  REQUIRE(programs.size() == 1);
+  CHECK(str(*programs[0], "source") == kSource);
+  CHECK(str(*programs[0], "source_hash") == fnv1a64(kSource));
+  CHECK(str(member(t.header(), "settings"), "CLPROF_CAPTURE_SOURCE") == "1");
+}
+
+TEST_CASE("settings: a bad value gives a warning and the default") {
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const RunResult shim =
+      run_app({"exit_return", true, out, {{"CLPROF_POLL_INTERVAL_US", "fast"}}}, dir.path());
+  CHECK(shim.exit_code == 0);
+  std::istringstream err(shim.err);
+  std::string line;
+  int mentions = 0;
+  while (std::getline(err, line)) mentions += line.find("CLPROF_POLL_INTERVAL_US") != std::string::npos;
+  CHECK_MESSAGE(mentions == 1, "stderr: ", shim.err);
+  Trace t;
+  REQUIRE(load_trace(out, t));
+  CHECK(str(member(t.header(), "settings"), "CLPROF_POLL_INTERVAL_US") == "1000");
+}
+
+// ============================================================================================
+TEST_CASE("markers: nested ranges, ranges per thread and marks") {
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const RunResult shim = run_app({"markers", true, out, {}}, dir.path());
+  REQUIRE(shim.exit_code == 0);
+  Trace t;
+  REQUIRE(load_trace(out, t));
+  std::map<std::string, const Value*> begins;
+  for (const Value* r : t.of_type("range_begin")) begins[str(*r, "name")] = r;
+  REQUIRE(begins.size() == 3);
+  REQUIRE(begins.count("outer"));
+  REQUIRE(begins.count("inner"));
+  REQUIRE(begins.count("thread_range"));
+  const long long outer = num(*begins["outer"], "id"), inner = num(*begins["inner"], "id"),
+                  other = num(*begins["thread_range"], "id");
+  CHECK(num(*begins["outer"], "parent") == 0);
+  CHECK(num(*begins["inner"], "parent") == outer);
+  CHECK(num(*begins["thread_range"], "parent") == 0);
+  CHECK(num(*begins["outer"], "tid") == num(*begins["inner"], "tid"));
+  CHECK(num(*begins["outer"], "tid") != num(*begins["thread_range"], "tid"));
+  std::map<long long, const Value*> ends;
+  for (const Value* r : t.of_type("range_end")) ends[num(*r, "id")] = r;
+  CHECK(ends.size() == 3);
+  for (long long id : {outer, inner, other}) {
+    CAPTURE(id);
+    REQUIRE(ends.count(id));
+    auto open = ends[id]->FindMember("open");
+    CHECK((open == ends[id]->MemberEnd() || open->value.GetBool() == false));
+  }
+  CHECK(num(*ends[inner], "host_ns") <= num(*ends[outer], "host_ns"));
+  CHECK(num(*begins["outer"], "host_ns") <= num(*begins["inner"], "host_ns"));
+  std::vector<const Value*> l;
+  for (const Value* r : by_seq(t))
+    if (str(*r, "type") == "launch") l.push_back(r);
+  REQUIRE(l.size() == 4);
+  CHECK(nums(*l[0], "ranges") == Ints{outer});
+  CHECK(nums(*l[1], "ranges") == Ints{outer, inner});
+  CHECK(nums(*l[2], "ranges") == Ints{other});
+  CHECK(nums(*l[3], "ranges") == Ints{});
+  const auto marks = t.of_type("mark");
+  REQUIRE(marks.size() == 1);
+  CHECK(str(*marks[0], "name") == "start");
+  CHECK(t.of_type("warning").empty());
+}
+
+TEST_CASE("markers: an unbalanced pop warns, a range left open is closed at exit") {
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const RunResult shim = run_app({"markers_unbalanced", true, out, {}}, dir.path());
+  REQUIRE(shim.exit_code == 0);
+  Trace t;
+  REQUIRE(load_trace(out, t));
+  const auto warnings = t.of_type("warning");
+  REQUIRE(warnings.size() == 1);
+  CHECK(str(*warnings[0], "message").find("pop") != std::string::npos);
+  const auto begins = t.of_type("range_begin");
+  REQUIRE(begins.size() == 1);
+  CHECK(str(*begins[0], "name") == "left_open");
+  const auto ends = t.of_type("range_end");
+  REQUIRE(ends.size() == 1);
+  CHECK(num(*ends[0], "id") == num(*begins[0], "id"));
+  CHECK(member(*ends[0], "open").GetBool() == true);
+  REQUIRE(t.of_type("launch").size() == 1);
+  CHECK(nums(*t.of_type("launch")[0], "ranges") == Ints{num(*begins[0], "id")});
+}
+
+TEST_CASE("markers: without the shim the markers are no-ops") {
+  TempDir dir;
+  for (const char* scenario : {"markers", "markers_unbalanced"}) {
+    CAPTURE(scenario);
+    const RunResult bare = run_app({scenario, false, "", {}}, dir.path());
+    CHECK(bare.exit_code == 0);
+    CHECK(bare.values.at("markers_done") == 1);
+    CHECK(bare.err.empty());
+  }
+  std::vector<std::string> files = list_dir(dir.path());
+  std::sort(files.begin(), files.end());
+  CHECK(files == std::vector<std::string>{"stderr.txt", "stdout.txt"});
+}

@@ -1,0 +1,33 @@
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "record_format.hpp"
+
+using namespace clprof::shim;
+
+TEST_CASE("%p becomes the pid, wherever and however often it appears") {
+  CHECK(expand_output_path("clprof-%p.json", 123, 123) == "clprof-123.json");
+  CHECK(expand_output_path("clprof-%p.json", 456, 123) == "clprof-456.json");
+  CHECK(expand_output_path("/tmp/%p/run-%p.json", 7, 1) == "/tmp/7/run-7.json");
+  CHECK(expand_output_path("100%", 7, 7) == "100%");
+}
+
+TEST_CASE("without %p the root process keeps the name, others insert their pid") {
+  CHECK(expand_output_path("run.json", 100, 100) == "run.json");
+  CHECK(expand_output_path("run.json", 100, 0) == "run.json");
+  CHECK(expand_output_path("run.json", 12345, 100) == "run.12345.json");
+  CHECK(expand_output_path("out/run.trace.json", 5, 1) == "out/run.trace.5.json");
+  CHECK(expand_output_path("run", 5, 1) == "run.5");
+  CHECK(expand_output_path("dir.d/run", 5, 1) == "dir.d/run.5");
+  CHECK(expand_output_path(".hidden", 5, 1) == ".hidden.5");
+}
+
+TEST_CASE("fnv1a64 matches the reference vectors and is incremental") {
+  CHECK(fnv1a64(kFnvOffset, "", 0) == 0xcbf29ce484222325ULL);
+  CHECK(fnv1a64(kFnvOffset, "a", 1) == 0xaf63dc4c8601ec8cULL);
+  CHECK(fnv1a64(kFnvOffset, "foobar", 6) == 0x85944171f73967e8ULL);
+  CHECK(fnv1a64(fnv1a64(kFnvOffset, "foo", 3), "bar", 3) == fnv1a64(kFnvOffset, "foobar", 6));
+  CHECK(source_hash_text(0x85944171f73967e8ULL) == "fnv1a64:85944171f73967e8");
+  CHECK(source_hash_text(1) == "fnv1a64:0000000000000001");
+}

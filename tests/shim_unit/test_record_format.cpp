@@ -1,0 +1,266 @@
+#include <doctest/doctest.h>
+#include <rapidjson/document.h>
+
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "record_format.hpp"
+
+using namespace clprof::shim;
+
+namespace {
+
+std::unique_ptr<OpRecord> blank(RecordKind kind) {
+  auto r = std::make_unique<OpRecord>();
+  std::memset(static_cast<void*>(r.get()), 0, sizeof(OpRecord));
+  r->kind = kind;
+  return r;
+}
+
+ArgSnapshot buffer_arg(std::uint64_t id, std::uint64_t bytes) {
+  ArgSnapshot a{};
+  a.kind = ArgKind::Buffer;
+  a.size = 8;
+  a.object.id = id;
+  a.object.mem_bytes = bytes;
+  return a;
+}
+
+ArgSnapshot scalar_arg(const void* data, std::uint32_t size) {
+  ArgSnapshot a{};
+  a.kind = ArgKind::Scalar;
+  a.size = size;
+  std::memcpy(a.bytes, data, size < 64 ? size : 64);
+  return a;
+}
+
+std::unique_ptr<OpRecord> vadd_launch() {
+  auto r = blank(RecordKind::Launch);
+  r->seq = 7;
+  r->tid = 1234;
+  r->kernel_name = "\"vadd\"";
+  r->kernel_id = 1;
+  r->program_id = 1;
+  r->queue_id = 1;
+  r->context_id = 1;
+  r->device_id = 1;
+  r->work_dim = 1;
+  r->gws[0] = 1024;
+  r->has_lws = true;
+  r->lws[0] = 64;
+  r->n_args = r->total_args = 3;
+  r->args[0] = buffer_arg(1, 4096);
+  r->args[1] = buffer_arg(2, 4096);
+  const std::uint32_t n = 1024;
+  r->args[2] = scalar_arg(&n, 4);
+  r->host_begin_ns = 100;
+  r->host_end_ns = 200;
+  r->has_device_ns = true;
+  r->device_ns[0] = 1000;
+  r->device_ns[1] = 1100;
+  r->device_ns[2] = 1200;
+  r->device_ns[3] = 1300;
+  r->status = OpStatus::Complete;
+  r->n_ranges = 2;
+  r->ranges[0] = 1;
+  r->ranges[1] = 2;
+  return r;
+}
+
+std::string format(const OpRecord& r) {
+  std::string s;
+  format_op(r, s);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("launch record: the documented example, byte for byte") {
+  CHECK(
+      format(*vadd_launch()) ==
+      R"({"type":"launch","seq":7,"tid":1234,"rc":0,"kernel":"vadd","kernel_id":1,"program_id":1,)"
+      R"("queue_id":1,"context_id":1,"device_id":1,"gwo":null,"gws":[1024],"lws":[64],)"
+      R"("args":[["buffer",8,1,4096],["buffer",8,2,4096],["scalar",4,"00040000",1024]],)"
+      R"("host_ns":[100,200],"device_ns":[1000,1100,1200,1300],"status":"complete","ranges":[1,2]})");
+}
+
+TEST_CASE("a 3-argument launch stays under 400 bytes with realistic numbers") {
+  // The budget's case: the 100000th launch a minute into the run, a 13-digit device
+  // clock (PoCL: ns since boot), no open range, 64 Ki work-items on 256 KiB buffers.
+  // The margin is small: each open range costs 2+ bytes, 4 MiB buffers and 1 Mi
+  // work-items ~6, a 19-digit device clock ~25 (see docs/trace-format.md).
+  auto r = vadd_launch();
+  r->seq = 100000;
+  r->tid = 12345;
+  r->gws[0] = 65536;
+  r->has_lws = false;
+  r->args[0].object.mem_bytes = r->args[1].object.mem_bytes = 262144;
+  const std::uint32_t n = 65536;
+  std::memcpy(r->args[2].bytes, &n, 4);
+  r->host_begin_ns = 60000000000;
+  r->host_end_ns = 60000012345;
+  for (auto& t : r->device_ns) t = 1034372325729ULL;
+  r->n_ranges = 0;
+  CHECK(format(*r).size() + 2 <= 400);  // + ",\n"
+}
+
+TEST_CASE("launch variants: task api, 3-D offsets, error status, not enqueued") {
+  auto r = vadd_launch();
+  r->api = "clEnqueueTask";
+  r->work_dim = 3;
+  r->has_gwo = true;
+  r->gwo[0] = 1;
+  r->gwo[1] = 2;
+  r->gwo[2] = 3;
+  r->gws[1] = r->gws[2] = 2;
+  r->lws[1] = r->lws[2] = 1;
+  r->n_args = r->total_args = 0;
+  r->status = OpStatus::Error;
+  r->exec_status = -5;
+  r->n_ranges = 0;
+  CHECK(
+      format(*r) ==
+      R"({"type":"launch","seq":7,"tid":1234,"rc":0,"api":"clEnqueueTask","kernel":"vadd","kernel_id":1,)"
+      R"("program_id":1,"queue_id":1,"context_id":1,"device_id":1,"gwo":[1,2,3],"gws":[1024,2,2],)"
+      R"("lws":[64,1,1],"args":[],"host_ns":[100,200],"device_ns":[1000,1100,1200,1300],)"
+      R"("status":"error","exec_status":-5,"ranges":[]})");
+
+  r->rc = -48;
+  r->status = OpStatus::NotEnqueued;
+  r->has_device_ns = false;
+  const std::string s = format(*r);
+  CHECK(s.find(R"("rc":-48,)") != std::string::npos);
+  CHECK(s.find(R"("device_ns":null,"status":"not_enqueued","ranges":[])") != std::string::npos);
+}
+
+TEST_CASE("every argument kind") {
+  auto r = vadd_launch();
+  ArgSnapshot local{};
+  local.kind = ArgKind::Local;
+  local.size = 256;
+  ArgSnapshot svm{};
+  svm.kind = ArgKind::Svm;
+  svm.svm_pointer = 0x7f00dead0000ULL;
+  ArgSnapshot sampler{};
+  sampler.kind = ArgKind::Sampler;
+  sampler.size = 8;
+  sampler.object.id = 3;
+  ArgSnapshot unset{};
+  unset.kind = ArgKind::Unset;
+  ArgSnapshot image = buffer_arg(5, 65536);
+  image.kind = ArgKind::Image;
+  ArgSnapshot pipe = buffer_arg(6, 1024);
+  pipe.kind = ArgKind::Pipe;
+  const unsigned char three[3] = {1, 2, 255};
+  const std::uint64_t big = 0x0102030405060708ULL;
+  unsigned char wide[80];
+  for (unsigned i = 0; i < sizeof wide; ++i) wide[i] = static_cast<unsigned char>(i);
+  const ArgSnapshot args[] = {local,
+                              svm,
+                              sampler,
+                              unset,
+                              image,
+                              pipe,
+                              scalar_arg(three, 3),
+                              scalar_arg(&big, 8),
+                              scalar_arg(wide, 80)};
+  r->n_args = r->total_args = sizeof args / sizeof args[0];
+  for (unsigned i = 0; i < r->n_args; ++i) r->args[i] = args[i];
+  std::string hex64;
+  for (unsigned i = 0; i < 64; ++i) {
+    static const char* d = "0123456789abcdef";
+    hex64 += d[i >> 4];
+    hex64 += d[i & 15];
+  }
+  const std::string s = format(*r);
+  CHECK(s.find(R"("args":[["local",256],["svm",0,"0x7f00dead0000"],["sampler",8,3],["unset"],)"
+               R"(["image",8,5,65536],["pipe",8,6,1024],["scalar",3,"0102ff"],)"
+               R"(["scalar",8,"0807060504030201",72623859790382856],["scalar",80,")" +
+               hex64 + R"("]],)") != std::string::npos);
+}
+
+TEST_CASE("more arguments than the record keeps are counted") {
+  auto r = vadd_launch();
+  r->total_args = 40;
+  CHECK(format(*r).find(R"(["scalar",4,"00040000",1024]],"args_total":40,"host_ns")") !=
+        std::string::npos);
+}
+
+TEST_CASE("transfer and sync records") {
+  auto t = blank(RecordKind::Transfer);
+  t->seq = 8;
+  t->tid = 1234;
+  t->api = "clEnqueueReadBuffer";
+  t->op = TransferOp::Read;
+  t->queue_id = 1;
+  t->device_id = 1;
+  t->bytes = 4096;
+  t->blocking = true;
+  t->host_begin_ns = 300;
+  t->host_end_ns = 900;
+  t->status = OpStatus::Incomplete;
+  CHECK(
+      format(*t) ==
+      R"({"type":"transfer","seq":8,"tid":1234,"rc":0,"api":"clEnqueueReadBuffer","op":"read","queue_id":1,)"
+      R"("device_id":1,"bytes":4096,"blocking":true,"host_ns":[300,900],"device_ns":null,)"
+      R"("status":"incomplete","ranges":[]})");
+
+  auto s = blank(RecordKind::Sync);
+  s->seq = 9;
+  s->tid = 1234;
+  s->api = "clWaitForEvents";
+  s->host_begin_ns = 1000;
+  s->host_end_ns = 5000;
+  CHECK(
+      format(*s) ==
+      R"({"type":"sync","seq":9,"tid":1234,"rc":0,"api":"clWaitForEvents","queue_id":0,"host_ns":[1000,5000]})");
+}
+
+TEST_CASE("records parse as JSON") {
+  const std::string s = format(*vadd_launch());
+  rapidjson::Document d;
+  d.Parse(s.c_str());
+  REQUIRE_FALSE(d.HasParseError());
+  CHECK(d["args"][2][3].GetUint64() == 1024);
+}
+
+TEST_CASE("json_quote escapes") {
+  CHECK(json_quote("vadd") == "\"vadd\"");
+  CHECK(json_quote("a\"b\\c\n") == R"("a\"b\\c\n")");
+}
+
+TEST_CASE("JsonLine builds cold records in call order") {
+  const std::string s = JsonLine("range_begin")
+                            .unum("id", 2)
+                            .unum("parent", 1)
+                            .str("name", "conv\"1")
+                            .num("tid", 1234)
+                            .num("host_ns", -5)
+                            .boolean("open", true)
+                            .null("x")
+                            .unums("ids", {1, 2})
+                            .strs("k", {"a", "b"})
+                            .finish();
+  CHECK(s == R"({"type":"range_begin","id":2,"parent":1,"name":"conv\"1","tid":1234,"host_ns":-5,)"
+             R"("open":true,"x":null,"ids":[1,2],"k":["a","b"]})");
+}
+
+TEST_CASE("header line opens the records array; end record closes counts") {
+  HeaderFacts h;
+  h.pid = 10;
+  h.ppid = 1;
+  h.command_line = {"./app", "-n", "3"};
+  h.start_unix_ns = 1700000000000000000;
+  h.host_start_ns = 5000;
+  h.host_name = "box";
+  h.clprof_version = "0.1.0";
+  h.settings = {{"CLPROF_OUTPUT", "t.json"}};
+  CHECK(
+      format_header_line(h) ==
+      R"({"format":"clprof-trace","version":1,"header":{"pid":10,"ppid":1,"command_line":["./app","-n","3"],)"
+      R"("start_unix_ns":1700000000000000000,"host_start_ns":5000,"host_clock":"CLOCK_MONOTONIC",)"
+      R"("host_name":"box","clprof_version":"0.1.0","settings":{"CLPROF_OUTPUT":"t.json"}},"records":[)");
+  CHECK(format_end_record(99, {{"launch", 3}, {"mark", 0}}, 1, 0) ==
+        R"({"type":"end","host_ns":99,"counts":{"launch":3,"mark":0},"incomplete":1,"dropped":0})");
+}
