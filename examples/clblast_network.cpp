@@ -37,7 +37,7 @@
 namespace {
 
 struct Layer {
-  const char *name;
+  const char* name;
   size_t m;  // output channels (rows of C)
   size_t n;  // output pixels (columns of C); 1 for fully-connected layers
   size_t k;  // reduction length
@@ -58,11 +58,11 @@ const Layer kLayers[] = {
 // See the header comment; 256^3 sits between the largest FC layer and the smallest conv.
 constexpr size_t kMinIndirectSize = 256;
 
-bool uses_direct_kernel(const Layer &l) {
+bool uses_direct_kernel(const Layer& l) {
   return l.m * l.n * l.k < kMinIndirectSize * kMinIndirectSize * kMinIndirectSize;
 }
 
-void check(cl_int rc, const char *what) {
+void check(cl_int rc, const char* what) {
   if (rc != CL_SUCCESS) {
     std::fprintf(stderr, "clblast_network: %s failed: %d\n", what, rc);
     std::exit(2);
@@ -70,9 +70,9 @@ void check(cl_int rc, const char *what) {
 }
 
 // Deterministic fill so every run (with or without a profiler) computes the same numbers.
-void fill(std::vector<float> &v, uint32_t seed) {
+void fill(std::vector<float>& v, uint32_t seed) {
   uint32_t state = seed * 2654435761u + 1u;
-  for (float &x : v) {
+  for (float& x : v) {
     state = state * 1664525u + 1013904223u;
     x = static_cast<float>(state >> 8) / static_cast<float>(1u << 24) - 0.5f;
   }
@@ -83,11 +83,11 @@ struct LayerBuffers {
   cl_mem w_buf = nullptr, x_buf = nullptr, c_buf = nullptr;
 };
 
-int parse_iterations(int argc, char **argv) {
+int parse_iterations(int argc, char** argv) {
   int iterations = 3;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--iterations") == 0 && i + 1 < argc) {
-      char *end = nullptr;
+      char* end = nullptr;
       const long v = std::strtol(argv[++i], &end, 10);
       if (end == argv[i] || *end != '\0' || v < 1 || v > 1000) {
         std::fprintf(stderr, "clblast_network: --iterations needs an integer in [1, 1000]\n");
@@ -103,7 +103,7 @@ int parse_iterations(int argc, char **argv) {
 }
 
 // Compares a spread of output elements with a CPU dot product; returns the mismatches.
-int check_layer(const Layer &l, const LayerBuffers &b, const std::vector<float> &c) {
+int check_layer(const Layer& l, const LayerBuffers& b, const std::vector<float>& c) {
   int bad = 0;
   const size_t samples = 64;
   for (size_t s = 0; s < samples; ++s) {
@@ -123,7 +123,7 @@ int check_layer(const Layer &l, const LayerBuffers &b, const std::vector<float> 
 
 }  // namespace
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   const int iterations = parse_iterations(argc, argv);
 
   cl_platform_id platform = nullptr;
@@ -138,9 +138,9 @@ int main(int argc, char **argv) {
 
   // Must happen before the first Gemm: CLBlast compiles its GEMM program with the
   // parameters in force at that moment and caches it for the process.
-  const clblast::StatusCode override_status = clblast::OverrideParameters(
-      device, "GemmRoutine", clblast::Precision::kSingle,
-      {{"XGEMM_MIN_INDIRECT_SIZE", kMinIndirectSize}});
+  const clblast::StatusCode override_status =
+      clblast::OverrideParameters(device, "GemmRoutine", clblast::Precision::kSingle,
+                                  {{"XGEMM_MIN_INDIRECT_SIZE", kMinIndirectSize}});
   if (override_status != clblast::StatusCode::kSuccess) {
     std::fprintf(stderr, "clblast_network: OverrideParameters failed: %d\n",
                  static_cast<int>(override_status));
@@ -151,8 +151,8 @@ int main(int argc, char **argv) {
   {
     clprof::ScopedRange range{"load_weights"};
     for (size_t li = 0; li < buffers.size(); ++li) {
-      const Layer &l = kLayers[li];
-      LayerBuffers &b = buffers[li];
+      const Layer& l = kLayers[li];
+      LayerBuffers& b = buffers[li];
       b.w.resize(l.m * l.k);
       b.x.resize(l.k * l.n);
       fill(b.w, static_cast<uint32_t>(2 * li + 1));
@@ -163,8 +163,7 @@ int main(int argc, char **argv) {
       b.x_buf = clCreateBuffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR,
                                b.x.size() * sizeof(float), b.x.data(), &rc);
       check(rc, "clCreateBuffer(input)");
-      b.c_buf = clCreateBuffer(context, CL_MEM_READ_WRITE, l.m * l.n * sizeof(float), nullptr,
-                               &rc);
+      b.c_buf = clCreateBuffer(context, CL_MEM_READ_WRITE, l.m * l.n * sizeof(float), nullptr, &rc);
       check(rc, "clCreateBuffer(output)");
       std::printf("layer %s M=%zu N=%zu K=%zu path=%s\n", l.name, l.m, l.n, l.k,
                   uses_direct_kernel(l) ? "direct" : "indirect");
@@ -175,14 +174,13 @@ int main(int argc, char **argv) {
   for (int it = 0; it < iterations; ++it) {
     clprof::ScopedRange inference{"inference"};
     for (size_t li = 0; li < buffers.size(); ++li) {
-      const Layer &l = kLayers[li];
-      const LayerBuffers &b = buffers[li];
+      const Layer& l = kLayers[li];
+      const LayerBuffers& b = buffers[li];
       clprof::ScopedRange layer{l.name};
       // Row-major C = W * X: lda = K, ldb = N, ldc = N.
       const clblast::StatusCode status = clblast::Gemm<float>(
-          clblast::Layout::kRowMajor, clblast::Transpose::kNo, clblast::Transpose::kNo, l.m,
-          l.n, l.k, 1.0f, b.w_buf, 0, l.k, b.x_buf, 0, l.n, 0.0f, b.c_buf, 0, l.n, &queue,
-          nullptr);
+          clblast::Layout::kRowMajor, clblast::Transpose::kNo, clblast::Transpose::kNo, l.m, l.n,
+          l.k, 1.0f, b.w_buf, 0, l.k, b.x_buf, 0, l.n, 0.0f, b.c_buf, 0, l.n, &queue, nullptr);
       if (status != clblast::StatusCode::kSuccess) {
         std::fprintf(stderr, "clblast_network: Gemm(%s) failed: %d\n", l.name,
                      static_cast<int>(status));
@@ -195,7 +193,7 @@ int main(int argc, char **argv) {
 
   int bad = 0;
   for (size_t li = 0; li < buffers.size(); ++li) {
-    const Layer &l = kLayers[li];
+    const Layer& l = kLayers[li];
     std::vector<float> c(l.m * l.n);
     check(clEnqueueReadBuffer(queue, buffers[li].c_buf, CL_TRUE, 0, c.size() * sizeof(float),
                               c.data(), 0, nullptr, nullptr),
@@ -208,7 +206,7 @@ int main(int argc, char **argv) {
     bad += layer_bad;
   }
 
-  for (LayerBuffers &b : buffers) {
+  for (LayerBuffers& b : buffers) {
     clReleaseMemObject(b.c_buf);
     clReleaseMemObject(b.x_buf);
     clReleaseMemObject(b.w_buf);

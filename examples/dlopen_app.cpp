@@ -22,7 +22,7 @@
 
 namespace {
 
-const char *kSource = R"CLC(
+const char* kSource = R"CLC(
 kernel void square_bias(global const float* in, global float* out, float bias) {
   size_t i = get_global_id(0);
   out[i] = in[i] * in[i] + bias;
@@ -34,32 +34,46 @@ constexpr size_t kElements = 1024;
 // The OpenCL entry points this program uses, resolved from the dlopen'ed library.
 struct OpenCl {
 #define CLPROF_EXAMPLE_ENTRY(name) decltype(&::name) name = nullptr;
-#define CLPROF_EXAMPLE_ENTRIES(X)                                                           \
-  X(clGetPlatformIDs) X(clGetDeviceIDs) X(clCreateContext) X(clReleaseContext)              \
-  X(clCreateCommandQueueWithProperties) X(clReleaseCommandQueue)                            \
-  X(clCreateProgramWithSource) X(clBuildProgram) X(clGetProgramBuildInfo)                   \
-  X(clReleaseProgram) X(clCreateKernel) X(clSetKernelArg) X(clReleaseKernel)                \
-  X(clCreateBuffer) X(clReleaseMemObject) X(clEnqueueNDRangeKernel)                         \
-  X(clEnqueueReadBuffer) X(clFinish)
+// clang-format off
+#define CLPROF_EXAMPLE_ENTRIES(X) \
+  X(clGetPlatformIDs) \
+  X(clGetDeviceIDs) \
+  X(clCreateContext) \
+  X(clReleaseContext) \
+  X(clCreateCommandQueueWithProperties) \
+  X(clReleaseCommandQueue) \
+  X(clCreateProgramWithSource) \
+  X(clBuildProgram) \
+  X(clGetProgramBuildInfo) \
+  X(clReleaseProgram) \
+  X(clCreateKernel) \
+  X(clSetKernelArg) \
+  X(clReleaseKernel) \
+  X(clCreateBuffer) \
+  X(clReleaseMemObject) \
+  X(clEnqueueNDRangeKernel) \
+  X(clEnqueueReadBuffer) \
+  X(clFinish)
+  // clang-format on
   CLPROF_EXAMPLE_ENTRIES(CLPROF_EXAMPLE_ENTRY)
 #undef CLPROF_EXAMPLE_ENTRY
 };
 
 // Fills every pointer; returns false (after saying which) if the library lacks one.
-bool resolve(void *handle, OpenCl &cl) {
+bool resolve(void* handle, OpenCl& cl) {
   bool ok = true;
-#define CLPROF_EXAMPLE_RESOLVE(name)                                                  \
-  cl.name = reinterpret_cast<decltype(&::name)>(dlsym(handle, #name));                \
-  if (cl.name == nullptr) {                                                           \
-    std::fprintf(stderr, "dlopen_app: dlsym(%s) failed: %s\n", #name, dlerror());      \
-    ok = false;                                                                       \
+#define CLPROF_EXAMPLE_RESOLVE(name)                                              \
+  cl.name = reinterpret_cast<decltype(&::name)>(dlsym(handle, #name));            \
+  if (cl.name == nullptr) {                                                       \
+    std::fprintf(stderr, "dlopen_app: dlsym(%s) failed: %s\n", #name, dlerror()); \
+    ok = false;                                                                   \
   }
   CLPROF_EXAMPLE_ENTRIES(CLPROF_EXAMPLE_RESOLVE)
 #undef CLPROF_EXAMPLE_RESOLVE
   return ok;
 }
 
-void check(cl_int rc, const char *what) {
+void check(cl_int rc, const char* what) {
   if (rc != CL_SUCCESS) {
     std::fprintf(stderr, "dlopen_app: %s failed: %d\n", what, rc);
     std::exit(2);
@@ -71,9 +85,9 @@ void check(cl_int rc, const char *what) {
 int main() {
   // The versioned soname is what the ICD loader package installs at run time; the
   // unversioned name only exists with the -dev package, so it is the fallback.
-  const char *const names[] = {"libOpenCL.so.1", "libOpenCL.so"};
-  void *handle = nullptr;
-  for (const char *name : names) {
+  const char* const names[] = {"libOpenCL.so.1", "libOpenCL.so"};
+  void* handle = nullptr;
+  for (const char* name : names) {
     handle = dlopen(name, RTLD_NOW | RTLD_LOCAL);
     if (handle != nullptr) break;
   }
@@ -98,8 +112,7 @@ int main() {
   rc = cl.clBuildProgram(program, 1, &device, "", nullptr, nullptr);
   if (rc != CL_SUCCESS) {
     char log[4096] = {};
-    cl.clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, sizeof(log) - 1, log,
-                             nullptr);
+    cl.clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, sizeof(log) - 1, log, nullptr);
     std::fprintf(stderr, "dlopen_app: build failed:\n%s\n", log);
     return 2;
   }
@@ -109,8 +122,8 @@ int main() {
   std::vector<float> in(kElements);
   for (size_t i = 0; i < kElements; ++i) in[i] = static_cast<float>(i % 31) - 15.0f;
   const size_t bytes = kElements * sizeof(float);
-  cl_mem in_buf = cl.clCreateBuffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes,
-                                    in.data(), &rc);
+  cl_mem in_buf =
+      cl.clCreateBuffer(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, bytes, in.data(), &rc);
   check(rc, "clCreateBuffer(in)");
   cl_mem out_buf = cl.clCreateBuffer(context, CL_MEM_WRITE_ONLY, bytes, nullptr, &rc);
   check(rc, "clCreateBuffer(out)");
@@ -126,15 +139,15 @@ int main() {
       check(cl.clSetKernelArg(kernel, 0, sizeof(cl_mem), &in_buf), "clSetKernelArg(in)");
       check(cl.clSetKernelArg(kernel, 1, sizeof(cl_mem), &out_buf), "clSetKernelArg(out)");
       check(cl.clSetKernelArg(kernel, 2, sizeof(float), &biases[l]), "clSetKernelArg(bias)");
-      check(cl.clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &kElements, &locals[l], 0,
-                                      nullptr, nullptr),
+      check(cl.clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &kElements, &locals[l], 0, nullptr,
+                                      nullptr),
             "clEnqueueNDRangeKernel");
       std::printf("launch square_bias gws=%zu lws=%zu bias=%g\n", kElements, locals[l],
                   static_cast<double>(biases[l]));
     }
-    check(cl.clEnqueueReadBuffer(queue, out_buf, CL_TRUE, 0, bytes, out.data(), 0, nullptr,
-                                 nullptr),
-          "clEnqueueReadBuffer");
+    check(
+        cl.clEnqueueReadBuffer(queue, out_buf, CL_TRUE, 0, bytes, out.data(), 0, nullptr, nullptr),
+        "clEnqueueReadBuffer");
   }
   check(cl.clFinish(queue), "clFinish");
 

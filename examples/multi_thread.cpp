@@ -26,7 +26,7 @@
 
 namespace {
 
-const char *kSource = R"CLC(
+const char* kSource = R"CLC(
 kernel void accumulate(global int* data, int add, uint n) {
   size_t i = get_global_id(0);
   if (i < n) data[i] += add;
@@ -39,15 +39,19 @@ constexpr cl_uint kElements = 256;
 constexpr int kMaxThreads = 64;
 constexpr int kMaxLaunches = 999;
 
-void check(cl_int rc, const char *what) {
+void check(cl_int rc, const char* what) {
   if (rc != CL_SUCCESS) {
     std::fprintf(stderr, "multi_thread: %s failed: %d\n", what, rc);
     std::exit(2);
   }
 }
 
-int own_add(int t, int j) { return 1000 * (t + 1) + j; }
-int shared_add(int t, int j) { return 1000000 + 1000 * (t + 1) + j; }
+int own_add(int t, int j) {
+  return 1000 * (t + 1) + j;
+}
+int shared_add(int t, int j) {
+  return 1000000 + 1000 * (t + 1) + j;
+}
 
 struct Shared {
   cl_context context;
@@ -57,7 +61,7 @@ struct Shared {
   int launches;
 };
 
-void enqueue(cl_command_queue queue, cl_kernel kernel, int add, const size_t *local) {
+void enqueue(cl_command_queue queue, cl_kernel kernel, int add, const size_t* local) {
   check(clSetKernelArg(kernel, 1, sizeof(int), &add), "clSetKernelArg(add)");
   const size_t global = kElements;
   check(clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, local, 0, nullptr, nullptr),
@@ -65,7 +69,7 @@ void enqueue(cl_command_queue queue, cl_kernel kernel, int add, const size_t *lo
 }
 
 // Returns the number of wrong elements in this thread's buffer.
-int worker(const Shared &s, int t) {
+int worker(const Shared& s, int t) {
   cl_int rc = CL_SUCCESS;
   cl_command_queue queue = clCreateCommandQueueWithProperties(s.context, s.device, nullptr, &rc);
   check(rc, "clCreateCommandQueueWithProperties");
@@ -73,8 +77,8 @@ int worker(const Shared &s, int t) {
   check(rc, "clCreateKernel");
   const size_t bytes = kElements * sizeof(int);
   std::vector<int> data(kElements, t);  // start from t so buffers differ per thread
-  cl_mem buf = clCreateBuffer(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
-                              data.data(), &rc);
+  cl_mem buf =
+      clCreateBuffer(s.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes, data.data(), &rc);
   check(rc, "clCreateBuffer");
   const cl_uint n = kElements;
   check(clSetKernelArg(kernel, 0, sizeof(cl_mem), &buf), "clSetKernelArg(data)");
@@ -115,8 +119,8 @@ int worker(const Shared &s, int t) {
   return bad;
 }
 
-int parse_arg(const char *text, int lo, int hi, const char *what) {
-  char *end = nullptr;
+int parse_arg(const char* text, int lo, int hi, const char* what) {
+  char* end = nullptr;
   const long v = std::strtol(text, &end, 10);
   if (end == text || *end != '\0' || v < lo || v > hi) {
     std::fprintf(stderr, "multi_thread: %s must be an integer in [%d, %d]\n", what, lo, hi);
@@ -127,7 +131,7 @@ int parse_arg(const char *text, int lo, int hi, const char *what) {
 
 }  // namespace
 
-int main(int argc, char **argv) {
+int main(int argc, char** argv) {
   const int threads = argc > 1 ? parse_arg(argv[1], 1, kMaxThreads, "THREADS") : 4;
   const int launches = argc > 2 ? parse_arg(argv[2], 1, kMaxLaunches, "LAUNCHES") : 8;
 
@@ -152,7 +156,7 @@ int main(int argc, char **argv) {
     for (int t = 0; t < threads; ++t) {
       pool.emplace_back([&shared, &bad, t] { bad[static_cast<size_t>(t)] = worker(shared, t); });
     }
-    for (std::thread &th : pool) th.join();
+    for (std::thread& th : pool) th.join();
   }
 
   clReleaseCommandQueue(shared_queue);

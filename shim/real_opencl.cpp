@@ -17,7 +17,12 @@ namespace {
 
 using DlsymFn = void* (*)(void*, const char*);
 
-DlsymFn find_real_dlsym() {
+// Code on the dlsym path runs when sanitizer runtimes resolve their interceptors, before
+// their shadow memory exists: it must not be instrumented (matters for sanitizer builds
+// of the shim only).
+#define CLPROF_NO_SANITIZE __attribute__((no_sanitize("address", "undefined", "thread")))
+
+CLPROF_NO_SANITIZE DlsymFn find_real_dlsym() {
   // dlvsym is not interposed, so this cannot recurse into our own dlsym.
   void* f = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
   if (!f) f = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
@@ -126,8 +131,17 @@ int hook_index(const char* name) {
 
 }  // namespace
 
-void* real_dlsym(void* handle, const char* name) {
-  static const DlsymFn fn = find_real_dlsym();
+// A plain atomic, not a function-local static: sanitizer runtimes call dlsym before
+// their own set-up is done, when a static's guard (__cxa_guard_acquire) may crash.
+// Two threads racing here both store the same value.
+static std::atomic<DlsymFn> g_real_dlsym{nullptr};
+
+CLPROF_NO_SANITIZE void* real_dlsym(void* handle, const char* name) {
+  DlsymFn fn = g_real_dlsym.load(std::memory_order_acquire);
+  if (!fn) {
+    fn = find_real_dlsym();
+    g_real_dlsym.store(fn, std::memory_order_release);
+  }
   return fn ? fn(handle, name) : nullptr;
 }
 
@@ -170,19 +184,48 @@ namespace {
 // return address, which inside this interposer is libclprof.so. Forwarding as is would
 // resolve after the shim instead: another preloaded wrapper (a malloc tracer, say) that
 // asks for the next malloc would get its own and recurse. So: walk the link map from the
-// real caller on and return the first definition made by the object itself.
-void* dlsym_next_after(const void* caller, const char* name) {
+// real caller on and return the first definition made by the object itself. dlopen and
+// dlclose are libc's own (dlvsym): sanitizer runtimes resolve their interceptors through
+// dlsym(RTLD_NEXT) before their dlopen wrapper can work.
+template <class Fn>
+CLPROF_NO_SANITIZE Fn libc_function(const char* name) {
+  void* f = dlvsym(RTLD_NEXT, name, "GLIBC_2.34");
+  if (!f) f = dlvsym(RTLD_NEXT, name, "GLIBC_2.2.5");
+  return reinterpret_cast<Fn>(f);
+}
+
+CLPROF_NO_SANITIZE void* libc_dlopen(const char* file, int mode) {
+  using Fn = void* (*)(const char*, int);
+  static const Fn fn = libc_function<Fn>("dlopen");
+  return fn ? fn(file, mode) : nullptr;
+}
+
+CLPROF_NO_SANITIZE int libc_dlclose(void* handle) {
+  using Fn = int (*)(void*);
+  static const Fn fn = libc_function<Fn>("dlclose");
+  return fn ? fn(handle) : -1;
+}
+
+CLPROF_NO_SANITIZE void* dlsym_next_after(const void* caller, const char* name) {
   Dl_info info;
+  struct link_map* from = nullptr;
   struct link_map* self = nullptr;
-  if (!dladdr1(caller, &info, reinterpret_cast<void**>(&self), RTLD_DL_LINKMAP) || !self) {
+  static const int kAnchor = 0;
+  if (!dladdr1(caller, &info, reinterpret_cast<void**>(&from), RTLD_DL_LINKMAP) || !from ||
+      !dladdr1(&kAnchor, &info, reinterpret_cast<void**>(&self), RTLD_DL_LINKMAP) || !self) {
     return real_dlsym(RTLD_NEXT, name);
   }
-  for (struct link_map* l = self->l_next; l; l = l->l_next) {
+  // A caller loaded before the shim: "next after the caller" and "next after the shim"
+  // differ only in the shim's own few symbols. glibc answers that exactly.
+  for (struct link_map* l = from->l_next; l; l = l->l_next) {
+    if (l == self) return real_dlsym(RTLD_NEXT, name);
+  }
+  for (struct link_map* l = from->l_next; l; l = l->l_next) {
     if (!l->l_name || !l->l_name[0]) continue;
-    void* handle = dlopen(l->l_name, RTLD_LAZY | RTLD_NOLOAD);
+    void* handle = libc_dlopen(l->l_name, RTLD_LAZY | RTLD_NOLOAD);
     if (!handle) continue;
     void* found = real_dlsym(handle, name);
-    dlclose(handle);
+    libc_dlclose(handle);
     if (!found) continue;
     Dl_info where;
     struct link_map* owner = nullptr;
@@ -198,7 +241,7 @@ void* dlsym_next_after(const void* caller, const char* name) {
 // give them the hook, but only when the symbol found is the very function the hook
 // forwards to. Anything else (the ICD loader looking up a vendor driver's functions,
 // other libraries' cl* names) gets the real answer, or the loader would call us back.
-CLPROF_EXPORT void* dlsym(void* handle, const char* name) {
+CLPROF_EXPORT CLPROF_NO_SANITIZE void* dlsym(void* handle, const char* name) {
   if (handle == RTLD_NEXT) return dlsym_next_after(__builtin_return_address(0), name);
   void* found = real_dlsym(handle, name);
   if (!found || clprof::shim::t_resolving) return found;

@@ -292,7 +292,13 @@ class Session {
 
   void close_open_ranges() {
     const std::int64_t now_ns = to_trace_ns(monotonic_now_ns());
-    for (ThreadState* t : thread_list()) {
+    std::vector<ThreadState*> threads;
+    {
+      // Other threads may still be ending (and unlisting their state) meanwhile.
+      std::lock_guard<std::mutex> lock(g_init_mutex);
+      threads = thread_list();
+    }
+    for (ThreadState* t : threads) {
       while (t->ranges.depth() > 0) {
         bool was_open = false;
         const std::uint32_t id = t->ranges.pop(was_open);

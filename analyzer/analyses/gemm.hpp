@@ -15,7 +15,7 @@
 
 namespace clprof::analyses {
 
-// Streams launches, keeps only those a rule matches: ~72 bytes per GEMM launch, or 8
+// Streams launches, keeps only those a rule matches: ~80 bytes per GEMM launch, or 8
 // bytes per launch (its duration) in grouped mode. Build-option dimensions are resolved
 // afterwards against the Run's programs, so this works on the streaming path.
 class GemmAnalysis : public Analysis {

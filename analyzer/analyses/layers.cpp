@@ -1,6 +1,7 @@
 #include "analyses/layers.hpp"
 
 #include <algorithm>
+#include <climits>
 
 namespace clprof::analyses {
 
@@ -107,6 +108,58 @@ std::vector<IterationDetail> iteration_details(const LayersAnalysis& analysis,
                                                const model::Run& run,
                                                const Iterations& iterations) {
   const RangeIndex index(run);
+  std::unordered_map<uint64_t, size_t> iteration_of_range;  // iteration range id -> index
+  for (size_t i = 0; i < iterations.range_ids.size(); ++i) iteration_of_range[iterations.range_ids[i]] = i;
+  // The iteration containing range `id` (itself or an ancestor): one upward walk per range,
+  // so the cost is linear in ranges + buckets, not iterations x ranges.
+  auto iteration_containing = [&](uint64_t id) -> std::optional<size_t> {
+    for (size_t depth = 0; id != 0 && depth < 256; ++depth) {
+      auto it = iteration_of_range.find(id);
+      if (it != iteration_of_range.end()) return it->second;
+      const model::Range* r = index.find(id);
+      if (!r) return std::nullopt;
+      id = r->parent;
+    }
+    return std::nullopt;
+  };
+  struct LayerAcc {
+    uint64_t first_order = UINT64_MAX;
+    int64_t host_begin = INT64_MAX;  // earliest host begin of its ranges
+    bool host_known = true;
+    std::map<std::string, std::pair<uint64_t, IterationDetail::Kernel>> kernels;
+  };
+  std::vector<std::map<std::string, LayerAcc>> layers(iterations.range_ids.size());
+  auto note_range = [&](LayerAcc& la, uint64_t id) {
+    const model::Range* r = index.find(id);
+    if (r && r->host_begin_ns != model::kNoTime) la.host_begin = std::min(la.host_begin, r->host_begin_ns);
+    else la.host_known = false;
+  };
+  // Every range below an iteration is listed, with or without kernels (as vison lists Arm
+  // NN's "Working Memory Allocation" workloads).
+  for (const auto& r : run.ranges) {
+    if (iteration_of_range.count(r.id)) continue;
+    auto i = iteration_containing(r.id);
+    if (!i) continue;
+    auto below = index.path_below(r.id, iterations.range_ids[*i]);
+    if (below) note_range(layers[*i][*below], r.id);
+  }
+  for (const auto& [id, b] : analysis.buckets()) {
+    auto i = iteration_containing(id);
+    if (!i) continue;
+    auto below = index.path_below(id, iterations.range_ids[*i]);
+    if (!below) continue;
+    auto& la = layers[*i][*below];
+    if (below->empty()) note_range(la, id);
+    la.first_order = std::min(la.first_order, b.first_order);
+    for (const auto& [name, acc] : b.kernels) {
+      auto& [order, k] = la.kernels[name];
+      if (k.name.empty()) order = UINT64_MAX;
+      order = std::min(order, acc.first_order);
+      k.name = name;
+      k.count += acc.durations_ns.size();
+      for (int64_t v : acc.durations_ns) k.total_ns += v;
+    }
+  }
   // Per process, the k-th iteration instance gets the k-th importer wall time.
   std::map<uint32_t, size_t> seen_per_process;
   std::vector<IterationDetail> out;
@@ -122,27 +175,13 @@ std::vector<IterationDetail> iteration_details(const LayersAnalysis& analysis,
     } else if (r && r->host_begin_ns != model::kNoTime && r->host_end_ns != model::kNoTime) {
       d.wall_ns = r->host_end_ns - r->host_begin_ns;
     }
-    struct LayerAcc {
-      uint64_t first_order = UINT64_MAX;
-      std::map<std::string, std::pair<uint64_t, IterationDetail::Kernel>> kernels;
-    };
-    std::map<std::string, LayerAcc> layers;
     std::map<std::string, IterationDetail::Kernel> totals;
-    for (const auto& [id, b] : analysis.buckets()) {
-      auto below = index.path_below(id, d.range_id);
-      if (!below) continue;
-      auto& la = layers[*below];
-      la.first_order = std::min(la.first_order, b.first_order);
-      for (const auto& [name, acc] : b.kernels) {
-        auto& [order, k] = la.kernels[name];
-        if (k.name.empty()) order = UINT64_MAX;
-        order = std::min(order, acc.first_order);
-        k.name = name;
-        k.count += acc.durations_ns.size();
-        for (int64_t v : acc.durations_ns) k.total_ns += v;
-      }
-    }
-    for (auto& [path, la] : layers) {
+    // Execution order: by host begin when every layer has one (this also places layers
+    // without kernels), else by first launch (layers without kernels last).
+    bool by_host = true;
+    for (const auto& [path, la] : layers[i]) by_host &= la.host_known && la.host_begin != INT64_MAX;
+    std::vector<std::pair<std::pair<int64_t, uint64_t>, IterationDetail::Layer>> ordered;
+    for (auto& [path, la] : layers[i]) {
       IterationDetail::Layer l;
       l.layer = path;
       std::vector<std::pair<uint64_t, IterationDetail::Kernel>> ks;
@@ -158,14 +197,12 @@ std::vector<IterationDetail> iteration_details(const LayersAnalysis& analysis,
         l.kernels.push_back(k);
       }
       d.kernel_ns += l.total_ns;
-      d.layers.push_back(std::move(l));
+      const auto key = by_host ? std::make_pair(la.host_begin, la.first_order)
+                               : std::make_pair(int64_t{0}, la.first_order);
+      ordered.emplace_back(key, std::move(l));
     }
-    // Layers in execution order.
-    std::vector<std::pair<uint64_t, IterationDetail::Layer>> ordered;
-    for (auto& l : d.layers) ordered.emplace_back(layers[l.layer].first_order, std::move(l));
     std::stable_sort(ordered.begin(), ordered.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
-    d.layers.clear();
     for (auto& [o, l] : ordered) d.layers.push_back(std::move(l));
     for (auto& [name, k] : totals) {
       k.percent = d.kernel_ns > 0 ? 100.0 * static_cast<double>(k.total_ns) / d.kernel_ns : 0.0;

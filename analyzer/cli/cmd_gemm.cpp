@@ -33,8 +33,6 @@ std::string read_file(const std::string& path) {
   return ss.str();
 }
 
-std::optional<double> opt(std::optional<double> v) { return v; }
-
 }  // namespace
 
 Runner setup_gemm(CLI::App& app) {
@@ -182,7 +180,9 @@ Runner setup_gemm(CLI::App& app) {
         if (all) cols.push_back({"Seq", "seq"});
         cols.push_back({"Kernel", "name", Align::Left, true});
         if (all) cols.push_back({"Layer", "layer", Align::Left, true});
-        for (auto c : {"M", "N", "K"}) cols.push_back({c, std::string(1, static_cast<char>(c[0] + 32))});
+        cols.push_back({"M", "m"});
+        cols.push_back({"N", "n"});
+        cols.push_back({"K", "k"});
         cols.push_back({"Batch", "batch"});
         cols.push_back({"Time", "time_ns"});
         cols.push_back({"GFLOPS", "gflops"});
@@ -200,7 +200,7 @@ Runner setup_gemm(CLI::App& app) {
           c.push_back(output::int_cell(r.k));
           c.push_back(output::int_cell(r.batch));
           c.push_back(output::ns_cell(r.time_ns));
-          c.push_back(output::fixed_cell(opt(r.gflops), 2));
+          c.push_back(output::fixed_cell(r.gflops, 2));
           if (with_peak) c.push_back(output::fixed_cell(r.percent_of_peak, 1));
           if (all) c.push_back(output::text_cell(r.rule));
           t.add_row(std::move(c));

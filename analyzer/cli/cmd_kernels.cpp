@@ -34,14 +34,12 @@ void write_kernel_json(output::JsonWriter& j, const analyses::KernelRow& r) {
 
 }  // namespace
 
-// Shared with cmd_layers.cpp: the kernels array of the JSON output.
 void write_kernels_json_array(output::JsonWriter& j, const std::vector<analyses::KernelRow>& rows) {
   j.begin_array();
   for (const auto& r : rows) write_kernel_json(j, r);
   j.end_array();
 }
 
-// The kernels table (also used by `layers` for one layer's kernels when csv is flattened).
 output::Table kernels_table(const std::vector<analyses::KernelRow>& rows, bool wide, bool machine,
                             bool with_estimate) {
   using output::Align;

@@ -154,8 +154,10 @@ std::string iterations_text(const std::vector<analyses::IterationDetail>& its,
            ", kernel time " + output::format_ns(d.kernel_ns) + "\n\n";
     output::Table t({{"Layer / kernel", "layer", Align::Left, true}, {"Calls", "count"}, {"Time", "total_ns"}});
     for (const auto& l : d.layers) {
+      // A layer without kernels (e.g. Arm NN's memory workloads) has no kernel time: "-".
       t.add_row({output::text_cell(l.layer.empty() ? "(in " + range_name + ")" : l.layer),
-                 output::text_cell(""), output::ns_cell(l.total_ns)});
+                 output::text_cell(""),
+                 l.kernels.empty() ? output::ns_cell(std::nullopt) : output::ns_cell(l.total_ns)});
       for (const auto& k : l.kernels)
         t.add_row({output::text_cell("  " + k.name), output::int_cell(static_cast<int64_t>(k.count)),
                    output::ns_cell(k.total_ns)});
@@ -275,11 +277,14 @@ Runner setup_layers(CLI::App& app) {
                          "that repeats or has child ranges)");
       auto details = analyses::iteration_details(a, run, its);
       // --iteration/--skip-first already dropped the other iterations' launches; drop their
-      // (now empty) sections too.
+      // sections too (run_session validated the selection).
       if (!o->common.iteration.empty() || o->common.skip_first > 0) {
+        std::optional<analyses::IterationRange> sel;
+        if (!o->common.iteration.empty()) sel = analyses::parse_iteration_range(o->common.iteration);
+        const auto keep = analyses::select_iterations(its, sel, o->common.skip_first);
         std::vector<analyses::IterationDetail> kept;
         for (auto& d : details)
-          if (!d.layers.empty()) kept.push_back(std::move(d));
+          if (keep.count(d.range_id)) kept.push_back(std::move(d));
         details = std::move(kept);
       }
       if (format == output::Format::Json) {

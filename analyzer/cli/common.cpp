@@ -12,12 +12,6 @@
 #if __has_include("layers_from.hpp")
 #include "layers_from.hpp"
 #define CLPROF_HAVE_LAYERS_FROM 1
-namespace clprof {
-// Weak: the importers engineer's layers_from.cpp may land after this file; until then the
-// symbol is null and --layers-from reports that it is unavailable instead of failing to link.
-LayersFromResult attribute_by_host_time(model::Run& target, const model::Run& ranges_source,
-                                        const LayersFromOptions& options) __attribute__((weak));
-}  // namespace clprof
 #endif
 
 namespace clprof::cli {
@@ -132,11 +126,10 @@ Session run_session(const CommonOptions& o, const AnalysisMaker& make, bool need
   readers::load_run(o.inputs, o.input_format, s.run, s.diagnostics);
 #ifdef CLPROF_HAVE_LAYERS_FROM
   if (!o.layers_from.empty()) {
-    if (!&attribute_by_host_time) throw UsageError("--layers-from is not available in this build");
     model::Run source;
     readers::load_run({o.layers_from}, "", source, s.diagnostics);
     auto result = attribute_by_host_time(s.run, source);
-    if (!result.note.empty()) s.diagnostics.warnings.push_back("--layers-from: " + result.note);
+    if (!result.note.empty()) s.diagnostics.warnings.push_back(result.note.rfind("--layers-from", 0) == 0 ? result.note : "--layers-from: " + result.note);
     if (result.launches_attributed == 0 && !s.run.launches.empty())
       s.diagnostics.warnings.push_back("--layers-from: no launch falls inside a range of " +
                                        o.layers_from);

@@ -243,7 +243,10 @@ class Importer {
       r.host_begin_ns = start->ns[i];
       min_abs_ns_ = std::min(min_abs_ns_, r.host_begin_ns);
     }
-    if (stop && stop->ns.size() > i) r.host_end_ns = stop->ns[i];
+    if (stop && stop->ns.size() > i) {
+      r.host_end_ns = stop->ns[i];
+      min_abs_ns_ = std::min(min_abs_ns_, r.host_end_ns);
+    }
     run_.ranges.push_back(std::move(r));
     return run_.ranges.back().id;
   }
@@ -333,11 +336,16 @@ void ArmnnReader::read(const std::string& path, std::string_view content, model:
       ++first;
     if (first < line_end && content[first] == '{') {
       if (first_brace == std::string_view::npos) first_brace = first;
-      size_t end = 0;
-      ij::Value doc = ij::parse_value(src, first, &end);
-      if (doc.find("ArmNN")) docs.push_back(std::move(doc));
-      pos = end;
-      continue;
+      // Only a document opening with "ArmNN" is parsed (its errors are real errors); other
+      // lines starting with '{' are the program's own output.
+      size_t key = ij::skip_whitespace(content, first + 1);
+      if (content.substr(key, 7) == "\"ArmNN\"") {
+        size_t end = 0;
+        ij::Value doc = ij::parse_value(src, first, &end);
+        docs.push_back(std::move(doc));
+        pos = end;
+        continue;
+      }
     }
     pos = line_end + 1;
   }
@@ -356,7 +364,9 @@ void ArmnnReader::read(const std::string& path, std::string_view content, model:
   size_t base = 0;
   for (const auto& doc : docs) {
     size_t doc_n = 0;
-    const ij::Value& armnn = ij::expect_object(src, *doc.find("ArmNN"), "the \"ArmNN\" profile");
+    const ij::Value* armnn_v = doc.find("ArmNN");
+    if (!armnn_v) throw src.error_at(doc.offset, "expected member \"ArmNN\" in this object");
+    const ij::Value& armnn = ij::expect_object(src, *armnn_v, "the \"ArmNN\" profile");
     for (const auto& [key, v] : armnn.members) {
       if (!v.is_object()) continue;
       Event root = read_event(src, key, v);

@@ -32,7 +32,7 @@ bool layer_time(const ij::Source& s, const ij::Value& v, int scale, const std::s
                 Counters& c, int64_t* out) {
   if (!v.is_number())
     throw s.error_at(v.offset, std::string("expected a layer time (a number), found ") + ij::type_name(v.type));
-  if (ij::scaled_integer(v.text, scale, out) && *out >= 0) return true;
+  if (ij::scaled_integer(v.text, scale, out) && *out >= 0 && *out <= ij::kMaxAbsTimeNs) return true;
   if (c.out_of_range++ == 0) c.first_out_of_range = layer + " (" + v.text + ")";
   return false;
 }

@@ -56,7 +56,9 @@ std::string quoted_snippet(std::string_view token) {
   return out;
 }
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
@@ -89,11 +91,24 @@ class PaddedText {
 };
 
 enum class RecordKind : uint8_t {
-  Launch, Transfer, Device, ClockSync, Program, Build, Sync, RangeBegin, RangeEnd, Mark,
-  Warning, End, Ignored
+  Launch,
+  Transfer,
+  Device,
+  ClockSync,
+  Program,
+  Build,
+  Sync,
+  RangeBegin,
+  RangeEnd,
+  Mark,
+  Warning,
+  End,
+  Ignored
 };
 
-bool is_bulk(RecordKind k) { return k == RecordKind::Launch || k == RecordKind::Transfer; }
+bool is_bulk(RecordKind k) {
+  return k == RecordKind::Launch || k == RecordKind::Transfer;
+}
 
 RecordKind classify(std::string_view type) {
   if (type == tf::kind::kLaunch) return RecordKind::Launch;
@@ -137,7 +152,7 @@ struct EndRecord {
 // Metadata records parsed but not yet applied, in file order. Streaming threads fill one
 // each (parsing in parallel); the calling thread applies them in order afterwards.
 struct MetaBatch {
-  std::vector<std::pair<RecordKind, uint32_t>> order;  // kind, index in its vector
+  std::vector<std::pair<RecordKind, uint32_t>> order;       // kind, index in its vector
   std::vector<std::pair<uint64_t, model::Device>> devices;  // trace id, device
   std::vector<ClockSyncRecord> clock_syncs;
   std::vector<model::Program> programs;
@@ -154,24 +169,58 @@ struct MetaBatch {
     order.emplace_back(kind, static_cast<uint32_t>(v.size()));
     return v.emplace_back();
   }
-  void clear() { *this = MetaBatch(); }
+  // Empties the batch, keeping capacity (the sequential reader reuses one per record).
+  void clear() {
+    order.clear();
+    devices.clear();
+    clock_syncs.clear();
+    programs.clear();
+    builds.clear();
+    syncs.clear();
+    range_begins.clear();
+    range_ends.clear();
+    marks.clear();
+    warnings.clear();
+    ends.clear();
+  }
   // Removes the last record added (one whose parsing failed).
   void drop_last() {
     if (order.empty()) return;
     auto [kind, i] = order.back();
     order.pop_back();
     switch (kind) {
-      case RecordKind::Device: devices.resize(i); break;
-      case RecordKind::ClockSync: clock_syncs.resize(i); break;
-      case RecordKind::Program: programs.resize(i); break;
-      case RecordKind::Build: builds.resize(i); break;
-      case RecordKind::Sync: syncs.resize(i); break;
-      case RecordKind::RangeBegin: range_begins.resize(i); break;
-      case RecordKind::RangeEnd: range_ends.resize(i); break;
-      case RecordKind::Mark: marks.resize(i); break;
-      case RecordKind::Warning: warnings.resize(i); break;
-      case RecordKind::End: ends.resize(i); break;
-      default: break;
+      case RecordKind::Device:
+        devices.resize(i);
+        break;
+      case RecordKind::ClockSync:
+        clock_syncs.resize(i);
+        break;
+      case RecordKind::Program:
+        programs.resize(i);
+        break;
+      case RecordKind::Build:
+        builds.resize(i);
+        break;
+      case RecordKind::Sync:
+        syncs.resize(i);
+        break;
+      case RecordKind::RangeBegin:
+        range_begins.resize(i);
+        break;
+      case RecordKind::RangeEnd:
+        range_ends.resize(i);
+        break;
+      case RecordKind::Mark:
+        marks.resize(i);
+        break;
+      case RecordKind::Warning:
+        warnings.resize(i);
+        break;
+      case RecordKind::End:
+        ends.resize(i);
+        break;
+      default:
+        break;
     }
   }
 };
@@ -196,11 +245,13 @@ struct TraceBuilder {
   }
   // Applies `batch` in its order and empties it.
   void apply(MetaBatch& batch) {
-    run.ranges.reserve(run.ranges.size() + batch.range_begins.size());
-    run.syncs.reserve(run.syncs.size() + batch.syncs.size());
+    reserve_more(run.ranges, batch.range_begins.size());
+    reserve_more(run.syncs, batch.syncs.size());
     for (auto [kind, i] : batch.order) {
       switch (kind) {
-        case RecordKind::Device: apply_device(batch.devices[i].first, std::move(batch.devices[i].second)); break;
+        case RecordKind::Device:
+          apply_device(batch.devices[i].first, std::move(batch.devices[i].second));
+          break;
         case RecordKind::ClockSync: {
           const ClockSyncRecord& c = batch.clock_syncs[i];
           uint32_t id = device_or_zero(c.device);
@@ -225,7 +276,9 @@ struct TraceBuilder {
           run.builds.push_back(std::move(b.build));
           break;
         }
-        case RecordKind::Sync: run.syncs.push_back(std::move(batch.syncs[i])); break;
+        case RecordKind::Sync:
+          run.syncs.push_back(std::move(batch.syncs[i]));
+          break;
         case RecordKind::RangeBegin:
           ranges[batch.range_begins[i].id] = run.ranges.size();
           run.ranges.push_back(std::move(batch.range_begins[i]));
@@ -239,17 +292,29 @@ struct TraceBuilder {
           ranges.erase(it);  // ended: keeps the index as small as the open ranges
           break;
         }
-        case RecordKind::Mark: run.marks.push_back(std::move(batch.marks[i])); break;
-        case RecordKind::Warning: proc().warnings.push_back(std::move(batch.warnings[i])); break;
+        case RecordKind::Mark:
+          run.marks.push_back(std::move(batch.marks[i]));
+          break;
+        case RecordKind::Warning:
+          proc().warnings.push_back(std::move(batch.warnings[i]));
+          break;
         case RecordKind::End:
           proc().incomplete_events = batch.ends[i].incomplete;
           proc().dropped_records = batch.ends[i].dropped;
           end_seen = true;
           break;
-        default: break;
+        default:
+          break;
       }
     }
     batch.clear();
+  }
+
+  // Room for `extra` more elements, growing geometrically (an exact reserve per small
+  // batch would copy the vector every time).
+  template <class V>
+  static void reserve_more(V& v, size_t extra) {
+    if (v.size() + extra > v.capacity()) v.reserve(std::max(v.size() + extra, 2 * v.capacity()));
   }
 
   void apply_device(uint64_t local, model::Device d) {
@@ -290,27 +355,52 @@ class TraceParser {
   // Trace device id -> Device::id used for launches/transfers (read-only while parsing).
   void set_device_map(const std::unordered_map<uint64_t, uint32_t>* m) { device_map_ = m; }
 
-  // Parses the record in text[0, n) (followed by kPadding readable bytes). Bulk records
-  // end up in launch / transfer; `*closing` tells that "]}" followed the record.
-  // Throws RecordError.
-  RecordKind parse_record(const char* text, size_t n, bool* closing) {
+  // Parses the record in text[0, n), after which `readable_after` more bytes may be read.
+  // Bulk records end up in launch / transfer, metadata in the MetaBatch; `*closing` tells
+  // that "]}" followed the record. Throws RecordError pointing into `text`.
+  RecordKind parse_record(const char* text, size_t n, size_t readable_after, bool* closing) {
+    // The fast paths read a little past the end (at most 16 bytes) but never use those
+    // bytes, so they can run in place; simdjson needs its padding, so it gets a copy.
+    const char* in_place = readable_after >= kPadding ? text : copy_.assign(text, n);
+    RecordKind kind;
+    if (fast_record(in_place, n, closing, kind)) return kind;
+    const char* copy = in_place == text ? copy_.assign(text, n) : in_place;
+    try {
+      return parse_general(copy, n, closing);
+    } catch (RecordError& e) {
+      if (e.where >= copy && e.where <= copy + n)
+        e.where = text + (e.where - copy);
+      else
+        e.where = text;
+      throw;
+    }
+  }
+
+ private:
+  bool fast_record(const char* text, size_t n, bool* closing, RecordKind& kind) {
     static constexpr std::string_view kLaunchStart = R"({"type":"launch",)";
     static constexpr std::string_view kRangeStart = R"({"type":"range_)";
-    if (n > kLaunchStart.size() && std::memcmp(text, kLaunchStart.data(), kLaunchStart.size()) == 0) {
+    if (n > kLaunchStart.size() &&
+        std::memcmp(text, kLaunchStart.data(), kLaunchStart.size()) == 0) {
       pending_device_ = 0;
       if (fast_launch(text, n)) {
         *closing = false;
-        return RecordKind::Launch;
+        kind = RecordKind::Launch;
+        return true;
       }
     } else if (meta_ && n > kRangeStart.size() &&
                std::memcmp(text, kRangeStart.data(), kRangeStart.size()) == 0) {
       // Layer markers come in thousands per iteration: worth a fast path too.
-      RecordKind k = fast_range(text, n);
-      if (k != RecordKind::Ignored) {
+      kind = fast_range(text, n);
+      if (kind != RecordKind::Ignored) {
         *closing = false;
-        return k;
+        return true;
       }
     }
+    return false;
+  }
+
+  RecordKind parse_general(const char* text, size_t n, bool* closing) {
     begin(text, n);
     od::object obj = root_object("a record object {\"type\":...}");
     RecordKind kind;
@@ -338,22 +428,49 @@ class TraceParser {
 
   void parse_body(RecordKind kind, od::object& obj) {
     switch (kind) {
-      case RecordKind::Launch: parse_launch(obj); break;
-      case RecordKind::Transfer: parse_transfer(obj); break;
-      case RecordKind::Device: parse_device(obj); break;
-      case RecordKind::ClockSync: parse_clock_sync(obj); break;
-      case RecordKind::Program: parse_program(obj); break;
-      case RecordKind::Build: parse_build(obj); break;
-      case RecordKind::Sync: parse_sync(obj); break;
-      case RecordKind::RangeBegin: parse_range_begin(obj); break;
-      case RecordKind::RangeEnd: parse_range_end(obj); break;
-      case RecordKind::Mark: parse_mark(obj); break;
-      case RecordKind::Warning: parse_warning(obj); break;
-      case RecordKind::End: parse_end(obj); break;
-      case RecordKind::Ignored: skip_object(obj); break;
+      case RecordKind::Launch:
+        parse_launch(obj);
+        break;
+      case RecordKind::Transfer:
+        parse_transfer(obj);
+        break;
+      case RecordKind::Device:
+        parse_device(obj);
+        break;
+      case RecordKind::ClockSync:
+        parse_clock_sync(obj);
+        break;
+      case RecordKind::Program:
+        parse_program(obj);
+        break;
+      case RecordKind::Build:
+        parse_build(obj);
+        break;
+      case RecordKind::Sync:
+        parse_sync(obj);
+        break;
+      case RecordKind::RangeBegin:
+        parse_range_begin(obj);
+        break;
+      case RecordKind::RangeEnd:
+        parse_range_end(obj);
+        break;
+      case RecordKind::Mark:
+        parse_mark(obj);
+        break;
+      case RecordKind::Warning:
+        parse_warning(obj);
+        break;
+      case RecordKind::End:
+        parse_end(obj);
+        break;
+      case RecordKind::Ignored:
+        skip_object(obj);
+        break;
     }
   }
 
+ public:
   // Parses the top-level object: the first line with "]}" appended (line mode) or the
   // whole document (`records` then gets every record, as an object text). Throws
   // RecordError.
@@ -450,9 +567,14 @@ class TraceParser {
       loc = text_;
     std::string what;
     switch (e) {
-      case simdjson::DEPTH_ERROR: what = "JSON nested too deeply"; break;
-      case simdjson::EMPTY: what = "expected a JSON value, got nothing"; break;
-      default: what = std::string("invalid JSON (") + simdjson::error_message(e) + ")";
+      case simdjson::DEPTH_ERROR:
+        what = "JSON nested too deeply";
+        break;
+      case simdjson::EMPTY:
+        what = "expected a JSON value, got nothing";
+        break;
+      default:
+        what = std::string("invalid JSON (") + simdjson::error_message(e) + ")";
     }
     fail(loc, what);
   }
@@ -568,9 +690,12 @@ class TraceParser {
     int n = 0;
     for_each_element(v, key, "[begin, end] or a number", [&](od::value& x) {
       int64_t ns = get_i64(x, key);
-      if (n == 0) b = ns;
-      else if (n == 1) e = ns;
-      else fail_type(x, key, "[begin, end] (2 numbers)");
+      if (n == 0)
+        b = ns;
+      else if (n == 1)
+        e = ns;
+      else
+        fail_type(x, key, "[begin, end] (2 numbers)");
       ++n;
     });
     if (n != 2) fail_type(v, key, "[begin, end] (2 numbers)");
@@ -585,7 +710,8 @@ class TraceParser {
       if (n >= 4) fail_type(x, key, "[queued, submit, start, end] (4 numbers)");
       t4[n++] = get_i64(x, key);
     });
-    if (n != 4) fail(at, "\"" + std::string(key) + "\": expected [queued, submit, start, end] (4 numbers)");
+    if (n != 4)
+      fail(at, "\"" + std::string(key) + "\": expected [queued, submit, start, end] (4 numbers)");
   }
 
   uint32_t map_device(uint64_t local) {
@@ -627,26 +753,42 @@ class TraceParser {
       if (n == 0) {
         std::string_view kind = get_string(x, kKey);
         using K = model::KernelArg::Kind;
-        if (kind == tf::arg_kind::kScalar) a.kind = K::Scalar;
-        else if (kind == tf::arg_kind::kBuffer) a.kind = K::Buffer;
-        else if (kind == tf::arg_kind::kLocal) a.kind = K::Local;
-        else if (kind == tf::arg_kind::kImage) a.kind = K::Image;
-        else if (kind == tf::arg_kind::kPipe) a.kind = K::Pipe;
-        else if (kind == tf::arg_kind::kSvm) a.kind = K::Svm;
-        else if (kind == tf::arg_kind::kSampler) a.kind = K::Sampler;
-        else a.kind = K::Unset;  // "unset" and kinds of later versions
+        if (kind == tf::arg_kind::kScalar)
+          a.kind = K::Scalar;
+        else if (kind == tf::arg_kind::kBuffer)
+          a.kind = K::Buffer;
+        else if (kind == tf::arg_kind::kLocal)
+          a.kind = K::Local;
+        else if (kind == tf::arg_kind::kImage)
+          a.kind = K::Image;
+        else if (kind == tf::arg_kind::kPipe)
+          a.kind = K::Pipe;
+        else if (kind == tf::arg_kind::kSvm)
+          a.kind = K::Svm;
+        else if (kind == tf::arg_kind::kSampler)
+          a.kind = K::Sampler;
+        else
+          a.kind = K::Unset;  // "unset" and kinds of later versions
       } else if (n == 1) {
         a.size = get_u32(x, kKey);
       } else {
         using K = model::KernelArg::Kind;
         switch (a.kind) {
           case K::Scalar:
-            if (n == 2) a.hex.assign(get_string(x, kKey));
-            else if (n == 3) { a.value = get_u64(x, kKey); a.has_value = true; }
+            if (n == 2)
+              a.hex.assign(get_string(x, kKey));
+            else if (n == 3) {
+              a.value = get_u64(x, kKey);
+              a.has_value = true;
+            }
             break;
-          case K::Buffer: case K::Image: case K::Pipe:
-            if (n == 2) a.object_id = get_u64(x, kKey);
-            else if (n == 3) a.object_bytes = get_u64(x, kKey);
+          case K::Buffer:
+          case K::Image:
+          case K::Pipe:
+            if (n == 2)
+              a.object_id = get_u64(x, kKey);
+            else if (n == 3)
+              a.object_bytes = get_u64(x, kKey);
             break;
           case K::Sampler:
             if (n == 2) a.object_id = get_u64(x, kKey);
@@ -654,7 +796,8 @@ class TraceParser {
           case K::Svm:
             if (n == 2) a.svm_pointer.assign(get_string(x, kKey));
             break;
-          default: break;
+          default:
+            break;
         }
       }
       ++n;
@@ -701,20 +844,39 @@ class TraceParser {
     size_t nargs = 0;
     for_each_field(obj, [&](std::string_view key, od::value& v) {
       namespace f = tf::field;
-      if (key == f::kSeq) l.seq = get_u64(v, key);
-      else if (key == f::kTid) l.tid = get_u64(v, key);
-      else if (key == f::kRc) l.rc = get_i32(v, key);
-      else if (key == f::kKernel) l.name.assign(get_string(v, key));
-      else if (key == f::kKernelId) l.kernel_id = get_u64(v, key);
-      else if (key == f::kProgramId) l.program_id = get_u64(v, key);
-      else if (key == f::kQueueId) l.queue_id = get_u64(v, key);
-      else if (key == f::kContextId) l.context_id = get_u64(v, key);
-      else if (key == f::kDeviceId) l.device = map_device(get_u64(v, key));
-      else if (key == f::kGwo) { if (!is_null(v, key)) get_u64_array(v, key, l.gwo); }
-      else if (key == f::kGws) get_u64_array(v, key, l.gws);
+      if (key == f::kSeq)
+        l.seq = get_u64(v, key);
+      else if (key == f::kTid)
+        l.tid = get_u64(v, key);
+      else if (key == f::kRc)
+        l.rc = get_i32(v, key);
+      else if (key == f::kKernel)
+        l.name.assign(get_string(v, key));
+      else if (key == f::kKernelId)
+        l.kernel_id = get_u64(v, key);
+      else if (key == f::kProgramId)
+        l.program_id = get_u64(v, key);
+      else if (key == f::kQueueId)
+        l.queue_id = get_u64(v, key);
+      else if (key == f::kContextId)
+        l.context_id = get_u64(v, key);
+      else if (key == f::kDeviceId)
+        l.device = map_device(get_u64(v, key));
+      else if (key == f::kGwo) {
+        if (is_null(v, key))
+          l.gwo.clear();
+        else
+          get_u64_array(v, key, l.gwo);
+      } else if (key == f::kGws)
+        get_u64_array(v, key, l.gws);
       else if (key == f::kLws) {
-        if (!is_null(v, key)) {
-          l.lws.emplace(std::move(spare_lws_));
+        if (is_null(v, key)) {
+          if (l.lws) {
+            spare_lws_ = std::move(*l.lws);
+            l.lws.reset();
+          }
+        } else {
+          if (!l.lws) l.lws.emplace(std::move(spare_lws_));
           get_u64_array(v, key, *l.lws);
         }
       } else if (key == f::kArgs) {
@@ -723,14 +885,21 @@ class TraceParser {
           parse_arg(a, next_arg(nargs));
           ++nargs;
         });
-      } else if (key == f::kHostNs) get_host_interval(v, key, l.host_begin_ns, l.host_end_ns);
+      } else if (key == f::kHostNs)
+        get_host_interval(v, key, l.host_begin_ns, l.host_end_ns);
       else if (key == f::kDeviceNs) {
         int64_t t[4] = {model::kNoTime, model::kNoTime, model::kNoTime, model::kNoTime};
         get_device_times(v, key, t);
-        l.queued_ns = t[0]; l.submit_ns = t[1]; l.start_ns = t[2]; l.end_ns = t[3];
-      } else if (key == f::kStatus) l.status.assign(get_string(v, key));
-      else if (key == f::kRanges) get_ranges(v, key, l.ranges);
-      else if (key == f::kApi) l.api.assign(get_string(v, key));
+        l.queued_ns = t[0];
+        l.submit_ns = t[1];
+        l.start_ns = t[2];
+        l.end_ns = t[3];
+      } else if (key == f::kStatus)
+        l.status.assign(get_string(v, key));
+      else if (key == f::kRanges)
+        get_ranges(v, key, l.ranges);
+      else if (key == f::kApi)
+        l.api.assign(get_string(v, key));
     });
     trim_args(nargs);
   }
@@ -768,6 +937,21 @@ class TraceParser {
       return false;
     }
     bool key(std::string_view& k) { return str(k) && lit(':'); }
+    // Consumes `key` (<= 16 bytes) if the text continues with it: two masked 8-byte
+    // compares instead of a memcmp call. Reads 16 bytes: the padding makes that safe.
+    bool key16(const char (&bytes)[16], size_t len) {
+      if (static_cast<size_t>(end_ - p_) < len) return false;
+      uint64_t a0, a1, b0, b1;
+      std::memcpy(&a0, p_, 8);
+      std::memcpy(&a1, p_ + 8, 8);
+      std::memcpy(&b0, bytes, 8);
+      std::memcpy(&b1, bytes + 8, 8);
+      uint64_t m0 = len >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * len)) - 1;
+      uint64_t m1 = len <= 8 ? 0 : len >= 16 ? ~uint64_t{0} : (uint64_t{1} << (8 * (len - 8))) - 1;
+      if (((a0 ^ b0) & m0) | ((a1 ^ b1) & m1)) return false;
+      p_ += len;
+      return true;
+    }
     // Consumes `token` if the text continues with it.
     bool token(std::string_view t) {
       if (static_cast<size_t>(end_ - p_) >= t.size() && std::memcmp(p_, t.data(), t.size()) == 0) {
@@ -822,7 +1006,8 @@ class TraceParser {
     // Eight ASCII digits in a little-endian word: every byte in '0'..'9'.
     static bool all_digits(uint64_t w) {
       return ((w & 0xF0F0F0F0F0F0F0F0ull) |
-              (((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) == 0x3333333333333333ull;
+              (((w + 0x0606060606060606ull) & 0xF0F0F0F0F0F0F0F0ull) >> 4)) ==
+             0x3333333333333333ull;
     }
     // Their value: pairs, then quads, then the eight, combined by multiply-and-shift.
     static uint64_t eight_digits_value(uint64_t w) {
@@ -844,52 +1029,103 @@ class TraceParser {
     });
   }
 
+  // The argument kind of the compact shape; false for anything else (incl. kinds of
+  // later versions, which the general path maps to Unset).
+  static bool fast_arg_kind(std::string_view k, model::KernelArg::Kind& kind, bool& unset) {
+    using K = model::KernelArg::Kind;
+    unset = false;
+#define CLPROF_KIND_IS(lit) \
+  (k.size() == sizeof(lit) - 1 && std::memcmp(k.data(), lit, sizeof(lit) - 1) == 0)
+    if (CLPROF_KIND_IS("scalar"))
+      kind = K::Scalar;
+    else if (CLPROF_KIND_IS("buffer"))
+      kind = K::Buffer;
+    else if (CLPROF_KIND_IS("local"))
+      kind = K::Local;
+    else if (CLPROF_KIND_IS("image"))
+      kind = K::Image;
+    else if (CLPROF_KIND_IS("pipe"))
+      kind = K::Pipe;
+    else if (CLPROF_KIND_IS("svm"))
+      kind = K::Svm;
+    else if (CLPROF_KIND_IS("sampler"))
+      kind = K::Sampler;
+    else if (CLPROF_KIND_IS("unset"))
+      unset = true;
+    else
+      return false;
+#undef CLPROF_KIND_IS
+    return true;
+  }
+
   bool fast_arg(Scan& sc, model::KernelArg& a) {
     using K = model::KernelArg::Kind;
     if (!sc.lit('[')) return false;
     std::string_view kind, s;
     uint64_t x;
-    if (!sc.str(kind)) return false;
-    if (kind == tf::arg_kind::kUnset) return sc.lit(']');
+    bool unset;
+    if (!sc.str(kind) || !fast_arg_kind(kind, a.kind, unset)) return false;
+    if (unset) return sc.lit(']');
     if (!sc.lit(',') || !sc.u64(x) || x > std::numeric_limits<uint32_t>::max()) return false;
     a.size = static_cast<uint32_t>(x);
-    if (kind == tf::arg_kind::kScalar) {
-      a.kind = K::Scalar;
-      if (!sc.lit(',') || !sc.str(s)) return false;
-      a.hex.assign(s);
-      if (sc.lit(',')) {
-        if (!sc.u64(a.value)) return false;
-        a.has_value = true;
-      }
-    } else if (kind == tf::arg_kind::kBuffer || kind == tf::arg_kind::kImage ||
-               kind == tf::arg_kind::kPipe) {
-      a.kind = kind == tf::arg_kind::kBuffer ? K::Buffer : kind == tf::arg_kind::kImage ? K::Image : K::Pipe;
-      if (!sc.lit(',') || !sc.u64(a.object_id) || !sc.lit(',') || !sc.u64(a.object_bytes)) return false;
-    } else if (kind == tf::arg_kind::kLocal) {
-      a.kind = K::Local;
-    } else if (kind == tf::arg_kind::kSvm) {
-      a.kind = K::Svm;
-      if (!sc.lit(',') || !sc.str(s)) return false;
-      a.svm_pointer.assign(s);
-    } else if (kind == tf::arg_kind::kSampler) {
-      a.kind = K::Sampler;
-      if (!sc.lit(',') || !sc.u64(a.object_id)) return false;
-    } else {
-      return false;
+    switch (a.kind) {
+      case K::Scalar:
+        if (!sc.lit(',') || !sc.str(s)) return false;
+        a.hex.assign(s);
+        if (sc.lit(',')) {
+          if (!sc.u64(a.value)) return false;
+          a.has_value = true;
+        }
+        break;
+      case K::Buffer:
+      case K::Image:
+      case K::Pipe:
+        if (!sc.lit(',') || !sc.u64(a.object_id) || !sc.lit(',') || !sc.u64(a.object_bytes))
+          return false;
+        break;
+      case K::Svm:
+        if (!sc.lit(',') || !sc.str(s)) return false;
+        a.svm_pointer.assign(s);
+        break;
+      case K::Sampler:
+        if (!sc.lit(',') || !sc.u64(a.object_id)) return false;
+        break;
+      default:
+        break;  // Local: the size is all
     }
     return sc.lit(']');
   }
 
   enum class LaunchKey : uint8_t {
-    Type, Seq, Tid, Rc, Kernel, KernelId, ProgramId, QueueId, ContextId, DeviceId, Gwo, Gws,
-    Lws, Args, HostNs, DeviceNs, Status, Ranges, Api, ExecStatus, Unknown
+    Type,
+    Seq,
+    Tid,
+    Rc,
+    Kernel,
+    KernelId,
+    ProgramId,
+    QueueId,
+    ContextId,
+    DeviceId,
+    Gwo,
+    Gws,
+    Lws,
+    Args,
+    HostNs,
+    DeviceNs,
+    Status,
+    Ranges,
+    Api,
+    ExecStatus,
+    Unknown
   };
 
   // Dispatch on length first: memcmp of a constant size compiles to a load and compare.
   static LaunchKey launch_key(std::string_view k) {
 #define CLPROF_KEY_IS(lit) (std::memcmp(k.data(), lit, sizeof(lit) - 1) == 0)
     switch (k.size()) {
-      case 2: return CLPROF_KEY_IS("rc") ? LaunchKey::Rc : LaunchKey::Unknown;
+      case 2:
+        return CLPROF_KEY_IS("rc") ? LaunchKey::Rc : LaunchKey::Unknown;
       case 3:
         if (CLPROF_KEY_IS("seq")) return LaunchKey::Seq;
         if (CLPROF_KEY_IS("tid")) return LaunchKey::Tid;
@@ -907,8 +1143,10 @@ class TraceParser {
         if (CLPROF_KEY_IS("status")) return LaunchKey::Status;
         if (CLPROF_KEY_IS("ranges")) return LaunchKey::Ranges;
         return LaunchKey::Unknown;
-      case 7: return CLPROF_KEY_IS("host_ns") ? LaunchKey::HostNs : LaunchKey::Unknown;
-      case 8: return CLPROF_KEY_IS("queue_id") ? LaunchKey::QueueId : LaunchKey::Unknown;
+      case 7:
+        return CLPROF_KEY_IS("host_ns") ? LaunchKey::HostNs : LaunchKey::Unknown;
+      case 8:
+        return CLPROF_KEY_IS("queue_id") ? LaunchKey::QueueId : LaunchKey::Unknown;
       case 9:
         if (CLPROF_KEY_IS("kernel_id")) return LaunchKey::KernelId;
         if (CLPROF_KEY_IS("device_id")) return LaunchKey::DeviceId;
@@ -918,8 +1156,10 @@ class TraceParser {
         if (CLPROF_KEY_IS("program_id")) return LaunchKey::ProgramId;
         if (CLPROF_KEY_IS("context_id")) return LaunchKey::ContextId;
         return LaunchKey::Unknown;
-      case 11: return CLPROF_KEY_IS("exec_status") ? LaunchKey::ExecStatus : LaunchKey::Unknown;
-      default: return LaunchKey::Unknown;
+      case 11:
+        return CLPROF_KEY_IS("exec_status") ? LaunchKey::ExecStatus : LaunchKey::Unknown;
+      default:
+        return LaunchKey::Unknown;
     }
 #undef CLPROF_KEY_IS
   }
@@ -964,16 +1204,33 @@ class TraceParser {
     size_t nargs = 0;
     // The shim's key order: trying the expected key as a literal first skips the key scan
     // and the dispatch for nearly every field.
-    static constexpr std::pair<std::string_view, LaunchKey> kOrder[] = {
-        {R"("type":)", LaunchKey::Type}, {R"("seq":)", LaunchKey::Seq},
-        {R"("tid":)", LaunchKey::Tid}, {R"("rc":)", LaunchKey::Rc},
-        {R"("kernel":)", LaunchKey::Kernel}, {R"("kernel_id":)", LaunchKey::KernelId},
-        {R"("program_id":)", LaunchKey::ProgramId}, {R"("queue_id":)", LaunchKey::QueueId},
-        {R"("context_id":)", LaunchKey::ContextId}, {R"("device_id":)", LaunchKey::DeviceId},
-        {R"("gwo":)", LaunchKey::Gwo}, {R"("gws":)", LaunchKey::Gws},
-        {R"("lws":)", LaunchKey::Lws}, {R"("args":)", LaunchKey::Args},
-        {R"("host_ns":)", LaunchKey::HostNs}, {R"("device_ns":)", LaunchKey::DeviceNs},
-        {R"("status":)", LaunchKey::Status}, {R"("ranges":)", LaunchKey::Ranges},
+    struct OrderedKey {
+      char bytes[16];  // the key with quotes and colon, zero-filled
+      size_t len;
+      LaunchKey key;
+      constexpr OrderedKey(std::string_view k, LaunchKey lk) : bytes{}, len(k.size()), key(lk) {
+        for (size_t i = 0; i < k.size() && i < 16; ++i) bytes[i] = k[i];
+      }
+    };
+    static constexpr OrderedKey kOrder[] = {
+        {R"("type":)", LaunchKey::Type},
+        {R"("seq":)", LaunchKey::Seq},
+        {R"("tid":)", LaunchKey::Tid},
+        {R"("rc":)", LaunchKey::Rc},
+        {R"("kernel":)", LaunchKey::Kernel},
+        {R"("kernel_id":)", LaunchKey::KernelId},
+        {R"("program_id":)", LaunchKey::ProgramId},
+        {R"("queue_id":)", LaunchKey::QueueId},
+        {R"("context_id":)", LaunchKey::ContextId},
+        {R"("device_id":)", LaunchKey::DeviceId},
+        {R"("gwo":)", LaunchKey::Gwo},
+        {R"("gws":)", LaunchKey::Gws},
+        {R"("lws":)", LaunchKey::Lws},
+        {R"("args":)", LaunchKey::Args},
+        {R"("host_ns":)", LaunchKey::HostNs},
+        {R"("device_ns":)", LaunchKey::DeviceNs},
+        {R"("status":)", LaunchKey::Status},
+        {R"("ranges":)", LaunchKey::Ranges},
     };
     constexpr size_t kOrderSize = sizeof kOrder / sizeof kOrder[0];
     size_t expected = 0;
@@ -983,35 +1240,45 @@ class TraceParser {
       std::string_view key, s;
       uint64_t x;
       LaunchKey lk;
-      if (expected < kOrderSize && sc.token(kOrder[expected].first)) {
-        lk = kOrder[expected++].second;
+      if (expected < kOrderSize && sc.key16(kOrder[expected].bytes, kOrder[expected].len)) {
+        lk = kOrder[expected++].key;
       } else {
         if (!sc.key(key)) return false;
         lk = launch_key(key);
         expected = kOrderSize;
         for (size_t i = 0; i < kOrderSize; ++i)
-          if (kOrder[i].second == lk) expected = i + 1;
+          if (kOrder[i].key == lk) expected = i + 1;
       }
       bool ok;
-      if (lk == LaunchKey::Type) ok = sc.str(s) && s == tf::kind::kLaunch;
-      else if (lk == LaunchKey::Seq) ok = sc.u64(l.seq);
-      else if (lk == LaunchKey::Tid) ok = sc.u64(l.tid);
+      if (lk == LaunchKey::Type)
+        ok = sc.str(s) && s == tf::kind::kLaunch;
+      else if (lk == LaunchKey::Seq)
+        ok = sc.u64(l.seq);
+      else if (lk == LaunchKey::Tid)
+        ok = sc.u64(l.tid);
       else if (lk == LaunchKey::Rc) {
         int64_t rc = 0;
-        ok = sc.i64(rc) && rc >= std::numeric_limits<int32_t>::min() && rc <= std::numeric_limits<int32_t>::max();
+        ok = sc.i64(rc) && rc >= std::numeric_limits<int32_t>::min() &&
+             rc <= std::numeric_limits<int32_t>::max();
         l.rc = static_cast<int32_t>(rc);
       } else if (lk == LaunchKey::Kernel) {
         ok = sc.str(s);
         l.name.assign(s);
-      } else if (lk == LaunchKey::KernelId) ok = sc.u64(l.kernel_id);
-      else if (lk == LaunchKey::ProgramId) ok = sc.u64(l.program_id);
-      else if (lk == LaunchKey::QueueId) ok = sc.u64(l.queue_id);
-      else if (lk == LaunchKey::ContextId) ok = sc.u64(l.context_id);
+      } else if (lk == LaunchKey::KernelId)
+        ok = sc.u64(l.kernel_id);
+      else if (lk == LaunchKey::ProgramId)
+        ok = sc.u64(l.program_id);
+      else if (lk == LaunchKey::QueueId)
+        ok = sc.u64(l.queue_id);
+      else if (lk == LaunchKey::ContextId)
+        ok = sc.u64(l.context_id);
       else if (lk == LaunchKey::DeviceId) {
         ok = sc.u64(x);
         l.device = map_device(x);
-      } else if (lk == LaunchKey::Gwo) ok = sc.null() || fast_u64_array(sc, l.gwo);
-      else if (lk == LaunchKey::Gws) ok = fast_u64_array(sc, l.gws);
+      } else if (lk == LaunchKey::Gwo) {
+        ok = sc.null() ? (l.gwo.clear(), true) : fast_u64_array(sc, l.gwo);
+      } else if (lk == LaunchKey::Gws)
+        ok = fast_u64_array(sc, l.gws);
       else if (lk == LaunchKey::Lws) {
         if (sc.null()) {
           ok = true;
@@ -1045,7 +1312,10 @@ class TraceParser {
           int n4 = 0;
           int64_t t[4] = {model::kNoTime, model::kNoTime, model::kNoTime, model::kNoTime};
           ok = sc.array([&] { return n4 < 4 && sc.i64(t[n4++]); }) && n4 == 4;
-          l.queued_ns = t[0]; l.submit_ns = t[1]; l.start_ns = t[2]; l.end_ns = t[3];
+          l.queued_ns = t[0];
+          l.submit_ns = t[1];
+          l.start_ns = t[2];
+          l.end_ns = t[3];
         }
       } else if (lk == LaunchKey::Status) {
         ok = sc.str(s);
@@ -1091,22 +1361,37 @@ class TraceParser {
     t.ranges.clear();
     for_each_field(obj, [&](std::string_view key, od::value& v) {
       namespace f = tf::field;
-      if (key == f::kSeq) t.seq = get_u64(v, key);
-      else if (key == f::kTid) t.tid = get_u64(v, key);
-      else if (key == f::kRc) t.rc = get_i32(v, key);
-      else if (key == f::kApi) t.api.assign(get_string(v, key));
-      else if (key == f::kOp) t.op.assign(get_string(v, key));
-      else if (key == f::kQueueId) t.queue_id = get_u64(v, key);
-      else if (key == f::kDeviceId) t.device = map_device(get_u64(v, key));
-      else if (key == f::kBytes) t.bytes = get_u64(v, key);
-      else if (key == f::kBlocking) t.blocking = get_bool(v, key);
-      else if (key == f::kHostNs) get_host_interval(v, key, t.host_begin_ns, t.host_end_ns);
+      if (key == f::kSeq)
+        t.seq = get_u64(v, key);
+      else if (key == f::kTid)
+        t.tid = get_u64(v, key);
+      else if (key == f::kRc)
+        t.rc = get_i32(v, key);
+      else if (key == f::kApi)
+        t.api.assign(get_string(v, key));
+      else if (key == f::kOp)
+        t.op.assign(get_string(v, key));
+      else if (key == f::kQueueId)
+        t.queue_id = get_u64(v, key);
+      else if (key == f::kDeviceId)
+        t.device = map_device(get_u64(v, key));
+      else if (key == f::kBytes)
+        t.bytes = get_u64(v, key);
+      else if (key == f::kBlocking)
+        t.blocking = get_bool(v, key);
+      else if (key == f::kHostNs)
+        get_host_interval(v, key, t.host_begin_ns, t.host_end_ns);
       else if (key == f::kDeviceNs) {
         int64_t x[4] = {model::kNoTime, model::kNoTime, model::kNoTime, model::kNoTime};
         get_device_times(v, key, x);
-        t.queued_ns = x[0]; t.submit_ns = x[1]; t.start_ns = x[2]; t.end_ns = x[3];
-      } else if (key == f::kStatus) t.status.assign(get_string(v, key));
-      else if (key == f::kRanges) get_ranges(v, key, t.ranges);
+        t.queued_ns = x[0];
+        t.submit_ns = x[1];
+        t.start_ns = x[2];
+        t.end_ns = x[3];
+      } else if (key == f::kStatus)
+        t.status.assign(get_string(v, key));
+      else if (key == f::kRanges)
+        get_ranges(v, key, t.ranges);
     });
   }
 
@@ -1115,18 +1400,30 @@ class TraceParser {
     uint64_t local = 0;
     for_each_field(obj, [&](std::string_view key, od::value& v) {
       namespace dv = tf::device;
-      if (key == tf::field::kId) local = get_u64(v, key);
-      else if (key == tf::field::kName) d.name.assign(get_string(v, key));
-      else if (key == dv::kVendor) d.vendor.assign(get_string(v, key));
-      else if (key == dv::kPlatform) d.platform.assign(get_string(v, key));
-      else if (key == dv::kPlatformVersion) d.platform_version.assign(get_string(v, key));
-      else if (key == dv::kVersion) d.version.assign(get_string(v, key));
-      else if (key == dv::kDriverVersion) d.driver_version.assign(get_string(v, key));
-      else if (key == dv::kDeviceType) d.type.assign(get_string(v, key));
-      else if (key == dv::kComputeUnits) d.compute_units = get_u32(v, key);
-      else if (key == dv::kMaxClockMhz) d.max_clock_mhz = get_u32(v, key);
-      else if (key == dv::kGlobalMemBytes) d.global_mem_bytes = get_u64(v, key);
-      else if (key == dv::kLocalMemBytes) d.local_mem_bytes = get_u64(v, key);
+      if (key == tf::field::kId)
+        local = get_u64(v, key);
+      else if (key == tf::field::kName)
+        d.name.assign(get_string(v, key));
+      else if (key == dv::kVendor)
+        d.vendor.assign(get_string(v, key));
+      else if (key == dv::kPlatform)
+        d.platform.assign(get_string(v, key));
+      else if (key == dv::kPlatformVersion)
+        d.platform_version.assign(get_string(v, key));
+      else if (key == dv::kVersion)
+        d.version.assign(get_string(v, key));
+      else if (key == dv::kDriverVersion)
+        d.driver_version.assign(get_string(v, key));
+      else if (key == dv::kDeviceType)
+        d.type.assign(get_string(v, key));
+      else if (key == dv::kComputeUnits)
+        d.compute_units = get_u32(v, key);
+      else if (key == dv::kMaxClockMhz)
+        d.max_clock_mhz = get_u32(v, key);
+      else if (key == dv::kGlobalMemBytes)
+        d.global_mem_bytes = get_u64(v, key);
+      else if (key == dv::kLocalMemBytes)
+        d.local_mem_bytes = get_u64(v, key);
     });
     auto& slot = meta_->add(RecordKind::Device, meta_->devices);
     slot.first = local;
@@ -1136,9 +1433,13 @@ class TraceParser {
   void parse_clock_sync(od::object& obj) {
     ClockSyncRecord& c = meta_->add(RecordKind::ClockSync, meta_->clock_syncs);
     for_each_field(obj, [&](std::string_view key, od::value& v) {
-      if (key == tf::field::kDeviceId) c.device = get_u64(v, key);
-      else if (key == tf::field::kOffsetNs) { c.offset_ns = get_i64(v, key); c.has_offset = true; }
-      else if (key == tf::field::kMethod) c.method.assign(get_string(v, key));
+      if (key == tf::field::kDeviceId)
+        c.device = get_u64(v, key);
+      else if (key == tf::field::kOffsetNs) {
+        c.offset_ns = get_i64(v, key);
+        c.has_offset = true;
+      } else if (key == tf::field::kMethod)
+        c.method.assign(get_string(v, key));
     });
   }
 
@@ -1147,11 +1448,16 @@ class TraceParser {
     p.process = process_;
     for_each_field(obj, [&](std::string_view key, od::value& v) {
       namespace f = tf::field;
-      if (key == f::kId) p.id = get_u64(v, key);
-      else if (key == f::kOrigin) p.origin.assign(get_string(v, key));
-      else if (key == f::kSourceHash) p.source_hash.assign(get_string(v, key));
-      else if (key == f::kSourceBytes) p.source_bytes = get_u64(v, key);
-      else if (key == f::kSource) p.source.assign(get_string(v, key));
+      if (key == f::kId)
+        p.id = get_u64(v, key);
+      else if (key == f::kOrigin)
+        p.origin.assign(get_string(v, key));
+      else if (key == f::kSourceHash)
+        p.source_hash.assign(get_string(v, key));
+      else if (key == f::kSourceBytes)
+        p.source_bytes = get_u64(v, key);
+      else if (key == f::kSource)
+        p.source.assign(get_string(v, key));
     });
   }
 
@@ -1161,19 +1467,22 @@ class TraceParser {
     b.process = process_;
     for_each_field(obj, [&](std::string_view key, od::value& v) {
       namespace f = tf::field;
-      if (key == f::kProgramId) b.program_id = get_u64(v, key);
-      else if (key == f::kApi) b.api.assign(get_string(v, key));
-      else if (key == f::kOptions) b.options.assign(get_string(v, key));
+      if (key == f::kProgramId)
+        b.program_id = get_u64(v, key);
+      else if (key == f::kApi)
+        b.api.assign(get_string(v, key));
+      else if (key == f::kOptions)
+        b.options.assign(get_string(v, key));
       else if (key == f::kDeviceIds) {
-        for_each_element(v, key, "an array of device ids", [&](od::value& e) {
-          rec.devices.push_back(get_u64(e, key));
-        });
-      } else if (key == f::kHostNs) get_host_interval(v, key, b.host_begin_ns, b.host_end_ns);
-      else if (key == f::kRc) b.rc = get_i32(v, key);
+        for_each_element(v, key, "an array of device ids",
+                         [&](od::value& e) { rec.devices.push_back(get_u64(e, key)); });
+      } else if (key == f::kHostNs)
+        get_host_interval(v, key, b.host_begin_ns, b.host_end_ns);
+      else if (key == f::kRc)
+        b.rc = get_i32(v, key);
       else if (key == f::kKernels) {
-        for_each_element(v, key, "an array of kernel names", [&](od::value& e) {
-          b.kernels.emplace_back(get_string(e, key));
-        });
+        for_each_element(v, key, "an array of kernel names",
+                         [&](od::value& e) { b.kernels.emplace_back(get_string(e, key)); });
       }
     });
   }
@@ -1183,19 +1492,26 @@ class TraceParser {
     s.process = process_;
     for_each_field(obj, [&](std::string_view key, od::value& v) {
       namespace f = tf::field;
-      if (key == f::kSeq) s.seq = get_u64(v, key);
-      else if (key == f::kTid) s.tid = get_u64(v, key);
-      else if (key == f::kRc) s.rc = get_i32(v, key);
-      else if (key == f::kApi) s.api.assign(get_string(v, key));
-      else if (key == f::kQueueId) s.queue_id = get_u64(v, key);
-      else if (key == f::kHostNs) get_host_interval(v, key, s.host_begin_ns, s.host_end_ns);
+      if (key == f::kSeq)
+        s.seq = get_u64(v, key);
+      else if (key == f::kTid)
+        s.tid = get_u64(v, key);
+      else if (key == f::kRc)
+        s.rc = get_i32(v, key);
+      else if (key == f::kApi)
+        s.api.assign(get_string(v, key));
+      else if (key == f::kQueueId)
+        s.queue_id = get_u64(v, key);
+      else if (key == f::kHostNs)
+        get_host_interval(v, key, s.host_begin_ns, s.host_end_ns);
     });
   }
 
   uint64_t get_range_id(od::value& v, std::string_view key) {
     const char* at = where(v);
     uint64_t local = get_u64(v, key);
-    if (local >= (uint64_t{1} << kRangeIdBits)) fail(at, "\"" + std::string(key) + "\": range id too large");
+    if (local >= (uint64_t{1} << kRangeIdBits))
+      fail(at, "\"" + std::string(key) + "\": range id too large");
     return run_range_id(process_, local);
   }
 
@@ -1204,10 +1520,14 @@ class TraceParser {
     r.process = process_;
     for_each_field(obj, [&](std::string_view key, od::value& v) {
       namespace f = tf::field;
-      if (key == f::kId) r.id = get_range_id(v, key);
-      else if (key == f::kParent) r.parent = get_range_id(v, key);
-      else if (key == f::kName) r.name.assign(get_string(v, key));
-      else if (key == f::kTid) r.tid = get_u64(v, key);
+      if (key == f::kId)
+        r.id = get_range_id(v, key);
+      else if (key == f::kParent)
+        r.parent = get_range_id(v, key);
+      else if (key == f::kName)
+        r.name.assign(get_string(v, key));
+      else if (key == f::kTid)
+        r.tid = get_u64(v, key);
       else if (key == f::kHostNs) {
         int64_t e;
         get_host_interval(v, key, r.host_begin_ns, e);
@@ -1219,8 +1539,10 @@ class TraceParser {
     RangeEndRecord& r = meta_->add(RecordKind::RangeEnd, meta_->range_ends);
     for_each_field(obj, [&](std::string_view key, od::value& v) {
       namespace f = tf::field;
-      if (key == f::kId) r.id = get_range_id(v, key);
-      else if (key == f::kOpen) r.open = get_bool(v, key);
+      if (key == f::kId)
+        r.id = get_range_id(v, key);
+      else if (key == f::kOpen)
+        r.open = get_bool(v, key);
       else if (key == f::kHostNs) {
         int64_t b;
         get_host_interval(v, key, b, r.end_ns);
@@ -1233,8 +1555,10 @@ class TraceParser {
     m.process = process_;
     for_each_field(obj, [&](std::string_view key, od::value& v) {
       namespace f = tf::field;
-      if (key == f::kName) m.name.assign(get_string(v, key));
-      else if (key == f::kTid) m.tid = get_u64(v, key);
+      if (key == f::kName)
+        m.name.assign(get_string(v, key));
+      else if (key == f::kTid)
+        m.tid = get_u64(v, key);
       else if (key == f::kHostNs) {
         int64_t e;
         get_host_interval(v, key, m.host_ns, e);
@@ -1252,8 +1576,10 @@ class TraceParser {
   void parse_end(od::object& obj) {
     EndRecord& e = meta_->add(RecordKind::End, meta_->ends);
     for_each_field(obj, [&](std::string_view key, od::value& v) {
-      if (key == tf::field::kIncomplete) e.incomplete = get_u64(v, key);
-      else if (key == tf::field::kDropped) e.dropped = get_u64(v, key);
+      if (key == tf::field::kIncomplete)
+        e.incomplete = get_u64(v, key);
+      else if (key == tf::field::kDropped)
+        e.dropped = get_u64(v, key);
     });
   }
 
@@ -1265,15 +1591,18 @@ class TraceParser {
     }
     for_each_field(h, [&](std::string_view key, od::value& v) {
       namespace hd = tf::header;
-      if (key == hd::kPid) proc.pid = get_i64(v, key);
-      else if (key == hd::kStartUnixNs) proc.start_unix_ns = get_i64(v, key);
-      else if (key == hd::kHostStartNs) proc.host_start_ns = get_i64(v, key);
-      else if (key == hd::kHostName) proc.host_name.assign(get_string(v, key));
+      if (key == hd::kPid)
+        proc.pid = get_i64(v, key);
+      else if (key == hd::kStartUnixNs)
+        proc.start_unix_ns = get_i64(v, key);
+      else if (key == hd::kHostStartNs)
+        proc.host_start_ns = get_i64(v, key);
+      else if (key == hd::kHostName)
+        proc.host_name.assign(get_string(v, key));
       else if (key == hd::kCommandLine) {
         proc.command_line.clear();
-        for_each_element(v, key, "an array of strings", [&](od::value& e) {
-          proc.command_line.emplace_back(get_string(e, key));
-        });
+        for_each_element(v, key, "an array of strings",
+                         [&](od::value& e) { proc.command_line.emplace_back(get_string(e, key)); });
       }
     });
   }
@@ -1289,6 +1618,7 @@ class TraceParser {
   size_t n_ = 0;
   std::vector<model::KernelArg> spare_args_;
   std::vector<uint64_t> spare_lws_;
+  PaddedText copy_;
 };
 
 // ---- line mode ---------------------------------------------------------------------
@@ -1304,7 +1634,7 @@ bool is_line_mode_header(std::string_view first_line) {
 enum class LineOutcome { Blank, Record, Closing, Cut };
 
 // Sequential reading of record lines: metadata applied at once, bulk records handed to
-// `on_bulk`. Used for the in-memory path, the streaming prefix and the metadata replay.
+// `on_bulk`. Used for the in-memory path and the streaming prefix.
 class SequentialLines {
  public:
   explicit SequentialLines(TraceBuilder& b) : builder_(b), parser_(b.process) {
@@ -1313,9 +1643,11 @@ class SequentialLines {
   }
 
   // `offset` is the line's absolute byte position, `terminated` false for a last line
-  // without "\n". Throws PositionedError.
+  // without "\n", `readable_after` how many bytes after the line may be read.
+  // Throws PositionedError.
   template <class OnBulk>
-  LineOutcome process(std::string_view line, uint64_t offset, bool terminated, OnBulk&& on_bulk) {
+  LineOutcome process(std::string_view line, uint64_t offset, bool terminated,
+                      size_t readable_after, OnBulk&& on_bulk) {
     std::string_view t = trim(line);
     if (t.empty()) return LineOutcome::Blank;
     uint64_t t_offset = offset + static_cast<uint64_t>(t.data() - line.data());
@@ -1326,24 +1658,28 @@ class SequentialLines {
     }
     bool comma = t.back() == ',';
     if (comma) t.remove_suffix(1);
-    const char* text = buf_.assign(t.data(), t.size());
+    const char* text = t.data();
+    readable_after += static_cast<size_t>(line.data() + line.size() - (t.data() + t.size()));
     bool closing = false;
     RecordKind kind;
     try {
-      kind = parser_.parse_record(text, t.size(), &closing);
+      kind = parser_.parse_record(text, t.size(), readable_after, &closing);
     } catch (RecordError& e) {
       // A last line without newline that does not parse is where the writer was cut off.
       if (!terminated) return LineOutcome::Cut;
       uint64_t rel = e.where && e.where >= text && e.where <= text + t.size()
-                         ? static_cast<uint64_t>(e.where - text) : 0;
+                         ? static_cast<uint64_t>(e.where - text)
+                         : 0;
       throw PositionedError{t_offset + rel, std::move(e.message)};
     }
     if (closing && comma)
       throw PositionedError{t_offset + t.size(), "expected a newline after the end of the records"};
     if (closing) closed_ = true;
     ++records_;
-    if (is_bulk(kind)) on_bulk(kind, parser_);
-    else builder_.apply(batch_);
+    if (is_bulk(kind))
+      on_bulk(kind, parser_);
+    else
+      builder_.apply(batch_);
     return closing ? LineOutcome::Closing : LineOutcome::Record;
   }
 
@@ -1354,7 +1690,6 @@ class SequentialLines {
   TraceBuilder& builder_;
   MetaBatch batch_;
   TraceParser parser_;
-  PaddedText buf_;
   uint64_t records_ = 0;
   bool closed_ = false;
 };
@@ -1405,18 +1740,18 @@ void read_content(const std::string& path, std::string_view content, model::Run&
     MetaBatch batch;
     records.set_meta(&batch);
     records.set_device_map(&builder.devices);
-    PaddedText buf;
     uint64_t count = 0;
     try {
       top.parse_top(doc.data(), doc.size(), run.processes[process], [&](std::string_view raw) {
-        const char* text = buf.assign(raw.data(), raw.size());
+        const char* text = raw.data();
         bool closing;
         RecordKind kind;
         try {
-          kind = records.parse_record(text, raw.size(), &closing);
+          kind = records.parse_record(text, raw.size(), 0, &closing);
         } catch (RecordError& e) {
           uint64_t rel = e.where && e.where >= text && e.where <= text + raw.size()
-                             ? static_cast<uint64_t>(e.where - text) : 0;
+                             ? static_cast<uint64_t>(e.where - text)
+                             : 0;
           throw PositionedError{static_cast<uint64_t>(raw.data() - doc.data()) + rel, e.message};
         }
         ++count;
@@ -1433,7 +1768,8 @@ void read_content(const std::string& path, std::string_view content, model::Run&
       });
     } catch (RecordError& e) {
       uint64_t rel = e.where && e.where >= doc.data() && e.where <= doc.data() + doc.size()
-                         ? static_cast<uint64_t>(e.where - doc.data()) : 0;
+                         ? static_cast<uint64_t>(e.where - doc.data())
+                         : 0;
       throw PositionedError{rel, e.message};
     }
     builder.finish();
@@ -1449,7 +1785,8 @@ void read_content(const std::string& path, std::string_view content, model::Run&
       top.parse_top(text, first.size() + 2, run.processes[process], [](std::string_view) {});
     } catch (RecordError& e) {
       uint64_t rel = e.where && e.where >= text && e.where <= text + first.size()
-                         ? static_cast<uint64_t>(e.where - text) : 0;
+                         ? static_cast<uint64_t>(e.where - text)
+                         : 0;
       throw PositionedError{rel, e.message};
     }
   }
@@ -1461,7 +1798,8 @@ void read_content(const std::string& path, std::string_view content, model::Run&
     bool terminated = end != std::string_view::npos;
     if (!terminated) end = content.size();
     LineOutcome outcome = lines.process(
-        content.substr(pos, end - pos), pos, terminated, [&](RecordKind kind, TraceParser& p) {
+        content.substr(pos, end - pos), pos, terminated, content.size() - end,
+        [&](RecordKind kind, TraceParser& p) {
           if (kind == RecordKind::Launch) {
             if (p.pending_device())
               builder.launch_fixups.emplace_back(run.launches.size(), p.pending_device());
@@ -1495,6 +1833,11 @@ class File {
     if (S_ISDIR(st.st_mode)) {
       ::close(fd_);
       throw InputError(path, 0, 0, "cannot read: Is a directory");
+    }
+    if (!S_ISREG(st.st_mode)) {
+      // Reading needs the size up front (and several passes): pipes cannot do that.
+      ::close(fd_);
+      throw InputError(path, 0, 0, "cannot read: not a regular file (save the trace to a file)");
     }
     size_ = static_cast<uint64_t>(st.st_size);
     // The streaming readers go front to back; a larger readahead window helps.
@@ -1552,8 +1895,15 @@ class File {
 // a line longer than the chunk.
 class LineReader {
  public:
+  // Bytes after the end of any returned line that may be read (not part of the data):
+  // lets the record parser work in place.
+  static constexpr size_t kSlack = kPadding;
+
   LineReader(const File& file, uint64_t start, size_t chunk_bytes)
-      : file_(file), next_read_(start), buf_(std::max<size_t>(chunk_bytes, 16)) {}
+      : file_(file),
+        next_read_(start),
+        cap_(std::max<size_t>(chunk_bytes, 16)),
+        buf_(cap_ + kSlack) {}
 
   // Absolute offset of the next line.
   uint64_t position() const { return next_read_ - (fill_ - pos_); }
@@ -1571,7 +1921,7 @@ class LineReader {
           return true;
         }
       }
-      if (next_read_ >= file_.size()) {
+      if (eof_ || next_read_ >= file_.size()) {
         if (pos_ >= fill_) return false;
         line = std::string_view(buf_.data() + pos_, fill_ - pos_);
         pos_ = fill_;
@@ -1583,33 +1933,26 @@ class LineReader {
         fill_ -= pos_;
         pos_ = 0;
       }
-      if (fill_ == buf_.size()) buf_.resize(buf_.size() * 2);
-      size_t want = static_cast<size_t>(
-          std::min<uint64_t>(buf_.size() - fill_, file_.size() - next_read_));
-      size_t got = file_.read_at(buf_.data() + fill_, want, next_read_);
-      if (got == 0) {
-        // The file shrank under us: what we have is all there is.
-        next_read_ = file_.size();
-        last_short_ = true;
+      if (fill_ == cap_) {
+        cap_ *= 2;
+        buf_.resize(cap_ + kSlack);
       }
+      size_t want =
+          static_cast<size_t>(std::min<uint64_t>(cap_ - fill_, file_.size() - next_read_));
+      size_t got = file_.read_at(buf_.data() + fill_, want, next_read_);
+      eof_ = got < want;  // the file shrank under us: what we have is all there is
       fill_ += got;
       next_read_ += got;
-      if (last_short_ && got == 0) {
-        if (pos_ >= fill_) return false;
-        line = std::string_view(buf_.data() + pos_, fill_ - pos_);
-        pos_ = fill_;
-        terminated = false;
-        return true;
-      }
     }
   }
 
  private:
   const File& file_;
   uint64_t next_read_;
+  size_t cap_;  // data capacity; buf_ has kSlack more
   std::vector<char> buf_;
   size_t pos_ = 0, fill_ = 0;
-  bool last_short_ = false;
+  bool eof_ = false;
 };
 
 // What one streaming thread found in its byte range.
@@ -1636,7 +1979,6 @@ void stream_range(const File& file, uint64_t begin, uint64_t stop, bool skip_par
     TraceParser parser(process);
     parser.set_device_map(&devices);
     if (keep_metadata) parser.set_meta(&out.meta);
-    PaddedText buf;
     LineReader reader(file, begin, chunk_bytes);
     std::string_view line;
     bool terminated;
@@ -1656,12 +1998,13 @@ void stream_range(const File& file, uint64_t begin, uint64_t stop, bool skip_par
       }
       bool comma = t.back() == ',';
       std::string_view rec = comma ? t.substr(0, t.size() - 1) : t;
-      const char* text = buf.assign(rec.data(), rec.size());
+      const char* text = rec.data();
       bool closing = false;
       RecordKind kind;
       try {
-        kind = parser.parse_record(text, rec.size(), &closing);
-        if (closing && comma) fail(text + rec.size(), "expected a newline after the end of the records");
+        kind = parser.parse_record(text, rec.size(), LineReader::kSlack, &closing);
+        if (closing && comma)
+          fail(text + rec.size(), "expected a newline after the end of the records");
       } catch (RecordError& e) {
         // A last line without newline that does not parse is where the writer was cut off.
         if (!terminated) {
@@ -1669,7 +2012,8 @@ void stream_range(const File& file, uint64_t begin, uint64_t stop, bool skip_par
           break;
         }
         uint64_t rel = e.where && e.where >= text && e.where <= text + rec.size()
-                           ? static_cast<uint64_t>(e.where - text) : 0;
+                           ? static_cast<uint64_t>(e.where - text)
+                           : 0;
         out.has_error = true;
         out.error = PositionedError{t_offset + rel, std::move(e.message)};
         abort.store(true, std::memory_order_relaxed);
@@ -1678,9 +2022,12 @@ void stream_range(const File& file, uint64_t begin, uint64_t stop, bool skip_par
       ++out.records;
       out.last_record_offset = t_offset;
       if (closing) out.closing_offset = std::min(out.closing_offset, t_offset + rec.size());
-      if (kind == RecordKind::Launch) out.analysis->add_launch(parser.launch);
-      else if (kind == RecordKind::Transfer) out.analysis->add_transfer(parser.transfer);
-      else continue;
+      if (kind == RecordKind::Launch)
+        out.analysis->add_launch(parser.launch);
+      else if (kind == RecordKind::Transfer)
+        out.analysis->add_transfer(parser.transfer);
+      else
+        continue;
       if (parser.pending_device()) {
         auto& m = out.missing_devices;
         if (std::find(m.begin(), m.end(), parser.pending_device()) == m.end())
@@ -1707,11 +2054,13 @@ std::unique_ptr<Analysis> stream_file(const File& file, model::Run& run,
   bool line_mode = false;
   {
     // Look for the header line's end without reading a whole one-line document.
-    std::vector<char> probe(static_cast<size_t>(std::min<uint64_t>(file.size(), kMaxHeaderLineBytes)));
+    std::vector<char> probe(
+        static_cast<size_t>(std::min<uint64_t>(file.size(), kMaxHeaderLineBytes)));
     size_t got = file.read_at(probe.data(), probe.size(), 0);
     const void* nl = std::memchr(probe.data(), '\n', got);
-    line_mode = nl && is_line_mode_header(std::string_view(
-                          probe.data(), static_cast<size_t>(static_cast<const char*>(nl) - probe.data())));
+    line_mode =
+        nl && is_line_mode_header(std::string_view(
+                  probe.data(), static_cast<size_t>(static_cast<const char*>(nl) - probe.data())));
   }
   LineReader head(file, 0, tuning.chunk_bytes);
   std::string_view first;
@@ -1725,7 +2074,8 @@ std::unique_ptr<Analysis> stream_file(const File& file, model::Run& run,
     size_t launches_before = run.launches.size(), transfers_before = run.transfers.size();
     clprof_trace_reader().read(path, content, run, diagnostics);
     auto analysis = factory();
-    for (size_t i = launches_before; i < run.launches.size(); ++i) analysis->add_launch(run.launches[i]);
+    for (size_t i = launches_before; i < run.launches.size(); ++i)
+      analysis->add_launch(run.launches[i]);
     for (size_t i = transfers_before; i < run.transfers.size(); ++i)
       analysis->add_transfer(run.transfers[i]);
     run.launches.resize(launches_before);
@@ -1744,7 +2094,8 @@ std::unique_ptr<Analysis> stream_file(const File& file, model::Run& run,
       top.parse_top(text, first.size() + 2, run.processes[process], [](std::string_view) {});
     } catch (RecordError& e) {
       uint64_t rel = e.where && e.where >= text && e.where <= text + first.size()
-                         ? static_cast<uint64_t>(e.where - text) : 0;
+                         ? static_cast<uint64_t>(e.where - text)
+                         : 0;
       throw_at(file, PositionedError{rel, e.message});
     }
   }
@@ -1763,13 +2114,16 @@ std::unique_ptr<Analysis> stream_file(const File& file, model::Run& run,
     while (!saw_bulk) {
       uint64_t offset = head.position();
       if (!head.next(line, terminated)) break;
-      LineOutcome o = lines.process(line, offset, terminated, [&](RecordKind kind, TraceParser& p) {
-        saw_bulk = true;
-        first_bulk_offset = offset;
-        if (p.pending_device()) missing.push_back(p.pending_device());
-        if (kind == RecordKind::Launch) main_analysis->add_launch(p.launch);
-        else main_analysis->add_transfer(p.transfer);
-      });
+      LineOutcome o = lines.process(line, offset, terminated, LineReader::kSlack,
+                                    [&](RecordKind kind, TraceParser& p) {
+                                      saw_bulk = true;
+                                      first_bulk_offset = offset;
+                                      if (p.pending_device()) missing.push_back(p.pending_device());
+                                      if (kind == RecordKind::Launch)
+                                        main_analysis->add_launch(p.launch);
+                                      else
+                                        main_analysis->add_transfer(p.transfer);
+                                    });
       if (o == LineOutcome::Cut) cut = true;
       if (o == LineOutcome::Closing) closing_offset = std::min(closing_offset, offset);
       if (o == LineOutcome::Record) last_record = offset;
@@ -1786,7 +2140,8 @@ std::unique_ptr<Analysis> stream_file(const File& file, model::Run& run,
     uint64_t remaining = file.size() > prefix_end ? file.size() - prefix_end : 0;
     unsigned threads = std::max(1u, tuning.threads);
     uint64_t per = std::max<uint64_t>(1, tuning.min_bytes_per_thread);
-    threads = static_cast<unsigned>(std::min<uint64_t>(threads, std::max<uint64_t>(1, remaining / per)));
+    threads =
+        static_cast<unsigned>(std::min<uint64_t>(threads, std::max<uint64_t>(1, remaining / per)));
     results.clear();
     results.resize(threads);
     for (auto& r : results) r.analysis = factory();
@@ -1822,6 +2177,7 @@ std::unique_ptr<Analysis> stream_file(const File& file, model::Run& run,
 
   for (auto& r : results) {
     builder.apply(r.meta);
+    r.meta = MetaBatch();  // release the drained vectors' memory now
     records += r.records;
     cut = cut || r.cut;
     closing_offset = std::min(closing_offset, r.closing_offset);
@@ -1863,8 +2219,8 @@ bool ClprofTraceReader::sniff(std::string_view head) const {
   return t.find("\"clprof-trace\"") != std::string_view::npos;
 }
 
-void ClprofTraceReader::read(const std::string& path, std::string_view content,
-                             model::Run& run, Diagnostics& diagnostics) const {
+void ClprofTraceReader::read(const std::string& path, std::string_view content, model::Run& run,
+                             Diagnostics& diagnostics) const {
   try {
     read_content(path, content, run, diagnostics);
   } catch (PositionedError& e) {

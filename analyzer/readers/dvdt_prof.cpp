@@ -196,7 +196,11 @@ class CallImporter {
     const char* keys[] = {"queued", "submit", "start", "end"};
     int64_t* outs[] = {q, sub, st, en};
     for (int i = 0; i < 4; ++i)
-      if (const ij::Value* v = p->find(keys[i])) *outs[i] = to_int(s_, *v, "a device time (ns)");
+      if (const ij::Value* v = p->find(keys[i])) {
+        *outs[i] = to_int(s_, *v, "a device time (ns)");
+        if (*outs[i] < 0 || *outs[i] > ij::kMaxAbsTimeNs)
+          throw s_.error_at(v->offset, "expected a device time (ns) in [0, 2^61], found " + v->text);
+      }
   }
 
   uint64_t new_id() { return next_id_++; }

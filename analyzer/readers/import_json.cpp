@@ -279,7 +279,7 @@ int64_t expect_scaled(const Source& s, const Value& v, int scale, const char* wh
   if (!v.is_number())
     throw s.error_at(v.offset, std::string("expected ") + what + " (a number), found " +
                                    type_name(v.type));
-  if (!scaled_integer(v.text, scale, &x))
+  if (!scaled_integer(v.text, scale, &x) || x > kMaxAbsTimeNs || x < -kMaxAbsTimeNs)
     throw s.error_at(v.offset, std::string("expected ") + what + " in range, found " + v.text);
   return x;
 }

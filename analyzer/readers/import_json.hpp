@@ -46,6 +46,9 @@ struct Source {
 };
 
 inline constexpr size_t kMaxDepth = 256;
+// Largest time magnitude the importers accept (2^61 ns, about 73 years): differences and
+// sums of a few such times cannot overflow int64 in the analyses.
+inline constexpr int64_t kMaxAbsTimeNs = int64_t{1} << 61;
 
 // Parses one JSON value starting at the first non-whitespace byte at or after `begin` and
 // stops after it; `*end` (if given) receives the offset just past the value. Throws
@@ -68,7 +71,8 @@ const Value& expect_member(const Source& s, const Value& obj, std::string_view k
 // An integral number in [min, max].
 int64_t expect_int(const Source& s, const Value& v, const char* what, int64_t min = INT64_MIN,
                    int64_t max = INT64_MAX);
-// A number (any JSON number) times 10^scale, rounded, as int64 (e.g. ms -> ns: scale 6).
+// A number (any JSON number) times 10^scale, rounded, as int64 (e.g. ms -> ns: scale 6),
+// within +-kMaxAbsTimeNs.
 int64_t expect_scaled(const Source& s, const Value& v, int scale, const char* what);
 
 // "object", "array", ... for messages.

@@ -37,6 +37,11 @@ class MappedFile {
       ::close(fd);
       throw InputError(path, 0, 0, "cannot read: Is a directory");
     }
+    if (!S_ISREG(st.st_mode)) {
+      // Reading needs the size up front (and several passes): pipes cannot do that.
+      ::close(fd);
+      throw InputError(path, 0, 0, "cannot read: not a regular file (save the trace to a file)");
+    }
     size_ = static_cast<size_t>(st.st_size);
     if (size_ > 0) {
       void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -100,14 +105,17 @@ bool is_blank(std::string_view s) {
 
 }  // namespace
 
-bool is_clprof_trace(std::string_view head) { return clprof_trace_reader().sniff(head); }
+bool is_clprof_trace(std::string_view head) {
+  return clprof_trace_reader().sniff(head);
+}
 
 const Reader& detect_reader(const std::string& path, std::string_view forced_format) {
   if (!forced_format.empty()) {
     const Reader* r = find_reader(forced_format);
     if (!r)
-      throw InputError(path, 0, 0, "unknown input format '" + std::string(forced_format) +
-                                       "' (known: " + known_formats() + ")");
+      throw InputError(path, 0, 0,
+                       "unknown input format '" + std::string(forced_format) +
+                           "' (known: " + known_formats() + ")");
     read_head(path);  // the same "cannot open" error as without a forced format
     return *r;
   }
@@ -115,8 +123,8 @@ const Reader& detect_reader(const std::string& path, std::string_view forced_for
   if (is_blank(head)) throw InputError(path, 1, 1, "empty file: expected a profile or trace");
   for (const Reader* r : all_readers())
     if (r->sniff(head)) return *r;
-  throw InputError(path, 1, 1, "unrecognized input format (known: " + known_formats() +
-                                   "; see --input-format)");
+  throw InputError(
+      path, 1, 1, "unrecognized input format (known: " + known_formats() + "; see --input-format)");
 }
 
 void load_run(const std::vector<std::string>& paths, std::string_view forced_format,
@@ -147,14 +155,17 @@ std::unique_ptr<Analysis> stream_clprof_traces(const std::vector<std::string>& p
       MappedFile file(path);
       reader.read(path, file.view(), run, diagnostics);
       part = factory();
-      for (size_t i = launches_before; i < run.launches.size(); ++i) part->add_launch(run.launches[i]);
+      for (size_t i = launches_before; i < run.launches.size(); ++i)
+        part->add_launch(run.launches[i]);
       for (size_t i = transfers_before; i < run.transfers.size(); ++i)
         part->add_transfer(run.transfers[i]);
       run.launches.resize(launches_before);
       run.transfers.resize(transfers_before);
     }
-    if (!result) result = std::move(part);
-    else result->merge(std::move(*part));
+    if (!result)
+      result = std::move(part);
+    else
+      result->merge(std::move(*part));
   }
   if (!result) result = factory();
   return result;

@@ -3,6 +3,7 @@
 // table plus throughput. It isolates the reader from the analyses and the output code.
 //
 //   clprof_bench_reader [--load] [--threads N] TRACE...
+#include <sys/stat.h>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -10,7 +11,6 @@
 #include <cstring>
 #include <map>
 #include <string>
-#include <sys/stat.h>
 #include <vector>
 
 #include "analysis.hpp"
@@ -76,9 +76,12 @@ int main(int argc, char** argv) {
   unsigned threads = 0;
   std::vector<std::string> paths;
   for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--load")) load = true;
-    else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = static_cast<unsigned>(std::atoi(argv[++i]));
-    else paths.emplace_back(argv[i]);
+    if (!std::strcmp(argv[i], "--load"))
+      load = true;
+    else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc)
+      threads = static_cast<unsigned>(std::atoi(argv[++i]));
+    else
+      paths.emplace_back(argv[i]);
   }
   if (paths.empty()) {
     std::fprintf(stderr, "usage: clprof_bench_reader [--load] [--threads N] TRACE...\n");
@@ -101,7 +104,8 @@ int main(int argc, char** argv) {
       clprof::readers::StreamOptions options;
       options.threads = threads;
       auto a = clprof::readers::stream_clprof_traces(
-          paths, run, [] { return std::unique_ptr<clprof::Analysis>(new PerKernel); }, diag, options);
+          paths, run, [] { return std::unique_ptr<clprof::Analysis>(new PerKernel); }, diag,
+          options);
       totals.merge(std::move(*a));
     }
   } catch (const std::exception& e) {
@@ -113,12 +117,13 @@ int main(int argc, char** argv) {
   uint64_t launches = 0;
   for (auto& [name, r] : totals.rows()) {
     launches += r.count;
-    std::printf("%-28s %10llu %14.3f %12.3f\n", name.c_str(), static_cast<unsigned long long>(r.count),
-                static_cast<double>(r.total_ns) / 1e6, median(r.durations_ns) / 1e3);
+    std::printf("%-28s %10llu %14.3f %12.3f\n", name.c_str(),
+                static_cast<unsigned long long>(r.count), static_cast<double>(r.total_ns) / 1e6,
+                median(r.durations_ns) / 1e3);
   }
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::fprintf(stderr, "%s: %llu bytes, %llu launches in %.3f s: %.1f MB/s\n", load ? "load" : "stream",
-               static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(launches), s,
-               static_cast<double>(bytes) / s / 1e6);
+  std::fprintf(stderr, "%s: %llu bytes, %llu launches in %.3f s: %.1f MB/s\n",
+               load ? "load" : "stream", static_cast<unsigned long long>(bytes),
+               static_cast<unsigned long long>(launches), s, static_cast<double>(bytes) / s / 1e6);
   return 0;
 }

@@ -51,8 +51,11 @@ measure() {
   bytes=$(stat -c %s "$file")
   wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s}' "$tmp/$name.time")
   rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$tmp/$name.time")
+  cpu=$(awk -F': ' '/User time|System time/ {s += $2} END {print s}' "$tmp/$name.time")
   mbs=$(awk "BEGIN {printf \"%.1f\", $bytes / 1e6 / ($wall > 0 ? $wall : 0.01)}")
-  printf '%-34s %9.1f MB %8.2f s %9s MB/s %8.1f MB RSS\n' "$name" "$(awk "BEGIN {print $bytes / 1e6}")" "$wall" "$mbs" "$(awk "BEGIN {print $rss / 1024}")"
+  printf '%-30s %8.1f MB %7.2f s %8s MB/s %7.2f s CPU %7.1f MB/CPU-s %7.1f MB RSS\n' "$name" \
+    "$(awk "BEGIN {print $bytes / 1e6}")" "$wall" "$mbs" "$cpu" \
+    "$(awk "BEGIN {print $bytes / 1e6 / ($cpu > 0 ? $cpu : 0.01)}")" "$(awk "BEGIN {print $rss / 1024}")"
   results+=("$name=$mbs")
 }
 mbs_of() {
@@ -61,7 +64,7 @@ mbs_of() {
   echo ""
 }
 
-echo "== timings (wall clock, peak RSS from /usr/bin/time -v)"
+echo "== timings (wall clock; CPU = user + sys; peak RSS; all from /usr/bin/time -v)"
 measure "bench_reader stream (full)" "$tmp/trace.json" "$reader" --threads "$threads" "$tmp/trace.json"
 if [[ -x $clprof ]]; then
   measure "clprof kernels (full)" "$tmp/trace.json" "$clprof" kernels "$tmp/trace.json"
@@ -86,6 +89,6 @@ echo "== ratios (MB/s over MB/s)"
 pandas=$(mbs_of "pandas (slice)")
 for name in "clprof kernels (full)" "clprof gemm (full)" "bench_reader stream (full)" "clprof kernels (slice)" "bench_reader stream (slice)"; do
   v=$(mbs_of "$name")
-  [[ -n $v && -n $pandas ]] && awk "BEGIN {printf \"%-34s / pandas (slice): %6.1fx\n\", \"$name\", $v / $pandas}"
+  [[ -n $v && -n $pandas ]] && awk "BEGIN {printf \"%-30s / pandas (slice): %6.1fx\n\", \"$name\", $v / $pandas}"
 done
 exit 0

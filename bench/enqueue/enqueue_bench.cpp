@@ -4,6 +4,10 @@
 //
 //   enqueue_bench [ITERATIONS [FINISH_EVERY [WARMUP]]]
 //
+// ENQUEUE_BENCH_EVENTS=1 makes the app itself do what a tracer needs from the driver: a
+// profiling queue and an event per launch (released right away). run.sh uses it to tell
+// the driver's share of the shim's cost from clprof's own.
+//
 // Prints "key value" lines: platform, iterations, launches (incl. warm-up), ns_per_iter
 // (wall clock), thread_cpu_ns_per_iter (CPU time of the enqueuing thread),
 // process_cpu_ns_per_iter (all threads: driver and clprof background threads included),
@@ -71,7 +75,10 @@ int main(int argc, char** argv) {
   cl_int rc = 0;
   cl_context ctx = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &rc);
   check(rc, "clCreateContext");
-  cl_command_queue q = clCreateCommandQueue(ctx, device, 0, &rc);  // no profiling
+  const char* events_env = std::getenv("ENQUEUE_BENCH_EVENTS");
+  const bool with_events = events_env && std::strcmp(events_env, "1") == 0;
+  cl_command_queue q = clCreateCommandQueue(
+      ctx, device, with_events ? CL_QUEUE_PROFILING_ENABLE : 0, &rc);  // normally no profiling
   check(rc, "clCreateCommandQueue");
   cl_program prog = clCreateProgramWithSource(ctx, 1, &kSource, nullptr, &rc);
   check(rc, "clCreateProgramWithSource");
@@ -89,8 +96,11 @@ int main(int argc, char** argv) {
     clSetKernelArg(k, 0, sizeof a, &a);
     clSetKernelArg(k, 1, sizeof b, &b);
     clSetKernelArg(k, 2, sizeof n, &n);
-    check(clEnqueueNDRangeKernel(q, k, 1, nullptr, &gws, nullptr, 0, nullptr, nullptr),
+    cl_event e = nullptr;
+    check(clEnqueueNDRangeKernel(q, k, 1, nullptr, &gws, nullptr, 0, nullptr,
+                                 with_events ? &e : nullptr),
           "clEnqueueNDRangeKernel");
+    if (e) clReleaseEvent(e);
     // Bounds the queue (same in both modes) so that memory, not launches, is constant.
     if (i % finish_every == finish_every - 1) check(clFinish(q), "clFinish");
   };

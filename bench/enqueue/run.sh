@@ -9,8 +9,10 @@
 #   CLPROF_BUILD_TESTS=ON, the default, on clprof_fake_icd; else run with PLATFORMS=pocl)
 #
 # What it does, per platform (PoCL, then the fake driver of tests/fake_icd):
-#   * ROUNDS rounds of: one bare run, one run with LD_PRELOAD=libclprof.so (interleaved,
-#     so that machine noise hits both modes alike). Each run: enqueue_bench ITERS
+#   * ROUNDS rounds of: one bare run, one run with LD_PRELOAD=libclprof.so, and one bare
+#     "events" run (the app itself uses a profiling queue and asks for an event per launch,
+#     released at once: the driver-side work any event-based tracer causes), interleaved so
+#     that machine noise hits all modes alike. Each run: enqueue_bench ITERS
 #     iterations of clSetKernelArg x3 + clEnqueueNDRangeKernel (no event, queue without
 #     profiling, clFinish every FINISH_EVERY launches), after a 2000-launch warm-up.
 #   * reports the medians: bare ns/iter, shim ns/iter, added ns per launch (shim - bare),
@@ -46,16 +48,16 @@ trap 'rm -rf "$WORK"' EXIT
 
 # Runs the benchmark once; prints
 # "ns launches peak_rss_kb trace_bytes launch_records thread_cpu_ns process_cpu_ns".
-run_one() {  # icd mode(bare|shim) iterations
+run_one() {  # icd mode(bare|shim|events) iterations
   local icd=$1 mode=$2 iters=$3 out trace=$WORK/trace.json
   rm -f "$trace"
   # Only the variables of this benchmark; a CLPROF_* setting from the caller would skew it.
-  local -a env=(env -u LD_PRELOAD OCL_ICD_VENDORS="$icd")
-  for v in $(compgen -e | grep -E '^(CLPROF_|FAKE_CL_)' || true); do env+=(-u "$v"); done
-  if [[ $mode == shim ]]; then
-    env+=(LD_PRELOAD="$SHIM" CLPROF_OUTPUT="$trace")
-  fi
-  out=$("${env[@]}" "$BENCH" "$iters" "$FINISH_EVERY")
+  local -a unset=(-u LD_PRELOAD -u ENQUEUE_BENCH_EVENTS) set=(OCL_ICD_VENDORS="$icd")
+  for v in $(compgen -e | grep -E '^(CLPROF_|FAKE_CL_)' || true); do unset+=(-u "$v"); done
+  [[ $mode == shim ]] && set+=(LD_PRELOAD="$SHIM" CLPROF_OUTPUT="$trace")
+  [[ $mode == events ]] && set+=(ENQUEUE_BENCH_EVENTS=1)
+  out=$(env "${unset[@]}" "${set[@]}" "$BENCH" "$iters" "$FINISH_EVERY") ||
+    { echo "run.sh: enqueue_bench failed ($mode, $icd)" >&2; exit 1; }
   local ns launches rss bytes=0 records=0 tcpu pcpu
   ns=$(awk '$1=="ns_per_iter"{print $2}' <<<"$out")
   tcpu=$(awk '$1=="thread_cpu_ns_per_iter"{print $2}' <<<"$out")
@@ -85,8 +87,10 @@ print(f"  bare ns/iter (median)        {b:10.1f}")
 print(f"  shim ns/iter (median)        {s:10.1f}")
 print(f"  added host ns per launch     {s - b:10.1f}")
 print(f"  ratio shim/bare              {s / b:10.3f}")
-print(f"  enqueuing-thread CPU ns/iter {med('bare', 6):10.1f} bare {med('shim', 6):10.1f} shim")
-print(f"  process CPU ns/iter          {med('bare', 7):10.1f} bare {med('shim', 7):10.1f} shim")
+ev = med('events', 1)
+print(f"  bare+profiling+event ns/iter {ev:10.1f}  (driver floor for an event per launch: {ev - b:+.1f} ns)")
+print(f"  enqueuing-thread CPU ns/iter {med('bare', 6):10.1f} bare {med('shim', 6):10.1f} shim {med('events', 6):10.1f} bare+events")
+print(f"  process CPU ns/iter          {med('bare', 7):10.1f} bare {med('shim', 7):10.1f} shim {med('events', 7):10.1f} bare+events")
 print(f"  trace bytes per launch       {statistics.median(bpl):10.1f}")
 print(f"  launch records per launch    {statistics.median(rpl):10.3f}")
 print(f"  peak RSS with shim, {iters} iters      {int(rss_short):8d} KiB")
@@ -108,6 +112,7 @@ for platform in $PLATFORMS; do
   for ((r = 1; r <= ROUNDS; r++)); do
     echo "bare $(run_one "$icd" bare "$iters")" >>"$rows"
     echo "shim $(run_one "$icd" shim "$iters")" >>"$rows"
+    echo "events $(run_one "$icd" events "$iters")" >>"$rows"
   done
   rss_short=$(run_one "$icd" shim "$iters" | awk '{print $3}')
   rss_long=$(run_one "$icd" shim $((4 * iters)) | awk '{print $3}')

@@ -135,3 +135,13 @@ TEST_CASE("kernels: several traces are one run") {
   CHECK(d[2]["median_ns"].GetInt64() == 200);
   CHECK(d[1]["median_ns"].GetInt64() == 500);
 }
+
+TEST_CASE("streaming and in-memory paths give the same results") {
+  // --filter '.' keeps everything but forces the in-memory path (load_run + feed).
+  for (const char* cmd : {"kernels", "layers", "gemm", "summary"}) {
+    auto streamed = run({cmd, "--format", "json", "--threads", "2", "@basic.json"});
+    auto loaded = run({cmd, "--format", "json", "--filter", ".", "@basic.json"});
+    CHECK_MESSAGE(streamed.status == 0, cmd);
+    CHECK_MESSAGE(streamed.out == loaded.out, cmd);
+  }
+}

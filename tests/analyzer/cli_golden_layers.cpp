@@ -154,6 +154,10 @@ TEST_CASE("layers: an Arm NN profile prints vison's per-inference listing") {
   CHECK(r.out.find("ClConvolution2dWorkload_Execute_#8                                      6.962 ms\n"
                    "  im2col3x3_nhwc                                                     1  600.6 us\n") !=
         std::string::npos);
+  // Workloads without kernels are listed too, in execution order, as vison does.
+  const auto alloc = r.out.find("Working Memory Allocation_#5");
+  CHECK(alloc != std::string::npos);
+  CHECK(alloc < r.out.find("ClConvolution2dWorkload_Execute_#8"));
   auto j = run({"layers", "--format", "json", armnn});
   rapidjson::Document d;
   d.Parse(j.out.c_str());
@@ -161,4 +165,22 @@ TEST_CASE("layers: an Arm NN profile prints vison's per-inference listing") {
   CHECK(d[0]["kernels"][0]["name"] == "gemmlowp_mm_reshaped_only_rhs_t_fused_output_stage_fixedpoint");
   CHECK(d[0]["kernels"][0]["total_ns"].GetInt64() == 524857756);
   CHECK(d[0]["kernels"][0]["percent"].GetDouble() == doctest::Approx(95.999844).epsilon(1e-6));
+}
+
+TEST_CASE("layers: --layers-from attributes launches to another profile's ranges") {
+  const std::string chrome =
+      std::string(CLPROF_TEST_DATA) + "/../../importers/data/chrome_begin_end_nesting.json";
+  auto r = run({"layers", "--layers-from", chrome, "--no-kernels", "--format", "csv", "@basic.json"});
+  if (r.status == 2 && r.err.find("unrecognized input format") != std::string::npos) {
+    MESSAGE("Chrome reader not built; skipped");
+    return;
+  }
+  CHECK(r.status == 0);
+  auto rows = clitest::parse_csv(r.out);
+  REQUIRE(rows.size() >= 2);
+  CHECK(rows[1][0] == "network");  // the clprof markers were replaced by the profile's ranges
+  int64_t total = 0;
+  for (size_t i = 1; i < rows.size(); ++i)
+    if (rows[i][1].empty()) total += std::stoll(rows[i][3]);  // layer rows only
+  CHECK(total == 3600);  // every launch is still counted once
 }

@@ -123,6 +123,23 @@ TEST_CASE("layers: per-iteration detail with importer wall times") {
   CHECK(d2[1].wall_ns == 150);  // the range's own host duration
 }
 
+TEST_CASE("layers: per-iteration detail lists ranges without kernels, in host order") {
+  auto run = two_iterations();
+  run.ranges.push_back(range(7, 1, "alloc"));
+  analyses::LayersAnalysis a;
+  feed(run, a);
+  auto its = analyses::find_iterations(run);
+  auto d = analyses::iteration_details(a, run, its);
+  REQUIRE(d[0].layers.size() == 3);
+  CHECK(d[0].layers[2].layer == "alloc");  // no host times: after the layers with launches
+  CHECK(d[0].layers[2].kernels.empty());
+  CHECK(d[1].layers.size() == 2);
+  // With host times on every range, that order wins.
+  for (auto& r : run.ranges) r.host_begin_ns = r.host_begin_ns == model::kNoTime ? 1000 - int64_t(r.id) : r.host_begin_ns;
+  auto h = analyses::iteration_details(a, run, its);
+  CHECK(h[0].layers[0].layer == "alloc");  // id 7: begins at 993, before conv (998)
+}
+
 TEST_CASE("ranges: iteration selection") {
   CHECK(analyses::parse_iteration_range("2").first == 2);
   CHECK(analyses::parse_iteration_range("2").last == 2);

@@ -18,13 +18,34 @@ std::atomic<uint64_t> g_allocations{0};
 // inlined standard-library code and warns.
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 
-void* operator new(size_t n) {
+// Every form that libraries use (simdjson allocates with nothrow new), so that all of
+// them pair with the deletes below.
+void* operator new(size_t n, const std::nothrow_t&) noexcept {
   g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n ? n : 1)) return p;
+  return std::malloc(n ? n : 1);
+}
+void* operator new(size_t n) {
+  if (void* p = operator new(n, std::nothrow)) return p;
   throw std::bad_alloc();
 }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
+void* operator new[](size_t n) {
+  return operator new(n);
+}
+void* operator new[](size_t n, const std::nothrow_t&) noexcept {
+  return operator new(n, std::nothrow);
+}
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, size_t) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p) noexcept {
+  std::free(p);
+}
+void operator delete[](void* p, size_t) noexcept {
+  std::free(p);
+}
 
 using namespace clprof;
 
@@ -46,16 +67,23 @@ class DurationSum : public Analysis {
 };
 
 std::string launches_trace(int n) {
-  std::string t = R"({"format":"clprof-trace","version":1,"header":{},"records":[)" "\n"
-                  R"({"type":"device","id":1,"name":"d"},)" "\n";
+  std::string t = R"({"format":"clprof-trace","version":1,"header":{},"records":[)"
+                  "\n"
+                  R"({"type":"device","id":1,"name":"d"},)"
+                  "\n";
   for (int i = 0; i < n; ++i) {
     // Alternating shapes: argument counts, lws null or not, short and long names.
     if (i % 2)
-      t += R"({"type":"launch","seq":1,"tid":2,"rc":0,"kernel":"XgemmDirectTN_with_a_long_name","kernel_id":1,"program_id":1,"queue_id":1,"context_id":1,"device_id":1,"gwo":null,"gws":[8,8],"lws":[8,8],"args":[["scalar",4,"60000000",96],["scalar",8,"0100000000000000",1],["buffer",8,3,64]],"host_ns":[1,2],"device_ns":[1,2,3,5],"status":"complete","ranges":[]},)" "\n";
+      t +=
+          R"({"type":"launch","seq":1,"tid":2,"rc":0,"kernel":"XgemmDirectTN_with_a_long_name","kernel_id":1,"program_id":1,"queue_id":1,"context_id":1,"device_id":1,"gwo":null,"gws":[8,8],"lws":[8,8],"args":[["scalar",4,"60000000",96],["scalar",8,"0100000000000000",1],["buffer",8,3,64]],"host_ns":[1,2],"device_ns":[1,2,3,5],"status":"complete","ranges":[]},)"
+          "\n";
     else
-      t += R"({"type":"launch","seq":1,"tid":2,"rc":0,"kernel":"k","kernel_id":1,"program_id":1,"queue_id":1,"context_id":1,"device_id":1,"gwo":null,"gws":[8],"lws":null,"args":[["local",64]],"host_ns":[1,2],"device_ns":[1,2,3,4],"status":"complete","ranges":[]},)" "\n";
+      t +=
+          R"({"type":"launch","seq":1,"tid":2,"rc":0,"kernel":"k","kernel_id":1,"program_id":1,"queue_id":1,"context_id":1,"device_id":1,"gwo":null,"gws":[8],"lws":null,"args":[["local",64]],"host_ns":[1,2],"device_ns":[1,2,3,4],"status":"complete","ranges":[]},)"
+          "\n";
   }
-  return t + R"({"type":"end"}]})" "\n";
+  return t + R"({"type":"end"}]})"
+             "\n";
 }
 
 uint64_t allocations_for(const std::string& path, unsigned threads, int64_t& total_ns) {

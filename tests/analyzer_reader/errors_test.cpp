@@ -12,7 +12,8 @@ using namespace clprof;
 
 namespace {
 
-const std::string kHeader = R"({"format":"clprof-trace","version":1,"header":{"pid":1},"records":[)" "\n";
+const std::string kHeader = R"({"format":"clprof-trace","version":1,"header":{"pid":1},"records":[)"
+                            "\n";
 
 struct Failure {
   size_t line = 0, column = 0;
@@ -50,7 +51,8 @@ Failure stream_error(const std::string& content) {
   tuning.chunk_bytes = 32;
   tuning.min_bytes_per_thread = 1;
   try {
-    readers::detail::stream_clprof_trace_file(path, run, test::kernel_totals_factory(), diag, tuning);
+    readers::detail::stream_clprof_trace_file(path, run, test::kernel_totals_factory(), diag,
+                                              tuning);
   } catch (const readers::InputError& e) {
     std::string what = e.what();
     what.replace(0, path.size(), "FILE");
@@ -60,7 +62,8 @@ Failure stream_error(const std::string& content) {
   return {};
 }
 
-const std::string kGoodLaunch = R"({"type":"launch","seq":1,"kernel":"k","device_ns":[0,0,1,2]},)" "\n";
+const std::string kGoodLaunch = R"({"type":"launch","seq":1,"kernel":"k","device_ns":[0,0,1,2]},)"
+                                "\n";
 
 }  // namespace
 
@@ -106,7 +109,8 @@ TEST_CASE("wrong types: a string where a number is expected, a number for a stri
   CHECK(k.column == kernel_number.find("12") + 1);
   CHECK(k.message == R"("kernel": expected a string, got 12)");
 
-  const std::string header_type = R"({"format":"clprof-trace","version":1,"header":{"pid":"x"},"records":[)";
+  const std::string header_type =
+      R"({"format":"clprof-trace","version":1,"header":{"pid":"x"},"records":[)";
   Failure h = load_error(header_type + "\n");
   CHECK(h.line == 1);
   CHECK(h.column == header_type.find("\"x\"") + 1);
@@ -141,17 +145,20 @@ TEST_CASE("deep nesting") {
   CHECK(in_record.line == 2);
   CHECK(in_record.column >= 1);
 
-  Failure in_header = load_error(R"({"format":"clprof-trace","version":1,"header":{"command_line":)" + deep + "\n");
+  Failure in_header =
+      load_error(R"({"format":"clprof-trace","version":1,"header":{"command_line":)" + deep + "\n");
   CHECK(in_header.line == 1);
 
-  Failure pretty = load_error("{\n\"format\":\"clprof-trace\",\"version\":1,\"records\":" + deep + "\n");
+  Failure pretty =
+      load_error("{\n\"format\":\"clprof-trace\",\"version\":1,\"records\":" + deep + "\n");
   CHECK(pretty.line >= 1);
 
   // Well-formed but deep JSON in a field the reader ignores is skipped without recursion:
   // no crash and no depth-proportional memory, and the record itself is read.
   const std::string balanced = std::string(100000, '[') + std::string(100000, ']');
   test::TempDir dir;
-  std::string path = dir.write("deep.json", kHeader + R"({"type":"launch","kernel":"k","x":)" + balanced + "},\n");
+  std::string path =
+      dir.write("deep.json", kHeader + R"({"type":"launch","kernel":"k","x":)" + balanced + "},\n");
   model::Run run;
   readers::Diagnostics diag;
   readers::load_run({path}, "", run, diag);
@@ -160,16 +167,19 @@ TEST_CASE("deep nesting") {
 }
 
 TEST_CASE("a JSON document that is not a clprof trace") {
-  Failure f = load_error(R"({"traceEvents":[{"name":"k","ph":"X"}]})" "\n");
+  Failure f = load_error(R"({"traceEvents":[{"name":"k","ph":"X"}]})"
+                         "\n");
   CHECK(f.what == R"(FILE:1:1: not a clprof trace: expected a "format":"clprof-trace" field)");
   const std::string other = R"({"format":"chrome-trace","version":1,"records":[)";
   Failure g = load_error(other + "\n");
   CHECK(g.line == 1);
   CHECK(g.column == other.find("\"chrome-trace\"") + 1);
   CHECK(g.message == R"(not a clprof trace: expected "format":"clprof-trace", got "chrome-trace")");
-  Failure r = load_error(kHeader + R"([1,2,3],)" "\n");
+  Failure r = load_error(kHeader + R"([1,2,3],)"
+                                   "\n");
   CHECK(r.what == "FILE:2:1: expected a record object {\"type\":...}");
-  Failure t = load_error(kHeader + R"({"seq":1},)" "\n");
+  Failure t = load_error(kHeader + R"({"seq":1},)"
+                                   "\n");
   CHECK(t.what == "FILE:2:1: expected a \"type\" field in the record");
 }
 
@@ -196,16 +206,24 @@ TEST_CASE("a missing file") {
 
 TEST_CASE("version 99 is rejected, older versions and unknown fields are read") {
   const std::string v99 = R"({"format":"clprof-trace","version":99,"header":{},"records":[)";
-  Failure f = load_error(v99 + "\n" + R"({"type":"end"}]})" "\n");
+  Failure f = load_error(v99 + "\n" +
+                         R"({"type":"end"}]})"
+                         "\n");
   CHECK(f.line == 1);
   CHECK(f.column == v99.find("99") + 1);
-  CHECK(f.message == "unsupported trace version 99 (this clprof reads versions <= 1); use a newer clprof");
+  CHECK(f.message ==
+        "unsupported trace version 99 (this clprof reads versions <= 1); use a newer clprof");
   CHECK(stream_error(v99 + "\n").what == f.what);
 
   test::TempDir dir;
-  std::string path = dir.write("v1.json", R"({"format":"clprof-trace","version":1,"new_top":{"a":[1]},"header":{"new":1},"records":[)" "\n"
-                                          R"({"type":"launch","kernel":"k","new_field":{"x":[1,2]},"device_ns":[0,0,1,4]},)" "\n"
-                                          R"({"type":"end"}]})" "\n");
+  std::string path = dir.write(
+      "v1.json",
+      R"({"format":"clprof-trace","version":1,"new_top":{"a":[1]},"header":{"new":1},"records":[)"
+      "\n"
+      R"({"type":"launch","kernel":"k","new_field":{"x":[1,2]},"device_ns":[0,0,1,4]},)"
+      "\n"
+      R"({"type":"end"}]})"
+      "\n");
   model::Run run;
   readers::Diagnostics diag;
   readers::load_run({path}, "", run, diag);
@@ -214,9 +232,34 @@ TEST_CASE("version 99 is rejected, older versions and unknown fields are read") 
 }
 
 TEST_CASE("records after the end of the trace") {
-  Failure f = load_error(kHeader + R"({"type":"end"}]})" "\n" + kGoodLaunch);
+  Failure f = load_error(kHeader +
+                         R"({"type":"end"}]})"
+                         "\n" +
+                         kGoodLaunch);
   CHECK(f.what == "FILE:3:1: unexpected content after the end of the trace");
-  Failure g = load_error(kHeader + R"({"type":"end"}]} x)" "\n");
+  Failure g = load_error(kHeader + R"({"type":"end"}]} x)"
+                                   "\n");
   CHECK(g.line == 2);
   CHECK(g.message.find("invalid JSON") == 0);
+}
+
+TEST_CASE("sniffing and forced formats") {
+  CHECK(readers::is_clprof_trace(R"({"format":"clprof-trace","version":1,"header":{)"));
+  CHECK(readers::is_clprof_trace("\xEF\xBB\xBF  {\n  \"format\": \"clprof-trace\",\n"));
+  CHECK_FALSE(readers::is_clprof_trace(R"({"traceEvents":[{"name":"clprof"}]})"));
+  CHECK_FALSE(readers::is_clprof_trace(R"(["clprof-trace"])"));
+  CHECK_FALSE(readers::is_clprof_trace(""));
+
+  test::TempDir dir;
+  std::string path = dir.write("t.json", kHeader + R"({"type":"end"}]})"
+                                                   "\n");
+  CHECK(readers::detect_reader(path, "").name() == "clprof");
+  CHECK(readers::detect_reader(path, "clprof").name() == "clprof");
+  try {
+    readers::detect_reader(path, "no-such-format");
+    FAIL("no InputError");
+  } catch (const readers::InputError& e) {
+    CHECK(e.line() == 0);
+    CHECK(e.message().rfind("unknown input format 'no-such-format' (known: clprof", 0) == 0);
+  }
 }

@@ -15,24 +15,33 @@ namespace {
 // Many short lines: 3 kernels with durations i % 7 + 1 (and, for "b", an 8-byte scalar),
 // a transfer every 5th record, a range around every 10 records, then the end record.
 std::string many_line_trace(int launches, bool with_end) {
-  std::string t =
-      R"({"format":"clprof-trace","version":1,"header":{"pid":1},"records":[)" "\n"
-      R"({"type":"device","id":1,"name":"d"},)" "\n";
+  std::string t = R"({"format":"clprof-trace","version":1,"header":{"pid":1},"records":[)"
+                  "\n"
+                  R"({"type":"device","id":1,"name":"d"},)"
+                  "\n";
   for (int i = 0; i < launches; ++i) {
     if (i % 10 == 0)
-      t += R"({"type":"range_begin","id":)" + std::to_string(i / 10 + 1) + R"(,"parent":0,"name":"r","tid":1,"host_ns":)" + std::to_string(i) + "},\n";
+      t += R"({"type":"range_begin","id":)" + std::to_string(i / 10 + 1) +
+           R"(,"parent":0,"name":"r","tid":1,"host_ns":)" + std::to_string(i) + "},\n";
     const char* name = i % 3 == 0 ? "a" : i % 3 == 1 ? "b" : "c";
     t += R"({"type":"launch","seq":)" + std::to_string(i) + R"(,"kernel":")" + name +
-         R"(","device_id":1,"gws":[)" + std::to_string(i) + R"(],"lws":)" + (i % 2 ? "null" : "[1]") +
-         R"(,"args":)" + (i % 3 == 1 ? R"([["scalar",8,"0100000000000000",)" + std::to_string(i) + "]]" : std::string("[]")) +
+         R"(","device_id":1,"gws":[)" + std::to_string(i) + R"(],"lws":)" +
+         (i % 2 ? "null" : "[1]") + R"(,"args":)" +
+         (i % 3 == 1 ? R"([["scalar",8,"0100000000000000",)" + std::to_string(i) + "]]"
+                     : std::string("[]")) +
          R"(,"host_ns":[0,1],"device_ns":[0,0,100,)" + std::to_string(100 + i % 7 + 1) +
          R"(],"status":"complete","ranges":[)" + std::to_string(i / 10 + 1) + "]},\n";
     if (i % 5 == 0)
-      t += R"({"type":"transfer","seq":0,"op":"write","device_id":1,"bytes":)" + std::to_string(i) + R"(,"blocking":false},)" "\n";
+      t += R"({"type":"transfer","seq":0,"op":"write","device_id":1,"bytes":)" + std::to_string(i) +
+           R"(,"blocking":false},)"
+           "\n";
     if (i % 10 == 9)
-      t += R"({"type":"range_end","id":)" + std::to_string(i / 10 + 1) + R"(,"tid":1,"host_ns":)" + std::to_string(i) + "},\n";
+      t += R"({"type":"range_end","id":)" + std::to_string(i / 10 + 1) + R"(,"tid":1,"host_ns":)" +
+           std::to_string(i) + "},\n";
   }
-  if (with_end) t += R"({"type":"end","incomplete":0,"dropped":0}]})" "\n";
+  if (with_end)
+    t += R"({"type":"end","incomplete":0,"dropped":0}]})"
+         "\n";
   return t;
 }
 
@@ -98,7 +107,8 @@ TEST_CASE("stream_clprof_traces merges several files and uses the requested thre
   model::Run run;
   readers::StreamOptions options;
   options.threads = 2;
-  auto got = readers::stream_clprof_traces({a, b}, run, test::kernel_totals_factory(), diag, options);
+  auto got =
+      readers::stream_clprof_traces({a, b}, run, test::kernel_totals_factory(), diag, options);
   CHECK(static_cast<test::KernelTotals&>(*got).rows == expected.rows);
   CHECK(run.processes.size() == 2);
   CHECK(run.ranges.size() == 3 + 6);

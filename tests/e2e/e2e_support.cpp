@@ -18,19 +18,19 @@
 #include <set>
 #include <sstream>
 
-extern char **environ;
+extern char** environ;
 
 namespace clprof::e2e {
 
 namespace tf = clprof::trace;
 
-const Paths &paths() {
+const Paths& paths() {
   static const Paths p{CLPROF_E2E_BIN_DIR,      CLPROF_E2E_SHIM,   CLPROF_E2E_CLI,
                        CLPROF_E2E_EXAMPLES_SRC, CLPROF_E2E_PYTHON, CLPROF_E2E_WORK_ROOT};
   return p;
 }
 
-fs::path fresh_work_dir(const std::string &name) {
+fs::path fresh_work_dir(const std::string& name) {
   const fs::path dir = paths().work_root / name;
   std::error_code ec;
   fs::remove_all(dir, ec);
@@ -40,21 +40,21 @@ fs::path fresh_work_dir(const std::string &name) {
 
 namespace {
 
-std::string read_file(const fs::path &file) {
+std::string read_file(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
 }
 
-bool is_profiler_variable(const std::string &entry) {
+bool is_profiler_variable(const std::string& entry) {
   return entry.rfind("LD_PRELOAD=", 0) == 0 || entry.rfind("CLPROF_", 0) == 0;
 }
 
 }  // namespace
 
-RunResult run_program(const std::vector<std::string> &argv, const EnvChanges &env,
-                      const fs::path &dir, const std::string &tag, unsigned timeout_s) {
+RunResult run_program(const std::vector<std::string>& argv, const EnvChanges& env,
+                      const fs::path& dir, const std::string& tag, unsigned timeout_s) {
   REQUIRE(!argv.empty());
   INFO("program: " << argv[0]);
   REQUIRE(fs::exists(argv[0]));
@@ -62,20 +62,20 @@ RunResult run_program(const std::vector<std::string> &argv, const EnvChanges &en
   // Everything the child needs is built before fork(): after fork only async-signal-safe
   // calls are allowed.
   std::vector<std::string> env_strings;
-  for (char **e = environ; *e != nullptr; ++e) {
+  for (char** e = environ; *e != nullptr; ++e) {
     const std::string entry = *e;
     if (is_profiler_variable(entry)) continue;
     bool overridden = false;
-    for (const auto &[name, value] : env) overridden |= entry.rfind(name + "=", 0) == 0;
+    for (const auto& [name, value] : env) overridden |= entry.rfind(name + "=", 0) == 0;
     if (!overridden) env_strings.push_back(entry);
   }
-  for (const auto &[name, value] : env) env_strings.push_back(name + "=" + value);
-  std::vector<char *> envp;
-  for (std::string &s : env_strings) envp.push_back(s.data());
+  for (const auto& [name, value] : env) env_strings.push_back(name + "=" + value);
+  std::vector<char*> envp;
+  for (std::string& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);
   std::vector<std::string> args = argv;
-  std::vector<char *> argp;
-  for (std::string &s : args) argp.push_back(s.data());
+  std::vector<char*> argp;
+  for (std::string& s : args) argp.push_back(s.data());
   argp.push_back(nullptr);
   const std::string out_path = (dir / (tag + ".stdout")).string();
   const std::string err_path = (dir / (tag + ".stderr")).string();
@@ -105,9 +105,9 @@ RunResult run_program(const std::vector<std::string> &argv, const EnvChanges &en
   return r;
 }
 
-RunResult run_with_and_without_shim(const std::vector<std::string> &argv, const fs::path &dir,
-                                    const fs::path &trace, unsigned timeout_s,
-                                    const EnvChanges &extra_env) {
+RunResult run_with_and_without_shim(const std::vector<std::string>& argv, const fs::path& dir,
+                                    const fs::path& trace, unsigned timeout_s,
+                                    const EnvChanges& extra_env) {
   REQUIRE_MESSAGE(fs::exists(paths().shim), "the shim is not built: " << paths().shim);
   const RunResult plain = run_program(argv, extra_env, dir, "plain", timeout_s);
   INFO("plain run stderr:\n" << plain.err);
@@ -126,65 +126,65 @@ RunResult run_with_and_without_shim(const std::vector<std::string> &argv, const 
 
 // ---- reading fields ------------------------------------------------------------------
 
-bool has_member(const Json &object, std::string_view key) {
+bool has_member(const Json& object, std::string_view key) {
   return object.IsObject() &&
          object.FindMember(rapidjson::StringRef(key.data(), key.size())) != object.MemberEnd();
 }
 
-const Json &member(const Json &object, std::string_view key) {
+const Json& member(const Json& object, std::string_view key) {
   REQUIRE_MESSAGE(object.IsObject(), "not an object while looking for " << std::string(key));
   const auto it = object.FindMember(rapidjson::StringRef(key.data(), key.size()));
   REQUIRE_MESSAGE(it != object.MemberEnd(), "missing field \"" << std::string(key) << "\"");
   return it->value;
 }
 
-int64_t get_int(const Json &object, std::string_view key) {
-  const Json &v = member(object, key);
+int64_t get_int(const Json& object, std::string_view key) {
+  const Json& v = member(object, key);
   REQUIRE_MESSAGE(v.IsInt64(), "field \"" << std::string(key) << "\" is not an integer");
   return v.GetInt64();
 }
 
-uint64_t get_uint(const Json &object, std::string_view key) {
-  const Json &v = member(object, key);
+uint64_t get_uint(const Json& object, std::string_view key) {
+  const Json& v = member(object, key);
   REQUIRE_MESSAGE(v.IsUint64(), "field \"" << std::string(key) << "\" is not an unsigned");
   return v.GetUint64();
 }
 
-std::string get_string(const Json &object, std::string_view key) {
-  const Json &v = member(object, key);
+std::string get_string(const Json& object, std::string_view key) {
+  const Json& v = member(object, key);
   REQUIRE_MESSAGE(v.IsString(), "field \"" << std::string(key) << "\" is not a string");
   return std::string(v.GetString(), v.GetStringLength());
 }
 
 namespace {
 
-std::vector<uint64_t> uint_array(const Json &v, std::string_view what) {
+std::vector<uint64_t> uint_array(const Json& v, std::string_view what) {
   REQUIRE_MESSAGE(v.IsArray(), std::string(what) << " is not an array");
   std::vector<uint64_t> out;
-  for (const Json &e : v.GetArray()) {
+  for (const Json& e : v.GetArray()) {
     REQUIRE_MESSAGE(e.IsUint64(), std::string(what) << " holds a non-integer");
     out.push_back(e.GetUint64());
   }
   return out;
 }
 
-std::vector<int64_t> int_array(const Json &v, std::string_view what) {
+std::vector<int64_t> int_array(const Json& v, std::string_view what) {
   REQUIRE_MESSAGE(v.IsArray(), std::string(what) << " is not an array");
   std::vector<int64_t> out;
-  for (const Json &e : v.GetArray()) {
+  for (const Json& e : v.GetArray()) {
     REQUIRE_MESSAGE(e.IsInt64(), std::string(what) << " holds a non-integer");
     out.push_back(e.GetInt64());
   }
   return out;
 }
 
-std::optional<std::vector<uint64_t>> optional_uint_array(const Json &v, std::string_view what) {
+std::optional<std::vector<uint64_t>> optional_uint_array(const Json& v, std::string_view what) {
   if (v.IsNull()) return std::nullopt;
   return uint_array(v, what);
 }
 
 std::string to_lower(std::string s) {
-  for (char &c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
 
@@ -192,7 +192,7 @@ std::string to_lower(std::string s) {
 
 // ---- Trace ---------------------------------------------------------------------------
 
-Trace::Trace(const fs::path &file) {
+Trace::Trace(const fs::path& file) {
   const std::string text = read_file(file);
   INFO("trace: " << file.string());
   doc_.Parse(text.c_str(), text.size());
@@ -202,17 +202,40 @@ Trace::Trace(const fs::path &file) {
   REQUIRE(doc_.IsObject());
   CHECK(get_string(doc_, tf::top::kFormat) == tf::kFormatName);
   CHECK(get_int(doc_, tf::top::kVersion) == tf::kVersion);
-  const Json &record_array = member(doc_, tf::top::kRecords);
+  const Json& record_array = member(doc_, tf::top::kRecords);
   REQUIRE(record_array.IsArray());
-  for (const Json &r : record_array.GetArray()) {
+  for (const Json& r : record_array.GetArray()) {
     REQUIRE(r.IsObject());
     all_.push_back(&r);
   }
   REQUIRE_MESSAGE(!all_.empty(), "trace has no records");
+
+  // The line layout is part of the contract (a reader of a cut-short file relies on it):
+  // line 1 opens "records", then one record per line, each ending in "," except the last,
+  // which is the end record followed by "]}".
+  std::vector<std::string> lines;
+  {
+    std::istringstream in(text);
+    std::string line;
+    while (std::getline(in, line)) lines.push_back(line);
+  }
+  REQUIRE(lines.size() == all_.size() + 1);
+  CHECK(lines.front().rfind("{", 0) == 0);
+  const std::string opener = "\"records\":[";
+  REQUIRE(lines.front().size() >= opener.size());
+  CHECK(lines.front().substr(lines.front().size() - opener.size()) == opener);
+  for (size_t i = 1; i + 1 < lines.size(); ++i) {
+    INFO("trace line " << i + 1);
+    CHECK(lines[i].rfind("{\"type\":", 0) == 0);
+    CHECK(lines[i].back() == ',');
+  }
+  CHECK(lines.back().rfind("{\"type\":\"end\"", 0) == 0);
+  CHECK(lines.back().size() >= 2);
+  CHECK(lines.back().substr(lines.back().size() - 2) == "]}");
   REQUIRE_MESSAGE(get_string(*all_.back(), tf::field::kType) == tf::kind::kEnd,
                   "the last record is not \"end\": the trace was cut short");
 
-  for (const Json *r : records(tf::kind::kLaunch)) {
+  for (const Json* r : records(tf::kind::kLaunch)) {
     Launch l;
     l.record = r;
     l.seq = get_uint(*r, tf::field::kSeq);
@@ -226,7 +249,7 @@ Trace::Trace(const fs::path &file) {
     l.lws = optional_uint_array(member(*r, tf::field::kLws), "lws");
     l.gwo = optional_uint_array(member(*r, tf::field::kGwo), "gwo");
     l.host_ns = int_array(member(*r, tf::field::kHostNs), "host_ns");
-    const Json &dev = member(*r, tf::field::kDeviceNs);
+    const Json& dev = member(*r, tf::field::kDeviceNs);
     if (!dev.IsNull()) l.device_ns = int_array(dev, "device_ns");
     l.status = get_string(*r, tf::field::kStatus);
     l.ranges = uint_array(member(*r, tf::field::kRanges), "ranges");
@@ -235,9 +258,9 @@ Trace::Trace(const fs::path &file) {
     launches_.push_back(std::move(l));
   }
   std::sort(launches_.begin(), launches_.end(),
-            [](const Launch &a, const Launch &b) { return a.seq < b.seq; });
+            [](const Launch& a, const Launch& b) { return a.seq < b.seq; });
 
-  for (const Json *r : records(tf::kind::kRangeBegin)) {
+  for (const Json* r : records(tf::kind::kRangeBegin)) {
     Range g;
     g.id = get_uint(*r, tf::field::kId);
     g.parent = get_uint(*r, tf::field::kParent);
@@ -249,7 +272,7 @@ Trace::Trace(const fs::path &file) {
     CHECK_MESSAGE(ranges_.count(g.id) == 0, "range id used twice");
     ranges_[g.id] = g;
   }
-  for (const Json *r : records(tf::kind::kRangeEnd)) {
+  for (const Json* r : records(tf::kind::kRangeEnd)) {
     const uint64_t id = get_uint(*r, tf::field::kId);
     INFO("range_end id " << id);
     auto it = ranges_.find(id);
@@ -263,11 +286,13 @@ Trace::Trace(const fs::path &file) {
   }
 }
 
-const Json &Trace::header() const { return member(doc_, tf::top::kHeader); }
+const Json& Trace::header() const {
+  return member(doc_, tf::top::kHeader);
+}
 
-std::vector<const Json *> Trace::records(std::string_view type) const {
-  std::vector<const Json *> out;
-  for (const Json *r : all_) {
+std::vector<const Json*> Trace::records(std::string_view type) const {
+  std::vector<const Json*> out;
+  for (const Json* r : all_) {
     if (get_string(*r, tf::field::kType) == type) out.push_back(r);
   }
   return out;
@@ -275,19 +300,19 @@ std::vector<const Json *> Trace::records(std::string_view type) const {
 
 std::vector<Launch> Trace::launches_of(std::string_view kernel) const {
   std::vector<Launch> out;
-  for (const Launch &l : launches_) {
+  for (const Launch& l : launches_) {
     if (l.kernel == kernel) out.push_back(l);
   }
   return out;
 }
 
-const Range &Trace::range(uint64_t id) const {
+const Range& Trace::range(uint64_t id) const {
   const auto it = ranges_.find(id);
   REQUIRE_MESSAGE(it != ranges_.end(), "no range_begin for range id " << id);
   return it->second;
 }
 
-std::vector<std::string> Trace::range_names(const std::vector<uint64_t> &ids) const {
+std::vector<std::string> Trace::range_names(const std::vector<uint64_t>& ids) const {
   std::vector<std::string> names;
   for (uint64_t id : ids) names.push_back(range(id).name);
   return names;
@@ -300,11 +325,11 @@ namespace {
 // A record's "ranges" must be exactly the enqueuing thread's stack of open ranges:
 // outermost first, each the parent of the next, all on the record's thread, all open
 // during the whole API call.
-void check_record_ranges(const Trace &trace, const std::vector<uint64_t> &ids, int64_t tid,
+void check_record_ranges(const Trace& trace, const std::vector<uint64_t>& ids, int64_t tid,
                          int64_t host_begin, int64_t host_end) {
   uint64_t expected_parent = 0;
   for (uint64_t id : ids) {
-    const Range &g = trace.range(id);
+    const Range& g = trace.range(id);
     INFO("range " << id << " \"" << g.name << "\"");
     CHECK(g.tid == tid);
     CHECK(g.parent == expected_parent);
@@ -314,10 +339,10 @@ void check_record_ranges(const Trace &trace, const std::vector<uint64_t> &ids, i
   }
 }
 
-void check_device_times(const std::optional<std::vector<int64_t>> &device_ns) {
+void check_device_times(const std::optional<std::vector<int64_t>>& device_ns) {
   REQUIRE_MESSAGE(device_ns.has_value(), "device_ns is null for a completed command");
   REQUIRE(device_ns->size() == 4);
-  const auto &d = *device_ns;
+  const auto& d = *device_ns;
   CHECK(d[0] <= d[1]);  // queued <= submit
   CHECK(d[1] <= d[2]);  // submit <= start
   CHECK(d[2] <= d[3]);  // start <= end
@@ -325,42 +350,42 @@ void check_device_times(const std::optional<std::vector<int64_t>> &device_ns) {
 
 }  // namespace
 
-void check_trace_invariants(const Trace &trace) {
-  const Json &header = trace.header();
+void check_trace_invariants(const Trace& trace) {
+  const Json& header = trace.header();
   CHECK(get_int(header, tf::header::kPid) > 0);
   CHECK(member(header, tf::header::kCommandLine).IsArray());
   CHECK(get_string(header, tf::header::kHostClock) == "CLOCK_MONOTONIC");
   get_int(header, tf::header::kHostStartNs);
   get_int(header, tf::header::kStartUnixNs);
 
-  const Json &end = *trace.records(tf::kind::kEnd).back();
+  const Json& end = *trace.records(tf::kind::kEnd).back();
   CHECK(trace.records(tf::kind::kEnd).size() == 1);
   CHECK(get_uint(end, tf::field::kDropped) == 0);
   CHECK(get_uint(end, tf::field::kIncomplete) == 0);
-  const Json &counts = member(end, tf::field::kCounts);
+  const Json& counts = member(end, tf::field::kCounts);
   CHECK(get_uint(counts, tf::kind::kLaunch) == trace.launches().size());
 
   std::set<uint64_t> device_ids, queue_ids;
-  for (const Json *d : trace.records(tf::kind::kDevice)) {
+  for (const Json* d : trace.records(tf::kind::kDevice)) {
     device_ids.insert(get_uint(*d, tf::field::kId));
   }
   REQUIRE_MESSAGE(!device_ids.empty(), "no device record");
-  for (const Json *q : trace.records(tf::kind::kQueue)) {
+  for (const Json* q : trace.records(tf::kind::kQueue)) {
     queue_ids.insert(get_uint(*q, tf::field::kId));
     CHECK(device_ids.count(get_uint(*q, tf::field::kDeviceId)) == 1);
   }
-  std::map<uint64_t, const Json *> kernels;
-  for (const Json *k : trace.records(tf::kind::kKernel)) kernels[get_uint(*k, tf::field::kId)] = k;
+  std::map<uint64_t, const Json*> kernels;
+  for (const Json* k : trace.records(tf::kind::kKernel)) kernels[get_uint(*k, tf::field::kId)] = k;
 
   // seq: one per-process counter over launch, transfer and sync records.
   std::set<uint64_t> seqs;
-  auto take_seq = [&seqs](const Json &r) {
+  auto take_seq = [&seqs](const Json& r) {
     const uint64_t seq = get_uint(r, tf::field::kSeq);
     INFO("seq " << seq);
     CHECK_MESSAGE(seqs.insert(seq).second, "seq used twice");
   };
 
-  for (const Launch &l : trace.launches()) {
+  for (const Launch& l : trace.launches()) {
     INFO("launch seq " << l.seq << " kernel " << l.kernel);
     take_seq(*l.record);
     CHECK(l.rc == 0);
@@ -378,7 +403,7 @@ void check_trace_invariants(const Trace &trace) {
     REQUIRE_MESSAGE(k != kernels.end(), "kernel_id " << l.kernel_id << " has no kernel record");
     CHECK(get_string(*k->second, tf::field::kName) == l.kernel);
     CHECK(l.args->Size() == get_uint(*k->second, tf::field::kNumArgs));
-    for (const Json &a : l.args->GetArray()) {
+    for (const Json& a : l.args->GetArray()) {
       REQUIRE(a.IsArray());
       REQUIRE(a.Size() >= 1);
       REQUIRE(a[0].IsString());
@@ -388,21 +413,22 @@ void check_trace_invariants(const Trace &trace) {
     check_record_ranges(trace, l.ranges, l.tid, l.host_ns[0], l.host_ns[1]);
   }
 
-  for (const Json *t : trace.records(tf::kind::kTransfer)) {
+  for (const Json* t : trace.records(tf::kind::kTransfer)) {
     INFO("transfer seq " << get_uint(*t, tf::field::kSeq));
     take_seq(*t);
     CHECK(get_int(*t, tf::field::kRc) == 0);
     CHECK(get_string(*t, tf::field::kStatus) == tf::status::kComplete);
-    const Json &dev = member(*t, tf::field::kDeviceNs);
-    check_device_times(dev.IsNull() ? std::nullopt
-                                    : std::optional<std::vector<int64_t>>(int_array(dev, "device_ns")));
+    const Json& dev = member(*t, tf::field::kDeviceNs);
+    check_device_times(dev.IsNull()
+                           ? std::nullopt
+                           : std::optional<std::vector<int64_t>>(int_array(dev, "device_ns")));
     const std::vector<int64_t> host = int_array(member(*t, tf::field::kHostNs), "host_ns");
     REQUIRE(host.size() == 2);
     CHECK(host[0] <= host[1]);
     check_record_ranges(trace, uint_array(member(*t, tf::field::kRanges), "ranges"),
                         get_int(*t, tf::field::kTid), host[0], host[1]);
   }
-  for (const Json *s : trace.records(tf::kind::kSync)) {
+  for (const Json* s : trace.records(tf::kind::kSync)) {
     take_seq(*s);
     const std::vector<int64_t> host = int_array(member(*s, tf::field::kHostNs), "host_ns");
     REQUIRE(host.size() == 2);
@@ -410,34 +436,34 @@ void check_trace_invariants(const Trace &trace) {
   }
 
   // The examples close every range they open.
-  for (const auto &[id, g] : trace.ranges()) {
+  for (const auto& [id, g] : trace.ranges()) {
     INFO("range " << id << " \"" << g.name << "\"");
     REQUIRE_MESSAGE(g.end_ns.has_value(), "range never ended");
     CHECK_FALSE(g.closed_at_exit);
     CHECK(g.begin_ns <= *g.end_ns);
     if (g.parent != 0) {
-      const Range &p = trace.range(g.parent);
+      const Range& p = trace.range(g.parent);
       CHECK(p.tid == g.tid);
       CHECK(p.begin_ns <= g.begin_ns);
       if (p.end_ns) CHECK(*g.end_ns <= *p.end_ns);
     }
   }
   // A well-behaved program triggers no clprof warning.
-  for (const Json *w : trace.records(tf::kind::kWarning)) {
+  for (const Json* w : trace.records(tf::kind::kWarning)) {
     FAIL_CHECK("clprof warning in the trace: " << get_string(*w, tf::field::kMessage));
   }
 }
 
-std::vector<uint64_t> record_range_ids(const Json &record) {
+std::vector<uint64_t> record_range_ids(const Json& record) {
   return uint_array(member(record, tf::field::kRanges), "ranges");
 }
 
 // ---- arguments -----------------------------------------------------------------------
 
-uint64_t scalar_arg(const Launch &launch, unsigned index, unsigned size) {
+uint64_t scalar_arg(const Launch& launch, unsigned index, unsigned size) {
   INFO("launch seq " << launch.seq << " " << launch.kernel << " arg " << index);
   REQUIRE(index < launch.args->Size());
-  const Json &a = (*launch.args)[index];
+  const Json& a = (*launch.args)[index];
   REQUIRE(a.IsArray());
   REQUIRE(a.Size() == 4);
   REQUIRE(a[0].IsString());
@@ -457,16 +483,16 @@ uint64_t scalar_arg(const Launch &launch, unsigned index, unsigned size) {
   return value;
 }
 
-std::pair<uint64_t, uint64_t> buffer_arg(const Launch &launch, unsigned index) {
+std::pair<uint64_t, uint64_t> buffer_arg(const Launch& launch, unsigned index) {
   INFO("launch seq " << launch.seq << " " << launch.kernel << " arg " << index);
   REQUIRE(index < launch.args->Size());
-  const Json &a = (*launch.args)[index];
+  const Json& a = (*launch.args)[index];
   REQUIRE(a.IsArray());
   REQUIRE(a.Size() == 4);
   REQUIRE(a[0].IsString());
   REQUIRE(std::string(a[0].GetString()) == tf::arg_kind::kBuffer);
   REQUIRE(a[1].IsUint());
-  CHECK(a[1].GetUint() == sizeof(void *));
+  CHECK(a[1].GetUint() == sizeof(void*));
   REQUIRE(a[2].IsUint64());
   REQUIRE(a[3].IsUint64());
   CHECK(a[2].GetUint64() != 0);
@@ -481,7 +507,7 @@ uint32_t float_bits(float value) {
 
 // ---- printed launches ----------------------------------------------------------------
 
-std::vector<PrintedLaunch> printed_launches(const std::string &out) {
+std::vector<PrintedLaunch> printed_launches(const std::string& out) {
   std::vector<PrintedLaunch> result;
   std::istringstream lines(out);
   std::string line;
@@ -505,8 +531,8 @@ std::vector<PrintedLaunch> printed_launches(const std::string &out) {
   return result;
 }
 
-void check_launches_match_printed(const Trace &trace, const std::vector<PrintedLaunch> &want) {
-  const std::vector<Launch> &got = trace.launches();
+void check_launches_match_printed(const Trace& trace, const std::vector<PrintedLaunch>& want) {
+  const std::vector<Launch>& got = trace.launches();
   REQUIRE(got.size() == want.size());
   for (size_t i = 0; i < want.size(); ++i) {
     INFO("launch #" << i << " (seq " << got[i].seq << ")");
@@ -514,11 +540,25 @@ void check_launches_match_printed(const Trace &trace, const std::vector<PrintedL
     CHECK(got[i].gws == std::vector<uint64_t>{want[i].gws});
     if (want[i].lws == 0) {
       CHECK_FALSE(got[i].lws.has_value());
+    } else if (want[i].values.count("api") == 1 && want[i].values.at("api") == "clEnqueueTask") {
+      // clEnqueueTask passes no local size; it is defined as a work-group of one, so both
+      // null and [1] describe it correctly.
+      if (got[i].lws) CHECK(*got[i].lws == std::vector<uint64_t>{1});
     } else {
       REQUIRE(got[i].lws.has_value());
       CHECK(*got[i].lws == std::vector<uint64_t>{want[i].lws});
     }
-    CHECK_FALSE(got[i].gwo.has_value());
+    const auto gwo = want[i].values.find("gwo");
+    if (gwo == want[i].values.end()) {
+      CHECK_FALSE(got[i].gwo.has_value());
+    } else {
+      REQUIRE(got[i].gwo.has_value());
+      CHECK(*got[i].gwo == std::vector<uint64_t>{std::stoull(gwo->second)});
+    }
+    const auto api = want[i].values.find("api");
+    if (api != want[i].values.end()) {
+      CHECK(get_string(*got[i].record, tf::field::kApi) == api->second);
+    }
   }
 }
 

@@ -22,17 +22,17 @@ using Json = rapidjson::Value;
 
 // ---- paths configured by CMake -------------------------------------------------------
 struct Paths {
-  fs::path bin_dir;        // <build>/bin: the examples and the clprof CLI
-  fs::path shim;           // <build>/lib/libclprof.so
-  fs::path clprof_cli;     // <build>/bin/clprof
-  fs::path examples_src;   // <source>/examples
-  fs::path python;         // /usr/bin/python3 (the interpreter with pyopencl)
-  fs::path work_root;      // a build-tree directory for traces and captured output
+  fs::path bin_dir;       // <build>/bin: the examples and the clprof CLI
+  fs::path shim;          // <build>/lib/libclprof.so
+  fs::path clprof_cli;    // <build>/bin/clprof
+  fs::path examples_src;  // <source>/examples
+  fs::path python;        // /usr/bin/python3 (the interpreter with pyopencl)
+  fs::path work_root;     // a build-tree directory for traces and captured output
 };
-const Paths &paths();
+const Paths& paths();
 
 // A fresh, empty directory under work_root for one test.
-fs::path fresh_work_dir(const std::string &name);
+fs::path fresh_work_dir(const std::string& name);
 
 // ---- running programs ----------------------------------------------------------------
 // Environment changes on top of the test's own environment. Every run starts without
@@ -48,19 +48,19 @@ struct RunResult {
 // Runs argv[0] (a path) with the given arguments; stdout and stderr are captured into
 // dir/<tag>.stdout and .stderr and returned. The child is killed after timeout_s seconds
 // so a hung program fails its test instead of hanging the suite.
-RunResult run_program(const std::vector<std::string> &argv, const EnvChanges &env,
-                      const fs::path &dir, const std::string &tag, unsigned timeout_s);
+RunResult run_program(const std::vector<std::string>& argv, const EnvChanges& env,
+                      const fs::path& dir, const std::string& tag, unsigned timeout_s);
 
 // Runs the program once without and once under the shim (LD_PRELOAD + CLPROF_OUTPUT),
 // checks that the exit code and stdout are identical and that the plain run succeeded,
 // and returns the shim run's result. The trace goes to `trace`.
-RunResult run_with_and_without_shim(const std::vector<std::string> &argv, const fs::path &dir,
-                                    const fs::path &trace, unsigned timeout_s,
-                                    const EnvChanges &extra_env = {});
+RunResult run_with_and_without_shim(const std::vector<std::string>& argv, const fs::path& dir,
+                                    const fs::path& trace, unsigned timeout_s,
+                                    const EnvChanges& extra_env = {});
 
 // ---- traces --------------------------------------------------------------------------
 struct Launch {
-  const Json *record = nullptr;
+  const Json* record = nullptr;
   uint64_t seq = 0;
   int64_t tid = 0;
   int64_t rc = 0;
@@ -71,11 +71,11 @@ struct Launch {
   std::vector<uint64_t> gws;
   std::optional<std::vector<uint64_t>> lws;  // nullopt: the app passed NULL
   std::optional<std::vector<uint64_t>> gwo;
-  std::vector<int64_t> host_ns;                    // [begin, end]
+  std::vector<int64_t> host_ns;                   // [begin, end]
   std::optional<std::vector<int64_t>> device_ns;  // [queued, submit, start, end]
   std::string status;
   std::vector<uint64_t> ranges;  // outermost first
-  const Json *args = nullptr;
+  const Json* args = nullptr;
 };
 
 struct Range {
@@ -90,25 +90,25 @@ struct Range {
 
 class Trace {
  public:
-  explicit Trace(const fs::path &file);  // REQUIREs a complete, parseable trace
-  Trace(const Trace &) = delete;
-  Trace &operator=(const Trace &) = delete;
+  explicit Trace(const fs::path& file);  // REQUIREs a complete, parseable trace
+  Trace(const Trace&) = delete;
+  Trace& operator=(const Trace&) = delete;
 
-  const Json &document() const { return doc_; }
-  const Json &header() const;
+  const Json& document() const { return doc_; }
+  const Json& header() const;
   // Every record of one type, in file order.
-  std::vector<const Json *> records(std::string_view type) const;
+  std::vector<const Json*> records(std::string_view type) const;
   // Launch records decoded (type-checked), ordered by seq.
-  const std::vector<Launch> &launches() const { return launches_; }
+  const std::vector<Launch>& launches() const { return launches_; }
   std::vector<Launch> launches_of(std::string_view kernel) const;
-  const std::map<uint64_t, Range> &ranges() const { return ranges_; }
-  const Range &range(uint64_t id) const;  // REQUIREs that it exists
+  const std::map<uint64_t, Range>& ranges() const { return ranges_; }
+  const Range& range(uint64_t id) const;  // REQUIREs that it exists
   // Names of a record's "ranges" ids, outermost first.
-  std::vector<std::string> range_names(const std::vector<uint64_t> &ids) const;
+  std::vector<std::string> range_names(const std::vector<uint64_t>& ids) const;
 
  private:
   rapidjson::Document doc_;
-  std::vector<const Json *> all_;
+  std::vector<const Json*> all_;
   std::vector<Launch> launches_;
   std::map<uint64_t, Range> ranges_;
 };
@@ -117,23 +117,23 @@ class Trace {
 // dropped records, unique seqs, every launch and transfer completed with ordered device
 // and host times, every id referring to a recorded object, balanced per-thread ranges and
 // every record's range list matching the enqueuing thread's open ranges.
-void check_trace_invariants(const Trace &trace);
+void check_trace_invariants(const Trace& trace);
 
 // ---- reading fields ------------------------------------------------------------------
-const Json &member(const Json &object, std::string_view key);  // REQUIREs presence
-bool has_member(const Json &object, std::string_view key);
-int64_t get_int(const Json &object, std::string_view key);
-uint64_t get_uint(const Json &object, std::string_view key);
-std::string get_string(const Json &object, std::string_view key);
+const Json& member(const Json& object, std::string_view key);  // REQUIREs presence
+bool has_member(const Json& object, std::string_view key);
+int64_t get_int(const Json& object, std::string_view key);
+uint64_t get_uint(const Json& object, std::string_view key);
+std::string get_string(const Json& object, std::string_view key);
 
 // The "ranges" ids of any record that has them (launch, transfer).
-std::vector<uint64_t> record_range_ids(const Json &record);
+std::vector<uint64_t> record_range_ids(const Json& record);
 
 // Argument i of a launch as ["scalar", size, hex, value]: REQUIREs the kind and size, that
 // the hex bytes spell the value little-endian, and returns the value.
-uint64_t scalar_arg(const Launch &launch, unsigned index, unsigned size);
+uint64_t scalar_arg(const Launch& launch, unsigned index, unsigned size);
 // Argument i as ["buffer", sizeof(cl_mem), mem_id, mem_bytes]: returns {mem_id, mem_bytes}.
-std::pair<uint64_t, uint64_t> buffer_arg(const Launch &launch, unsigned index);
+std::pair<uint64_t, uint64_t> buffer_arg(const Launch& launch, unsigned index);
 
 uint32_t float_bits(float value);
 
@@ -144,9 +144,10 @@ struct PrintedLaunch {
   uint64_t lws = 0;  // 0: NULL local size
   std::map<std::string, std::string> values;
 };
-std::vector<PrintedLaunch> printed_launches(const std::string &out);
+std::vector<PrintedLaunch> printed_launches(const std::string& out);
 // The trace's launches (by seq) are exactly the printed ones: same count, same kernel
-// names in the same order, same 1-D global size, same local size (0 <-> null).
-void check_launches_match_printed(const Trace &trace, const std::vector<PrintedLaunch> &want);
+// names in the same order, same 1-D global size, same local size (0 <-> null), same
+// global offset (no gwo= <-> null) and, when printed, the same "api".
+void check_launches_match_printed(const Trace& trace, const std::vector<PrintedLaunch>& want);
 
 }  // namespace clprof::e2e

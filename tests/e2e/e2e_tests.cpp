@@ -22,15 +22,15 @@ namespace tf = clprof::trace;
 namespace doctest {
 template <>
 struct StringMaker<std::vector<std::string>> {
-  static String convert(const std::vector<std::string> &v) {
+  static String convert(const std::vector<std::string>& v) {
     std::string s = "[";
-    for (const std::string &e : v) s += (s.size() > 1 ? ", \"" : "\"") + e + "\"";
+    for (const std::string& e : v) s += (s.size() > 1 ? ", \"" : "\"") + e + "\"";
     return (s + "]").c_str();
   }
 };
 template <>
 struct StringMaker<std::vector<uint64_t>> {
-  static String convert(const std::vector<uint64_t> &v) {
+  static String convert(const std::vector<uint64_t>& v) {
     std::string s = "[";
     for (uint64_t e : v) s += (s.size() > 1 ? ", " : "") + std::to_string(e);
     return (s + "]").c_str();
@@ -38,7 +38,7 @@ struct StringMaker<std::vector<uint64_t>> {
 };
 template <>
 struct StringMaker<std::pair<uint64_t, uint64_t>> {
-  static String convert(const std::pair<uint64_t, uint64_t> &p) {
+  static String convert(const std::pair<uint64_t, uint64_t>& p) {
     return ("(mem_id " + std::to_string(p.first) + ", " + std::to_string(p.second) + " bytes)")
         .c_str();
   }
@@ -56,22 +56,28 @@ struct SaxpyPlan {
   float a;
   uint32_t n;
   uint64_t gws;
+  uint64_t gwo;  // 0: NULL offset
 };
-const SaxpyPlan kSaxpy[] = {{2.0f, 4096, 4096}, {0.5f, 1000, 1024}, {-1.0f, 4096, 4096},
-                            {3.0f, 2048, 2048}};
+const SaxpyPlan kSaxpy[] = {{2.0f, 4096, 4096, 0},
+                            {0.5f, 1000, 1024, 0},
+                            {-1.0f, 4096, 4096, 0},
+                            {3.0f, 2048, 2048, 0},
+                            {1.5f, 4096, 1024, 1024}};
 constexpr uint64_t kVectorBytes = 4096 * sizeof(float);
 
-void check_vector_add_trace(const Trace &t, const std::string &out) {
+void check_vector_add_trace(const Trace& t, const std::string& out) {
   check_trace_invariants(t);
   const std::vector<PrintedLaunch> printed = printed_launches(out);
-  REQUIRE(printed.size() == 5);
+  REQUIRE(printed.size() == 7);
   check_launches_match_printed(t, printed);
 
   const std::vector<Launch> saxpy = t.launches_of("saxpy");
   const std::vector<Launch> vadd = t.launches_of("vadd");
-  REQUIRE(saxpy.size() == 4);
+  const std::vector<Launch> task = t.launches_of("sum_first");
+  REQUIRE(saxpy.size() == 5);
   REQUIRE(vadd.size() == 1);
-  CHECK(t.launches().size() == 5);
+  REQUIRE(task.size() == 1);
+  CHECK(t.launches().size() == 7);
 
   const auto x = buffer_arg(saxpy[0], 1);
   const auto y = buffer_arg(saxpy[0], 2);
@@ -80,17 +86,24 @@ void check_vector_add_trace(const Trace &t, const std::string &out) {
   CHECK(x.first != y.first);
   for (size_t i = 0; i < saxpy.size(); ++i) {
     INFO("saxpy launch " << i);
-    const Launch &l = saxpy[i];
+    const Launch& l = saxpy[i];
     CHECK(scalar_arg(l, 0, 4) == float_bits(kSaxpy[i].a));
     CHECK(buffer_arg(l, 1) == x);
     CHECK(buffer_arg(l, 2) == y);
     CHECK(scalar_arg(l, 3, 4) == kSaxpy[i].n);
     CHECK(l.gws == std::vector<uint64_t>{kSaxpy[i].gws});
+    if (kSaxpy[i].gwo == 0) {
+      CHECK_FALSE(l.gwo.has_value());
+    } else {
+      REQUIRE(l.gwo.has_value());
+      CHECK(*l.gwo == std::vector<uint64_t>{kSaxpy[i].gwo});
+    }
+    CHECK_FALSE(has_member(*l.record, tf::field::kApi));  // clEnqueueNDRangeKernel: default
     CHECK(t.range_names(l.ranges) == Names{"vector_add", "saxpy"});
     CHECK(l.queue_id == saxpy[0].queue_id);
   }
   CHECK_FALSE(saxpy[2].lws.has_value());  // the NULL local size launch
-  const Launch &v = vadd[0];
+  const Launch& v = vadd[0];
   CHECK(buffer_arg(v, 0) == x);
   CHECK(buffer_arg(v, 1) == y);
   const auto z = buffer_arg(v, 2);
@@ -99,14 +112,25 @@ void check_vector_add_trace(const Trace &t, const std::string &out) {
   CHECK(z.first != y.first);
   CHECK(t.range_names(v.ranges) == Names{"vector_add", "vadd"});
 
-  // Two blocking uploads and two blocking downloads, each in its range.
+  // The clEnqueueTask launch: one work-item, marked with its API.
+  const Launch& s = task[0];
+  CHECK(get_string(*s.record, tf::field::kApi) == "clEnqueueTask");
+  CHECK(s.gws == std::vector<uint64_t>{1});
+  CHECK(buffer_arg(s, 0) == z);
+  const auto sum = buffer_arg(s, 1);
+  CHECK(sum.second == sizeof(float));
+  CHECK(scalar_arg(s, 2, 4) == 16);
+  CHECK(t.range_names(s.ranges) == Names{"vector_add", "reduce"});
+
+  // Two blocking uploads and three blocking downloads, each in its range.
   const auto transfers = t.records(tf::kind::kTransfer);
-  REQUIRE(transfers.size() == 4);
+  REQUIRE(transfers.size() == 5);
   int writes = 0, reads = 0;
-  for (const Json *r : transfers) {
+  for (const Json* r : transfers) {
     const std::string op = get_string(*r, tf::field::kOp);
     const Names ranges = t.range_names(record_range_ids(*r));
-    CHECK(get_uint(*r, tf::field::kBytes) == kVectorBytes);
+    const uint64_t bytes = get_uint(*r, tf::field::kBytes);
+    CHECK((bytes == kVectorBytes || (op == tf::transfer_op::kRead && bytes == sizeof(float))));
     CHECK(member(*r, tf::field::kBlocking).IsTrue());
     if (op == tf::transfer_op::kWrite) {
       ++writes;
@@ -120,7 +144,7 @@ void check_vector_add_trace(const Trace &t, const std::string &out) {
     }
   }
   CHECK(writes == 2);
-  CHECK(reads == 2);
+  CHECK(reads == 3);
 
   // The program, its build, its kernels, the queue and the clFinish.
   const auto builds = t.records(tf::kind::kBuild);
@@ -128,25 +152,26 @@ void check_vector_add_trace(const Trace &t, const std::string &out) {
   CHECK(get_string(*builds[0], tf::field::kApi) == "clBuildProgram");
   CHECK(get_int(*builds[0], tf::field::kRc) == 0);
   std::set<std::string> built;
-  for (const Json &k : member(*builds[0], tf::field::kKernels).GetArray()) built.insert(k.GetString());
-  CHECK(built == std::set<std::string>{"saxpy", "vadd"});
+  for (const Json& k : member(*builds[0], tf::field::kKernels).GetArray())
+    built.insert(k.GetString());
+  CHECK(built == std::set<std::string>{"saxpy", "vadd", "sum_first"});
   std::map<std::string, uint64_t> num_args;
-  for (const Json *k : t.records(tf::kind::kKernel)) {
+  for (const Json* k : t.records(tf::kind::kKernel)) {
     num_args[get_string(*k, tf::field::kName)] = get_uint(*k, tf::field::kNumArgs);
   }
-  CHECK(num_args == std::map<std::string, uint64_t>{{"saxpy", 4}, {"vadd", 3}});
+  CHECK(num_args == std::map<std::string, uint64_t>{{"saxpy", 4}, {"vadd", 3}, {"sum_first", 3}});
   const auto queues = t.records(tf::kind::kQueue);
   REQUIRE(queues.size() == 1);
   CHECK(get_uint(*queues[0], tf::field::kId) == v.queue_id);
   CHECK(get_uint(*queues[0], tf::field::kProperties) == 0);
   CHECK(member(*queues[0], tf::field::kProfilingAdded).IsTrue());
   bool finish_seen = false;
-  for (const Json *s : t.records(tf::kind::kSync)) {
+  for (const Json* s : t.records(tf::kind::kSync)) {
     if (get_string(*s, tf::field::kApi) == "clFinish") {
       finish_seen = true;
       CHECK(get_uint(*s, tf::field::kQueueId) == v.queue_id);
       // clFinish comes after every launch in program order.
-      CHECK(get_uint(*s, tf::field::kSeq) > v.seq);
+      CHECK(get_uint(*s, tf::field::kSeq) > t.launches().back().seq);
     }
   }
   CHECK(finish_seen);
@@ -155,9 +180,9 @@ void check_vector_add_trace(const Trace &t, const std::string &out) {
   REQUIRE(marks.size() == 1);
   CHECK(get_string(*marks[0], tf::field::kName) == "buffers");
   std::multiset<std::string> range_names;
-  for (const auto &[id, g] : t.ranges()) range_names.insert(g.name);
-  CHECK(range_names ==
-        std::multiset<std::string>{"build", "vector_add", "upload", "saxpy", "vadd", "download"});
+  for (const auto& [id, g] : t.ranges()) range_names.insert(g.name);
+  CHECK(range_names == std::multiset<std::string>{"build", "vector_add", "upload", "saxpy", "vadd",
+                                                  "reduce", "download"});
 }
 
 }  // namespace
@@ -179,9 +204,9 @@ TEST_CASE("vector_add_record") {
   const std::string app = (paths().bin_dir / "vector_add").string();
   const RunResult plain = run_program({app}, {}, dir, "plain", 60);
   REQUIRE(plain.exit_code == 0);
-  const RunResult rec = run_program(
-      {paths().clprof_cli.string(), "record", "-o", trace.string(), "--", app}, {}, dir,
-      "record", 60);
+  const RunResult rec =
+      run_program({paths().clprof_cli.string(), "record", "-o", trace.string(), "--", app}, {}, dir,
+                  "record", 60);
   INFO("clprof record stderr:\n" << rec.err);
   CHECK(rec.exit_code == plain.exit_code);
   // clprof may add its own lines, but the app's output must pass through unchanged.
@@ -191,7 +216,7 @@ TEST_CASE("vector_add_record") {
     const Trace t(trace);
     check_vector_add_trace(t, plain.out);
     // The header's command line is the app's, not clprof's.
-    const Json &cmd = member(t.header(), tf::header::kCommandLine);
+    const Json& cmd = member(t.header(), tf::header::kCommandLine);
     REQUIRE(cmd.Size() >= 1);
     CHECK(std::string(cmd[0].GetString()) == app);
   }
@@ -206,9 +231,9 @@ TEST_CASE("vector_add_record") {
                                         {}, dir, "bad_record", 60);
   CHECK(bad_rec.exit_code == bad_plain.exit_code);
 
-  for (const char *command : {"summary", "kernels"}) {
-    const RunResult a = run_program({paths().clprof_cli.string(), command, trace.string()}, {},
-                                    dir, command, 30);
+  for (const char* command : {"summary", "kernels"}) {
+    const RunResult a =
+        run_program({paths().clprof_cli.string(), command, trace.string()}, {}, dir, command, 30);
     INFO("clprof " << command << " output:\n" << a.out << a.err);
     CHECK(a.exit_code == 0);
     if (std::string(command) == "kernels") {
@@ -223,8 +248,8 @@ TEST_CASE("multi_thread") {
   constexpr int kLaunches = 6;
   const fs::path dir = fresh_work_dir("multi_thread");
   const fs::path trace = dir / "trace.json";
-  run_with_and_without_shim({(paths().bin_dir / "multi_thread").string(),
-                             std::to_string(kThreads), std::to_string(kLaunches)},
+  run_with_and_without_shim({(paths().bin_dir / "multi_thread").string(), std::to_string(kThreads),
+                             std::to_string(kLaunches)},
                             dir, trace, 60);
   const Trace t(trace);
   check_trace_invariants(t);
@@ -233,7 +258,7 @@ TEST_CASE("multi_thread") {
   // Decode (phase, thread, index) from the "add" argument, see examples/multi_thread.cpp.
   using Key = std::tuple<bool, int, int>;  // shared queue?, thread, launch index
   std::map<Key, Launch> by_key;
-  for (const Launch &l : t.launches()) {
+  for (const Launch& l : t.launches()) {
     INFO("launch seq " << l.seq);
     REQUIRE(l.kernel == "accumulate");
     const auto add = static_cast<int32_t>(scalar_arg(l, 1, 4));
@@ -255,7 +280,7 @@ TEST_CASE("multi_thread") {
   const uint64_t shared_queue = by_key.at(Key{true, 0, 0}).queue_id;
   for (int th = 0; th < kThreads; ++th) {
     INFO("thread " << th);
-    const Launch &first = by_key.at(Key{false, th, 0});
+    const Launch& first = by_key.at(Key{false, th, 0});
     tids.insert(first.tid);
     own_queues.insert(first.queue_id);
     buffers.insert(buffer_arg(first, 0).first);
@@ -263,7 +288,7 @@ TEST_CASE("multi_thread") {
     for (bool shared : {false, true}) {
       for (int j = 0; j < kLaunches; ++j) {
         INFO((shared ? "shared" : "own") << " launch " << j);
-        const Launch &l = by_key.at(Key{shared, th, j});
+        const Launch& l = by_key.at(Key{shared, th, j});
         CHECK(l.tid == first.tid);
         CHECK(buffer_arg(l, 0).first == buffer_arg(first, 0).first);
         CHECK(l.queue_id == (shared ? shared_queue : first.queue_id));
@@ -288,7 +313,7 @@ TEST_CASE("multi_thread") {
 
   // The main thread's range holds no launch and belongs to none of the workers.
   int threads_ranges = 0;
-  for (const auto &[id, g] : t.ranges()) {
+  for (const auto& [id, g] : t.ranges()) {
     if (g.name != "threads") continue;
     ++threads_ranges;
     CHECK(tids.count(g.tid) == 0);
@@ -334,7 +359,7 @@ struct PrintedLayer {
 };
 
 // "layer conv1 M=48 N=3025 K=363 path=indirect"
-std::vector<PrintedLayer> printed_layers(const std::string &out) {
+std::vector<PrintedLayer> printed_layers(const std::string& out) {
   std::vector<PrintedLayer> layers;
   std::istringstream lines(out);
   std::string line;
@@ -343,8 +368,8 @@ std::vector<PrintedLayer> printed_layers(const std::string &out) {
     PrintedLayer l;
     char name[64] = {}, path[16] = {};
     unsigned long long m = 0, n = 0, k = 0;
-    REQUIRE_MESSAGE(std::sscanf(line.c_str(), "layer %63s M=%llu N=%llu K=%llu path=%15s", name,
-                                &m, &n, &k, path) == 5,
+    REQUIRE_MESSAGE(std::sscanf(line.c_str(), "layer %63s M=%llu N=%llu K=%llu path=%15s", name, &m,
+                                &n, &k, path) == 5,
                     "bad layer line: " << line);
     l.name = name;
     l.m = m;
@@ -368,8 +393,7 @@ TEST_CASE("clblast_network") {
   const fs::path dir = fresh_work_dir("clblast_network");
   const fs::path trace = dir / "trace.json";
   const RunResult r = run_with_and_without_shim(
-      {(paths().bin_dir / "clblast_network").string(), "--iterations",
-       std::to_string(kIterations)},
+      {(paths().bin_dir / "clblast_network").string(), "--iterations", std::to_string(kIterations)},
       dir, trace, 240);
   const Trace t(trace);
   check_trace_invariants(t);
@@ -377,17 +401,17 @@ TEST_CASE("clblast_network") {
   const std::vector<PrintedLayer> layers = printed_layers(r.out);
   REQUIRE(layers.size() == 8);
   const bool any_direct =
-      std::any_of(layers.begin(), layers.end(), [](const PrintedLayer &l) { return l.direct; });
+      std::any_of(layers.begin(), layers.end(), [](const PrintedLayer& l) { return l.direct; });
   const bool any_indirect =
-      std::any_of(layers.begin(), layers.end(), [](const PrintedLayer &l) { return !l.direct; });
+      std::any_of(layers.begin(), layers.end(), [](const PrintedLayer& l) { return !l.direct; });
   CHECK(any_direct);
   CHECK(any_indirect);
   std::map<std::string, PrintedLayer> layer_by_name;
-  for (const PrintedLayer &l : layers) layer_by_name[l.name] = l;
+  for (const PrintedLayer& l : layers) layer_by_name[l.name] = l;
 
   // Ranges: kIterations "inference" ranges, each the parent of one range per layer.
   std::set<uint64_t> inference_ids;
-  for (const auto &[id, g] : t.ranges()) {
+  for (const auto& [id, g] : t.ranges()) {
     if (g.name == "inference") {
       inference_ids.insert(id);
       CHECK(g.parent == 0);
@@ -396,15 +420,15 @@ TEST_CASE("clblast_network") {
   REQUIRE(inference_ids.size() == kIterations);
   std::map<uint64_t, std::vector<Launch>> by_layer_range;
   std::map<std::string, int> layer_range_count;
-  for (const auto &[id, g] : t.ranges()) {
+  for (const auto& [id, g] : t.ranges()) {
     if (layer_by_name.count(g.name) == 0) continue;
     CHECK(inference_ids.count(g.parent) == 1);
     ++layer_range_count[g.name];
     by_layer_range[id];  // a layer without launches must still be looked at below
   }
-  for (const PrintedLayer &l : layers) CHECK(layer_range_count[l.name] == kIterations);
+  for (const PrintedLayer& l : layers) CHECK(layer_range_count[l.name] == kIterations);
 
-  for (const Launch &l : t.launches()) {
+  for (const Launch& l : t.launches()) {
     INFO("launch seq " << l.seq << " " << l.kernel);
     REQUIRE(l.ranges.size() == 2);  // every GEMM kernel runs inside inference/<layer>
     CHECK(inference_ids.count(l.ranges[0]) == 1);
@@ -413,13 +437,13 @@ TEST_CASE("clblast_network") {
   }
 
   std::map<uint64_t, std::vector<std::string>> names_per_iteration;
-  for (const auto &[range_id, launches] : by_layer_range) {
-    const Range &g = t.range(range_id);
-    const PrintedLayer &layer = layer_by_name.at(g.name);
+  for (const auto& [range_id, launches] : by_layer_range) {
+    const Range& g = t.range(range_id);
+    const PrintedLayer& layer = layer_by_name.at(g.name);
     INFO("layer " << layer.name << " M=" << layer.m << " N=" << layer.n << " K=" << layer.k
                   << (layer.direct ? " direct" : " indirect"));
     std::vector<Launch> gemms;
-    for (const Launch &l : launches) {
+    for (const Launch& l : launches) {
       names_per_iteration[g.parent].push_back(l.kernel);
       if (l.kernel == "Xgemm" || l.kernel.rfind("XgemmDirect", 0) == 0) {
         gemms.push_back(l);
@@ -428,7 +452,7 @@ TEST_CASE("clblast_network") {
       }
     }
     REQUIRE(gemms.size() == 1);
-    const Launch &gemm = gemms[0];
+    const Launch& gemm = gemms[0];
     // Both kernels take (kSizeM, kSizeN, kSizeK, alpha, beta, ...) as their first five
     // arguments (CLBlast src/routines/level3/xgemm.cpp).
     const uint64_t m = scalar_arg(gemm, 0, 4);
@@ -463,6 +487,34 @@ TEST_CASE("clblast_network") {
   const auto marks = t.records(tf::kind::kMark);
   REQUIRE(marks.size() == 1);
   CHECK(get_string(*marks[0], tf::field::kName) == "weights loaded");
+
+  // The GEMM decoder of the CLI reads the same trace: each direct layer's exact shape must
+  // appear as consecutive "M N K" columns on a line naming its kernel (the column layout
+  // itself is the CLI's business).
+  REQUIRE_MESSAGE(fs::exists(paths().clprof_cli), "clprof is not built: " << paths().clprof_cli);
+  const RunResult g =
+      run_program({paths().clprof_cli.string(), "gemm", trace.string()}, {}, dir, "gemm", 60);
+  INFO("clprof gemm output:\n" << g.out << g.err);
+  CHECK(g.exit_code == 0);
+  for (const PrintedLayer& l : layers) {
+    if (!l.direct) continue;
+    const std::string shape =
+        " " + std::to_string(l.m) + " " + std::to_string(l.n) + " " + std::to_string(l.k) + " ";
+    int lines = 0;
+    std::istringstream in(g.out);
+    std::string line;
+    while (std::getline(in, line)) {
+      std::istringstream words(line);
+      std::string word, squeezed = " ";
+      while (words >> word) squeezed += word + " ";
+      if (squeezed.find(" XgemmDirect") != std::string::npos &&
+          squeezed.find(shape) != std::string::npos) {
+        ++lines;
+      }
+    }
+    INFO("layer " << l.name << " shape" << shape);
+    CHECK(lines == kIterations);
+  }
 }
 #endif
 
@@ -487,14 +539,14 @@ TEST_CASE("pyopencl") {
   REQUIRE(relu.size() == 2 * kIterations);
   CHECK(t.launches().size() == 4 * kIterations);
   struct LayerPlan {
-    const char *name;
+    const char* name;
     uint32_t n_in;
     float bias;
   };
   const LayerPlan plan[] = {{"layer1", 128, 0.25f}, {"layer2", 64, -0.5f}};
   for (size_t i = 0; i < affine.size(); ++i) {
     INFO("affine launch " << i);
-    const LayerPlan &p = plan[i % 2];
+    const LayerPlan& p = plan[i % 2];
     CHECK(scalar_arg(affine[i], 3, 4) == p.n_in);
     CHECK(scalar_arg(affine[i], 4, 4) == float_bits(p.bias));
     CHECK(buffer_arg(affine[i], 1).second == 4 * p.n_in * affine[i].gws[0]);  // weights

@@ -28,6 +28,7 @@ class Injection {
     std::uint64_t last;   // inclusive; UINT64_MAX = "and every later call"
     cl_int code;
   };
+  // The rules of entry point `name`; its call counter starts at 0.
   Injection(std::string name, std::vector<Rule> rules);
 
   // Counts one call; returns the error code this call must fail with, or CL_SUCCESS.
@@ -41,6 +42,7 @@ class Injection {
   std::atomic<std::uint64_t> calls_{0};
 };
 
+// Everything the FAKE_CL_* variables select (README.md lists them).
 struct Config {
   EventMode event_mode = EventMode::kImmediate;
   int event_polls = 0;                // K for EventMode::kPolls

@@ -54,14 +54,17 @@ struct KernelInfo {
 
 // The struct names are fixed by CL/cl.h (`typedef struct _cl_context *cl_context`), hence
 // global and lower-case.
+// The one platform (a static singleton; never created or freed).
 struct _cl_platform_id {
   const cl_icd_dispatch* dispatch;
 };
 
+// The one device (a static singleton; retain/release are no-ops).
 struct _cl_device_id {
   const cl_icd_dispatch* dispatch;
 };
 
+// A context; holds no device list (there is one device).
 struct _cl_context {
   const cl_icd_dispatch* dispatch;
   clprof::fake::RefCount refs;
@@ -70,6 +73,7 @@ struct _cl_context {
   std::vector<std::pair<void(CL_CALLBACK*)(cl_context, void*), void*>> destructors;
 };
 
+// An in-order queue; `pending` are the events not yet complete in the slow event modes.
 struct _cl_command_queue {
   const cl_icd_dispatch* dispatch;
   clprof::fake::RefCount refs;
@@ -81,6 +85,7 @@ struct _cl_command_queue {
   std::vector<cl_event> pending;  // not-yet-complete events (each holds an internal ref)
 };
 
+// A buffer, sub-buffer or image backed by host memory.
 struct _cl_mem {
   const cl_icd_dispatch* dispatch;
   clprof::fake::RefCount refs;
@@ -101,6 +106,7 @@ struct _cl_mem {
   std::vector<std::pair<void(CL_CALLBACK*)(cl_mem, void*), void*>> destructors;
 };
 
+// A program; its kernels are parsed from the source when it is created.
 struct _cl_program {
   const cl_icd_dispatch* dispatch;
   clprof::fake::RefCount refs;
@@ -114,6 +120,7 @@ struct _cl_program {
   std::string log;
 };
 
+// A kernel of a built program; remembers which arguments were set.
 struct _cl_kernel {
   const cl_icd_dispatch* dispatch;
   clprof::fake::RefCount refs;
@@ -122,6 +129,7 @@ struct _cl_kernel {
   std::atomic<std::uint64_t> args_set{0};  // bit i: argument i was set (first 64)
 };
 
+// The event of one command (or a user event), with its fixed profiling stamps.
 struct _cl_event {
   struct Callback {
     cl_int type;
@@ -141,6 +149,7 @@ struct _cl_event {
   std::vector<Callback> callbacks;
 };
 
+// A sampler: only its properties.
 struct _cl_sampler {
   const cl_icd_dispatch* dispatch;
   clprof::fake::RefCount refs;

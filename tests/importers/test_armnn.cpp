@@ -211,3 +211,9 @@ TEST_CASE("armnn: malformed input points at file:line:column") {
         "bad.json:2:14: invalid JSON: Invalid value");
   CHECK(error_of(r, "{\"ArmNN\": 3}") == "bad.json:1:11: expected the \"ArmNN\" profile (an object), found a number");
 }
+
+TEST_CASE("armnn: log lines starting with '{' that are not the profile are skipped") {
+  std::string text = "{not json at all\n" + fixture("armnn_profile_small_constructed.json") + "{\"other\": 1}\n";
+  model::Run run = read_with(readers::armnn_reader(), text);
+  CHECK(run.launches.size() == 14);
+}

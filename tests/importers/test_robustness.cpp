@@ -85,6 +85,11 @@ TEST_CASE("robustness: huge numbers and wrong types") {
         "f:1:54: expected an argument index below 1024");
   CHECK(test::error_of(readers::armnn_reader(), "{\"ArmNN\": {\"e_#1\": {\"k_#1\": {\"raw\": {}}}}}", "f") ==
         "f:1:37: expected \"raw\" measurement values (an array), found an object");
+  CHECK(test::error_of(readers::chrome_trace_reader(), "[{\"ph\":\"X\",\"ts\":3000000000000000}]", "f") ==
+        "f:1:17: expected ts (microseconds) in range, found 3000000000000000");
+  CHECK(test::error_of(readers::dvdt_prof_reader(),
+                       "[{\"call\":\"clEnqueueNDRangeKernel\",\"profiling\":{\"end\":-5}}]", "f") ==
+        "f:1:54: expected a device time (ns) in [0, 2^61], found -5");
   CHECK(test::error_of(readers::caffe_reader(), "{\"per_layer_info\": [1]}", "f") ==
         "f:1:21: expected a per_layer_info entry (an object), found a number");
 }

@@ -31,6 +31,7 @@ class TempDir {
 // Environment changes for one run: a value sets the variable, nullopt removes it.
 using EnvChanges = std::map<std::string, std::optional<std::string>>;
 
+// How to run the test app once.
 struct RunOptions {
   std::string scenario;
   bool preload_shim = true;  // LD_PRELOAD=libclprof.so
@@ -38,6 +39,7 @@ struct RunOptions {
   EnvChanges env;            // applied last
 };
 
+// What one run of the test app left behind.
 struct RunResult {
   int exit_code = -1;  // WEXITSTATUS, or 128 + signal
   pid_t pid = 0;
@@ -56,13 +58,16 @@ RunResult run_app(const RunOptions& options, const std::string& io_dir);
 // stdout without the lines that legitimately differ between runs (pid, tid, child).
 std::string stable_output(const std::string& out);
 
+// The whole file ("" if it cannot be read).
 std::string read_file(const std::string& path);
+// True if `path` exists (any kind of file).
 bool file_exists(const std::string& path);
+// Names of the entries of directory `path`, unsorted.
 std::vector<std::string> list_dir(const std::string& path);
 
 // A parsed trace file plus its records grouped by type.
 struct Trace {
-  std::string text;
+  std::string text;  // the file as read (`doc` keeps its own copies of the strings)
   rapidjson::Document doc;
   std::vector<const rapidjson::Value*> records;
 

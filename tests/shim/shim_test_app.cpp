@@ -3,6 +3,7 @@
 // (return codes, counts, ids) goes to stdout as "key value" lines for the test to compare.
 #include <CL/cl.h>
 #include <clprof/clprof.h>
+#include <dlfcn.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,6 +19,18 @@
 #include "shim_test_source.hpp"
 
 namespace {
+
+// Sanitizer runtimes (ASan, TSan) resolve their interceptors with dlsym(RTLD_NEXT, ...) from
+// the executable's .preinit_array, before any library initializer has run (libclprof.so's
+// included). SHIM_TEST_EARLY_DLSYM=1 makes this app do the same.
+// (getenv does not work yet at that point: the environment comes as the third argument.)
+void* g_early_mmap = nullptr;
+void early_dlsym(int, char**, char** envp) {
+  for (char** e = envp; e && *e; ++e)
+    if (std::strcmp(*e, "SHIM_TEST_EARLY_DLSYM=1") == 0) g_early_mmap = dlsym(RTLD_NEXT, "mmap");
+}
+__attribute__((section(".preinit_array"), used)) void (*const g_preinit)(int, char**, char**) =
+    early_dlsym;
 
 long tid() { return static_cast<long>(syscall(SYS_gettid)); }
 
@@ -154,6 +167,7 @@ int scenario_inject() {
   say("rc1", cl.launch_vadd(gws));
   say("rc2", cl.launch_vadd(gws, &e));  // FAKE_CL_FAIL makes this one fail
   say("event2_null", e == nullptr ? 1 : 0);
+  if (e) clReleaseEvent(e);  // only if the injection did not happen
   say("rc3", cl.launch_vadd(gws));
   const cl_uint bad_index = 3;
   say("rc_bad_arg", clSetKernelArg(cl.vadd, bad_index, sizeof cl.a, &cl.a));
@@ -488,6 +502,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string s = argv[1];
+  if (std::getenv("SHIM_TEST_EARLY_DLSYM")) std::printf("early_dlsym %d\n", g_early_mmap ? 1 : 0);
   if (s == "basic") return scenario_basic();
   if (s == "inject") return scenario_inject();
   if (s == "app_view") return scenario_app_view();

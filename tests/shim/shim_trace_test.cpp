@@ -781,6 +781,18 @@ TEST_CASE("exit: a fork child without exec writes its own trace, the parent's st
   CHECK(kg == std::multiset<long long>{21, 22});
 }
 
+TEST_CASE("exit: dlsym(RTLD_NEXT) from .preinit_array, as sanitizer runtimes do, works") {
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const RunResult shim =
+      run_app({"exit_return", true, out, {{"SHIM_TEST_EARLY_DLSYM", "1"}}}, dir.path());
+  REQUIRE(shim.exit_code == 0);
+  CHECK(shim.values.at("early_dlsym") == 1);
+  Trace t;
+  REQUIRE(load_trace(out, t));
+  CHECK(t.of_type("launch").size() == 1);
+}
+
 TEST_CASE("exit: kill -9 mid-run leaves only complete record lines") {
   TempDir dir;
   const std::string out = dir.file("x.json");
