@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job: install dependencies, build clprof, profile a real OpenCL program on PoCL
 # (a small AlexNet-like network of GEMM layers run through CLBlast, with one range per
-# layer and per iteration) and print the run summary, kernel, layer and GEMM tables.
+# layer and per iteration) and print the run summary, kernel, layer and GEMM tables (per
+# launch, then grouped per shape).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -12,8 +13,10 @@ mkdir -p "$out"
 rm -f "$out"/clblast_network*.json
 echo "== clprof record -- clblast_network"
 build/bin/clprof record -o "$out/clblast_network.json" -- build/bin/clblast_network --iterations 3
-for cmd in summary kernels layers gemm; do
+for cmd in summary kernels layers gemm "gemm --group"; do
   echo
   echo "== clprof $cmd $out/clblast_network.json"
-  build/bin/clprof "$cmd" "$out/clblast_network.json"
+  # $cmd is split on purpose: "gemm --group" is the command and its option.
+  # shellcheck disable=SC2086
+  build/bin/clprof $cmd "$out/clblast_network.json"
 done

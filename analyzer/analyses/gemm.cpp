@@ -1,16 +1,32 @@
 #include "analyses/gemm.hpp"
 
 #include <algorithm>
+#include <array>
+#include <functional>
 #include <tuple>
 
 #include "analyses/stats.hpp"
 
 namespace clprof::analyses {
 
-bool GemmAnalysis::GroupKey::operator<(const GroupKey& o) const {
-  return std::tie(name_id, rule, dims[0], dims[1], dims[2], dims[3], device, process, program_id) <
-         std::tie(o.name_id, o.rule, o.dims[0], o.dims[1], o.dims[2], o.dims[3], o.device, o.process,
-                  o.program_id);
+bool GemmAnalysis::Shape::operator==(const Shape& o) const {
+  return name_id == o.name_id && rule == o.rule && process == o.process && device == o.device &&
+         program_id == o.program_id && dims[0] == o.dims[0] && dims[1] == o.dims[1] &&
+         dims[2] == o.dims[2] && dims[3] == o.dims[3];
+}
+
+size_t GemmAnalysis::ShapeHash::operator()(const Shape& s) const {
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&h](uint64_t v) {
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  };
+  mix(s.name_id);
+  mix(static_cast<uint64_t>(s.rule));
+  mix(s.process);
+  mix(s.device);
+  mix(s.program_id);
+  for (int64_t d : s.dims) mix(static_cast<uint64_t>(d));
+  return static_cast<size_t>(h);
 }
 
 GemmAnalysis::GemmAnalysis(std::shared_ptr<const std::vector<gemm::Rule>> rules,
@@ -20,6 +36,15 @@ GemmAnalysis::GemmAnalysis(std::shared_ptr<const std::vector<gemm::Rule>> rules,
 uint32_t GemmAnalysis::intern(const std::string& name) {
   auto [it, fresh] = name_ids_.try_emplace(name, static_cast<uint32_t>(names_.size()));
   if (fresh) names_.push_back(name);
+  return it->second;
+}
+
+uint32_t GemmAnalysis::intern(const Shape& shape) {
+  auto [it, fresh] = shape_ids_.try_emplace(shape, static_cast<uint32_t>(shapes_.size()));
+  if (fresh) {
+    shapes_.push_back(shape);
+    if (group_) durations_.emplace_back();
+  }
   return it->second;
 }
 
@@ -43,58 +68,67 @@ void GemmAnalysis::add_launch(const model::Launch& launch) {
   if (rule < 0) return;
   if (keep_ && !keep_(launch)) return;
   const gemm::Rule& r = (*rules_)[static_cast<size_t>(rule)];
-  Record rec;
-  rec.name_id = intern(launch.name);
-  rec.rule = rule;
-  rec.process = launch.process;
-  rec.device = launch.device;
-  rec.program_id = launch.program_id;
-  rec.seq = launch.seq;
-  rec.range = innermost_range(launch);
+  Shape shape;
+  shape.name_id = intern(launch.name);
+  shape.rule = rule;
+  shape.process = launch.process;
+  shape.device = launch.device;
   const gemm::DimSource* sources[4] = {&r.m, &r.n, &r.k, &r.batch};
   bool pending = false;
   std::string problem;
   for (int d = 0; d < 4; ++d) {
     if (sources[d]->kind == gemm::DimSource::Kind::Option) {
-      rec.dims[d] = kPending;
+      shape.dims[d] = kPending;
       pending = true;
       continue;
     }
     auto v = gemm::evaluate(*sources[d], launch, nullptr);
     if (v.value) {
-      rec.dims[d] = *v.value;
+      shape.dims[d] = *v.value;
     } else if (problem.empty()) {
       problem = v.problem;  // one problem per launch: the counts are launches
     }
   }
+  // The program only matters for resolving build options: do not split shapes by it.
+  if (pending) shape.program_id = launch.program_id;
   if (!problem.empty()) ++problems_[launch.name + ": " + problem];
-  if (auto t = launch.duration_ns()) rec.duration_ns = *t;
+  const int64_t duration = launch.duration_ns().value_or(kUnknown);
+  const uint32_t id = intern(shape);
   if (group_) {
-    GroupKey key{rec.name_id, rec.rule, {rec.dims[0], rec.dims[1], rec.dims[2], rec.dims[3]},
-                 rec.device, pending ? rec.process : 0, pending ? rec.program_id : 0};
-    groups_[key].push_back(rec.duration_ns);
+    durations_[id].push_back(duration);
   } else {
+    Record rec;
+    rec.seq = launch.seq;
+    rec.range = innermost_range(launch);
+    rec.duration_ns = duration;
+    rec.shape = id;
     records_.push_back(rec);
   }
 }
 
 void GemmAnalysis::merge(Analysis&& other) {
   auto& o = dynamic_cast<GemmAnalysis&>(other);
-  std::vector<uint32_t> remap(o.names_.size());
-  for (size_t i = 0; i < o.names_.size(); ++i) remap[i] = intern(o.names_[i]);
-  for (auto rec : o.records_) {
-    rec.name_id = remap[rec.name_id];
+  std::vector<uint32_t> names(o.names_.size());
+  for (size_t i = 0; i < o.names_.size(); ++i) names[i] = intern(o.names_[i]);
+  std::vector<uint32_t> shapes(o.shapes_.size());
+  for (size_t i = 0; i < o.shapes_.size(); ++i) {
+    Shape s = o.shapes_[i];
+    s.name_id = names[s.name_id];
+    shapes[i] = intern(s);
+  }
+  // Block by block: the memory of `other`'s records is released as they are moved.
+  while (!o.records_.empty()) {
+    Record rec = o.records_.front();
+    o.records_.pop_front();
+    rec.shape = shapes[rec.shape];
     records_.push_back(rec);
   }
-  for (auto& [key, durations] : o.groups_) {
-    GroupKey k = key;
-    k.name_id = remap[k.name_id];
-    auto& dst = groups_[k];
-    dst.insert(dst.end(), durations.begin(), durations.end());
+  for (size_t i = 0; i < o.durations_.size(); ++i) {
+    auto& dst = durations_[shapes[i]];
+    dst.insert(dst.end(), o.durations_[i].begin(), o.durations_[i].end());
   }
   for (const auto& [p, n] : o.problems_) problems_[p] += n;
-  o.records_.clear();
-  o.groups_.clear();
+  o.durations_.clear();
 }
 
 namespace {
@@ -138,7 +172,7 @@ void resolve(int64_t (&dims)[4], const gemm::Rule& rule, const std::string& name
   // Launches already counted with a problem at add time are not counted twice.
   bool already = false;
   for (int d = 0; d < 4; ++d) already |= dims[d] == GemmAnalysis::kUnknown && sources[d]->kind != gemm::DimSource::Kind::Option;
-  if (!problem.empty() && !already) problems[name + ": " + problem] += weight;
+  if (!problem.empty() && !already && weight > 0) problems[name + ": " + problem] += weight;
 }
 
 std::optional<int64_t> known(int64_t v) {
@@ -152,71 +186,116 @@ bool all_known(const int64_t (&dims)[4]) {
 
 }  // namespace
 
+std::optional<int64_t> GemmResult::time_ns(const GemmAnalysis::Record& r) const {
+  return known(r.duration_ns);
+}
+
+std::optional<double> GemmResult::gflops(const GemmAnalysis::Record& r) const {
+  const auto& s = shapes[r.shape];
+  // FLOPs per nanosecond is exactly GFLOP/s.
+  if (!s.flops || r.duration_ns <= 0) return std::nullopt;
+  return *s.flops / static_cast<double>(r.duration_ns);
+}
+
+GemmRow GemmResult::row(size_t i) const {
+  const auto& rec = records[i];
+  const auto& s = shapes[rec.shape];
+  GemmRow row;
+  row.process = s.process;
+  row.seq = rec.seq;
+  row.name = names[s.name_id];
+  row.layer = layer(rec);
+  row.rule = s.rule->id;
+  row.padded = s.rule->padded;
+  row.m = s.m;
+  row.n = s.n;
+  row.k = s.k;
+  row.batch = s.batch;
+  row.time_ns = time_ns(rec);
+  row.gflops = gflops(rec);
+  if (row.gflops && peak_gflops > 0) row.percent_of_peak = 100.0 * *row.gflops / peak_gflops;
+  return row;
+}
+
 GemmResult finish_gemm(const GemmAnalysis& a, const model::Run& run, double peak_gflops) {
+  GemmAnalysis copy(a);
+  return finish_gemm(std::move(copy), run, peak_gflops);
+}
+
+GemmResult finish_gemm(GemmAnalysis&& a, const model::Run& run, double peak_gflops) {
   GemmResult out;
   out.problems = a.problems();
+  out.names = a.names();
+  out.peak_gflops = peak_gflops;
   const ProgramOptions options(run);
-  const RangeIndex ranges(run);
-  std::vector<const GemmAnalysis::Record*> order;
-  for (const auto& r : a.records()) order.push_back(&r);
-  std::sort(order.begin(), order.end(), [](auto* x, auto* y) {
-    return std::tie(x->process, x->seq) < std::tie(y->process, y->seq);
-  });
-  std::unordered_map<uint64_t, std::string> layer_cache;
-  for (const auto* rec : order) {
-    const auto& rule = a.rules()[static_cast<size_t>(rec->rule)];
-    const std::string& name = a.names()[rec->name_id];
-    int64_t dims[4] = {rec->dims[0], rec->dims[1], rec->dims[2], rec->dims[3]};
-    resolve(dims, rule, name, rec->process, rec->program_id, options, out.problems, 1);
-    GemmRow row;
-    row.process = rec->process;
-    row.seq = rec->seq;
-    row.name = name;
-    auto lc = layer_cache.find(rec->range);
-    if (lc == layer_cache.end()) lc = layer_cache.emplace(rec->range, ranges.path(rec->range)).first;
-    row.layer = lc->second;
-    row.rule = rule.id;
-    row.padded = rule.padded;
-    row.m = known(dims[0]);
-    row.n = known(dims[1]);
-    row.k = known(dims[2]);
-    row.batch = known(dims[3]);
-    row.time_ns = known(rec->duration_ns);
-    ++out.launches;
-    if (all_known(dims) && row.time_ns) {
-      const double flops = gemm::gemm_flops(dims[0], dims[1], dims[2], dims[3]);
-      out.gflop_total += flops / 1e9;
-      out.gflop_per_device[rec->device] += flops / 1e9;
-      // FLOPs per nanosecond is exactly GFLOP/s.
-      if (*row.time_ns > 0) row.gflops = flops / static_cast<double>(*row.time_ns);
-      if (row.gflops && peak_gflops > 0) row.percent_of_peak = 100.0 * *row.gflops / peak_gflops;
-    }
-    out.rows.push_back(std::move(row));
+
+  // Launches per shape: the weight of a shape's decoding problem.
+  std::vector<uint64_t> count(a.shapes().size(), 0);
+  for (const auto& r : a.records_) ++count[r.shape];
+  for (size_t i = 0; i < a.durations_.size(); ++i) count[i] += a.durations_[i].size();
+
+  // Resolve every shape once (not once per launch).
+  std::vector<std::array<int64_t, 4>> resolved(a.shapes().size());
+  out.shapes.resize(a.shapes().size());
+  for (size_t i = 0; i < a.shapes().size(); ++i) {
+    const auto& s = a.shapes()[i];
+    const auto& rule = a.rules()[static_cast<size_t>(s.rule)];
+    int64_t dims[4] = {s.dims[0], s.dims[1], s.dims[2], s.dims[3]};
+    resolve(dims, rule, a.names()[s.name_id], s.process, s.program_id, options, out.problems, count[i]);
+    auto& r = out.shapes[i];
+    r.process = s.process;
+    r.device = s.device;
+    r.name_id = s.name_id;
+    r.rule = &rule;
+    r.m = known(dims[0]);
+    r.n = known(dims[1]);
+    r.k = known(dims[2]);
+    r.batch = known(dims[3]);
+    if (all_known(dims)) r.flops = gemm::gemm_flops(dims[0], dims[1], dims[2], dims[3]);
+    std::copy(std::begin(dims), std::end(dims), resolved[i].begin());
   }
-  // Grouped mode: resolve, then merge keys that became equal (same name and sizes).
+
+  // Per-launch mode.
+  out.records = std::move(a.records_);
+  if (!out.records.empty()) out.ranges = std::make_shared<const RangeIndex>(run);
+  a.records_ = {};
+  const auto& shapes = out.shapes;
+  std::sort(out.records.begin(), out.records.end(), [&shapes](const auto& x, const auto& y) {
+    return std::tie(shapes[x.shape].process, x.seq) < std::tie(shapes[y.shape].process, y.seq);
+  });
+  for (const auto& rec : out.records) {
+    const auto& s = out.shapes[rec.shape];
+    ++out.launches;
+    if (s.flops && rec.duration_ns >= 0) {
+      out.gflop_total += *s.flops / 1e9;
+      out.gflop_per_device[s.device] += *s.flops / 1e9;
+    }
+  }
+
+  // Grouped mode: merge shapes that are equal once resolved (same name and sizes).
   struct Merged {
     const gemm::Rule* rule;
     std::vector<int64_t> durations;
     uint64_t count = 0;
   };
   std::map<std::tuple<std::string, int64_t, int64_t, int64_t, int64_t>, Merged> merged;
-  for (const auto& [key, durations] : a.groups()) {
-    const auto& rule = a.rules()[static_cast<size_t>(key.rule)];
-    const std::string& name = a.names()[key.name_id];
-    int64_t dims[4] = {key.dims[0], key.dims[1], key.dims[2], key.dims[3]};
-    resolve(dims, rule, name, key.process, key.program_id, options, out.problems, durations.size());
-    auto& m = merged[{name, dims[0], dims[1], dims[2], dims[3]}];
-    m.rule = &rule;
+  for (size_t i = 0; i < a.durations_.size(); ++i) {
+    auto& durations = a.durations_[i];
+    if (durations.empty()) continue;
+    const auto& shape = out.shapes[i];
+    const auto& dims = resolved[i];
+    auto& m = merged[{a.names()[shape.name_id], dims[0], dims[1], dims[2], dims[3]}];
+    m.rule = shape.rule;
     m.count += durations.size();
+    uint64_t timed = 0;
     for (int64_t d : durations)
-      if (d >= 0) m.durations.push_back(d);
-    if (all_known(dims)) {
-      const double timed = static_cast<double>(
-          std::count_if(durations.begin(), durations.end(), [](int64_t d) { return d >= 0; }));
-      out.gflop_per_device[key.device] +=
-          gemm::gemm_flops(dims[0], dims[1], dims[2], dims[3]) * timed / 1e9;
-    }
+      if (d >= 0) {
+        m.durations.push_back(d);
+        ++timed;
+      }
+    if (shape.flops) out.gflop_per_device[shape.device] += *shape.flops * static_cast<double>(timed) / 1e9;
     out.launches += durations.size();
+    durations = {};
   }
   for (auto& [key, m] : merged) {
     GemmGroupRow g;

@@ -20,7 +20,8 @@ void SummaryAnalysis::extend(uint32_t process, int64_t begin, int64_t end) {
 void SummaryAnalysis::add_launch(const model::Launch& l) {
   auto& d = devices_[l.device];
   ++d.launches;
-  names_[l.name] = true;
+  auto& on = names_[l.name];
+  if (std::find(on.begin(), on.end(), l.device) == on.end()) on.push_back(l.device);
   if (auto t = l.duration_ns()) {
     d.kernel_ns += *t;
     if (l.has_device_times() && !l.duration_override_ns)
@@ -52,7 +53,11 @@ void SummaryAnalysis::merge(Analysis&& other) {
     d.transfer_bytes += od.transfer_bytes;
     d.transfer_ns += od.transfer_ns;
   }
-  for (const auto& [n, b] : o.names_) names_[n] = b;
+  for (const auto& [n, devices] : o.names_) {
+    auto& on = names_[n];
+    for (uint32_t d : devices)
+      if (std::find(on.begin(), on.end(), d) == on.end()) on.push_back(d);
+  }
   for (const auto& [p, s] : o.spans_) {
     extend(p, s.first, s.second);
   }
@@ -132,6 +137,9 @@ Summary make_summary(SummaryAnalysis& a, const model::Run& run,
     if (b.host_begin_ns != kNoTime && b.host_end_ns != kNoTime && b.host_end_ns > b.host_begin_ns)
       s.run.build_ns += b.host_end_ns - b.host_begin_ns;
   s.run.kernels_distinct = a.kernel_names().size();
+  std::map<uint32_t, uint64_t> distinct_per_device;
+  for (const auto& [name, devices] : a.kernel_names())
+    for (uint32_t d : devices) ++distinct_per_device[d];
 
   for (auto& [id, d] : a.mutable_devices()) {
     DeviceSummary ds;
@@ -140,6 +148,8 @@ Summary make_summary(SummaryAnalysis& a, const model::Run& run,
     auto& f = ds.figures;
     f.wall_ns = s.run.wall_ns;
     f.launches = d.launches;
+    auto nd = distinct_per_device.find(id);
+    f.kernels_distinct = nd == distinct_per_device.end() ? 0 : nd->second;
     f.kernel_ns = d.kernel_ns;
     // A device's own clock orders its kernels, so the union is per device; durations
     // without timestamps (importers) cannot overlap-check and are added as they are.

@@ -33,14 +33,15 @@ class SummaryAnalysis : public Analysis {
   const std::map<uint32_t, PerDevice>& devices() const { return devices_; }
   // For make_summary, which sorts the intervals in place instead of copying them.
   std::map<uint32_t, PerDevice>& mutable_devices() { return devices_; }
-  const std::map<std::string, bool>& kernel_names() const { return names_; }
+  // Kernel name -> the devices (Device::id) it ran on.
+  const std::map<std::string, std::vector<uint32_t>>& kernel_names() const { return names_; }
   // Earliest and latest absolute host time per process index (begin, end).
   const std::map<uint32_t, std::pair<int64_t, int64_t>>& host_spans() const { return spans_; }
 
  private:
   void extend(uint32_t process, int64_t begin, int64_t end);
   std::map<uint32_t, PerDevice> devices_;
-  std::map<std::string, bool> names_;
+  std::map<std::string, std::vector<uint32_t>> names_;
   std::map<uint32_t, std::pair<int64_t, int64_t>> spans_;
 };
 
@@ -52,7 +53,7 @@ struct SummaryFigures {
   int64_t device_busy_ns = 0;
   std::optional<double> utilization;  // percent: device_busy_ns / wall_ns * 100
   uint64_t launches = 0;
-  uint64_t kernels_distinct = 0;
+  uint64_t kernels_distinct = 0;  // distinct kernel names (per device: that ran on it)
   uint64_t transfers = 0;
   uint64_t transfer_bytes = 0;
   int64_t transfer_ns = 0;

@@ -1,7 +1,11 @@
 // clprof gemm: GEMM launches decoded by the rule table, with GFLOPS and % of peak.
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
+#include <tuple>
 
 #include "analyses/gemm.hpp"
 #include "analyses/peak.hpp"
@@ -121,8 +125,9 @@ Runner setup_gemm(CLI::App& app) {
       if (!session.run.devices.empty()) device = session.run.devices.front().name;
       peak = analyses::pick_peak(clpeak, device);
     }
-    auto result = analyses::finish_gemm(static_cast<analyses::GemmAnalysis&>(*session.analysis),
+    auto result = analyses::finish_gemm(std::move(static_cast<analyses::GemmAnalysis&>(*session.analysis)),
                                         session.run, peak);
+    session.analysis.reset();
     std::vector<std::string> warnings;
     for (const auto& [problem, n] : result.problems)
       warnings.push_back("gemm: " + std::to_string(n) + " launch(es) not decoded: " + problem);
@@ -130,31 +135,62 @@ Runner setup_gemm(CLI::App& app) {
     const bool with_peak = peak > 0;
     std::string text;
     bool any_padded = false;
+    // Per launch, the rows can be millions: they stay compact records (32 bytes each) and
+    // are rendered and written out piece by piece, never held as strings.
+    std::optional<OutputStream> stream;
     if (!group) {
-      auto& rows = result.rows;
+      auto& recs = result.records;
       if (!o->common.sort.empty()) {
         const std::string f = o->common.sort;
-        auto key = [&](const analyses::GemmRow& r) -> double {
-          if (f == "time" || f == "time_ns") return static_cast<double>(r.time_ns.value_or(-1));
-          if (f == "gflops") return r.gflops.value_or(-1);
-          if (f == "m") return static_cast<double>(r.m.value_or(-1));
-          if (f == "n") return static_cast<double>(r.n.value_or(-1));
-          if (f == "k") return static_cast<double>(r.k.value_or(-1));
-          return 0;
+        using Record = analyses::GemmAnalysis::Record;
+        const auto& shapes = result.shapes;
+        // Ties keep the (process, seq) order: std::sort with a total order, no extra memory.
+        auto tie = [&shapes](const Record& x, const Record& y) {
+          return std::tie(shapes[x.shape].process, x.seq) < std::tie(shapes[y.shape].process, y.seq);
+        };
+        auto by_desc = [&](auto key) {
+          std::sort(recs.begin(), recs.end(), [&](const Record& x, const Record& y) {
+            const double kx = key(x), ky = key(y);
+            if (kx != ky) return kx > ky;
+            return tie(x, y);
+          });
+        };
+        auto dim = [&shapes](const std::optional<int64_t> analyses::GemmResult::Shape::*d) {
+          return [&shapes, d](const Record& r) { return static_cast<double>((shapes[r.shape].*d).value_or(-1)); };
         };
         if (f == "name") {
-          std::stable_sort(rows.begin(), rows.end(), [](auto& x, auto& y) { return x.name < y.name; });
-        } else if (f == "time" || f == "time_ns" || f == "gflops" || f == "m" || f == "n" || f == "k") {
-          std::stable_sort(rows.begin(), rows.end(), [&](auto& x, auto& y) { return key(x) > key(y); });
+          const auto& names = result.names;
+          std::sort(recs.begin(), recs.end(), [&](const Record& x, const Record& y) {
+            const auto nx = shapes[x.shape].name_id, ny = shapes[y.shape].name_id;
+            if (nx != ny) return names[nx] < names[ny];
+            return tie(x, y);
+          });
+        } else if (f == "time" || f == "time_ns") {
+          by_desc([](const Record& r) { return static_cast<double>(r.duration_ns); });
+        } else if (f == "gflops") {
+          by_desc([&result](const Record& r) { return result.gflops(r).value_or(-1); });
+        } else if (f == "m") {
+          by_desc(dim(&analyses::GemmResult::Shape::m));
+        } else if (f == "n") {
+          by_desc(dim(&analyses::GemmResult::Shape::n));
+        } else if (f == "k") {
+          by_desc(dim(&analyses::GemmResult::Shape::k));
         } else if (f != "seq") {
           throw UsageError("--sort: unknown field '" + f + "' for gemm (seq, name, time, gflops, m, n, k)");
         }
       }
-      if (o->common.top > 0 && rows.size() > o->common.top) rows.resize(o->common.top);
+      if (o->common.top > 0 && recs.size() > o->common.top) recs.resize(o->common.top);
+      {
+        std::vector<bool> shown(result.shapes.size(), false);
+        for (const auto& r : recs) shown[r.shape] = true;
+        for (size_t i = 0; i < shown.size(); ++i) any_padded |= shown[i] && result.shapes[i].rule->padded;
+      }
+      stream.emplace(o->common);
       if (format == output::Format::Json) {
         output::JsonWriter j;
         j.begin_array();
-        for (const auto& r : rows) {
+        for (size_t i = 0; i < recs.size(); ++i) {
+          const auto r = result.row(i);
           j.begin_object();
           j.field("seq", r.seq);
           j.field("process", r.process);
@@ -170,16 +206,18 @@ Runner setup_gemm(CLI::App& app) {
           j.field("rule", r.rule);
           j.field("padded", r.padded);
           j.end_object();
+          if (i % 1024 == 1023) stream->write(j.drain());
         }
         j.end_array();
-        text = j.str();
+        stream->write(j.drain() + "\n");
       } else {
         const bool machine = format == output::Format::Csv;
         const bool all = machine || o->common.wide;
         std::vector<Column> cols;
         if (all) cols.push_back({"Seq", "seq"});
         cols.push_back({"Kernel", "name", Align::Left, true});
-        if (all) cols.push_back({"Layer", "layer", Align::Left, true});
+        // The innermost part of a layer path tells most: keep its tail.
+        cols.push_back({"Layer", "layer", Align::Left, true, output::Shorten::Head, 12});
         cols.push_back({"M", "m"});
         cols.push_back({"N", "n"});
         cols.push_back({"K", "k"});
@@ -188,24 +226,48 @@ Runner setup_gemm(CLI::App& app) {
         cols.push_back({"GFLOPS", "gflops"});
         if (with_peak) cols.push_back({"% peak", "percent_of_peak"});
         if (all) cols.push_back({"Rule", "rule", Align::Left});
-        output::Table t(cols);
-        for (const auto& r : rows) {
-          any_padded |= r.padded;
-          std::vector<Cell> c;
-          if (all) c.push_back(output::int_cell(static_cast<int64_t>(r.seq)));
-          c.push_back(output::text_cell(machine || !r.padded ? r.name : r.name + "*"));
-          if (all) c.push_back(output::text_cell(r.layer));
-          c.push_back(output::int_cell(r.m));
-          c.push_back(output::int_cell(r.n));
-          c.push_back(output::int_cell(r.k));
-          c.push_back(output::int_cell(r.batch));
-          c.push_back(output::ns_cell(r.time_ns));
-          c.push_back(output::fixed_cell(r.gflops, 2));
-          if (with_peak) c.push_back(output::fixed_cell(r.percent_of_peak, 1));
-          if (all) c.push_back(output::text_cell(r.rule));
-          t.add_row(std::move(c));
+        // What launches share is formatted once per shape / layer; per launch only the
+        // sequence number, time and GFLOPS (twice for a text table: widths, then lines).
+        struct ShapeCells {
+          Cell name, m, n, k, batch, rule;
+        };
+        std::vector<ShapeCells> shape_cells;
+        for (const auto& sh : result.shapes) {
+          const std::string& name = result.names[sh.name_id];
+          shape_cells.push_back({output::text_cell(machine || !sh.rule->padded ? name : name + "*"),
+                                 output::int_cell(sh.m), output::int_cell(sh.n), output::int_cell(sh.k),
+                                 output::int_cell(sh.batch), output::text_cell(sh.rule->id)});
         }
-        text = output::render(t, format, o->common.wide ? SIZE_MAX : 80);
+        // Consecutive launches mostly share their range: its path is made once for them.
+        uint64_t layer_range = UINT64_MAX;
+        Cell layer_cell;
+        // The full-precision raw value is only read by CSV.
+        auto number = [machine](std::optional<double> v, int decimals) {
+          if (machine) return output::fixed_cell(v, decimals);
+          return v && std::isfinite(*v) ? Cell{output::format_fixed(*v, decimals), ""} : Cell{"-", ""};
+        };
+        auto source = [&](size_t i, std::vector<Cell>& c) {
+          const auto& rec = recs[i];
+          const auto& sc = shape_cells[rec.shape];
+          if (all) c.push_back(output::int_cell(static_cast<int64_t>(rec.seq)));
+          c.push_back(sc.name);
+          if (rec.range != layer_range) {
+            layer_cell = output::text_cell(result.layer(rec));
+            layer_range = rec.range;
+          }
+          c.push_back(layer_cell);
+          c.push_back(sc.m);
+          c.push_back(sc.n);
+          c.push_back(sc.k);
+          c.push_back(sc.batch);
+          c.push_back(output::ns_cell(result.time_ns(rec)));
+          const auto gflops = result.gflops(rec);
+          c.push_back(number(gflops, 2));
+          if (with_peak) c.push_back(number(gflops ? std::optional<double>(100.0 * *gflops / peak) : std::nullopt, 1));
+          if (all) c.push_back(sc.rule);
+        };
+        output::render_stream(cols, recs.size(), source, format, o->common.wide ? SIZE_MAX : 80,
+                              [&stream](std::string_view s) { stream->write(s); });
       }
     } else {
       auto& rows = result.groups;
@@ -291,7 +353,12 @@ Runner setup_gemm(CLI::App& app) {
       if (any_padded)
         text += "* padded sizes (CLBlast indirect GEMM): FLOPs include the padding.\n";
     }
-    write_output(o->common, text);
+    if (stream) {
+      stream->write(text);
+      stream->finish();
+    } else {
+      write_output(o->common, text);
+    }
     return 0;
   };
 }

@@ -58,7 +58,7 @@ Runner setup_summary(CLI::App& app) {
         [](analyses::LaunchPredicate keep) { return std::make_unique<SummaryAndGemm>(std::move(keep)); },
         false);
     auto& a = static_cast<SummaryAndGemm&>(*session.analysis);
-    const auto gemm = analyses::finish_gemm(a.gemm, session.run, 0);
+    const auto gemm = analyses::finish_gemm(std::move(a.gemm), session.run, 0);
     auto s = analyses::make_summary(a.summary, session.run, gemm.gflop_per_device);
     s.run.kernels_distinct = a.summary.kernel_names().size();
     std::string text;
@@ -77,6 +77,7 @@ Runner setup_summary(CLI::App& app) {
         j.field("device", d.device);
         j.field("name", d.name);
         figures_json(j, d.figures);
+        j.field("kernels_distinct", d.figures.kernels_distinct);
         j.end_object();
       }
       j.end_array();
@@ -95,8 +96,8 @@ Runner setup_summary(CLI::App& app) {
                        {"Transfers", "transfer_bytes"},
                        {"Xfer time", "transfer_ns"},
                        {"GFLOP", "gflop_total"}});
-      auto row = [&](const std::string& name, const analyses::SummaryFigures& f,
-                     std::optional<int64_t> distinct) {
+      auto row = [&](const std::string& name, const analyses::SummaryFigures& f) {
+        const auto distinct = static_cast<int64_t>(f.kernels_distinct);
         t.add_row({output::text_cell(name), output::ns_cell(f.wall_ns), output::ns_cell(f.device_busy_ns),
                    output::fixed_cell(f.utilization, 1),
                    output::int_cell(static_cast<int64_t>(f.launches)), output::int_cell(distinct),
@@ -104,9 +105,9 @@ Runner setup_summary(CLI::App& app) {
                    output::Cell{output::format_general(f.gflop_total), output::fixed_cell(f.gflop_total, 3).raw}});
       };
       if (machine) {
-        row("all", s.run, static_cast<int64_t>(s.run.kernels_distinct));
+        row("all", s.run);
         for (const auto& d : s.devices)
-          row(d.name.empty() ? "device " + std::to_string(d.device) : d.name, d.figures, std::nullopt);
+          row(d.name.empty() ? "device " + std::to_string(d.device) : d.name, d.figures);
         text = output::render_csv(t);
       } else {
         output::Table kv({{"", "key", Align::Left}, {"", "value", Align::Left}});
@@ -131,7 +132,7 @@ Runner setup_summary(CLI::App& app) {
         text = kvtext;
         if (!s.devices.empty()) {
           for (const auto& d : s.devices)
-            row(d.name.empty() ? "device " + std::to_string(d.device) : d.name, d.figures, std::nullopt);
+            row(d.name.empty() ? "device " + std::to_string(d.device) : d.name, d.figures);
           text += "\n" + output::render(t, format, o->wide ? SIZE_MAX : 80);
         }
       }

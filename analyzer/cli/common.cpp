@@ -187,17 +187,30 @@ Session run_session(const CommonOptions& o, const AnalysisMaker& make, bool need
 }
 
 void write_output(const CommonOptions& o, const std::string& text) {
-  if (o.output.empty() || o.output == "-") {
-    std::cout << text;
-    std::cout.flush();
-    if (!std::cout) throw std::runtime_error("cannot write to stdout");
-    return;
-  }
-  std::ofstream f(o.output, std::ios::binary);
-  if (!f) throw std::runtime_error("cannot open '" + o.output + "' for writing");
-  f << text;
-  f.close();
-  if (!f) throw std::runtime_error("cannot write '" + o.output + "'");
+  OutputStream out(o);
+  out.write(text);
+  out.finish();
+}
+
+OutputStream::OutputStream(const CommonOptions& o) : out_(&std::cout) {
+  if (o.output.empty() || o.output == "-") return;
+  path_ = o.output;
+  file_ = std::make_unique<std::ofstream>(path_, std::ios::binary);
+  if (!*file_) throw std::runtime_error("cannot open '" + path_ + "' for writing");
+  out_ = file_.get();
+}
+
+OutputStream::~OutputStream() = default;
+
+void OutputStream::write(std::string_view text) {
+  out_->write(text.data(), static_cast<std::streamsize>(text.size()));
+  if (!*out_) throw std::runtime_error(path_.empty() ? "cannot write to stdout" : "cannot write '" + path_ + "'");
+}
+
+void OutputStream::finish() {
+  out_->flush();
+  if (file_) file_->close();
+  if (!*out_) throw std::runtime_error(path_.empty() ? "cannot write to stdout" : "cannot write '" + path_ + "'");
 }
 
 }  // namespace clprof::cli

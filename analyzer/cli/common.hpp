@@ -5,10 +5,12 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analyses/ranges.hpp"
@@ -81,6 +83,22 @@ Session run_session(const CommonOptions& options, const AnalysisMaker& make, boo
 
 // Writes `text` to --output (or stdout). Throws std::runtime_error when it cannot.
 void write_output(const CommonOptions& options, const std::string& text);
+
+// Writes a result to --output (or stdout) piece by piece, for results too large to build
+// as one string. Throws std::runtime_error when it cannot open or write.
+class OutputStream {
+ public:
+  explicit OutputStream(const CommonOptions& options);
+  ~OutputStream();
+  void write(std::string_view text);
+  // Flushes and checks that everything was written.
+  void finish();
+
+ private:
+  std::string path_;
+  std::unique_ptr<std::ofstream> file_;
+  std::ostream* out_;
+};
 
 // Prints "clprof: warning: <message>" once per distinct message.
 void print_warnings(const std::vector<std::string>& warnings);

@@ -41,4 +41,10 @@ std::string JsonWriter::str() const {
   return std::string(impl_->buffer.GetString(), impl_->buffer.GetSize()) + "\n";
 }
 
+std::string JsonWriter::drain() {
+  std::string out(impl_->buffer.GetString(), impl_->buffer.GetSize());
+  impl_->buffer.Clear();
+  return out;
+}
+
 }  // namespace clprof::output

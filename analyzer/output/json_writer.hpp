@@ -45,6 +45,9 @@ class JsonWriter {
   }
   // The document written so far, with a final newline.
   std::string str() const;
+  // The text written since the last drain() (no final newline), removed from the writer:
+  // for streaming a large document out piece by piece.
+  std::string drain();
 
  private:
   struct Impl;

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "output/format.hpp"
@@ -14,11 +16,17 @@ namespace clprof::output {
 
 enum class Align { Left, Right };
 
+// How a shrinkable column is shortened: Middle keeps both ends ("gemmlowp..rhs_t", kernel
+// names), Head keeps the tail ("../conv2/relu", layer paths, whose innermost part matters).
+enum class Shorten { Middle, Head };
+
 struct Column {
   std::string header;  // shown in table and markdown
   std::string key;     // CSV header (the JSON field name)
   Align align = Align::Right;
-  bool shrinkable = false;  // may be shortened (middle ellipsis) to fit the terminal width
+  bool shrinkable = false;  // may be shortened to fit the terminal width
+  Shorten shorten = Shorten::Middle;
+  size_t min_width = 16;  // a shrinkable column is never shortened below this (or its header)
 };
 
 struct Cell {
@@ -56,7 +64,20 @@ std::string render_markdown(const Table& table);
 // render_text, render_csv or render_markdown by format (Json is not a table format).
 std::string render(const Table& table, Format format, size_t width = 80);
 
+// Rows produced on demand, for results too large to hold as a Table: fills `row` with the
+// cells of row `index` (one per column; `row` is reused between calls).
+using RowSource = std::function<void(size_t index, std::vector<Cell>& row)>;
+// Receives the rendered text piece by piece.
+using TextSink = std::function<void(std::string_view text)>;
+// Renders `count` rows of `source` like render() but without keeping them: the text
+// format asks each row twice (column widths, then the lines), CSV and markdown once.
+void render_stream(const std::vector<Column>& columns, size_t count, const RowSource& source,
+                   Format format, size_t width, const TextSink& sink);
+
 // Shortens `text` to `width` characters by replacing its middle with "..".
 std::string shorten_middle(const std::string& text, size_t width);
+// Shortens `text` to `width` characters by replacing its beginning with ".."; a '/'-separated
+// path is cut at a separator when that keeps at least half of the width ("../conv2/relu").
+std::string shorten_head(const std::string& text, size_t width);
 
 }  // namespace clprof::output

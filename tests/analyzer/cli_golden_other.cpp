@@ -26,7 +26,7 @@ GEMM work         0.0002621 GFLOP
 
 Device       Wall      Busy  Util %  Launches  Kernels  Transfers  Xfer time      GFLOP
 -------  --------  --------  ------  --------  -------  ---------  ---------  ---------
-TestDev  29.50 us  3.500 us    11.9         7        -    4.0 KiB     500 ns  0.0002621
+TestDev  29.50 us  3.500 us    11.9         7        3    4.0 KiB     500 ns  0.0002621
 )");
 }
 
@@ -48,6 +48,7 @@ TEST_CASE("summary: json, read back") {
   REQUIRE(d["devices"].Size() == 1);
   CHECK(std::string(d["devices"][0]["name"].GetString()) == "TestDev");
   CHECK(d["devices"][0]["device_busy_ns"].GetInt64() == 3500);
+  CHECK(d["devices"][0]["kernels_distinct"].GetInt() == 3);
 }
 
 TEST_CASE("summary: csv has the run row then one row per device") {
@@ -58,21 +59,76 @@ TEST_CASE("summary: csv has the run row then one row per device") {
   CHECK(rows[1][0] == "all");
   CHECK(rows[1][2] == "3500");
   CHECK(rows[2][0] == "TestDev");
+  CHECK(rows[0][5] == "kernels_distinct");
+  CHECK(rows[1][5] == "3");
+  CHECK(rows[2][5] == "3");  // per device too (it was empty)
 }
 
 TEST_CASE("gemm: per launch, table") {
   auto r = run({"gemm", "@basic.json"});
   CHECK(r.status == 0);
   CHECK(r.err == "");
-  CHECK(r.out == R"(Kernel                            M   N   K  Batch      Time  GFLOPS
--------------------------------  --  --  --  -----  --------  ------
-XgemmDirectNN                    64  32  16      1    400 ns  163.84
-gemmlowp_mm_reshaped_only_rhs_t  64  32  16      1  1.000 us   65.54
-XgemmDirectNN                    64  32  16      1    600 ns  109.23
-gemmlowp_mm_reshaped_only_rhs_t  64  32  16      1  1.000 us   65.54
+  // 31 + 15 characters of names: the kernel column gives way to fit 80 columns.
+  CHECK(r.out == R"(Kernel                      Layer             M   N   K  Batch      Time  GFLOPS
+--------------------------  ---------------  --  --  --  -----  --------  ------
+XgemmDirectNN               inference/conv1  64  32  16      1    400 ns  163.84
+gemmlowp_mm_..d_only_rhs_t  inference/fc     64  32  16      1  1.000 us   65.54
+XgemmDirectNN               inference/conv1  64  32  16      1    600 ns  109.23
+gemmlowp_mm_..d_only_rhs_t  inference/fc     64  32  16      1  1.000 us   65.54
 
 4 GEMM launches, 0.0002621 GFLOP.
 )");
+}
+
+TEST_CASE("gemm: long layer paths keep their tail in the table, whole in --wide and json") {
+  std::string trace = clitest::read_file(clitest::data("basic.json"));
+  const std::string from = "\"name\":\"inference\"", to = "\"name\":\"resnet50_v1_inference_iteration\"";
+  for (size_t at = trace.find(from); at != std::string::npos; at = trace.find(from, at + to.size()))
+    trace.replace(at, from.size(), to);
+  const auto path = clitest::write_temp("long_layers.json", trace);
+  auto r = run({"gemm", path});
+  CHECK(r.status == 0);
+  CHECK(r.out == R"(Kernel            Layer                       M   N   K  Batch      Time  GFLOPS
+----------------  -------------------------  --  --  --  -----  --------  ------
+XgemmDirectNN     ..ference_iteration/conv1  64  32  16      1    400 ns  163.84
+gemmlow..y_rhs_t  .._inference_iteration/fc  64  32  16      1  1.000 us   65.54
+XgemmDirectNN     ..ference_iteration/conv1  64  32  16      1    600 ns  109.23
+gemmlow..y_rhs_t  .._inference_iteration/fc  64  32  16      1  1.000 us   65.54
+
+4 GEMM launches, 0.0002621 GFLOP.
+)");
+  for (size_t b = 0, e; (e = r.out.find('\n', b)) != std::string::npos; b = e + 1) CHECK(e - b <= 80);
+  auto w = run({"gemm", "--wide", path});
+  CHECK(w.out.find("resnet50_v1_inference_iteration/conv1") != std::string::npos);
+  auto j = run({"gemm", "--format", "json", path});
+  rapidjson::Document d;
+  d.Parse(j.out.c_str());
+  REQUIRE(d.IsArray());
+  REQUIRE(d.Size() == 4);
+  CHECK(std::string(d[1]["layer"].GetString()) == "resnet50_v1_inference_iteration/fc");
+}
+
+TEST_CASE("gemm: --sort time --top 3, ties in (process, seq) order; json read back") {
+  auto r = run({"gemm", "--sort", "time", "--top", "3", "--format", "json", "@basic.json"});
+  CHECK(r.status == 0);
+  rapidjson::Document d;
+  d.Parse(r.out.c_str());
+  REQUIRE(d.IsArray());
+  REQUIRE(d.Size() == 3);
+  // 1.000 us (seq 4), 1.000 us (seq 7), then 600 ns (seq 6).
+  CHECK(d[0]["time_ns"].GetInt() == 1000);
+  CHECK(d[1]["time_ns"].GetInt() == 1000);
+  CHECK(d[0]["seq"].GetInt() < d[1]["seq"].GetInt());
+  CHECK(d[2]["time_ns"].GetInt() == 600);
+  CHECK(std::string(d[2]["layer"].GetString()) == "inference/conv1");
+  CHECK(std::string(d[0]["layer"].GetString()) == "inference/fc");
+  auto n = run({"gemm", "--sort", "name", "--format", "csv", "@basic.json"});
+  auto rows = clitest::parse_csv(n.out);
+  REQUIRE(rows.size() == 5);
+  CHECK(rows[1][1] == "XgemmDirectNN");
+  CHECK(rows[2][1] == "XgemmDirectNN");
+  CHECK(std::stoi(rows[1][0]) < std::stoi(rows[2][0]));
+  CHECK(rows[3][1] == "gemmlowp_mm_reshaped_only_rhs_t");
 }
 
 TEST_CASE("gemm: --peak adds % of peak; csv read back") {

@@ -281,12 +281,12 @@ TEST_CASE("GemmAnalysis: build-option dimensions resolved after streaming; group
     REQUIRE(r.problems.size() == 1);
     CHECK(r.problems.begin()->second == 1);
     if (!group) {
-      REQUIRE(r.rows.size() == 3);
-      CHECK(r.rows[0].m == 10);
-      CHECK(r.rows[0].gflops == doctest::Approx(12000.0 / 100));
-      CHECK(r.rows[0].percent_of_peak == doctest::Approx(1000.0));
-      CHECK(!r.rows[2].m);
-      CHECK(!r.rows[2].gflops);
+      REQUIRE(r.row_count() == 3);
+      CHECK(r.row(0).m == 10);
+      CHECK(r.row(0).gflops == doctest::Approx(12000.0 / 100));
+      CHECK(r.row(0).percent_of_peak == doctest::Approx(1000.0));
+      CHECK(!r.row(2).m);
+      CHECK(!r.row(2).gflops);
     } else {
       REQUIRE(r.groups.size() == 2);
       const auto& g = r.groups[0];
@@ -297,4 +297,46 @@ TEST_CASE("GemmAnalysis: build-option dimensions resolved after streaming; group
       CHECK(g.gflops_best == doctest::Approx(120.0));
     }
   }
+}
+
+TEST_CASE("GemmAnalysis: launches of one shape share it; rows resolve names and layers") {
+  auto rules = std::make_shared<std::vector<gemm::Rule>>(gemm::builtin_rules());
+  model::Run run;
+  run.processes.resize(1);
+  model::Range outer, inner, other;
+  outer.id = 1;
+  outer.name = "inference";
+  inner.id = 2;
+  inner.parent = 1;
+  inner.name = "conv1";
+  other.id = 3;
+  other.parent = 1;
+  other.name = "fc";
+  run.ranges = {outer, inner, other};
+  // XgemmDirectNN: M, N, K are args 0..2, batch 1.
+  auto mk = [](uint64_t seq, int64_t m, uint64_t range, int64_t duration) {
+    auto l = unit::launch("XgemmDirectNN", static_cast<int64_t>(seq) * 1000, duration, {1, range}, seq);
+    l.args = {i32(m), i32(32), i32(16), f32(), f32()};
+    return l;
+  };
+  analyses::GemmAnalysis a(rules, {}, false), b(rules, {}, false);
+  for (uint64_t seq = 1; seq <= 1000; ++seq) (seq % 2 ? a : b).add_launch(mk(seq, seq % 3 ? 64 : 128, seq % 4 ? 2 : 3, 100));
+  a.merge(std::move(b));
+  // Two distinct sizes: two shapes, however many launches (the per-launch cost is a Record).
+  CHECK(a.shapes().size() == 2);
+  CHECK(a.records().size() == 1000);
+  const auto copy = analyses::finish_gemm(a, run, 0);  // const overload: `a` is kept
+  CHECK(a.records().size() == 1000);
+  auto r = analyses::finish_gemm(std::move(a), run, 0);
+  REQUIRE(r.row_count() == 1000);
+  REQUIRE(copy.row_count() == 1000);
+  for (size_t i = 0; i < r.row_count(); ++i) {
+    const auto row = r.row(i);
+    CHECK(row.seq == i + 1);  // sorted by (process, seq) whatever the merge order
+    CHECK(row.name == "XgemmDirectNN");
+    CHECK(row.layer == (row.seq % 4 ? "inference/conv1" : "inference/fc"));
+    CHECK(row.m == (row.seq % 3 ? 64 : 128));
+    CHECK(copy.row(i).layer == row.layer);
+  }
+  CHECK(r.gflop_total == doctest::Approx(copy.gflop_total));
 }

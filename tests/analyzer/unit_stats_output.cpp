@@ -1,6 +1,8 @@
 // Statistics and output rendering.
 #include <doctest/doctest.h>
 
+#include <stdexcept>
+
 #include "analyses/stats.hpp"
 #include "output/format.hpp"
 #include "output/json_writer.hpp"
@@ -84,4 +86,74 @@ TEST_CASE("json writer: optional as null, non-finite as null") {
   j.field("c", int64_t{-3});
   j.end_object();
   CHECK(j.str() == "{\n  \"a\": null,\n  \"b\": null,\n  \"c\": -3\n}\n");
+}
+
+TEST_CASE("shorten_head keeps the tail, cut at a '/' when that keeps half of the width") {
+  CHECK(output::shorten_head("inference/conv1", 15) == "inference/conv1");
+  // Tail "ence/block3/conv2" (17 = 19 - 2): from its '/', "/block3/conv2" keeps 12 >= 9.
+  CHECK(output::shorten_head("inference/block3/conv2", 19) == "../block3/conv2");
+  // The innermost name alone would keep too little: the cut stays inside a name.
+  CHECK(output::shorten_head("resnet50_v1_inference_iteration/fc", 25) == ".._inference_iteration/fc");
+  CHECK(output::shorten_head("abcdefghij", 6) == "..ghij");
+  CHECK(output::shorten_head("abcdefghij", 3) == "hij");
+}
+
+TEST_CASE("render_stream renders like render, asking rows on demand, in every format") {
+  std::vector<output::Column> cols = {{"Name", "name", output::Align::Left, true},
+                                      {"Layer", "layer", output::Align::Left, true, output::Shorten::Head, 12},
+                                      {"Time", "time_ns"}};
+  output::Table t(cols);
+  auto cells = [](size_t i) {
+    return std::vector<output::Cell>{
+        output::text_cell("kernel_with_a_rather_long_name_number_" + std::to_string(i)),
+        output::text_cell("network_with_a_long_name/block" + std::to_string(i) + "/a_long_layer_name_" +
+                          std::to_string(i)),
+        output::ns_cell(static_cast<int64_t>(1000 * i))};
+  };
+  for (size_t i = 0; i < 5000; ++i) t.add_row(cells(i));  // > 64 KiB: several chunks
+  size_t asked = 0;
+  const output::RowSource source = [&](size_t i, std::vector<output::Cell>& row) {
+    ++asked;
+    row = cells(i);
+  };
+  for (auto format : {output::Format::Table, output::Format::Csv, output::Format::Markdown}) {
+    std::string streamed;
+    size_t chunks = 0;
+    asked = 0;
+    output::render_stream(cols, 5000, source, format, 80, [&](std::string_view s) {
+      streamed.append(s);
+      ++chunks;
+    });
+    CHECK(streamed == output::render(t, format, 80));
+    CHECK(chunks > 1);
+    CHECK(asked == (format == output::Format::Table ? 10000 : 5000));
+  }
+  // Widths 42 + 57 + 8 + 4: the name column gives 26 (down to 16), the layer column the
+  // remaining 5 (57 -> 52), keeping its tail from a '/'; every line fits in 80 columns.
+  const std::string text = output::render(t, output::Format::Table, 80);
+  CHECK(text.find("kernel_..er_4999  ../block4999/a_long_layer_name_4999") != std::string::npos);
+  CHECK(text.find("network_with_a_long_name/block0/a_long_layer_name_0 ") != std::string::npos);
+  CHECK(text.find("network_with_a_long_name/block4999") == std::string::npos);
+  for (size_t b = 0, e; (e = text.find('\n', b)) != std::string::npos; b = e + 1) CHECK(e - b <= 80);
+  const output::RowSource bad = [](size_t, std::vector<output::Cell>& row) { row.resize(2); };
+  CHECK_THROWS_AS(output::render_stream(cols, 1, bad, output::Format::Csv, 80, [](std::string_view) {}),
+                  std::logic_error);
+}
+
+TEST_CASE("json writer: drain() streams a document in pieces") {
+  output::JsonWriter whole, parts;
+  std::string streamed;
+  for (auto* j : {&whole, &parts}) j->begin_array();
+  for (int i = 0; i < 10; ++i) {
+    for (auto* j : {&whole, &parts}) {
+      j->begin_object();
+      j->field("i", i);
+      j->end_object();
+    }
+    if (i % 3 == 0) streamed += parts.drain();
+  }
+  for (auto* j : {&whole, &parts}) j->end_array();
+  streamed += parts.drain();
+  CHECK(streamed + "\n" == whole.str());
+  CHECK(parts.drain().empty());
 }

@@ -62,6 +62,28 @@ TEST_CASE("summary: busy is the union per device, wall the host span, utilizatio
   CHECK(s.devices[1].figures.device_busy_ns == 100);
 }
 
+TEST_CASE("summary: distinct kernels per device, streamed in two halves and merged") {
+  model::Run run;
+  run.processes.resize(1);
+  auto on = [](const char* name, uint32_t device) {
+    auto l = unit::launch(name, 1000, 10);
+    l.device = device;
+    return l;
+  };
+  // device 1: k, j, k again; device 2: k, m, m again; device 3: k.
+  const std::vector<model::Launch> launches = {on("k", 1), on("j", 1), on("k", 2), on("m", 2),
+                                               on("k", 1), on("m", 2), on("k", 3)};
+  analyses::SummaryAnalysis a, b;
+  for (size_t i = 0; i < launches.size(); ++i) (i % 2 ? a : b).add_launch(launches[i]);
+  a.merge(std::move(b));
+  auto s = analyses::make_summary(a, run, {});
+  CHECK(s.run.kernels_distinct == 3);
+  REQUIRE(s.devices.size() == 3);
+  CHECK(s.devices[0].figures.kernels_distinct == 2);
+  CHECK(s.devices[1].figures.kernels_distinct == 2);
+  CHECK(s.devices[2].figures.kernels_distinct == 1);
+}
+
 TEST_CASE("summary: importers without host times use the iteration wall times") {
   model::Run run;
   run.processes.resize(1);
