@@ -1,6 +1,5 @@
 #include "record_format.hpp"
 
-#include <rapidjson/internal/itoa.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -18,6 +17,82 @@ void key(Writer& w, std::string_view k) {
 }
 void string(Writer& w, std::string_view s) {
   w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+
+// "00" "01" ... "99": two digits per table load.
+constexpr char kDigitPairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+constexpr std::uint32_t kPow10[10] = {1u,      10u,      100u,      1000u,      10000u,
+                                      100000u, 1000000u, 10000000u, 100000000u, 1000000000u};
+
+// Decimal digits of v (1 <= v < 10^8): floor(log10) from the bit length, one table
+// correction.
+inline unsigned decimal_digits32(std::uint32_t v) {
+  const unsigned bits = 32u - static_cast<unsigned>(__builtin_clz(v | 1));
+  const unsigned t = (bits * 1233u) >> 12;  // ~ bits * log10(2)
+  return t + 1 - (v < kPow10[t]);
+}
+
+// v < 10^8 as exactly 8 digits (leading zeros kept).
+inline char* write_8_digits(char* p, std::uint32_t v) {
+  const std::uint32_t hi = v / 10000, lo = v - hi * 10000;
+  const std::uint32_t a = hi / 100, b = hi - a * 100, c = lo / 100, d = lo - c * 100;
+  std::memcpy(p, kDigitPairs + a * 2, 2);
+  std::memcpy(p + 2, kDigitPairs + b * 2, 2);
+  std::memcpy(p + 4, kDigitPairs + c * 2, 2);
+  std::memcpy(p + 6, kDigitPairs + d * 2, 2);
+  return p + 8;
+}
+
+// v < 10^8, without leading zeros (32-bit arithmetic: a multiply per digit pair).
+inline char* write_below_1e8(char* p, std::uint32_t v) {
+  if (v < 10) {
+    *p = static_cast<char>('0' + v);
+    return p + 1;
+  }
+  char* const end = p + decimal_digits32(v);
+  char* q = end;
+  while (v >= 100) {
+    const std::uint32_t rest = v / 100;
+    q -= 2;
+    std::memcpy(q, kDigitPairs + (v - rest * 100) * 2, 2);
+    v = rest;
+  }
+  if (v >= 10) {
+    std::memcpy(q - 2, kDigitPairs + v * 2, 2);
+  } else {
+    q[-1] = static_cast<char>('0' + v);
+  }
+  return end;
+}
+
+// Writes v in decimal at p (same text as RapidJSON's u64toa / std::to_string); returns
+// the end. Numbers below 10^8 (ids, sizes, most times) take the 32-bit path.
+inline char* write_u64(char* p, std::uint64_t v) {
+  constexpr std::uint64_t k1e8 = 100000000ULL;
+  if (v < k1e8) return write_below_1e8(p, static_cast<std::uint32_t>(v));
+  if (v < k1e8 * k1e8) {
+    const std::uint64_t hi = v / k1e8;
+    p = write_below_1e8(p, static_cast<std::uint32_t>(hi));
+    return write_8_digits(p, static_cast<std::uint32_t>(v - hi * k1e8));
+  }
+  const std::uint64_t hi = v / (k1e8 * k1e8);  // <= 1844
+  const std::uint64_t rest = v - hi * (k1e8 * k1e8);
+  const std::uint64_t mid = rest / k1e8;
+  p = write_below_1e8(p, static_cast<std::uint32_t>(hi));
+  p = write_8_digits(p, static_cast<std::uint32_t>(mid));
+  return write_8_digits(p, static_cast<std::uint32_t>(rest - mid * k1e8));
+}
+
+inline char* write_i64(char* p, std::int64_t v) {
+  if (v < 0) {
+    *p++ = '-';
+    return write_u64(p, 0 - static_cast<std::uint64_t>(v));
+  }
+  return write_u64(p, static_cast<std::uint64_t>(v));
 }
 
 // The hot records (launch, transfer, sync) are formatted by hand into a flat buffer:
@@ -41,14 +116,8 @@ class Out {
     raw(s);
     *p_++ = '"';
   }
-  void u64(std::uint64_t v) {
-    if (v < 10) {  // ids, sizes, flags: most numbers in a record are tiny
-      *p_++ = static_cast<char>('0' + v);
-    } else {
-      p_ = rapidjson::internal::u64toa(v, p_);
-    }
-  }
-  void i64(std::int64_t v) { p_ = rapidjson::internal::i64toa(v, p_); }
+  void u64(std::uint64_t v) { p_ = write_u64(p_, v); }
+  void i64(std::int64_t v) { p_ = write_i64(p_, v); }
   void ch(char c) { *p_++ = c; }
   char* pos() const { return p_; }
 
@@ -226,11 +295,114 @@ void head(Out& o, const char (&type_prefix)[N], const OpRecord& r) {
   o.i64(r.rc);
 }
 
+// ,"kernel":...,"lws":... of a launch.
+void launch_fixed(Out& o, const OpRecord& r) {
+  o.lit(",\"kernel\":");
+  if (r.kernel_name) {
+    o.raw(r.kernel_name);  // pre-quoted and escaped (json_quote)
+  } else {
+    o.lit("\"\"");
+  }
+  o.lit(",\"kernel_id\":");
+  o.u64(r.kernel_id);
+  o.lit(",\"program_id\":");
+  o.u64(r.program_id);
+  o.lit(",\"queue_id\":");
+  o.u64(r.queue_id);
+  o.lit(",\"context_id\":");
+  o.u64(r.context_id);
+  o.lit(",\"device_id\":");
+  o.u64(r.device_id);
+  o.lit(",\"gwo\":");
+  sizes(o, r.has_gwo, r.gwo, r.work_dim);
+  o.lit(",\"gws\":");
+  sizes(o, true, r.gws, r.work_dim);
+  o.lit(",\"lws\":");
+  sizes(o, r.has_lws, r.lws, r.work_dim);
+}
+
+bool same_launch(const LaunchTextCache::Launch& c, const OpRecord& r) {
+  if (!c.valid || c.kernel_name != r.kernel_name || c.work_dim != r.work_dim ||
+      c.has_gwo != r.has_gwo || c.has_lws != r.has_lws || c.ids[0] != r.kernel_id ||
+      c.ids[1] != r.program_id || c.ids[2] != r.queue_id || c.ids[3] != r.context_id ||
+      c.ids[4] != r.device_id) {
+    return false;
+  }
+  for (unsigned d = 0; d < r.work_dim; ++d) {
+    if (c.gws[d] != r.gws[d] || c.gwo[d] != r.gwo[d] || c.lws[d] != r.lws[d]) return false;
+  }
+  return true;
+}
+
+void remember_launch(LaunchTextCache::Launch& c, const OpRecord& r, const char* text,
+                     std::size_t len) {
+  if (len > sizeof c.text) {
+    c.valid = false;  // a very long kernel name: not cached
+    return;
+  }
+  std::memcpy(c.text, text, len);
+  c.len = static_cast<std::uint16_t>(len);
+  c.kernel_name = r.kernel_name;
+  c.work_dim = r.work_dim;
+  c.has_gwo = r.has_gwo;
+  c.has_lws = r.has_lws;
+  c.ids[0] = r.kernel_id;
+  c.ids[1] = r.program_id;
+  c.ids[2] = r.queue_id;
+  c.ids[3] = r.context_id;
+  c.ids[4] = r.device_id;
+  for (unsigned d = 0; d < 3; ++d) {
+    const bool used = d < r.work_dim;
+    c.gws[d] = used ? r.gws[d] : 0;
+    c.gwo[d] = used ? r.gwo[d] : 0;
+    c.lws[d] = used ? r.lws[d] : 0;
+  }
+  c.valid = true;
+}
+
+// Whether two arguments format to the same text (only the bytes arg() reads count).
+bool same_arg(const ArgSnapshot& a, const ArgSnapshot& b) {
+  if (a.kind != b.kind || a.size != b.size) return false;
+  switch (a.kind) {
+    case ArgKind::Scalar:
+      return std::memcmp(a.bytes, b.bytes,
+                         a.size < tf::kMaxScalarBytes ? a.size : tf::kMaxScalarBytes) == 0;
+    case ArgKind::Buffer:
+    case ArgKind::Image:
+    case ArgKind::Pipe:
+      return a.object.id == b.object.id && a.object.mem_bytes == b.object.mem_bytes;
+    case ArgKind::Sampler:
+      return a.object.id == b.object.id;
+    case ArgKind::Svm:
+      return a.svm_pointer == b.svm_pointer;
+    case ArgKind::Local:
+    case ArgKind::Unset:
+      return true;
+  }
+  return false;
+}
+
+void cached_arg(Out& o, const ArgSnapshot& a, LaunchTextCache::Arg& c) {
+  if (c.valid && same_arg(c.key, a)) {
+    o.raw(std::string_view(c.text, c.len));
+    return;
+  }
+  char* const start = o.pos();
+  arg(o, a);
+  const auto len = static_cast<std::size_t>(o.pos() - start);
+  if (len > sizeof c.text) {
+    c.valid = false;
+    return;
+  }
+  std::memcpy(c.text, start, len);
+  c.len = static_cast<std::uint16_t>(len);
+  std::memcpy(static_cast<void*>(&c.key), &a, sizeof a);
+  c.valid = true;
+}
+
 }  // namespace
 
-void format_op(const OpRecord& r, std::string& out) {
-  // Largest record: 32 scalar args of 64 bytes (~150 chars each) plus fixed fields.
-  thread_local char buffer[16384];
+char* format_op(const OpRecord& r, char* buffer, LaunchTextCache* cache) {
   Out o(buffer);
   switch (r.kind) {
     case RecordKind::Launch:
@@ -239,32 +411,23 @@ void format_op(const OpRecord& r, std::string& out) {
         o.lit(",\"api\":");
         o.quoted_plain(r.api);
       }
-      o.lit(",\"kernel\":");
-      if (r.kernel_name) {
-        o.raw(r.kernel_name);  // pre-quoted and escaped (json_quote)
+      if (!cache) {
+        launch_fixed(o, r);
+      } else if (same_launch(cache->launch, r)) {
+        o.raw(std::string_view(cache->launch.text, cache->launch.len));
       } else {
-        o.lit("\"\"");
+        char* const start = o.pos();
+        launch_fixed(o, r);
+        remember_launch(cache->launch, r, start, static_cast<std::size_t>(o.pos() - start));
       }
-      o.lit(",\"kernel_id\":");
-      o.u64(r.kernel_id);
-      o.lit(",\"program_id\":");
-      o.u64(r.program_id);
-      o.lit(",\"queue_id\":");
-      o.u64(r.queue_id);
-      o.lit(",\"context_id\":");
-      o.u64(r.context_id);
-      o.lit(",\"device_id\":");
-      o.u64(r.device_id);
-      o.lit(",\"gwo\":");
-      sizes(o, r.has_gwo, r.gwo, r.work_dim);
-      o.lit(",\"gws\":");
-      sizes(o, true, r.gws, r.work_dim);
-      o.lit(",\"lws\":");
-      sizes(o, r.has_lws, r.lws, r.work_dim);
       o.lit(",\"args\":[");
       for (unsigned i = 0; i < r.n_args; ++i) {
         if (i) o.ch(',');
-        arg(o, r.args[i]);
+        if (cache && i < kMaxRecordedArgs) {
+          cached_arg(o, r.args[i], cache->args[i]);
+        } else {
+          arg(o, r.args[i]);
+        }
       }
       o.ch(']');
       if (r.total_args > r.n_args) {
@@ -308,7 +471,34 @@ void format_op(const OpRecord& r, std::string& out) {
       break;
   }
   o.ch('}');
-  out.append(buffer, static_cast<std::size_t>(o.pos() - buffer));
+  return o.pos();
+}
+
+std::size_t op_chars_bound(const OpRecord& r) {
+  std::size_t n = kMaxOpChars;
+  if (r.kind == RecordKind::Launch && r.kernel_name) n += std::strlen(r.kernel_name);
+  if (r.api) n += std::strlen(r.api);
+  return n;
+}
+
+void format_op(const OpRecord& r, std::string& out) {
+  thread_local char buffer[kMaxOpChars];
+  const std::size_t bound = op_chars_bound(r);
+  if (bound <= sizeof buffer) {
+    out.append(buffer, static_cast<std::size_t>(format_op(r, buffer) - buffer));
+    return;
+  }
+  std::string big(bound, '\0');  // a very long kernel name: rare
+  out.append(big.data(), static_cast<std::size_t>(format_op(r, big.data()) - big.data()));
+}
+
+std::string format_u64_for_test(std::uint64_t v) {
+  char buf[24];
+  return std::string(buf, static_cast<std::size_t>(write_u64(buf, v) - buf));
+}
+std::string format_i64_for_test(std::int64_t v) {
+  char buf[24];
+  return std::string(buf, static_cast<std::size_t>(write_i64(buf, v) - buf));
 }
 
 std::string json_quote(std::string_view s) {
@@ -478,7 +668,8 @@ std::string format_end_record(std::int64_t host_ns,
   return std::string(sb.GetString(), sb.GetSize());
 }
 
-std::string expand_output_path(std::string_view pattern, long pid, long root_pid) {
+std::string expand_output_path(std::string_view pattern, long pid, long root_pid,
+                               bool suffix_children) {
   const std::string pid_text = std::to_string(pid);
   std::string out;
   bool had_pid = false;
@@ -491,7 +682,7 @@ std::string expand_output_path(std::string_view pattern, long pid, long root_pid
       out += pattern[i];
     }
   }
-  if (had_pid || root_pid == 0 || root_pid == pid) return out;
+  if (had_pid || !suffix_children || root_pid == 0 || root_pid == pid) return out;
   const std::size_t slash = out.rfind('/');
   const std::size_t base = slash == std::string::npos ? 0 : slash + 1;
   const std::size_t dot = out.rfind('.');

@@ -18,6 +18,42 @@ namespace clprof::shim {
 // comma or newline). Threads: any; allocates only to grow `out`.
 void format_op(const OpRecord& r, std::string& out);
 
+// The most characters format_op writes for one record without its strings: 32 scalar
+// args of 64 bytes (~180 chars each) plus the fixed fields stay far below.
+inline constexpr std::size_t kMaxOpChars = 16384;
+// Room format_op needs for `r`: kMaxOpChars plus the kernel name and api strings.
+std::size_t op_chars_bound(const OpRecord& r);
+// Text of the previous launch record kept for reuse (the harvester's, one owner): a
+// launch of the same kernel with the same ids and sizes repeats the kernel..lws part,
+// and an argument equal to the previous launch's argument at that index repeats its
+// text. The output is exactly that of format_op without a cache.
+struct LaunchTextCache {
+  struct Launch {
+    bool valid = false;
+    bool has_gwo = false, has_lws = false;
+    std::uint8_t work_dim = 0;
+    const char* kernel_name = nullptr;  // interned: same pointer, same text
+    std::uint64_t ids[5] = {};          // kernel, program, queue, context, device
+    std::uint64_t gwo[3] = {}, gws[3] = {}, lws[3] = {};
+    std::uint16_t len = 0;
+    char text[480];
+  } launch;
+  struct Arg {
+    bool valid = false;
+    ArgSnapshot key;
+    std::uint16_t len = 0;
+    char text[192];  // the longest argument text is ~175 characters
+  } args[kMaxRecordedArgs];
+};
+
+// Writes the same text at `out` (room for op_chars_bound(r)) and returns its end.
+// No allocation. `cache`: optional, see LaunchTextCache.
+char* format_op(const OpRecord& r, char* out, LaunchTextCache* cache = nullptr);
+
+// The decimal text the formatter writes for v (unit tests of the integer formatter).
+std::string format_u64_for_test(std::uint64_t v);
+std::string format_i64_for_test(std::int64_t v);
+
 // `s` as a JSON string literal, quotes included, escaped (kernel names are stored
 // like this so the hot formatter can copy them verbatim).
 std::string json_quote(std::string_view s);
@@ -74,7 +110,10 @@ std::string format_end_record(std::int64_t host_ns,
 // CLPROF_OUTPUT expansion: every "%p" becomes `pid`. Without "%p", a process whose pid is
 // not `root_pid` inserts ".<pid>" before the file name's extension (run.json ->
 // run.<pid>.json; "run" -> "run.<pid>"). root_pid 0 counts as "this is the root".
-std::string expand_output_path(std::string_view pattern, long pid, long root_pid);
+// `suffix_children` false turns the ".<pid>" rule off (the target is a device or FIFO such
+// as /dev/null that every process may share).
+std::string expand_output_path(std::string_view pattern, long pid, long root_pid,
+                               bool suffix_children = true);
 
 // FNV-1a 64-bit, incremental: start with kFnvOffset, feed bytes.
 inline constexpr std::uint64_t kFnvOffset = 0xcbf29ce484222325ULL;

@@ -74,6 +74,7 @@ void record_launch(EnqueueScope& scope, const char* api, cl_int rc, cl_command_q
   }
   attach_event(r, scope, rc);
   publish_record(slot);
+  release_one_deferred_event();
 }
 
 void record_transfer(EnqueueScope& scope, const char* api, TransferOp op, cl_int rc,
@@ -92,6 +93,7 @@ void record_transfer(EnqueueScope& scope, const char* api, TransferOp op, cl_int
   r.context_id = q ? q->context_id : 0;
   attach_event(r, scope, rc);
   publish_record(slot);
+  release_one_deferred_event();
 }
 
 void record_sync(HookScope& scope, const char* api, cl_int rc, cl_command_queue queue) {

@@ -1,8 +1,8 @@
 #include "runtime.hpp"
 
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -33,6 +33,7 @@ namespace {
 namespace tf = clprof::trace;
 
 constexpr std::size_t kRingCapacity = 2048;
+constexpr std::size_t kSpaceBatch = 256;  // producers blocked on a full ring wake per batch
 constexpr std::size_t kFlushBytes = 256 * 1024;
 
 enum State : int { kUninit = 0, kActive = 1, kPassThrough = 2, kFinalized = 3 };
@@ -47,11 +48,51 @@ std::vector<ThreadState*>& thread_list() {
   return *v;
 }
 
+// Private events the harvester is done with, for the app's threads to release (one per
+// enqueue). The driver allocated them on the enqueuing thread: freeing them there too
+// keeps the allocator's fast per-thread path (a release on the harvester thread made the
+// two threads fight over the allocator's lock on every launch). One producer (the
+// harvester), any number of consumers. Slots [tail, head) hold events, all others null.
+class DeferredReleases {
+ public:
+  static constexpr std::size_t kCapacity = 1024;
+
+  // Producer: false when full (the caller releases the event itself).
+  bool push(cl_event e) {
+    const std::size_t h = head_.load(std::memory_order_relaxed);
+    std::atomic<cl_event>& slot = slots_[h & (kCapacity - 1)];
+    if (slot.load(std::memory_order_acquire) != nullptr) return false;  // a lap behind
+    slot.store(e, std::memory_order_relaxed);
+    head_.store(h + 1, std::memory_order_release);
+    return true;
+  }
+
+  // Any thread: one event to release, or nullptr.
+  cl_event pop() {
+    std::size_t t = tail_.load(std::memory_order_relaxed);
+    if (t == head_.load(std::memory_order_acquire)) return nullptr;
+    if (!tail_.compare_exchange_strong(t, t + 1, std::memory_order_acq_rel)) return nullptr;
+    return slots_[t & (kCapacity - 1)].exchange(nullptr, std::memory_order_acq_rel);
+  }
+
+ private:
+  std::atomic<cl_event> slots_[kCapacity] = {};
+  alignas(64) std::atomic<std::size_t> head_{0};
+  alignas(64) std::atomic<std::size_t> tail_{0};
+};
+
 // The trace of one process: a fork child starts a new one and leaks the parent's.
 class Session {
  public:
   MpscRing<OpRecord> ring{kRingCapacity};
   TraceWriter writer;
+  DeferredReleases releases;
+
+  // Releases every deferred event now (the harvester when the app is idle, the
+  // finaliser): none is held longer than until the app's next enqueue or idle moment.
+  void release_deferred() {
+    while (cl_event e = releases.pop()) real().clReleaseEvent(e);
+  }
 
   void start_harvester() {
     // The harvester must never run the app's signal handlers.
@@ -62,7 +103,11 @@ class Session {
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
   }
 
+  // Never blocks; takes the mutex and signals only when the harvester is asleep (while it
+  // works through a backlog it drains again without waiting, so a nudge is not needed).
   void wake() {
+    std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with the harvester's
+    if (!sleeping_.load(std::memory_order_relaxed)) return;
     {
       std::lock_guard<std::mutex> lock(wake_mutex_);
       wake_flag_ = true;
@@ -70,11 +115,28 @@ class Session {
     wake_cv_.notify_one();
   }
 
+  // The ring was full (a producer): sleeps until the harvester has freed a batch of
+  // slots (it notifies every kSpaceBatch records and when it has drained the ring), at
+  // most `timeout`, then tries to claim. Blocking instead of spinning leaves the CPU to
+  // the harvester, and the producer then fills a batch at once instead of following
+  // the harvester slot by slot. The timeout bounds the rare wait that misses a notify
+  // (registered just after the harvester's last one).
+  MpscRing<OpRecord>::Slot wait_for_space(std::chrono::microseconds timeout) {
+    std::unique_lock<std::mutex> lock(space_mutex_);
+    space_waiters_.fetch_add(1, std::memory_order_relaxed);
+    std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with notify_space()
+    wake();
+    space_cv_.wait_for(lock, timeout);
+    space_waiters_.fetch_sub(1, std::memory_order_relaxed);
+    lock.unlock();
+    return ring.try_claim();
+  }
+
   // Stops the harvester, then finishes the trace on the calling thread.
   void finish() {
     {
       std::lock_guard<std::mutex> lock(wake_mutex_);
-      stop_ = true;
+      stop_.store(true);
     }
     wake_cv_.notify_one();
     if (thread_.joinable()) {
@@ -102,6 +164,7 @@ class Session {
       ++incomplete_;
     }
     pending_.clear();
+    release_deferred();
     close_open_ranges();
     for (const std::string& line : final_clock_sync_lines(brackets_)) {
       writer.append(line);
@@ -125,18 +188,35 @@ class Session {
         std::chrono::microseconds(std::max<std::uint64_t>(settings().poll_interval_us, 50));
     const std::int64_t flush_every_ns =
         static_cast<std::int64_t>(settings().flush_interval_ms) * 1000000;
+    const std::int64_t poll_ns = static_cast<std::int64_t>(poll.count()) * 1000;
+    std::int64_t last_calibration_ns = 0;
+    bool busy = false;
     for (;;) {
-      {
+      if (busy) {
+        // A backlog: go again at once (no lock, no sleep) while records keep coming.
+        if (stop_.load(std::memory_order_relaxed)) return;
+      } else {
+        release_deferred();  // the app is not enqueuing: do not keep its events
+        sleeping_.store(true, std::memory_order_relaxed);
+        std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with wake()
         std::unique_lock<std::mutex> lock(wake_mutex_);
-        wake_cv_.wait_for(lock, poll, [this] { return wake_flag_ || stop_; });
+        if (!ring.front()) {
+          wake_cv_.wait_for(lock, poll, [this] { return wake_flag_ || stop_.load(); });
+        }
         wake_flag_ = false;
-        if (stop_) return;
+        sleeping_.store(false, std::memory_order_relaxed);
+        if (stop_.load()) return;
       }
-      calibrate(false);
-      drain_ring();
+      std::int64_t now_ns = monotonic_now_ns();
+      if (now_ns - last_calibration_ns >= poll_ns) {
+        calibrate(false);
+        last_calibration_ns = now_ns;
+      }
+      std::size_t n = drain_ring();
       poll_pending();
-      drain_ring();
-      const std::int64_t now_ns = monotonic_now_ns();
+      n += drain_ring();
+      busy = n > 0;
+      now_ns = monotonic_now_ns();
       if (writer.buffered_bytes() >= kFlushBytes ||
           (writer.buffered_bytes() > 0 && now_ns - last_flush_ns >= flush_every_ns)) {
         writer.flush();
@@ -177,7 +257,10 @@ class Session {
   }
 
  private:
-  void drain_ring() {
+  // Formats every published record; returns how many. Flushes as the buffer fills, so a
+  // long backlog does not grow the writer's memory.
+  std::size_t drain_ring() {
+    std::size_t n = 0;
     while (OpRecord* r = ring.front()) {
       if (r->kind != RecordKind::Line) {
         r->has_device_ns = false;  // the producer leaves the harvester's fields alone
@@ -188,7 +271,20 @@ class Session {
       }
       take(*r);
       ring.pop();
+      ++n;
+      if ((n & (kSpaceBatch - 1)) == 0) notify_space();
+      if (writer.buffered_bytes() >= kFlushBytes) writer.flush();
     }
+    if (n) notify_space();
+    return n;
+  }
+
+  // Wakes producers blocked on a full ring (a fence and a load when there are none).
+  void notify_space() {
+    std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with wait_for_space()
+    if (space_waiters_.load(std::memory_order_relaxed) == 0) return;
+    { std::lock_guard<std::mutex> lock(space_mutex_); }
+    space_cv_.notify_all();
   }
 
   void take(OpRecord& r) {
@@ -274,19 +370,26 @@ class Session {
     }
     r.status = exec < 0 ? OpStatus::Error : OpStatus::Complete;
     r.exec_status = exec;
-    if (r.app_event) event_ref_remove(ev);
-    cl.clReleaseEvent(ev);
+    if (r.app_event) {
+      event_ref_remove(ev);
+      cl.clReleaseEvent(ev);
+    } else if (!releases.push(ev)) {
+      cl.clReleaseEvent(ev);
+    }
     r.event = nullptr;
     if (r.has_device_ns && r.status == OpStatus::Complete && r.device_id != 0) {
-      brackets_[r.device_id].add(r.host_begin_ns, r.host_end_ns, r.device_ns[0]);
+      if (r.device_id != bracket_device_) {  // one device per run is the usual case
+        bracket_ = &brackets_[r.device_id];  // nodes are stable across rehashes
+        bracket_device_ = r.device_id;
+      }
+      bracket_->add(r.host_begin_ns, r.host_end_ns, r.device_ns[0]);
     }
     write_op(r);
   }
 
   void write_op(const OpRecord& r) {
-    line_.clear();
-    format_op(r, line_);
-    writer.append(line_);
+    // Straight into the writer's buffer: no intermediate string, no allocation.
+    writer.end_record(format_op(r, writer.begin_record(op_chars_bound(r)), &text_cache_));
     ++op_counts_[r.kind == RecordKind::Launch ? 0 : r.kind == RecordKind::Transfer ? 1 : 2];
   }
 
@@ -317,14 +420,20 @@ class Session {
   std::thread thread_;
   std::mutex wake_mutex_;
   std::condition_variable wake_cv_;
-  bool wake_flag_ = false;
-  bool stop_ = false;
+  bool wake_flag_ = false;             // guarded by wake_mutex_
+  std::atomic<bool> stop_{false};      // written under wake_mutex_
+  std::atomic<bool> sleeping_{false};  // the harvester waits (or is about to) on wake_cv_
+  std::mutex space_mutex_;             // producers waiting for ring space
+  std::condition_variable space_cv_;
+  std::atomic<unsigned> space_waiters_{0};
   std::vector<OpRecord*> pending_;  // in enqueue order
   std::vector<std::uint64_t> blocked_queues_;
   std::vector<OpRecord*> free_;
   std::unordered_map<std::uint64_t, BracketEstimator> brackets_;
+  LaunchTextCache text_cache_;        // harvester (then finaliser) only
+  std::uint64_t bracket_device_ = 0;  // device of bracket_ (0: none yet)
+  BracketEstimator* bracket_ = nullptr;
   TickConverter ticks_;
-  std::string line_;
   std::uint64_t op_counts_[3] = {};
   std::uint64_t line_counts_[static_cast<int>(LineKind::Count)] = {};
   std::uint64_t incomplete_ = 0;
@@ -388,7 +497,13 @@ int start_session() {
   h.host_name = host;
   h.clprof_version = CLPROF_VERSION;
   h.settings = settings_as_text(s);
-  const std::string path = expand_output_path(s.output, h.pid, root_pid_from_env());
+  // /dev/null, /dev/stdout or a FIFO is shared on purpose: children must not create
+  // "/dev/null.<pid>" files beside it.
+  struct stat target;
+  const bool shared_target = stat(s.output.c_str(), &target) == 0 && !S_ISREG(target.st_mode) &&
+                             !S_ISDIR(target.st_mode);
+  const std::string path =
+      expand_output_path(s.output, h.pid, root_pid_from_env(), !shared_target);
   auto* session = new Session;
   std::string error;
   if (!session->writer.open(path, format_header_line(h), error)) {
@@ -554,17 +669,22 @@ MpscRing<OpRecord>::Slot claim_record() {
     if ((slot.pos & (kRingCapacity / 4 - 1)) == 0) s->wake();
     return slot;
   }
-  // Full: the harvester is behind. Wait rather than drop (every launch once).
-  s->wake();
+  // Full: the harvester is behind. Wait rather than drop (every launch once): block
+  // until it has freed a batch of slots (it may be sharing this core).
   for (;;) {
-    sched_yield();
-    slot = s->ring.try_claim();
+    slot = s->wait_for_space(std::chrono::microseconds(200));
     if (slot.value) return slot;
   }
 }
 
 void publish_record(MpscRing<OpRecord>::Slot slot) {
   g_session.load(std::memory_order_relaxed)->ring.publish(slot);
+}
+
+void release_one_deferred_event() {
+  if (cl_event e = g_session.load(std::memory_order_relaxed)->releases.pop()) {
+    real().clReleaseEvent(e);
+  }
 }
 
 void emit_line(LineKind kind, const std::string& json) {

@@ -67,9 +67,15 @@ inline ThreadState& thread_state() {
 std::uint64_t next_seq();
 
 // A ring slot for one record; the caller fills *slot.value and calls publish_record.
-// Waits (yielding) while the ring is full. Only valid while recording_active().
+// Waits (blocking until the harvester frees a batch of slots) while the ring is full.
+// Only valid while recording_active().
 MpscRing<OpRecord>::Slot claim_record();
 void publish_record(MpscRing<OpRecord>::Slot slot);
+
+// Releases one private event the harvester is done with, if any (on the enqueuing
+// thread, where the driver allocated it). Call after publish_record, holding no shim
+// lock (the release may run driver and app callbacks). Only valid while recording.
+void release_one_deferred_event();
 
 // Queues a finished record object line of kind `kind` (cold paths). Threads: any.
 void emit_line(LineKind kind, const std::string& json);

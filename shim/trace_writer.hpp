@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 
@@ -18,9 +19,20 @@ class TraceWriter {
 
   // Buffers one record object as the line `record,\n`.
   void append(std::string_view record);
+  // Formats a record in place: room for `max_chars` characters at the returned
+  // pointer; then end_record(end) with the end of the text written there.
+  char* begin_record(std::size_t max_chars) {
+    if (__builtin_expect(cap_ - size_ < max_chars + 2, 0)) grow(size_ + max_chars + 2);
+    return buf_ + size_;
+  }
+  void end_record(char* end) {
+    end[0] = ',';
+    end[1] = '\n';
+    size_ = static_cast<std::size_t>(end + 2 - buf_);
+  }
   // Writes the buffered lines. Threads: owner only.
   void flush();
-  std::size_t buffered_bytes() const { return buffer_.size(); }
+  std::size_t buffered_bytes() const { return size_; }
 
   // Buffers `end_record` + "]}\n", flushes and closes.
   void finish(std::string_view end_record);
@@ -28,13 +40,22 @@ class TraceWriter {
   // Forgets the file without writing (a fork child dropping its parent's trace).
   void abandon() {
     fd_ = -1;
-    buffer_.clear();
+    size_ = 0;
   }
+
+  TraceWriter() = default;
+  ~TraceWriter() { std::free(buf_); }
+  TraceWriter(const TraceWriter&) = delete;
+  TraceWriter& operator=(const TraceWriter&) = delete;
 
  private:
   bool write_all(const char* data, std::size_t n);
+  void grow(std::size_t need);  // capacity >= need (aborts on out of memory)
   int fd_ = -1;
-  std::string buffer_;
+  // Plain malloc'd buffer: appends never zero-fill; grown, never shrunk.
+  char* buf_ = nullptr;
+  std::size_t size_ = 0;
+  std::size_t cap_ = 0;
 };
 
 }  // namespace clprof::shim

@@ -229,6 +229,9 @@ int run_record(const RecordOptions& o) {
   const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
 
   const std::string expanded = replace_all(output, "%p", std::to_string(pid));
+  // A device such as /dev/null is where the user sent the trace on purpose: nothing to list.
+  struct stat target;
+  if (stat(expanded.c_str(), &target) == 0 && !S_ISREG(target.st_mode)) return rc;
   auto traces = find_traces(output, pid, start);
   if (traces.empty()) {
     std::cerr << "clprof: warning: no trace was written (expected " << expanded

@@ -43,6 +43,16 @@ int main(int argc, char** argv) {
       break;
     }
   }
+  // CLI11 reports an unknown first word only as "A subcommand is required"; say which.
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    for (const auto& c : kCommands) known = known || c.name == std::string(argv[1]);
+    if (!known) {
+      std::cerr << "clprof: error: unknown command '" << argv[1]
+                << "' (run clprof --help for the list)\n";
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -13,7 +13,9 @@ TEST_CASE("usage: unknown option and missing subcommand exit 2 with a usage hint
   CHECK(r.err.find("--bogus") != std::string::npos);
   CHECK(r.err.find("--help") != std::string::npos);
   CHECK(run({}).status == 2);
-  CHECK(run({"frobnicate"}).status == 2);
+  auto unknown = run({"frobnicate"});
+  CHECK(unknown.status == 2);
+  CHECK(unknown.err.find("unknown command 'frobnicate'") != std::string::npos);
   CHECK(run({"kernels"}).status == 2);  // TRACE is required
 }
 

@@ -10,6 +10,9 @@ TEST_CASE("%p becomes the pid, wherever and however often it appears") {
   CHECK(expand_output_path("clprof-%p.json", 123, 123) == "clprof-123.json");
   CHECK(expand_output_path("clprof-%p.json", 456, 123) == "clprof-456.json");
   CHECK(expand_output_path("/tmp/%p/run-%p.json", 7, 1) == "/tmp/7/run-7.json");
+  // A shared device target keeps its name in children.
+  CHECK(expand_output_path("/dev/null", 456, 123, false) == "/dev/null");
+  CHECK(expand_output_path("/dev/null", 456, 123) == "/dev/null.456");
   CHECK(expand_output_path("100%", 7, 7) == "100%");
 }
 

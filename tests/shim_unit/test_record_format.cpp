@@ -264,3 +264,135 @@ TEST_CASE("header line opens the records array; end record closes counts") {
   CHECK(format_end_record(99, {{"launch", 3}, {"mark", 0}}, 1, 0) ==
         R"({"type":"end","host_ns":99,"counts":{"launch":3,"mark":0},"incomplete":1,"dropped":0})");
 }
+
+TEST_CASE("integer formatter: every digit count and the extremes, as std::to_string") {
+  std::uint64_t v = 1;
+  for (int digits = 1; digits <= 20; ++digits) {
+    for (std::uint64_t x : {v - 1, v, v + 1, v * 2, v * 9 + (v - 1)}) {
+      if (digits == 20 && x < v) continue;
+      CHECK(format_u64_for_test(x) == std::to_string(x));
+    }
+    if (digits < 20) v *= 10;
+  }
+  CHECK(format_u64_for_test(UINT64_MAX) == "18446744073709551615");
+  CHECK(format_u64_for_test(0) == "0");
+  std::uint64_t x = 0x9e3779b97f4a7c15ULL;
+  for (int i = 0; i < 10000; ++i) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    const std::uint64_t y = x >> (i % 64);
+    CHECK(format_u64_for_test(y) == std::to_string(y));
+    const auto s = static_cast<std::int64_t>(y);
+    CHECK(format_i64_for_test(s) == std::to_string(s));
+    CHECK(format_i64_for_test(-s / 3) == std::to_string(-s / 3));
+  }
+  CHECK(format_i64_for_test(INT64_MIN) == "-9223372036854775808");
+  CHECK(format_i64_for_test(INT64_MAX) == "9223372036854775807");
+  CHECK(format_i64_for_test(-1) == "-1");
+}
+
+TEST_CASE("format_op into a buffer: same text, room bound holds a long kernel name") {
+  auto r = vadd_launch();
+  const std::string expected = format(*r);
+  std::string buf(op_chars_bound(*r), '\0');
+  CHECK(std::string(buf.data(), format_op(*r, buf.data())) == expected);
+
+  const std::string long_name = "\"" + std::string(20000, 'k') + "\"";
+  r->kernel_name = long_name.c_str();
+  r->n_args = r->total_args = 32;
+  const std::uint8_t bytes[64] = {0xff};
+  for (unsigned i = 0; i < 32; ++i) r->args[i] = scalar_arg(bytes, 0xffffffffu);
+  r->host_begin_ns = INT64_MIN;
+  r->host_end_ns = INT64_MAX;
+  const std::size_t bound = op_chars_bound(*r);
+  std::string big(bound, '\0');
+  const std::size_t n = static_cast<std::size_t>(format_op(*r, big.data()) - big.data());
+  CHECK(n <= bound);
+  CHECK(n > 20000);
+  const std::string via_string = format(*r);
+  CHECK(via_string == std::string(big.data(), n));
+  rapidjson::Document d;
+  d.Parse(via_string.c_str());
+  CHECK_FALSE(d.HasParseError());
+}
+
+TEST_CASE("launch text cache: output identical to formatting without it") {
+  // Launches that change one field at a time (and sometimes nothing): every record
+  // formatted through the cache must equal the uncached text.
+  LaunchTextCache cache;
+  auto r = vadd_launch();
+  const std::string other_name = "\"other\"";
+  const std::string long_name = "\"" + std::string(600, 'n') + "\"";
+  std::uint64_t x = 88172645463325252ULL;
+  auto rnd = [&x](std::uint64_t n) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x % n;
+  };
+  std::string buf(op_chars_bound(*r) + 1000, '\0');
+  for (int i = 0; i < 20000; ++i) {
+    r->seq = static_cast<std::uint64_t>(i) + 1;
+    switch (rnd(16)) {
+      case 0:
+        r->kernel_name = r->kernel_name == other_name.c_str() ? "\"vadd\"" : other_name.c_str();
+        break;
+      case 1:
+        r->kernel_id = rnd(3);
+        break;
+      case 2:
+        r->queue_id = rnd(3);
+        break;
+      case 3:
+        r->device_id = rnd(2);
+        break;
+      case 4:
+        r->work_dim = static_cast<std::uint8_t>(rnd(4));
+        break;
+      case 5:
+        r->gws[rnd(3)] = rnd(5);
+        break;
+      case 6:
+        r->gwo[rnd(3)] = rnd(2);
+        r->has_gwo = rnd(2) == 1;
+        break;
+      case 7:
+        r->lws[rnd(3)] = rnd(3);
+        r->has_lws = rnd(2) == 1;
+        break;
+      case 8: {
+        const std::uint32_t v = static_cast<std::uint32_t>(rnd(3));
+        r->args[2] = scalar_arg(&v, 4);
+      } break;
+      case 9:
+        r->args[rnd(3)] = buffer_arg(rnd(3), rnd(2) ? 4096 : 8192);
+        break;
+      case 10: {
+        const std::uint8_t b[8] = {static_cast<std::uint8_t>(rnd(2))};
+        r->args[rnd(3)] = scalar_arg(b, static_cast<std::uint32_t>(1 + rnd(8)));
+      } break;
+      case 11:
+        r->n_args = r->total_args = static_cast<std::uint16_t>(rnd(4));
+        break;
+      case 12: {
+        ArgSnapshot a{};
+        a.kind = rnd(2) ? ArgKind::Local : ArgKind::Image;
+        a.size = static_cast<std::uint32_t>(rnd(3));
+        a.object.id = rnd(2);
+        r->args[rnd(3)] = a;
+      } break;
+      case 13:
+        r->kernel_name = long_name.c_str();
+        break;
+      case 14:
+        r->api = rnd(2) ? "clEnqueueTask" : nullptr;
+        break;
+      default:
+        break;  // the same launch again
+    }
+    const std::string plain = format(*r);
+    const std::size_t n = static_cast<std::size_t>(format_op(*r, buf.data(), &cache) - buf.data());
+    REQUIRE(std::string(buf.data(), n) == plain);
+  }
+}
