@@ -104,6 +104,8 @@ inline constexpr std::string_view kGwo = "gwo";        // array or null (NULL of
 inline constexpr std::string_view kGws = "gws";        // array (len = work_dim)
 inline constexpr std::string_view kLws = "lws";        // array or null (NULL local size)
 inline constexpr std::string_view kArgs = "args";      // array, index = arg index
+inline constexpr std::string_view kArgsTotal = "args_total";  // kernel's argument count, only
+                                                              // when it exceeds the args kept
 // transfer
 inline constexpr std::string_view kOp = "op";          // see namespace transfer_op
 inline constexpr std::string_view kBytes = "bytes";    // uint

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "clprof/trace_format.hpp"
 #include "record_format.hpp"
 
 using namespace clprof::shim;
@@ -394,5 +395,37 @@ TEST_CASE("launch text cache: output identical to formatting without it") {
     const std::string plain = format(*r);
     const std::size_t n = static_cast<std::size_t>(format_op(*r, buf.data(), &cache) - buf.data());
     REQUIRE(std::string(buf.data(), n) == plain);
+  }
+}
+
+// The hot-path formatter spells its keys as literals for speed; this ties every key it
+// writes to the shared schema in trace_format.hpp, so writer and reader cannot drift apart.
+TEST_CASE("every key the formatter writes is a trace_format.hpp constant") {
+  namespace tf = clprof::trace;
+  const std::string_view known[] = {
+      tf::field::kType,     tf::field::kSeq,       tf::field::kTid,       tf::field::kRc,
+      tf::field::kApi,      tf::field::kKernel,    tf::field::kKernelId,  tf::field::kProgramId,
+      tf::field::kQueueId,  tf::field::kContextId, tf::field::kDeviceId,  tf::field::kGwo,
+      tf::field::kGws,      tf::field::kLws,       tf::field::kArgs,      tf::field::kHostNs,
+      tf::field::kDeviceNs, tf::field::kStatus,    tf::field::kExecStatus, tf::field::kRanges,
+      tf::field::kOp,       tf::field::kBytes,     tf::field::kBlocking,  tf::field::kArgsTotal};
+  auto launch = vadd_launch();
+  launch->status = OpStatus::Error;
+  launch->exec_status = -5;
+  auto transfer = blank(RecordKind::Transfer);
+  transfer->api = "clEnqueueReadBuffer";
+  auto sync = blank(RecordKind::Sync);
+  sync->api = "clFinish";
+  for (const OpRecord* r : {launch.get(), transfer.get(), sync.get()}) {
+    const std::string s = format(*r);
+    rapidjson::Document d;
+    d.Parse(s.c_str());
+    REQUIRE_FALSE(d.HasParseError());
+    for (auto m = d.MemberBegin(); m != d.MemberEnd(); ++m) {
+      const std::string_view key(m->name.GetString(), m->name.GetStringLength());
+      bool found = false;
+      for (std::string_view k : known) found = found || k == key;
+      CHECK_MESSAGE(found, "key not in trace_format.hpp: " << key);
+    }
   }
 }
