@@ -34,24 +34,7 @@ constexpr size_t kMaxHeaderLineBytes = size_t{8} << 20;
 class File {
  public:
   explicit File(const std::string& path) : path_(path) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd_ < 0) throw InputError(path, 0, 0, std::string("cannot open: ") + std::strerror(errno));
-    struct stat st;
-    if (::fstat(fd_, &st) != 0) {
-      int err = errno;
-      ::close(fd_);
-      throw InputError(path, 0, 0, std::string("cannot stat: ") + std::strerror(err));
-    }
-    if (S_ISDIR(st.st_mode)) {
-      ::close(fd_);
-      throw InputError(path, 0, 0, "cannot read: Is a directory");
-    }
-    if (!S_ISREG(st.st_mode)) {
-      // Reading needs the size up front (and several passes): pipes cannot do that.
-      ::close(fd_);
-      throw InputError(path, 0, 0, "cannot read: not a regular file (save the trace to a file)");
-    }
-    size_ = static_cast<uint64_t>(st.st_size);
+    fd_ = open_regular_file(path, size_);
     // The streaming readers go front to back; a larger readahead window helps.
     ::posix_fadvise(fd_, 0, 0, POSIX_FADV_SEQUENTIAL);
   }

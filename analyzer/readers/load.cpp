@@ -25,24 +25,9 @@ constexpr size_t kSniffBytes = size_t{64} << 10;
 class MappedFile {
  public:
   explicit MappedFile(const std::string& path) {
-    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw_os_error(path, "cannot open", errno);
-    struct stat st;
-    if (::fstat(fd, &st) != 0) {
-      int err = errno;
-      ::close(fd);
-      throw_os_error(path, "cannot stat", err);
-    }
-    if (S_ISDIR(st.st_mode)) {
-      ::close(fd);
-      throw InputError(path, 0, 0, "cannot read: Is a directory");
-    }
-    if (!S_ISREG(st.st_mode)) {
-      // Reading needs the size up front (and several passes): pipes cannot do that.
-      ::close(fd);
-      throw InputError(path, 0, 0, "cannot read: not a regular file (save the trace to a file)");
-    }
-    size_ = static_cast<size_t>(st.st_size);
+    uint64_t size_bytes = 0;
+    int fd = open_regular_file(path, size_bytes);
+    size_ = static_cast<size_t>(size_bytes);
     if (size_ > 0) {
       void* p = ::mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
       if (p == MAP_FAILED) {
@@ -68,8 +53,9 @@ class MappedFile {
 };
 
 std::string read_head(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw_os_error(path, "cannot open", errno);
+  // The same checks as the readers themselves: a pipe would be consumed by sniffing.
+  uint64_t size_bytes = 0;
+  int fd = open_regular_file(path, size_bytes);
   std::string head(kSniffBytes, '\0');
   size_t got = 0;
   while (got < head.size()) {

@@ -3,6 +3,7 @@
 // the content (or by --input-format).
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -27,6 +28,11 @@ class InputError : public std::runtime_error {
   size_t line_, column_;
   std::string message_;
 };
+
+// Opens `path` read-only and returns its descriptor (the caller closes it), with the file's
+// size in `size_bytes`. Throws InputError (line 0) unless it is a readable regular file:
+// the readers need the size up front and may read twice, which pipes cannot do.
+int open_regular_file(const std::string& path, uint64_t& size_bytes);
 
 // Non-fatal findings (e.g. a truncated trace) the CLI prints once as warnings.
 struct Diagnostics {

@@ -2,6 +2,9 @@
 // file:line:column messages; warnings printed once.
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "cli_support.hpp"
 
 using clitest::run;
@@ -61,6 +64,20 @@ TEST_CASE("missing and garbage inputs exit 2 with file:line:column") {
   auto forced = run({"summary", "--input-format", "clprof", garbage});
   CHECK(forced.status == 2);
   CHECK(forced.err.find(garbage + ":1:") != std::string::npos);
+}
+
+TEST_CASE("a device or a FIFO is rejected as input, without hanging") {
+  auto dev = run({"kernels", "/dev/null"});
+  CHECK(dev.status == 2);
+  CHECK(dev.err.find("/dev/null:0:0: cannot read: not a regular file") != std::string::npos);
+  // A FIFO with no writer: opening it must not block.
+  const std::string fifo = clitest::temp_dir() + "/trace.fifo";
+  ::unlink(fifo.c_str());
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  auto f = run({"kernels", fifo});
+  CHECK(f.status == 2);
+  CHECK(f.err.find("not a regular file") != std::string::npos);
+  ::unlink(fifo.c_str());
 }
 
 TEST_CASE("a truncated trace is analysed up to the last complete record, with one warning") {
