@@ -31,4 +31,21 @@ inline void feed(const model::Run& run, Analysis& analysis) {
   for (const auto& t : run.transfers) analysis.add_transfer(t);
 }
 
+// Moves the launches and transfers that `run` gained since it held `launches_before` and
+// `transfers_before` of them into a new Analysis made by `factory`, and removes them from
+// `run` (whose metadata stays). Used where a whole input is read into memory but the caller
+// streams: the run's size then stays that of its metadata.
+inline std::unique_ptr<Analysis> feed_new_records(model::Run& run, size_t launches_before,
+                                                  size_t transfers_before,
+                                                  const AnalysisFactory& factory) {
+  auto analysis = factory();
+  for (size_t i = launches_before; i < run.launches.size(); ++i)
+    analysis->add_launch(run.launches[i]);
+  for (size_t i = transfers_before; i < run.transfers.size(); ++i)
+    analysis->add_transfer(run.transfers[i]);
+  run.launches.resize(launches_before);
+  run.transfers.resize(transfers_before);
+  return analysis;
+}
+
 }  // namespace clprof

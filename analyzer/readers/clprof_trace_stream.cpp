@@ -271,14 +271,7 @@ std::unique_ptr<Analysis> stream_file(const File& file, model::Run& run,
     content.resize(file.read_at(content.data(), content.size(), 0));
     size_t launches_before = run.launches.size(), transfers_before = run.transfers.size();
     clprof_trace_reader().read(path, content, run, diagnostics);
-    auto analysis = factory();
-    for (size_t i = launches_before; i < run.launches.size(); ++i)
-      analysis->add_launch(run.launches[i]);
-    for (size_t i = transfers_before; i < run.transfers.size(); ++i)
-      analysis->add_transfer(run.transfers[i]);
-    run.launches.resize(launches_before);
-    run.transfers.resize(transfers_before);
-    return analysis;
+    return feed_new_records(run, launches_before, transfers_before, factory);
   }
 
   auto process = static_cast<uint32_t>(run.processes.size());

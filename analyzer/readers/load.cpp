@@ -140,13 +140,7 @@ std::unique_ptr<Analysis> stream_clprof_traces(const std::vector<std::string>& p
       size_t launches_before = run.launches.size(), transfers_before = run.transfers.size();
       MappedFile file(path);
       reader.read(path, file.view(), run, diagnostics);
-      part = factory();
-      for (size_t i = launches_before; i < run.launches.size(); ++i)
-        part->add_launch(run.launches[i]);
-      for (size_t i = transfers_before; i < run.transfers.size(); ++i)
-        part->add_transfer(run.transfers[i]);
-      run.launches.resize(launches_before);
-      run.transfers.resize(transfers_before);
+      part = feed_new_records(run, launches_before, transfers_before, factory);
     }
     if (!result)
       result = std::move(part);
