@@ -33,31 +33,28 @@ Info* Registry<Info>::create(const void* handle) {
   }
   info->gen.fetch_add(1, std::memory_order_release);
   info->id = ++next_id_;
+  creates_.fetch_add(1, std::memory_order_release);
   info->handle.store(handle, std::memory_order_release);
   map_.emplace(handle, info);
   return info;
 }
 
 template <class Info>
-Info* Registry<Info>::find(const void* handle) {
+Info* Registry<Info>::find_slow(const void* handle) {
   if (!handle) return nullptr;
-  CacheEntry* entry = nullptr;
-  if (cache_slot_ >= 0) {
-    const auto h = reinterpret_cast<std::uintptr_t>(handle);
-    static_assert(kCacheSize == 64, "the shift below picks 6 bits");
-    // Fibonacci hashing: handles may be as close as a few bytes apart.
-    entry = &thread_state().cache[cache_slot_][(h * 0x9E3779B97F4A7C15ULL) >> 58];
-    if (entry->handle == handle && entry->info &&
-        entry->info->handle.load(std::memory_order_relaxed) == handle &&
-        entry->info->gen.load(std::memory_order_acquire) == entry->gen) {
-      return static_cast<Info*>(entry->info);
-    }
-  }
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = map_.find(handle);
-  if (it == map_.end()) return nullptr;
-  if (entry)
-    *entry = CacheEntry{handle, it->second, it->second->gen.load(std::memory_order_relaxed)};
+  if (it == map_.end()) {
+    if (cache_slot_ >= 0) {
+      thread_state().cache[cache_slot_][cache_index(handle)] =
+          CacheEntry{handle, nullptr, creates_.load(std::memory_order_relaxed)};
+    }
+    return nullptr;
+  }
+  if (cache_slot_ >= 0) {
+    thread_state().cache[cache_slot_][cache_index(handle)] =
+        CacheEntry{handle, it->second, it->second->gen.load(std::memory_order_relaxed)};
+  }
   return it->second;
 }
 

@@ -104,8 +104,25 @@ class Registry {
   // A new entry with a fresh id for `handle`, replacing any stale one. Returns the
   // caller's to fill before handing `handle` to the app. Threads: any.
   Info* create(const void* handle);
-  // The entry for `handle`, or nullptr. Threads: any.
-  Info* find(const void* handle);
+  // The entry for `handle`, or nullptr. Threads: any. Inline: the thread-cache hit is
+  // the hot path of every hooked call that names an object. A miss is cached too
+  // (clSetKernelArg asks about every 8-byte scalar) until the registry next creates.
+  Info* find(const void* handle) {
+    if (cache_slot_ >= 0 && handle) {
+      const CacheEntry& e = thread_state().cache[cache_slot_][cache_index(handle)];
+      if (e.handle == handle) {
+        if (e.info) {
+          if (e.info->handle.load(std::memory_order_relaxed) == handle &&
+              e.info->gen.load(std::memory_order_acquire) == e.gen) {
+            return static_cast<Info*>(e.info);
+          }
+        } else if (e.gen == creates_.load(std::memory_order_acquire)) {
+          return nullptr;
+        }
+      }
+    }
+    return find_slow(handle);
+  }
   // Forgets `handle` (its Info is recycled). Threads: any.
   void erase(const void* handle);
   // Every live entry (finaliser; copies pointers under the lock).
@@ -114,7 +131,17 @@ class Registry {
   std::mutex& mutex() { return mutex_; }
 
  private:
+  static unsigned cache_index(const void* handle) {
+    static_assert(kCacheSize == 64, "the shift below picks 6 bits");
+    // Fibonacci hashing: handles may be as close as a few bytes apart.
+    return static_cast<unsigned>(
+        (reinterpret_cast<std::uintptr_t>(handle) * 0x9E3779B97F4A7C15ULL) >> 58);
+  }
+  // The registry lookup under the mutex; refreshes the thread cache.
+  Info* find_slow(const void* handle);
+
   const int cache_slot_;
+  std::atomic<std::uint32_t> creates_{0};  // bumped by every create (stales cached misses)
   std::mutex mutex_;
   std::unordered_map<const void*, Info*> map_;
   std::vector<Info*> free_;

@@ -69,7 +69,7 @@ struct OpRecord {
   std::int32_t tid;
   std::int32_t rc;
   std::int32_t exec_status;  // status == Error only
-  std::uint64_t seq;
+  std::uint64_t seq;         // set by the harvester, in ring order
   const char* api;          // static string, or nullptr for the kind's default
   const char* kernel_name;  // JSON string literal (json_quote), interned for the process
   std::uint64_t kernel_id, program_id, queue_id, context_id, device_id;
@@ -81,20 +81,20 @@ struct OpRecord {
   std::int64_t host_end_ns;
   void* event;  // cl_event we hold one reference to, or nullptr
   char* line;   // Line only: malloc'd JSON object text, owned by the record
-  // The producer writes the fields above and the used part of args (and ranges when
-  // the thread has open ones): keeping them first keeps an enqueue to few cache lines.
+  std::uint32_t ranges[kMaxRecordedRanges];  // the first n_ranges are used
+  // The harvester's: it never writes a ring slot (it works on its own copy), so the
+  // producer's next write to the slot's lines finds no modified copy on another core.
+  bool has_device_ns;
+  std::uint64_t device_ns[4];  // device clock: queued, submit, start, end
+  // Last, so an enqueue writes few cache lines: the used part of args.
   ArgSnapshot args[kMaxRecordedArgs];
-  std::uint32_t ranges[kMaxRecordedRanges];
-  bool has_device_ns;          // set by the harvester
-  std::uint64_t device_ns[4];  // device clock: queued, submit, start, end (harvester)
 };
 
 // Copies the used part of `from` into `to` (args beyond n_args are left as they are).
 inline void copy_record(OpRecord& to, const OpRecord& from) {
-  std::memcpy(static_cast<void*>(&to), &from, offsetof(OpRecord, args));
+  std::memcpy(static_cast<void*>(&to), &from, offsetof(OpRecord, ranges));
+  std::memcpy(static_cast<void*>(to.ranges), from.ranges, sizeof(std::uint32_t) * from.n_ranges);
   std::memcpy(static_cast<void*>(to.args), from.args, sizeof(ArgSnapshot) * from.n_args);
-  std::memcpy(static_cast<void*>(&to.ranges), &from.ranges,
-              sizeof(OpRecord) - offsetof(OpRecord, ranges));
 }
 
 }  // namespace clprof::shim

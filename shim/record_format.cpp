@@ -87,6 +87,27 @@ inline char* write_u64(char* p, std::uint64_t v) {
   return write_8_digits(p, static_cast<std::uint32_t>(rest - mid * k1e8));
 }
 
+// v as decimal, given that `ref` (>= 10^4) was just written as `ref_text` (ref_len
+// digits): values of one group (a command's four device times, its two host times)
+// usually share all but their last four digits, and those are copied, not computed.
+inline char* write_u64_near(char* p, std::uint64_t v, std::uint64_t ref, const char* ref_text,
+                            std::size_t ref_len) {
+  const std::uint64_t hi = v / 10000;
+  if (ref >= 10000 && hi == ref / 10000) {
+    // ref_len <= 20: a fixed 16-byte move (one load, one store; no library call) covers the
+    // <= 16 shared digits; the bytes past them are overwritten next (the buffer holds 20
+    // characters per number, op_chars_bound).
+    std::memmove(p, ref_text, 16);  // may overlap: ref_text lies just before p
+    p += ref_len - 4;
+    const auto lo = static_cast<std::uint32_t>(v - hi * 10000);
+    const std::uint32_t a = lo / 100;
+    std::memcpy(p, kDigitPairs + a * 2, 2);
+    std::memcpy(p + 2, kDigitPairs + (lo - a * 100) * 2, 2);
+    return p + 4;
+  }
+  return write_u64(p, v);
+}
+
 inline char* write_i64(char* p, std::int64_t v) {
   if (v < 0) {
     *p++ = '-';
@@ -120,6 +141,11 @@ class Out {
   void i64(std::int64_t v) { p_ = write_i64(p_, v); }
   void ch(char c) { *p_++ = c; }
   char* pos() const { return p_; }
+  void skip(std::size_t n) { p_ += n; }  // after writing n characters at pos()
+  // v, formatted after `ref` (see write_u64_near).
+  void u64_near(std::uint64_t v, std::uint64_t ref, const char* ref_text, std::size_t ref_len) {
+    p_ = write_u64_near(p_, v, ref, ref_text, ref_len);
+  }
 
  private:
   char* p_;
@@ -160,8 +186,33 @@ std::string_view arg_kind_name(ArgKind k) {
   return tf::arg_kind::kUnset;
 }
 
+// "00" "01" ... "ff": two hex digits per table load.
+constexpr auto kHexPairs = [] {
+  struct Table {
+    char c[512];
+  } t{};
+  constexpr char kHex[] = "0123456789abcdef";
+  for (int i = 0; i < 256; ++i) {
+    t.c[2 * i] = kHex[i >> 4];
+    t.c[2 * i + 1] = kHex[i & 15];
+  }
+  return t;
+}();
+
+// The little-endian integer value of a scalar of 1, 2, 4 or 8 bytes.
+inline std::uint64_t little_endian_value(const std::uint8_t* bytes, unsigned size) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  std::uint64_t v = 0;
+  std::memcpy(&v, bytes, size);
+  return v;
+#else
+  std::uint64_t v = 0;
+  for (unsigned i = 0; i < size; ++i) v |= static_cast<std::uint64_t>(bytes[i]) << (8 * i);
+  return v;
+#endif
+}
+
 void arg(Out& o, const ArgSnapshot& a) {
-  static constexpr char kHex[] = "0123456789abcdef";
   o.ch('[');
   o.quoted_plain(arg_kind_name(a.kind));
   switch (a.kind) {
@@ -172,17 +223,13 @@ void arg(Out& o, const ArgSnapshot& a) {
       o.u64(a.size);
       o.lit(",\"");
       const unsigned kept = a.size < tf::kMaxScalarBytes ? a.size : tf::kMaxScalarBytes;
-      for (unsigned i = 0; i < kept; ++i) {
-        o.ch(kHex[a.bytes[i] >> 4]);
-        o.ch(kHex[a.bytes[i] & 15]);
-      }
+      char* p = o.pos();
+      for (unsigned i = 0; i < kept; ++i) std::memcpy(p + 2 * i, kHexPairs.c + 2 * a.bytes[i], 2);
+      o.skip(2 * kept);
       o.ch('"');
       if (a.size == 1 || a.size == 2 || a.size == 4 || a.size == 8) {
-        std::uint64_t v = 0;
-        for (unsigned i = 0; i < a.size; ++i)
-          v |= static_cast<std::uint64_t>(a.bytes[i]) << (8 * i);
         o.ch(',');
-        o.u64(v);
+        o.u64(little_endian_value(a.bytes, a.size));
       }
       break;
     }
@@ -253,9 +300,16 @@ std::string_view op_name(TransferOp op) {
 
 void host_times(Out& o, const OpRecord& r) {
   o.lit(",\"host_ns\":[");
+  char* const begin_text = o.pos();
   o.i64(r.host_begin_ns);
+  const auto begin_len = static_cast<std::size_t>(o.pos() - begin_text);
   o.ch(',');
-  o.i64(r.host_end_ns);
+  if (r.host_begin_ns >= 0 && r.host_end_ns >= 0) {
+    o.u64_near(static_cast<std::uint64_t>(r.host_end_ns),
+               static_cast<std::uint64_t>(r.host_begin_ns), begin_text, begin_len);
+  } else {
+    o.i64(r.host_end_ns);
+  }
   o.ch(']');
 }
 
@@ -263,9 +317,12 @@ void device_and_status(Out& o, const OpRecord& r) {
   o.lit(",\"device_ns\":");
   if (r.has_device_ns) {
     o.ch('[');
-    for (int i = 0; i < 4; ++i) {
-      if (i) o.ch(',');
-      o.u64(r.device_ns[i]);
+    char* const first_text = o.pos();
+    o.u64(r.device_ns[0]);
+    const auto first_len = static_cast<std::size_t>(o.pos() - first_text);
+    for (int i = 1; i < 4; ++i) {
+      o.ch(',');
+      o.u64_near(r.device_ns[i], r.device_ns[0], first_text, first_len);
     }
     o.ch(']');
   } else {
@@ -285,12 +342,46 @@ void device_and_status(Out& o, const OpRecord& r) {
   o.ch(']');
 }
 
+// seq + 1 in place in its decimal text; false when the number of digits grows.
+bool increment_decimal(char* text, std::size_t len) {
+  for (std::size_t i = len; i-- > 0;) {
+    if (text[i] != '9') {
+      ++text[i];
+      return true;
+    }
+    text[i] = '0';
+  }
+  return false;
+}
+
 template <std::size_t N>
-void head(Out& o, const char (&type_prefix)[N], const OpRecord& r) {
+void head(Out& o, const char (&type_prefix)[N], const OpRecord& r, LaunchTextCache* cache) {
   o.lit(type_prefix);
-  o.u64(r.seq);
-  o.lit(",\"tid\":");
-  o.i64(r.tid);
+  if (!cache) {
+    o.u64(r.seq);
+    o.lit(",\"tid\":");
+    o.i64(r.tid);
+  } else {
+    LaunchTextCache::Head& h = cache->head;
+    if (!(h.seq != 0 && r.seq == h.seq + 1 && increment_decimal(h.seq_text, h.seq_len))) {
+      char* const end = write_u64(h.seq_text, r.seq);
+      h.seq_len = static_cast<std::uint8_t>(end - h.seq_text);
+    }
+    h.seq = r.seq;
+    // Fixed-size copies (no library call); what lies past the text is overwritten next
+    // and well inside op_chars_bound.
+    std::memcpy(o.pos(), h.seq_text, sizeof h.seq_text);
+    o.skip(h.seq_len);
+    o.lit(",\"tid\":");
+    if (!h.tid_valid || h.tid != r.tid) {
+      char* const end = write_i64(h.tid_text, r.tid);
+      h.tid_len = static_cast<std::uint8_t>(end - h.tid_text);
+      h.tid = r.tid;
+      h.tid_valid = true;
+    }
+    std::memcpy(o.pos(), h.tid_text, sizeof h.tid_text);
+    o.skip(h.tid_len);
+  }
   o.lit(",\"rc\":");
   o.i64(r.rc);
 }
@@ -406,7 +497,7 @@ char* format_op(const OpRecord& r, char* buffer, LaunchTextCache* cache) {
   Out o(buffer);
   switch (r.kind) {
     case RecordKind::Launch:
-      head(o, "{\"type\":\"launch\",\"seq\":", r);
+      head(o, "{\"type\":\"launch\",\"seq\":", r, cache);
       if (r.api) {
         o.lit(",\"api\":");
         o.quoted_plain(r.api);
@@ -438,7 +529,7 @@ char* format_op(const OpRecord& r, char* buffer, LaunchTextCache* cache) {
       device_and_status(o, r);
       break;
     case RecordKind::Transfer:
-      head(o, "{\"type\":\"transfer\",\"seq\":", r);
+      head(o, "{\"type\":\"transfer\",\"seq\":", r, cache);
       o.lit(",\"api\":");
       o.quoted_plain(r.api ? r.api : "");
       o.lit(",\"op\":");
@@ -459,7 +550,7 @@ char* format_op(const OpRecord& r, char* buffer, LaunchTextCache* cache) {
       device_and_status(o, r);
       break;
     case RecordKind::Sync:
-      head(o, "{\"type\":\"sync\",\"seq\":", r);
+      head(o, "{\"type\":\"sync\",\"seq\":", r, cache);
       o.lit(",\"api\":");
       o.quoted_plain(r.api ? r.api : "");
       o.lit(",\"queue_id\":");

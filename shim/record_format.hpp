@@ -44,6 +44,17 @@ struct LaunchTextCache {
     std::uint16_t len = 0;
     char text[192];  // the longest argument text is ~175 characters
   } args[kMaxRecordedArgs];
+  // The previous record's seq and tid as text: seq usually goes up by one (its text is
+  // incremented in place) and tid is usually the same.
+  struct Head {
+    std::uint64_t seq = 0;  // 0: none yet
+    std::uint8_t seq_len = 0;
+    char seq_text[24];
+    bool tid_valid = false;
+    std::int32_t tid = 0;
+    std::uint8_t tid_len = 0;
+    char tid_text[16];
+  } head;
 };
 
 // Writes the same text at `out` (room for op_chars_bound(r)) and returns its end.

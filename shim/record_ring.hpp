@@ -1,6 +1,9 @@
 // Bounded multi-producer / single-consumer ring of records (after Vyukov's bounded
 // queue): producers claim a slot with one CAS and fill it in place, so the enqueue
-// path neither locks nor allocates.
+// path neither locks nor allocates. Each cell also carries a "hand-back" pointer the
+// consumer may leave when it frees the cell, for the producer that claims the cell next:
+// a way back to the producers' threads that touches no line the producer does not
+// already write.
 #pragma once
 
 #include <atomic>
@@ -16,6 +19,7 @@ class MpscRing {
   struct Slot {
     T* value;
     std::size_t pos;
+    void* handback;  // what the consumer left in the cell (the claimer owns it), or null
   };
 
   // capacity: a power of two. Allocates and touches all slots now, so the enqueue
@@ -25,8 +29,8 @@ class MpscRing {
     for (std::size_t i = 0; i < capacity; ++i) cells_[i].seq.store(i, std::memory_order_relaxed);
   }
 
-  // Producer: claims a free slot, or returns {nullptr, 0} when the ring is full.
-  // Threads: any number of producers.
+  // Producer: claims a free slot (taking the cell's hand-back), or returns
+  // {nullptr, 0, nullptr} when the ring is full. Threads: any number of producers.
   Slot try_claim() {
     std::size_t pos = enqueue_.load(std::memory_order_relaxed);
     for (;;) {
@@ -35,10 +39,13 @@ class MpscRing {
       const auto diff = static_cast<std::ptrdiff_t>(seq) - static_cast<std::ptrdiff_t>(pos);
       if (diff == 0) {
         if (enqueue_.compare_exchange_weak(pos, pos + 1, std::memory_order_relaxed)) {
-          return {&c.value, pos};
+          void* handback = c.handback.load(std::memory_order_relaxed)
+                               ? c.handback.exchange(nullptr, std::memory_order_acquire)
+                               : nullptr;
+          return {&c.value, pos, handback};
         }
       } else if (diff < 0) {
-        return {nullptr, 0};
+        return {nullptr, 0, nullptr};
       } else {
         pos = enqueue_.load(std::memory_order_relaxed);
       }
@@ -53,16 +60,33 @@ class MpscRing {
     Cell& c = cells_[dequeue_ & mask_];
     return c.seq.load(std::memory_order_acquire) == dequeue_ + 1 ? &c.value : nullptr;
   }
-  // Consumer: frees the slot returned by front().
-  void pop() {
-    cells_[dequeue_ & mask_].seq.store(dequeue_ + mask_ + 1, std::memory_order_release);
+  // Consumer: frees the slot returned by front(), leaving `handback` (may be null) for
+  // the producer that claims the cell next.
+  void pop(void* handback = nullptr) {
+    Cell& c = cells_[dequeue_ & mask_];
+    if (handback) c.handback.store(handback, std::memory_order_relaxed);
+    c.seq.store(dequeue_ + mask_ + 1, std::memory_order_release);
     ++dequeue_;
   }
+
+  // Consumer (or, once producers are gone, anyone): takes back the hand-back left at
+  // position `pos` (freed by pop, possibly claimed since), or null. Safe against a
+  // producer claiming the cell at the same time: exactly one of them gets it.
+  void* take_handback(std::size_t pos) {
+    std::atomic<void*>& h = cells_[pos & mask_].handback;
+    return h.load(std::memory_order_relaxed) ? h.exchange(nullptr, std::memory_order_acquire)
+                                             : nullptr;
+  }
+
+  // Consumer: the position of the next front() (one past the last popped).
+  std::size_t dequeue_pos() const { return dequeue_; }
+  std::size_t capacity() const { return mask_ + 1; }
 
  private:
   // Cache-line aligned so a record spans as few lines as its size allows.
   struct alignas(64) Cell {
     std::atomic<std::size_t> seq;
+    std::atomic<void*> handback;
     T value;
   };
   std::unique_ptr<Cell[]> cells_;

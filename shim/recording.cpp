@@ -14,7 +14,6 @@ void fill_common(OpRecord& r, RecordKind kind, HookScope& scope, const char* api
   r.kind = kind;
   r.api = api;
   r.rc = rc;
-  r.seq = next_seq();
   r.tid = scope.thread().tid;
   r.host_begin_ns = scope.begin_ns();
   r.host_end_ns = static_cast<std::int64_t>(end_ticks);
@@ -74,7 +73,7 @@ void record_launch(EnqueueScope& scope, const char* api, cl_int rc, cl_command_q
   }
   attach_event(r, scope, rc);
   publish_record(slot);
-  release_one_deferred_event();
+  release_handback(slot);
 }
 
 void record_transfer(EnqueueScope& scope, const char* api, TransferOp op, cl_int rc,
@@ -93,7 +92,7 @@ void record_transfer(EnqueueScope& scope, const char* api, TransferOp op, cl_int
   r.context_id = q ? q->context_id : 0;
   attach_event(r, scope, rc);
   publish_record(slot);
-  release_one_deferred_event();
+  release_handback(slot);
 }
 
 void record_sync(HookScope& scope, const char* api, cl_int rc, cl_command_queue queue) {
@@ -105,6 +104,7 @@ void record_sync(HookScope& scope, const char* api, cl_int rc, cl_command_queue 
   r.queue_id = q ? q->id : 0;
   r.status = OpStatus::Complete;
   publish_record(slot);
+  release_handback(slot);
   // Everything enqueued before this wait may be done now: harvest it promptly.
   wake_harvester();
 }

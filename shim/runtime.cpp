@@ -35,12 +35,12 @@ namespace tf = clprof::trace;
 constexpr std::size_t kRingCapacity = 2048;
 constexpr std::size_t kSpaceBatch = 256;  // producers blocked on a full ring wake per batch
 constexpr std::size_t kFlushBytes = 256 * 1024;
+constexpr std::size_t kBusyRecords = kRingCapacity / 8;  // a drain this long: go again at once
 
 enum State : int { kUninit = 0, kActive = 1, kPassThrough = 2, kFinalized = 3 };
 
 std::mutex g_init_mutex;  // guards session start, finalisation and the thread list
 std::int64_t g_host_start_ns = 0;
-std::atomic<std::uint64_t> g_seq{0};
 bool g_atexit_registered = false;
 
 std::vector<ThreadState*>& thread_list() {
@@ -48,37 +48,36 @@ std::vector<ThreadState*>& thread_list() {
   return *v;
 }
 
-// Private events the harvester is done with, for the app's threads to release (one per
-// enqueue). The driver allocated them on the enqueuing thread: freeing them there too
-// keeps the allocator's fast per-thread path (a release on the harvester thread made the
-// two threads fight over the allocator's lock on every launch). One producer (the
-// harvester), any number of consumers. Slots [tail, head) hold events, all others null.
-class DeferredReleases {
+// Private events the harvester is done with. They go back to the app's threads through
+// the ring itself: each freed cell carries one to the producer that claims the cell next,
+// which releases it after publishing its own record. The driver allocated the event on
+// an enqueuing thread: freeing it on one too, one for one, keeps the allocator's
+// per-thread cache balanced (releases on the harvester made the two threads fight over
+// the allocator's lock on every launch), and riding in the cell costs the producer no
+// cache line it does not already write. The harvester releases them itself only when
+// the app stopped enqueuing (see Session::on_idle) and at the end.
+class Handbacks {
  public:
-  static constexpr std::size_t kCapacity = 1024;
-
-  // Producer: false when full (the caller releases the event itself).
-  bool push(cl_event e) {
-    const std::size_t h = head_.load(std::memory_order_relaxed);
-    std::atomic<cl_event>& slot = slots_[h & (kCapacity - 1)];
-    if (slot.load(std::memory_order_acquire) != nullptr) return false;  // a lap behind
-    slot.store(e, std::memory_order_relaxed);
-    head_.store(h + 1, std::memory_order_release);
-    return true;
+  // Harvester: an event to hand back.
+  void add(cl_event e) { queue_.push_back(e); }
+  // Harvester: the next event to leave in a freed cell, or null.
+  cl_event next() {
+    if (head_ == queue_.size()) return nullptr;
+    cl_event e = queue_[head_++];
+    if (head_ == queue_.size()) {
+      queue_.clear();
+      head_ = 0;
+    }
+    return e;
   }
-
-  // Any thread: one event to release, or nullptr.
-  cl_event pop() {
-    std::size_t t = tail_.load(std::memory_order_relaxed);
-    if (t == head_.load(std::memory_order_acquire)) return nullptr;
-    if (!tail_.compare_exchange_strong(t, t + 1, std::memory_order_acq_rel)) return nullptr;
-    return slots_[t & (kCapacity - 1)].exchange(nullptr, std::memory_order_acq_rel);
+  // Harvester: releases every event not yet handed back.
+  void release_all() {
+    while (cl_event e = next()) real().clReleaseEvent(e);
   }
 
  private:
-  std::atomic<cl_event> slots_[kCapacity] = {};
-  alignas(64) std::atomic<std::size_t> head_{0};
-  alignas(64) std::atomic<std::size_t> tail_{0};
+  std::vector<cl_event> queue_;
+  std::size_t head_ = 0;
 };
 
 // The trace of one process: a fork child starts a new one and leaks the parent's.
@@ -86,13 +85,7 @@ class Session {
  public:
   MpscRing<OpRecord> ring{kRingCapacity};
   TraceWriter writer;
-  DeferredReleases releases;
-
-  // Releases every deferred event now (the harvester when the app is idle, the
-  // finaliser): none is held longer than until the app's next enqueue or idle moment.
-  void release_deferred() {
-    while (cl_event e = releases.pop()) real().clReleaseEvent(e);
-  }
+  Handbacks handbacks;  // harvester (then finaliser) only
 
   void start_harvester() {
     // The harvester must never run the app's signal handlers.
@@ -164,7 +157,8 @@ class Session {
       ++incomplete_;
     }
     pending_.clear();
-    release_deferred();
+    handbacks.release_all();
+    release_cell_handbacks(ring.dequeue_pos() - std::min(ring.dequeue_pos(), ring.capacity()));
     close_open_ranges();
     for (const std::string& line : final_clock_sync_lines(brackets_)) {
       writer.append(line);
@@ -196,7 +190,7 @@ class Session {
         // A backlog: go again at once (no lock, no sleep) while records keep coming.
         if (stop_.load(std::memory_order_relaxed)) return;
       } else {
-        release_deferred();  // the app is not enqueuing: do not keep its events
+        on_idle();
         sleeping_.store(true, std::memory_order_relaxed);
         std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with wake()
         std::unique_lock<std::mutex> lock(wake_mutex_);
@@ -215,7 +209,11 @@ class Session {
       std::size_t n = drain_ring();
       poll_pending();
       n += drain_ring();
-      busy = n > 0;
+      // Only a real backlog keeps the harvester going without a pause. Otherwise it
+      // sleeps a poll interval (producers nudge it every quarter ring, sync points at
+      // once): draining in batches costs less per record and leaves the CPU to the
+      // driver's own threads, which on a CPU device run the app's kernels.
+      busy = n >= kBusyRecords;
       now_ns = monotonic_now_ns();
       if (writer.buffered_bytes() >= kFlushBytes ||
           (writer.buffered_bytes() > 0 && now_ns - last_flush_ns >= flush_every_ns)) {
@@ -261,22 +259,38 @@ class Session {
   // long backlog does not grow the writer's memory.
   std::size_t drain_ring() {
     std::size_t n = 0;
-    while (OpRecord* r = ring.front()) {
-      if (r->kind != RecordKind::Line) {
-        r->has_device_ns = false;  // the producer leaves the harvester's fields alone
-        r->host_begin_ns =
-            to_trace_ns(ticks_.to_monotonic_ns(static_cast<std::uint64_t>(r->host_begin_ns)));
-        r->host_end_ns =
-            to_trace_ns(ticks_.to_monotonic_ns(static_cast<std::uint64_t>(r->host_end_ns)));
-      }
+    while (const OpRecord* r = ring.front()) {
       take(*r);
-      ring.pop();
+      ring.pop(handbacks.next());
       ++n;
       if ((n & (kSpaceBatch - 1)) == 0) notify_space();
       if (writer.buffered_bytes() >= kFlushBytes) writer.flush();
     }
     if (n) notify_space();
+    popped_since_idle_ += n;
     return n;
+  }
+
+  // The app went quiet (nothing drained for a whole poll interval): release the events
+  // still waiting to be handed back, and those left in cells no producer has claimed
+  // since, so none is kept while the app does not enqueue.
+  void on_idle() {
+    if (popped_since_idle_ == 0) {
+      handbacks.release_all();
+      release_cell_handbacks(handback_scan_from_);
+    }
+    popped_since_idle_ = 0;
+  }
+
+  // Releases the hand-backs left in cells freed at positions [from, dequeue) (at most one
+  // ring's worth back); a producer claiming a cell meanwhile takes its event instead.
+  void release_cell_handbacks(std::size_t from) {
+    const std::size_t end = ring.dequeue_pos();
+    if (end - from > ring.capacity()) from = end - ring.capacity();
+    for (std::size_t pos = from; pos < end; ++pos) {
+      if (void* e = ring.take_handback(pos)) real().clReleaseEvent(static_cast<cl_event>(e));
+    }
+    handback_scan_from_ = end;
   }
 
   // Wakes producers blocked on a full ring (a fence and a load when there are none).
@@ -287,39 +301,53 @@ class Session {
     space_cv_.notify_all();
   }
 
-  void take(OpRecord& r) {
-    if (r.kind == RecordKind::Line) {
-      if (r.line) {
-        writer.append(r.line);
-        std::free(r.line);
-        ++line_counts_[static_cast<int>(r.line_kind)];
+  // Works on a copy: the harvester never writes a ring slot (see OpRecord).
+  void take(const OpRecord& slot) {
+    if (slot.kind == RecordKind::Line) {
+      if (slot.line) {
+        writer.append(slot.line);
+        std::free(slot.line);
+        ++line_counts_[static_cast<int>(slot.line_kind)];
       }
       return;
     }
-    if (!r.event) {
-      write_op(r);
-      return;
+    // Most commands are done by the time they are drained: finish them from a scratch
+    // copy, and keep a copy only of the ones still running.
+    const cl_int exec = slot.event ? execution_status(slot) : CL_COMPLETE;
+    OpRecord* r = &scratch_;
+    if (exec > CL_COMPLETE) {
+      if (!free_.empty()) {
+        r = free_.back();
+        free_.pop_back();
+      } else if (OpRecord* fresh = static_cast<OpRecord*>(std::malloc(sizeof(OpRecord)))) {
+        r = fresh;
+      }
     }
-    // Most commands are done by the time they are drained: finish them straight from
-    // the ring slot, and copy only the ones still running.
-    const cl_int exec = execution_status(r);
-    if (exec <= CL_COMPLETE) {
-      complete(r, exec);
-      return;
-    }
-    OpRecord* p;
-    if (!free_.empty()) {
-      p = free_.back();
-      free_.pop_back();
+    copy_record(*r, slot);
+    r->seq = ++op_seq_;
+    r->has_device_ns = false;
+    r->host_begin_ns =
+        to_trace_ns(ticks_.to_monotonic_ns(static_cast<std::uint64_t>(slot.host_begin_ns)));
+    r->host_end_ns =
+        to_trace_ns(ticks_.to_monotonic_ns(static_cast<std::uint64_t>(slot.host_end_ns)));
+    if (!r->event) {
+      write_op(*r);
+    } else if (r != &scratch_) {
+      pending_.push_back(r);
+    } else if (exec <= CL_COMPLETE) {
+      complete(*r, exec);
     } else {
-      p = static_cast<OpRecord*>(std::malloc(sizeof(OpRecord)));
-      if (!p) {
-        write_op(r);  // out of memory: keep the record, lose the device times
-        return;
+      // Out of memory for a pending copy: keep the record, lose the device times.
+      auto ev = static_cast<cl_event>(r->event);
+      if (r->app_event) {
+        event_ref_remove(ev);
+        real().clReleaseEvent(ev);
+      } else {
+        handbacks.add(ev);
       }
+      r->event = nullptr;
+      write_op(*r);
     }
-    copy_record(*p, r);
-    pending_.push_back(p);
   }
 
   static cl_int execution_status(const OpRecord& r) {
@@ -373,8 +401,8 @@ class Session {
     if (r.app_event) {
       event_ref_remove(ev);
       cl.clReleaseEvent(ev);
-    } else if (!releases.push(ev)) {
-      cl.clReleaseEvent(ev);
+    } else {
+      handbacks.add(ev);
     }
     r.event = nullptr;
     if (r.has_device_ns && r.status == OpStatus::Complete && r.device_id != 0) {
@@ -427,6 +455,10 @@ class Session {
   std::condition_variable space_cv_;
   std::atomic<unsigned> space_waiters_{0};
   std::vector<OpRecord*> pending_;  // in enqueue order
+  OpRecord scratch_;                // the record being finished straight from the ring
+  std::uint64_t op_seq_ = 0;        // last seq given (launch, transfer, sync), ring order
+  std::size_t popped_since_idle_ = 0;
+  std::size_t handback_scan_from_ = 0;
   std::vector<std::uint64_t> blocked_queues_;
   std::vector<OpRecord*> free_;
   std::unordered_map<std::uint64_t, BracketEstimator> brackets_;
@@ -539,7 +571,6 @@ void fork_child() {
   // slots: the child leaks that session and starts its own on its next OpenCL call.
   g_session.store(nullptr, std::memory_order_relaxed);
   if (g_recording_state.load() == kActive) g_recording_state.store(kUninit);
-  g_seq.store(0);
   auto& threads = thread_list();
   threads.clear();
   if (t_thread_state) {
@@ -657,10 +688,6 @@ ThreadState& thread_state_slow() {
   return *t;
 }
 
-std::uint64_t next_seq() {
-  return g_seq.fetch_add(1, std::memory_order_relaxed) + 1;
-}
-
 MpscRing<OpRecord>::Slot claim_record() {
   Session* s = g_session.load(std::memory_order_acquire);
   auto slot = s->ring.try_claim();
@@ -681,10 +708,8 @@ void publish_record(MpscRing<OpRecord>::Slot slot) {
   g_session.load(std::memory_order_relaxed)->ring.publish(slot);
 }
 
-void release_one_deferred_event() {
-  if (cl_event e = g_session.load(std::memory_order_relaxed)->releases.pop()) {
-    real().clReleaseEvent(e);
-  }
+void release_handback(const MpscRing<OpRecord>::Slot& slot) {
+  if (slot.handback) real().clReleaseEvent(static_cast<cl_event>(slot.handback));
 }
 
 void emit_line(LineKind kind, const std::string& json) {
@@ -697,6 +722,7 @@ void emit_line(LineKind kind, const std::string& json) {
   slot.value->line_kind = kind;
   slot.value->line = copy;
   publish_record(slot);
+  release_handback(slot);
 }
 
 void wake_harvester() {

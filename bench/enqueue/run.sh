@@ -8,7 +8,10 @@
 #   cmake --build BUILD_DIR --target enqueue_bench   (depends on clprof_shim and, with
 #   CLPROF_BUILD_TESTS=ON, the default, on clprof_fake_icd; else run with PLATFORMS=pocl)
 #
-# What it does, per platform (PoCL, then the fake driver of tests/fake_icd):
+# What it does, per platform (PoCL; the fake driver of tests/fake_icd; and "fake-null", the
+# fake driver again with the trace written to /dev/null, which separates clprof's own cost
+# from the file system's: on the fake driver the background thread, which formats and writes
+# every record, becomes the limit once the kernel's page-cache writes are added):
 #   * ROUNDS rounds of: one bare run, one run with LD_PRELOAD=libclprof.so, and one bare
 #     "events" run (the app itself uses a profiling queue and asks for an event per launch,
 #     released at once: the driver-side work any event-based tracer causes), interleaved so
@@ -24,7 +27,7 @@
 #     streamed, so memory must not grow with the run length.
 #
 # Environment knobs: ROUNDS (5), ITERS_POCL (200000), ITERS_FAKE (1000000),
-#   FINISH_EVERY (1000), PLATFORMS ("pocl fake"), POCL_ICD (/etc/OpenCL/vendors/pocl.icd).
+#   FINISH_EVERY (1000), PLATFORMS ("pocl fake fake-null"), POCL_ICD (/etc/OpenCL/vendors/pocl.icd).
 # Timing is wall clock of the enqueue loop; run on an otherwise idle machine.
 set -euo pipefail
 
@@ -33,7 +36,7 @@ ROUNDS=${ROUNDS:-5}
 ITERS_POCL=${ITERS_POCL:-200000}
 ITERS_FAKE=${ITERS_FAKE:-1000000}
 FINISH_EVERY=${FINISH_EVERY:-1000}
-PLATFORMS=${PLATFORMS:-"pocl fake"}
+PLATFORMS=${PLATFORMS:-"pocl fake fake-null"}
 POCL_ICD=${POCL_ICD:-/etc/OpenCL/vendors/pocl.icd}
 
 BENCH=$BUILD_DIR/bin/enqueue_bench
@@ -48,9 +51,9 @@ trap 'rm -rf "$WORK"' EXIT
 
 # Runs the benchmark once; prints
 # "ns launches peak_rss_kb trace_bytes launch_records thread_cpu_ns process_cpu_ns".
-run_one() {  # icd mode(bare|shim|events) iterations
-  local icd=$1 mode=$2 iters=$3 out trace=$WORK/trace.json
-  rm -f "$trace"
+run_one() {  # icd mode(bare|shim|events) iterations [trace path, default a file in WORK]
+  local icd=$1 mode=$2 iters=$3 out trace=${4:-$WORK/trace.json}
+  [[ -f $trace ]] && rm -f "$trace"  # never a device such as /dev/null
   # Only the variables of this benchmark; a CLPROF_* setting from the caller would skew it.
   local -a unset=(-u LD_PRELOAD -u ENQUEUE_BENCH_EVENTS) set=(OCL_ICD_VENDORS="$icd")
   for v in $(compgen -e | grep -E '^(CLPROF_|FAKE_CL_)' || true); do unset+=(-u "$v"); done
@@ -64,7 +67,7 @@ run_one() {  # icd mode(bare|shim|events) iterations
   pcpu=$(awk '$1=="process_cpu_ns_per_iter"{print $2}' <<<"$out")
   launches=$(awk '$1=="launches"{print $2}' <<<"$out")
   rss=$(awk '$1=="peak_rss_kb"{print $2}' <<<"$out")
-  if [[ $mode == shim ]]; then
+  if [[ $mode == shim && $trace != /dev/null ]]; then
     bytes=$(stat -c %s "$trace")
     records=$(grep -c '"type":"launch"' "$trace" || true)
   fi
@@ -91,8 +94,11 @@ ev = med('events', 1)
 print(f"  bare+profiling+event ns/iter {ev:10.1f}  (driver floor for an event per launch: {ev - b:+.1f} ns)")
 print(f"  enqueuing-thread CPU ns/iter {med('bare', 6):10.1f} bare {med('shim', 6):10.1f} shim {med('events', 6):10.1f} bare+events")
 print(f"  process CPU ns/iter          {med('bare', 7):10.1f} bare {med('shim', 7):10.1f} shim {med('events', 7):10.1f} bare+events")
-print(f"  trace bytes per launch       {statistics.median(bpl):10.1f}")
-print(f"  launch records per launch    {statistics.median(rpl):10.3f}")
+if any(int(r[4]) for r in rows if r[0] == "shim"):
+    print(f"  trace bytes per launch       {statistics.median(bpl):10.1f}")
+    print(f"  launch records per launch    {statistics.median(rpl):10.3f}")
+else:
+    print("  trace bytes per launch              n/a  (trace written to /dev/null)")
 print(f"  peak RSS with shim, {iters} iters      {int(rss_short):8d} KiB")
 print(f"  peak RSS with shim, 4x{iters} iters    {int(rss_long):8d} KiB")
 EOF
@@ -103,19 +109,20 @@ echo "host: $(uname -n), $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo |
 echo
 for platform in $PLATFORMS; do
   case $platform in
-    pocl) icd=$POCL_ICD; iters=$ITERS_POCL ;;
-    fake) icd=$FAKE_ICD; iters=$ITERS_FAKE ;;
+    pocl) icd=$POCL_ICD; iters=$ITERS_POCL; trace= ;;
+    fake) icd=$FAKE_ICD; iters=$ITERS_FAKE; trace= ;;
+    fake-null) icd=$FAKE_ICD; iters=$ITERS_FAKE; trace=/dev/null ;;
     *) echo "run.sh: unknown platform $platform" >&2; exit 2 ;;
   esac
   rows=$WORK/$platform.rows
   : >"$rows"
   for ((r = 1; r <= ROUNDS; r++)); do
     echo "bare $(run_one "$icd" bare "$iters")" >>"$rows"
-    echo "shim $(run_one "$icd" shim "$iters")" >>"$rows"
+    echo "shim $(run_one "$icd" shim "$iters" $trace)" >>"$rows"
     echo "events $(run_one "$icd" events "$iters")" >>"$rows"
   done
-  rss_short=$(run_one "$icd" shim "$iters" | awk '{print $3}')
-  rss_long=$(run_one "$icd" shim $((4 * iters)) | awk '{print $3}')
+  rss_short=$(run_one "$icd" shim "$iters" $trace | awk '{print $3}')
+  rss_long=$(run_one "$icd" shim $((4 * iters)) $trace | awk '{print $3}')
   summarise "$platform" "$iters" "$rows" "$rss_short" "$rss_long"
   echo
 done

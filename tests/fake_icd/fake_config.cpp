@@ -131,6 +131,8 @@ Config* load() {
   }
   const char* token = std::getenv("FAKE_CL_BUILD_FAIL_TOKEN");
   if (token && *token) cfg->build_fail_token = token;
+  const char* report = std::getenv("FAKE_CL_REPORT");
+  if (report && *report) cfg->report_path = report;
   return cfg;
 }
 

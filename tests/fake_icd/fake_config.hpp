@@ -49,6 +49,7 @@ struct Config {
   std::string event_mode_kernel;      // non-empty: the mode applies only to launches of it
   bool host_timer = true;             // clGetDeviceAndHostTimer supported
   std::string build_fail_token = "-DFAKE_CL_BUILD_FAIL";
+  std::string report_path;             // FAKE_CL_REPORT: counts written at library unload
   std::vector<Injection*> injections;  // never freed: call sites keep pointers for good
 };
 

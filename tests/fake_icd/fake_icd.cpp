@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -65,6 +66,11 @@ _cl_device_id g_device{&g_dispatch};
 
 // Number of commands enqueued so far in this process; command n is stamped from n.
 std::atomic<std::uint64_t> g_commands{0};
+
+// Event objects created and not yet destroyed, whoever holds them (the app, a queue's
+// pending list, or a layer such as libclprof.so between the two): what tests read through
+// clprof_fake_live_events() to prove that a layer leaks or holds no event.
+std::atomic<std::uint64_t> g_live_events{0};
 
 constexpr std::uint64_t kQueuedStep = 1000;
 constexpr std::uint64_t kSubmitDelay = 10;
@@ -177,11 +183,20 @@ void drop_queue(cl_command_queue q, std::uint64_t remaining) {
   drop_context(c, c->refs.release_internal());
 }
 
+// Every event is made here, so that g_live_events counts each one.
+cl_event new_event() {
+  auto* e = new _cl_event();
+  e->dispatch = &g_dispatch;
+  g_live_events.fetch_add(1, std::memory_order_relaxed);
+  return e;
+}
+
 void drop_event(cl_event e, std::uint64_t remaining) {
   if (remaining != 0) return;
   cl_command_queue q = e->queue;
   cl_context c = q ? nullptr : e->context;
   delete e;
+  g_live_events.fetch_sub(1, std::memory_order_relaxed);
   if (q) drop_queue(q, q->refs.release_internal());
   if (c) drop_context(c, c->refs.release_internal());
 }
@@ -246,8 +261,7 @@ cl_int finish_command(cl_command_queue q, cl_command_type type, std::uint64_t du
     mode = EventMode::kImmediate;
   }
   if (!event_out) return CL_SUCCESS;
-  auto* e = new _cl_event();
-  e->dispatch = &g_dispatch;
+  cl_event e = new_event();
   e->queue = q;
   e->context = q->context;
   e->command_type = type;
@@ -913,8 +927,7 @@ cl_int CL_API_CALL SetEventCallback(cl_event e, cl_int type,
 cl_event CL_API_CALL CreateUserEvent(cl_context c, cl_int* errcode_ret) {
   FAKE_INJECT_OBJ("clCreateUserEvent", errcode_ret);
   if (!c) return fail<_cl_event>(errcode_ret, CL_INVALID_CONTEXT);
-  auto* e = new _cl_event();
-  e->dispatch = &g_dispatch;
+  cl_event e = new_event();
   e->context = c;
   e->command_type = CL_COMMAND_USER;
   e->status.store(CL_SUBMITTED);
@@ -2035,8 +2048,32 @@ void ensure_dispatch() {
   (void)done;
 }
 
+// FAKE_CL_REPORT: what is still alive when the library is unloaded. As a destructor of
+// this library it runs after the process's atexit handlers (ld.so's own exit handler,
+// which runs the library destructors, was registered before main), so it sees what an
+// exit handler of a layer above (libclprof.so's) left behind. The configuration is
+// leaked on purpose, so it is still there.
+__attribute__((destructor)) void write_report() {
+  const std::string& path = config().report_path;
+  if (path.empty()) return;
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (!f) {
+    std::fprintf(stderr, "clprof fake ICD: cannot write FAKE_CL_REPORT=\"%s\"\n", path.c_str());
+    return;
+  }
+  std::fprintf(f, "live_events %llu\n",
+               static_cast<unsigned long long>(g_live_events.load(std::memory_order_relaxed)));
+  std::fclose(f);
+}
+
 }  // namespace
 }  // namespace clprof::fake
+
+// Event objects created and not yet destroyed, for tests (README.md, "Live event objects").
+// Not an OpenCL entry point: tests find it with dlopen(RTLD_NOLOAD) + dlsym.
+FAKE_EXPORT unsigned long long clprof_fake_live_events(void) {
+  return clprof::fake::g_live_events.load(std::memory_order_relaxed);
+}
 
 FAKE_EXPORT CL_API_ENTRY cl_int CL_API_CALL clIcdGetPlatformIDsKHR(cl_uint num_entries,
                                                                     cl_platform_id* platforms,

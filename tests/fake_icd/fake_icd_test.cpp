@@ -3,6 +3,7 @@
 // environment that group needs (see CMakeLists.txt).
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <CL/cl.h>
+#include <dlfcn.h>
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -101,6 +102,19 @@ cl_mem make_buffer(const Env& env, size_t bytes) {
   cl_mem m = clCreateBuffer(env.context, CL_MEM_READ_WRITE, bytes, nullptr, &rc);
   REQUIRE(rc == CL_SUCCESS);
   return m;
+}
+
+// The driver's live-event count (README.md, "Live event objects"), from the copy the ICD
+// loader loaded (an Env must exist first: the loader loads drivers at the first cl* call).
+unsigned long long live_events() {
+  void* h = dlopen(FAKE_ICD_PATH, RTLD_NOW | RTLD_NOLOAD);
+  REQUIRE_MESSAGE(h != nullptr, "the fake driver is not loaded: ", dlerror());
+  auto fn = reinterpret_cast<unsigned long long (*)()>(dlsym(h, "clprof_fake_live_events"));
+  const bool exported = fn != nullptr;  // (doctest cannot print a function pointer)
+  REQUIRE_MESSAGE(exported, "clprof_fake_live_events is not exported");
+  const unsigned long long n = fn();
+  dlclose(h);  // only drops the reference RTLD_NOLOAD took; the loader keeps the driver
+  return n;
 }
 
 }  // namespace
@@ -329,6 +343,47 @@ TEST_CASE("default: event reference counts are the app's own") {
   CHECK(clReleaseEvent(e) == CL_SUCCESS);
 }
 
+TEST_CASE("default: the live-event count follows event creation and destruction") {
+  Env env;
+  cl_program p = env.build();
+  cl_mem buf = make_buffer(env, 64);
+  cl_kernel k = ready_vadd(env, p, buf);
+  // Other cases run in this process may have left events alive: count from here.
+  const unsigned long long base = live_events();
+  const size_t gws = 8;
+  // Without an event the driver makes none.
+  REQUIRE(clEnqueueNDRangeKernel(env.queue, k, 1, nullptr, &gws, nullptr, 0, nullptr, nullptr) ==
+          CL_SUCCESS);
+  REQUIRE(clEnqueueMarkerWithWaitList(env.queue, 0, nullptr, nullptr) == CL_SUCCESS);
+  CHECK(live_events() == base);
+  cl_event e[4] = {};
+  REQUIRE(clEnqueueNDRangeKernel(env.queue, k, 1, nullptr, &gws, nullptr, 0, nullptr, &e[0]) ==
+          CL_SUCCESS);
+  const cl_uint pattern = 7;
+  REQUIRE(clEnqueueFillBuffer(env.queue, buf, &pattern, sizeof pattern, 0, 64, 0, nullptr, &e[1]) ==
+          CL_SUCCESS);
+  REQUIRE(clEnqueueMarkerWithWaitList(env.queue, 0, nullptr, &e[2]) == CL_SUCCESS);
+  cl_int rc = 0;
+  e[3] = clCreateUserEvent(env.context, &rc);
+  REQUIRE(rc == CL_SUCCESS);
+  CHECK(live_events() == base + 4);
+  // A failed enqueue makes none.
+  CHECK(clEnqueueMarkerWithWaitList(env.queue, 1, nullptr, &e[0]) == CL_INVALID_EVENT_WAIT_LIST);
+  CHECK(live_events() == base + 4);
+  // Alive while any reference is left.
+  REQUIRE(clRetainEvent(e[0]) == CL_SUCCESS);
+  REQUIRE(clReleaseEvent(e[0]) == CL_SUCCESS);
+  CHECK(live_events() == base + 4);
+  for (int i = 0; i < 4; ++i) {
+    CAPTURE(i);
+    REQUIRE(clReleaseEvent(e[i]) == CL_SUCCESS);
+    CHECK(live_events() == base + 3 - i);
+  }
+  clReleaseKernel(k);
+  clReleaseMemObject(buf);
+  clReleaseProgram(p);
+}
+
 TEST_CASE("default: many threads get unique command numbers") {
   Env env;
   cl_program p = env.build();
@@ -426,6 +481,17 @@ TEST_CASE("on_wait: events complete at clFinish, callbacks fire then") {
   clReleaseEvent(g);
   CHECK(clFinish(env.queue) == CL_SUCCESS);
   clReleaseEvent(e);
+}
+
+TEST_CASE("on_wait: an event the app released stays live until its command completes") {
+  Env env;
+  const unsigned long long base = live_events();
+  cl_event e = nullptr;
+  REQUIRE(clEnqueueMarkerWithWaitList(env.queue, 0, nullptr, &e) == CL_SUCCESS);
+  REQUIRE(clReleaseEvent(e) == CL_SUCCESS);
+  CHECK(live_events() == base + 1);  // the queue's pending list still holds it
+  REQUIRE(clFinish(env.queue) == CL_SUCCESS);
+  CHECK(live_events() == base);
 }
 
 TEST_CASE("on_wait: concurrent enqueue, finish, status polls and releases") {

@@ -493,6 +493,121 @@ int scenario_fork_no_exec() {
   return 0;
 }
 
+// The fake driver's count of live event objects (tests/fake_icd/README.md). The app reaches
+// the driver only through the ICD loader, so it looks the count up in the copy the loader
+// loaded: SHIM_TEST_FAKE_ICD is its path; RTLD_NOLOAD makes sure no second copy, with a
+// counter of its own, is loaded instead.
+using LiveEventsFn = unsigned long long (*)();
+LiveEventsFn fake_live_events() {
+  const char* path = std::getenv("SHIM_TEST_FAKE_ICD");
+  void* lib = path ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : nullptr;
+  void* fn = lib ? dlsym(lib, "clprof_fake_live_events") : nullptr;
+  if (!fn) {
+    std::fprintf(stderr, "shim_test_app: no clprof_fake_live_events in SHIM_TEST_FAKE_ICD=%s\n",
+                 path ? path : "(unset)");
+    std::exit(91);
+  }
+  return reinterpret_cast<LiveEventsFn>(fn);  // `lib` stays open: `fn` must stay valid
+}
+
+constexpr int kTransfersPerBurst = 3;
+
+// `launches` launches of a kernel without arguments, then kTransfersPerBurst transfers, all
+// without an event: under the shim each one runs with a private event the app never sees.
+void enqueue_without_events(const Cl& cl, int launches) {
+  const size_t gws = 64;
+  for (int i = 0; i < launches; ++i)
+    check(
+        clEnqueueNDRangeKernel(cl.queue, cl.noargs, 1, nullptr, &gws, nullptr, 0, nullptr, nullptr),
+        "launch");
+  // Static: a non-blocking write may read its source after the call returns.
+  static const unsigned char bytes[256] = {};
+  check(clEnqueueWriteBuffer(cl.queue, cl.a, CL_FALSE, 0, sizeof bytes, bytes, 0, nullptr, nullptr),
+        "write");
+  check(clEnqueueCopyBuffer(cl.queue, cl.a, cl.b, 0, 0, 256, 0, nullptr, nullptr), "copy");
+  const cl_uint pattern = 0x01020304;
+  check(clEnqueueFillBuffer(cl.queue, cl.c, &pattern, sizeof pattern, 0, 1024, 0, nullptr, nullptr),
+        "fill");
+}
+
+// Commands without events, counted by the fake driver (SHIM_TEST_FAKE_ICD): the shim's
+// private events must all be released while the app is idle, and none may be left at exit.
+int scenario_private_events() {
+  Cl cl(0);  // queue WITHOUT profiling: the app asks for no event, so all are the shim's
+  constexpr int kBurst1 = 5000, kBurst2 = 2000;
+  enqueue_without_events(cl, kBurst1);
+  check(clFinish(cl.queue), "finish");
+  const LiveEventsFn live = fake_live_events();
+  say("live_events_after_finish", static_cast<long long>(live()));
+  // The app stops enqueuing: the shim releases what it holds within about two poll
+  // intervals. The 10 s bound only keeps a loaded machine from failing the test.
+  const auto start = std::chrono::steady_clock::now();
+  const auto deadline = start + std::chrono::seconds(10);
+  unsigned long long n = live();
+  while (n != 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    n = live();
+  }
+  const auto waited = std::chrono::steady_clock::now() - start;
+  say("live_events_after_idle", static_cast<long long>(n));
+  say("idle_reached_zero", n == 0 ? 1 : 0);  // 0: the 10 s ran out
+  // Informational only (tests assert no durations).
+  say("idle_wait_us", std::chrono::duration_cast<std::chrono::microseconds>(waited).count());
+
+  // Two events the app keeps to the end and never releases: a launch's and a user event.
+  // The driver's count at exit is then exactly 2 without the shim, and must be 2 with it:
+  // no private event left behind, none of the app's references taken away.
+  cl_event kept = nullptr;
+  const size_t gws = 64;
+  check(clEnqueueNDRangeKernel(cl.queue, cl.noargs, 1, nullptr, &gws, nullptr, 0, nullptr, &kept),
+        "kept launch");
+  cl_int rc = 0;
+  const cl_event user = clCreateUserEvent(cl.context, &rc);
+  check(rc, "clCreateUserEvent");
+  say("app_kept_events", (kept ? 1 : 0) + (user ? 1 : 0));
+  // A second burst, then exit at once (no clFinish, no pause): these commands are still in
+  // the shim's hands when its exit handler runs.
+  enqueue_without_events(cl, kBurst2);
+  say("launches", kBurst1 + 1 + kBurst2);
+  say("transfers", 2 * kTransfersPerBurst);
+  return 0;  // ~Cl releases every other object of the app
+}
+
+// 8-byte scalar arguments whose value is, or later becomes, a buffer's handle: the shim
+// caches "not a buffer" answers per thread, and a buffer created at that address must end
+// that (docs/trace-format.md: a value equal to a live cl_mem reads as that buffer).
+int scenario_scalar64() {
+  Cl cl;
+  cl_int rc = 0;
+  const char* src = "__kernel void take64(ulong v) { }\n";
+  cl_program p = clCreateProgramWithSource(cl.context, 1, &src, nullptr, &rc);
+  check(rc, "program");
+  check(clBuildProgram(p, 1, &cl.device, "", nullptr, nullptr), "build");
+  cl_kernel k = clCreateKernel(p, "take64", &rc);
+  check(rc, "take64");
+  cl_mem x = clCreateBuffer(cl.context, CL_MEM_READ_WRITE, 256, nullptr, &rc);
+  check(rc, "x");
+  check(clReleaseMemObject(x), "release x");
+  // 1: the released buffer's handle, now just a number.
+  check(clSetKernelArg(k, 0, sizeof x, &x), "arg 1");
+  check(clEnqueueTask(cl.queue, k, 0, nullptr, nullptr), "task 1");
+  cl_mem y = clCreateBuffer(cl.context, CL_MEM_READ_WRITE, 64, nullptr, &rc);
+  check(rc, "y");
+  say("same_mem_handle", x == y ? 1 : 0);  // the allocator hands the freed block back
+  // 2: the same bits again, now the live buffer y.
+  check(clSetKernelArg(k, 0, sizeof x, &x), "arg 2");
+  check(clEnqueueTask(cl.queue, k, 0, nullptr, nullptr), "task 2");
+  // 3: a plain number.
+  const cl_ulong plain = 0x1122334455667788ULL;
+  check(clSetKernelArg(k, 0, sizeof plain, &plain), "arg 3");
+  check(clEnqueueTask(cl.queue, k, 0, nullptr, nullptr), "task 3");
+  check(clFinish(cl.queue), "finish");
+  clReleaseMemObject(y);
+  clReleaseKernel(k);
+  clReleaseProgram(p);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -522,6 +637,8 @@ int main(int argc, char** argv) {
   if (s == "fork_no_exec") return scenario_fork_no_exec();
   if (s == "markers") return scenario_markers();
   if (s == "markers_unbalanced") return scenario_markers_unbalanced();
+  if (s == "private_events") return scenario_private_events();
+  if (s == "scalar64") return scenario_scalar64();
   std::fprintf(stderr, "unknown scenario %s\n", s.c_str());
   return 2;
 }

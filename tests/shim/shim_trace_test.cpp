@@ -170,6 +170,49 @@ const BasicRun& basic_run() {
   return run;
 }
 
+// ---- scenario "private_events", shared by the "pending:" cases that check it ---------------
+// Run with and without the shim; the fake driver counts live events (tests/fake_icd/README.md,
+// "Live event objects"): the app reads the count while idle, FAKE_CL_REPORT gives it at exit.
+struct PrivateEventsRun {
+  TempDir dir;
+  RunResult shim;
+  RunResult bare;
+  std::string shim_report;  // the driver's FAKE_CL_REPORT file ("live_events N")
+  std::string bare_report;
+  Trace trace;
+  bool trace_ok = false;
+};
+
+const PrivateEventsRun& private_events_run() {
+  static PrivateEventsRun run;
+  static const bool started = [] {
+    auto env = [](const std::string& report) {
+      return EnvChanges{{"SHIM_TEST_FAKE_ICD", std::string(CLPROF_TEST_FAKE_ICD_LIB)},
+                        {"FAKE_CL_REPORT", report}};
+    };
+    run.shim = run_app(
+        {"private_events", true, run.dir.file("x.json"), env(run.dir.file("shim_report.txt"))},
+        run.dir.path());
+    run.bare = run_app({"private_events", false, "", env(run.dir.file("bare_report.txt"))},
+                       run.dir.path());
+    run.shim_report = read_file(run.dir.file("shim_report.txt"));
+    run.bare_report = read_file(run.dir.file("bare_report.txt"));
+    run.trace_ok = load_trace(run.dir.file("x.json"), run.trace);
+    return true;
+  }();
+  (void)started;
+  REQUIRE_MESSAGE(run.shim.exit_code == 0, "with the shim: ", run.shim.err);
+  REQUIRE_MESSAGE(run.bare.exit_code == 0, "without the shim: ", run.bare.err);
+  return run;
+}
+
+// A "key value" line the app printed (fails the case if it did not).
+long long app_value(const RunResult& r, const char* key) {
+  auto it = r.values.find(key);
+  REQUIRE_MESSAGE(it != r.values.end(), "the app printed no \"", key, "\"; stdout:\n", r.out);
+  return it->second;
+}
+
 const Value* find_kernel(const Trace& t, const char* name) {
   for (const Value* k : t.of_type("kernel"))
     if (str(*k, "name") == name) return k;
@@ -561,6 +604,27 @@ TEST_CASE("trace: ids are never reused; sub-buffers, NULL and unset arguments") 
   CHECK(noargs_ids.count(num(*tasks[1], "kernel_id")) == 1);
 }
 
+TEST_CASE("trace: an 8-byte scalar reads as a buffer once a buffer lives at that value") {
+  TempDir dir;
+  const std::string out = dir.file("s.json");
+  const RunResult shim = run_app({"scalar64", true, out, {}}, dir.path());
+  REQUIRE(shim.exit_code == 0);
+  // Without the address reuse this test would prove nothing (glibc hands back the block
+  // just freed, so the fake driver's second buffer lands where the first one was).
+  REQUIRE(shim.values.at("same_mem_handle") == 1);
+  Trace t;
+  REQUIRE(load_trace(out, t));
+  std::vector<const Value*> takes;
+  for (const Value* l : by_seq(t))
+    if (str(*l, "type") == "launch" && str(*l, "kernel") == "take64") takes.push_back(l);
+  REQUIRE(takes.size() == 3);
+  auto arg0 = [&](int i) { return to_json(member(*takes[i], "args")[0]); };
+  CHECK(arg0(0).rfind("[\"scalar\",8,\"", 0) == 0);  // x was released: a number
+  CHECK(arg0(1).rfind("[\"buffer\",8,", 0) == 0);    // y lives there now
+  CHECK(member(*takes[1], "args")[0][3].GetInt64() == 64);
+  CHECK(arg0(2) == "[\"scalar\",8,\"8877665544332211\",1234605616436508552]");
+}
+
 TEST_CASE("trace: map, unmap, rect and image transfers") {
   TempDir dir;
   const std::string out = dir.file("x.json");
@@ -722,6 +786,60 @@ TEST_CASE("pending: events that never complete are recorded incomplete at exit")
   }
   CHECK(num(*t.records.back(), "incomplete") == 10);
   check_end_counts(t);
+}
+
+TEST_CASE("pending: private events are all released while the app is idle") {
+  const PrivateEventsRun& r = private_events_run();
+  // Without the shim no event exists at all: the baseline the shim must come back to.
+  CHECK(app_value(r.bare, "live_events_after_finish") == 0);
+  CHECK(app_value(r.bare, "idle_reached_zero") == 1);
+  // With it, 5003 commands ran on private events; idle, the app must see none left.
+  // (Values first: CAPTURE evaluates lazily, inside the reporter, where no check may run.)
+  const long long after_finish = app_value(r.shim, "live_events_after_finish");
+  const long long after_idle = app_value(r.shim, "live_events_after_idle");
+  const long long waited_us = app_value(r.shim, "idle_wait_us");
+  CAPTURE(after_finish);
+  CAPTURE(waited_us);
+  CHECK_MESSAGE(app_value(r.shim, "idle_reached_zero") == 1,
+                "private events still alive after 10 s of idle: ", after_idle);
+  CHECK(after_idle == 0);
+}
+
+TEST_CASE("pending: at exit the driver holds exactly the events it holds without the shim") {
+  const PrivateEventsRun& r = private_events_run();
+  // The app keeps two events of its own to the end (a launch's and a user event): without
+  // the shim that is all the driver has left when it is unloaded.
+  CHECK(app_value(r.bare, "app_kept_events") == 2);
+  CHECK(app_value(r.shim, "app_kept_events") == 2);
+  CHECK_MESSAGE(r.bare_report == "live_events 2\n", "report without the shim: ", r.bare_report);
+  // More: private events left unreleased by the shim's exit handler. Fewer: the shim
+  // released a reference of the app's.
+  CHECK_MESSAGE(r.shim_report == r.bare_report, "report with the shim: ", r.shim_report);
+}
+
+TEST_CASE("pending: one launch record per launch when every event is the shim's own") {
+  const PrivateEventsRun& r = private_events_run();
+  REQUIRE(r.trace_ok);
+  const Trace& t = r.trace;
+  CHECK(static_cast<long long>(t.of_type("launch").size()) == app_value(r.shim, "launches"));
+  CHECK(static_cast<long long>(t.of_type("transfer").size()) == app_value(r.shim, "transfers"));
+  check_seq_unique_and_complete(t);
+  check_end_counts(t);
+  CHECK(num(*t.records.back(), "incomplete") == 0);
+  // One thread, in order: command i (seq order, syncs aside) is the driver's command i + 1.
+  // Device times prove that each command had an event, the shim's private one (the app
+  // passed none and its queue has no profiling) except for the one launch it kept.
+  long long n = 0;
+  for (const Value* rec : by_seq(t)) {
+    const std::string type = str(*rec, "type");
+    if (type == "sync") continue;
+    ++n;
+    CAPTURE(n);
+    REQUIRE(str(*rec, "status") == "complete");
+    const long long duration = type == "launch" ? 1000 + 64 : 500 + num(*rec, "bytes");
+    REQUIRE(nums(*rec, "device_ns") == fake_times(n, duration));
+  }
+  CHECK(n == app_value(r.shim, "launches") + app_value(r.shim, "transfers"));
 }
 
 // ============================================================================================

@@ -318,6 +318,17 @@ TEST_CASE("format_op into a buffer: same text, room bound holds a long kernel na
   CHECK_FALSE(d.HasParseError());
 }
 
+// Deterministic pseudo-random numbers in [0, n) (xorshift64).
+struct XorShift {
+  std::uint64_t x;
+  std::uint64_t operator()(std::uint64_t n) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    return x % n;
+  }
+};
+
 TEST_CASE("launch text cache: output identical to formatting without it") {
   // Launches that change one field at a time (and sometimes nothing): every record
   // formatted through the cache must equal the uncached text.
@@ -325,13 +336,7 @@ TEST_CASE("launch text cache: output identical to formatting without it") {
   auto r = vadd_launch();
   const std::string other_name = "\"other\"";
   const std::string long_name = "\"" + std::string(600, 'n') + "\"";
-  std::uint64_t x = 88172645463325252ULL;
-  auto rnd = [&x](std::uint64_t n) {
-    x ^= x << 13;
-    x ^= x >> 7;
-    x ^= x << 17;
-    return x % n;
-  };
+  XorShift rnd{88172645463325252ULL};
   std::string buf(op_chars_bound(*r) + 1000, '\0');
   for (int i = 0; i < 20000; ++i) {
     r->seq = static_cast<std::uint64_t>(i) + 1;
@@ -426,6 +431,45 @@ TEST_CASE("every key the formatter writes is a trace_format.hpp constant") {
       bool found = false;
       for (std::string_view k : known) found = found || k == key;
       CHECK_MESSAGE(found, "key not in trace_format.hpp: " << key);
+    }
+  }
+}
+
+TEST_CASE("numbers: seq, tid, host and device times read back as written, cache or not") {
+  // The formatter shortcuts these (seq incremented as text, tid reused, the shared
+  // leading digits of a group of times copied): the values must survive every carry and
+  // digit-count change.
+  LaunchTextCache cache;
+  auto r = vadd_launch();
+  r->has_device_ns = true;
+  XorShift rnd{2463534242ULL};
+  const std::uint64_t bases[] = {0, 9, 9999, 10000, 99999999, 1234567890123, UINT64_MAX - 100};
+  std::string buf(op_chars_bound(*r) + 1000, '\0');
+  std::uint64_t seq = 0;
+  for (int i = 0; i < 50000; ++i) {
+    seq = rnd(10) == 0 ? rnd(2000000) : seq + 1;  // mostly +1, across 9 -> 10 etc.
+    r->seq = seq;
+    if (rnd(50) == 0) r->tid = static_cast<std::int32_t>(rnd(100000)) - 2;
+    const std::uint64_t base = bases[rnd(7)] + rnd(3);
+    r->device_ns[0] = base;
+    for (int k = 1; k < 4; ++k) {
+      const std::uint64_t step = rnd(3) == 0 ? rnd(100000) : rnd(20);
+      r->device_ns[k] = base > UINT64_MAX - step ? base : base + step;
+    }
+    const auto host = static_cast<std::int64_t>(rnd(4000000000000ULL)) - 1000;
+    r->host_begin_ns = host;
+    r->host_end_ns = host + static_cast<std::int64_t>(rnd(3) == 0 ? rnd(50000) : rnd(300));
+    for (LaunchTextCache* c : {&cache, static_cast<LaunchTextCache*>(nullptr)}) {
+      const std::size_t n = static_cast<std::size_t>(format_op(*r, buf.data(), c) - buf.data());
+      rapidjson::Document d;
+      d.Parse(buf.data(), n);
+      REQUIRE_FALSE(d.HasParseError());
+      REQUIRE(d["seq"].GetUint64() == r->seq);
+      REQUIRE(d["tid"].GetInt64() == r->tid);
+      REQUIRE(d["host_ns"][0].GetInt64() == r->host_begin_ns);
+      REQUIRE(d["host_ns"][1].GetInt64() == r->host_end_ns);
+      for (rapidjson::SizeType k = 0; k < 4; ++k)
+        REQUIRE(d["device_ns"][k].GetUint64() == r->device_ns[k]);
     }
   }
 }

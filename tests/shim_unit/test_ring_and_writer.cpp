@@ -72,6 +72,36 @@ TEST_CASE("ring: full ring refuses, then accepts after a pop") {
   CHECK(ring.try_claim().value != nullptr);
 }
 
+TEST_CASE("ring: a hand-back left at pop goes to the next claimer of that cell, once") {
+  MpscRing<int> ring(2);
+  int token_a = 0, token_b = 0;
+  auto s0 = ring.try_claim();  // position 0, cell 0
+  REQUIRE(s0.value);
+  CHECK(s0.handback == nullptr);
+  ring.publish(s0);
+  REQUIRE(ring.front());
+  ring.pop(&token_a);          // cell 0 freed, carrying token_a
+  auto s1 = ring.try_claim();  // position 1, cell 1: nothing there
+  REQUIRE(s1.value);
+  CHECK(s1.handback == nullptr);
+  ring.publish(s1);
+  auto s2 = ring.try_claim();  // position 2, cell 0 again
+  REQUIRE(s2.value);
+  CHECK(s2.handback == &token_a);
+  ring.publish(s2);
+  CHECK(ring.take_handback(0) == nullptr);  // the claimer took it already
+  REQUIRE(ring.front());
+  ring.pop(&token_b);  // position 1 -> cell 1
+  CHECK(ring.dequeue_pos() == 2);
+  CHECK(ring.take_handback(1) == &token_b);  // the consumer takes it back itself
+  CHECK(ring.take_handback(1) == nullptr);
+  REQUIRE(ring.front());
+  ring.pop();
+  auto s3 = ring.try_claim();  // position 3, cell 1: taken back, so empty
+  REQUIRE(s3.value);
+  CHECK(s3.handback == nullptr);
+}
+
 TEST_CASE("trace writer: whole lines, one valid JSON document") {
   char path[] = "/tmp/clprof_writer_test_XXXXXX";
   const int fd = mkstemp(path);
