@@ -131,16 +131,17 @@ int hook_index(const char* name) {
 
 }  // namespace
 
-// A plain atomic, not a function-local static: sanitizer runtimes call dlsym before
-// their own set-up is done, when a static's guard (__cxa_guard_acquire) may crash.
+// A plain pointer read with atomic builtins, not a function-local static or std::atomic:
+// sanitizer runtimes call dlsym before their own set-up is done, when a static's guard
+// (__cxa_guard_acquire) or an instrumented std::atomic member crashes them.
 // Two threads racing here both store the same value.
-static std::atomic<DlsymFn> g_real_dlsym{nullptr};
+static DlsymFn g_real_dlsym = nullptr;
 
 CLPROF_NO_SANITIZE void* real_dlsym(void* handle, const char* name) {
-  DlsymFn fn = g_real_dlsym.load(std::memory_order_acquire);
+  DlsymFn fn = __atomic_load_n(&g_real_dlsym, __ATOMIC_ACQUIRE);
   if (!fn) {
     fn = find_real_dlsym();
-    g_real_dlsym.store(fn, std::memory_order_release);
+    __atomic_store_n(&g_real_dlsym, fn, __ATOMIC_RELEASE);
   }
   return fn ? fn(handle, name) : nullptr;
 }
@@ -194,15 +195,28 @@ CLPROF_NO_SANITIZE Fn libc_function(const char* name) {
   return reinterpret_cast<Fn>(f);
 }
 
+// Looked up once, into a constant-initialised pointer (see g_real_dlsym for why).
+template <class Fn>
+CLPROF_NO_SANITIZE Fn cached_libc_function(Fn* cache, const char* name) {
+  Fn fn = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+  if (!fn) {
+    fn = libc_function<Fn>(name);
+    __atomic_store_n(cache, fn, __ATOMIC_RELEASE);
+  }
+  return fn;
+}
+
 CLPROF_NO_SANITIZE void* libc_dlopen(const char* file, int mode) {
   using Fn = void* (*)(const char*, int);
-  static const Fn fn = libc_function<Fn>("dlopen");
+  static Fn cache = nullptr;
+  const Fn fn = cached_libc_function(&cache, "dlopen");
   return fn ? fn(file, mode) : nullptr;
 }
 
 CLPROF_NO_SANITIZE int libc_dlclose(void* handle) {
   using Fn = int (*)(void*);
-  static const Fn fn = libc_function<Fn>("dlclose");
+  static Fn cache = nullptr;
+  const Fn fn = cached_libc_function(&cache, "dlclose");
   return fn ? fn(handle) : -1;
 }
 

@@ -53,7 +53,12 @@ std::vector<std::string> build_env(const RunOptions& o) {
   }
   env["OCL_ICD_VENDORS"] = CLPROF_TEST_FAKE_ICD_FILE;
   env["OCL_ICD_FILENAMES"] = CLPROF_TEST_FAKE_ICD_LIB;
-  if (o.preload_shim) env["LD_PRELOAD"] = CLPROF_TEST_SHIM_LIB;
+  if (o.preload_shim) {
+    // A sanitizer build: the sanitizer's runtime must come first in the process, so it
+    // is preloaded ahead of the (instrumented) shim, as a user of such a build would.
+    const std::string first = CLPROF_TEST_PRELOAD_FIRST;
+    env["LD_PRELOAD"] = first.empty() ? CLPROF_TEST_SHIM_LIB : first + ":" + CLPROF_TEST_SHIM_LIB;
+  }
   if (!o.output.empty()) env["CLPROF_OUTPUT"] = o.output;
   for (const auto& [name, value] : o.env) {
     if (value) {

@@ -611,6 +611,12 @@ TEST_CASE("trace: an 8-byte scalar reads as a buffer once a buffer lives at that
   REQUIRE(shim.exit_code == 0);
   // Without the address reuse this test would prove nothing (glibc hands back the block
   // just freed, so the fake driver's second buffer lands where the first one was).
+  // AddressSanitizer quarantines freed blocks: there the case cannot be staged.
+  if (std::string(CLPROF_TEST_PRELOAD_FIRST).find("asan") != std::string::npos &&
+      shim.values.at("same_mem_handle") == 0) {
+    MESSAGE("freed memory is not reused under AddressSanitizer; case not staged");
+    return;
+  }
   REQUIRE(shim.values.at("same_mem_handle") == 1);
   Trace t;
   REQUIRE(load_trace(out, t));
@@ -879,6 +885,12 @@ TEST_CASE("exit: OpenCL called from an atexit handler does not break the trace")
 }
 
 TEST_CASE("exit: a fork child without exec writes its own trace, the parent's stays whole") {
+  // ThreadSanitizer cannot follow threads started in a child forked from a threaded
+  // process (the shim's background thread): it kills the child. Not a shim defect.
+  if (std::string(CLPROF_TEST_PRELOAD_FIRST).find("tsan") != std::string::npos) {
+    MESSAGE("fork without exec is not supported by ThreadSanitizer; case skipped");
+    return;
+  }
   TempDir dir;
   const std::string out = dir.file("x.json");
   const RunResult shim = run_app({"fork_no_exec", true, out, {}}, dir.path());
