@@ -443,14 +443,16 @@ TEST_CASE("numbers: seq, tid, host and device times read back as written, cache 
   auto r = vadd_launch();
   r->has_device_ns = true;
   XorShift rnd{2463534242ULL};
-  const std::uint64_t bases[] = {0, 9, 9999, 10000, 99999999, 1234567890123, UINT64_MAX - 100};
+  // Around digit-count changes and the 10^8 boundary the shared digits end at.
+  const std::uint64_t bases[] = {
+      0, 9, 9999, 99999999, 499999997, 12345699999990, 1234567890123, UINT64_MAX - 100};
   std::string buf(op_chars_bound(*r) + 1000, '\0');
   std::uint64_t seq = 0;
   for (int i = 0; i < 50000; ++i) {
     seq = rnd(10) == 0 ? rnd(2000000) : seq + 1;  // mostly +1, across 9 -> 10 etc.
     r->seq = seq;
     if (rnd(50) == 0) r->tid = static_cast<std::int32_t>(rnd(100000)) - 2;
-    const std::uint64_t base = bases[rnd(7)] + rnd(3);
+    const std::uint64_t base = bases[rnd(8)] + rnd(3);
     r->device_ns[0] = base;
     for (int k = 1; k < 4; ++k) {
       const std::uint64_t step = rnd(3) == 0 ? rnd(100000) : rnd(20);
