@@ -13,9 +13,10 @@
 #include "runtime.hpp"
 
 namespace clprof::shim {
-namespace {
 
 using DlsymFn = void* (*)(void*, const char*);
+
+namespace {
 
 // Code on the dlsym path runs when sanitizer runtimes resolve their interceptors, before
 // their shadow memory exists: it must not be instrumented (matters for sanitizer builds
@@ -131,18 +132,31 @@ int hook_index(const char* name) {
 
 }  // namespace
 
-// A plain pointer read with atomic builtins, not a function-local static or std::atomic:
-// sanitizer runtimes call dlsym before their own set-up is done, when a static's guard
-// (__cxa_guard_acquire) or an instrumented std::atomic member crashes them.
-// Two threads racing here both store the same value.
-static DlsymFn g_real_dlsym = nullptr;
+}  // namespace clprof::shim
+
+// libc's dlsym, found once. A plain pointer read with atomic builtins, not a
+// function-local static or std::atomic: sanitizer runtimes call dlsym before their own
+// set-up is done, when a static's guard (__cxa_guard_acquire) or an instrumented
+// std::atomic member crashes them. Two threads racing here both store the same value.
+// C linkage: the assembly entry point below reads it.
+extern "C" {
+__attribute__((visibility("hidden"))) clprof::shim::DlsymFn clprof_real_dlsym = nullptr;
+}
+
+extern "C" __attribute__((visibility("hidden"))) CLPROF_NO_SANITIZE clprof::shim::DlsymFn
+clprof_resolve_real_dlsym() {
+  clprof::shim::DlsymFn fn = __atomic_load_n(&clprof_real_dlsym, __ATOMIC_ACQUIRE);
+  if (!fn) {
+    fn = clprof::shim::find_real_dlsym();
+    __atomic_store_n(&clprof_real_dlsym, fn, __ATOMIC_RELEASE);
+  }
+  return fn;
+}
+
+namespace clprof::shim {
 
 CLPROF_NO_SANITIZE void* real_dlsym(void* handle, const char* name) {
-  DlsymFn fn = __atomic_load_n(&g_real_dlsym, __ATOMIC_ACQUIRE);
-  if (!fn) {
-    fn = find_real_dlsym();
-    __atomic_store_n(&g_real_dlsym, fn, __ATOMIC_RELEASE);
-  }
+  const DlsymFn fn = clprof_resolve_real_dlsym();
   return fn ? fn(handle, name) : nullptr;
 }
 
@@ -181,6 +195,7 @@ using clprof::shim::real_dlsym;
 
 namespace {
 
+#if !defined(__x86_64__)
 // dlsym(RTLD_NEXT, name) means "after the caller", and glibc finds the caller from the
 // return address, which inside this interposer is libclprof.so. Forwarding as is would
 // resolve after the shim instead: another preloaded wrapper (a malloc tracer, say) that
@@ -249,14 +264,17 @@ CLPROF_NO_SANITIZE void* dlsym_next_after(const void* caller, const char* name) 
   return nullptr;
 }
 
+#endif  // !__x86_64__
+
 }  // namespace
 
 // Apps such as Arm Compute Library dlopen libOpenCL privately and call through dlsym:
 // give them the hook, but only when the symbol found is the very function the hook
 // forwards to. Anything else (the ICD loader looking up a vendor driver's functions,
 // other libraries' cl* names) gets the real answer, or the loader would call us back.
-CLPROF_EXPORT CLPROF_NO_SANITIZE void* dlsym(void* handle, const char* name) {
-  if (handle == RTLD_NEXT) return dlsym_next_after(__builtin_return_address(0), name);
+// RTLD_NEXT never reaches this (see dlsym below).
+extern "C" __attribute__((visibility("hidden"))) CLPROF_NO_SANITIZE void* clprof_dlsym_other(
+    void* handle, const char* name) {
   void* found = real_dlsym(handle, name);
   if (!found || clprof::shim::t_resolving) return found;
   if (name[0] != 'c' || name[1] != 'l') return found;
@@ -265,3 +283,55 @@ CLPROF_EXPORT CLPROF_NO_SANITIZE void* dlsym(void* handle, const char* name) {
   if (hook && found != hook && found == real_address(name)) return hook;
   return found;
 }
+
+#if defined(__x86_64__)
+// The interposed dlsym. dlsym(RTLD_NEXT, name) means "the next definition after the
+// caller", and glibc finds the caller from its own return address: jumping to libc's
+// dlsym (not calling it) leaves the app's return address in place, so glibc answers
+// exactly as without clprof, from any caller, at any time. That includes a sanitizer
+// runtime resolving its interceptors before anything is initialised, where looking
+// objects up one by one (dlopen RTLD_NOLOAD) would run constructors too early
+// (ThreadSanitizer-built apps crashed). Other handles go to clprof_dlsym_other.
+asm(R"(
+  .text
+  .globl dlsym
+  .type dlsym, @function
+  .p2align 4
+dlsym:
+  .cfi_startproc
+  endbr64
+  cmpq $-1, %rdi
+  jne clprof_dlsym_other
+  movq clprof_real_dlsym(%rip), %rax
+  testq %rax, %rax
+  jz 1f
+  jmp *%rax
+1:
+  pushq %rdi
+  .cfi_adjust_cfa_offset 8
+  pushq %rsi
+  .cfi_adjust_cfa_offset 8
+  subq $8, %rsp
+  .cfi_adjust_cfa_offset 8
+  call clprof_resolve_real_dlsym
+  addq $8, %rsp
+  .cfi_adjust_cfa_offset -8
+  popq %rsi
+  .cfi_adjust_cfa_offset -8
+  popq %rdi
+  .cfi_adjust_cfa_offset -8
+  testq %rax, %rax
+  jz 2f
+  jmp *%rax
+2:
+  ret
+  .cfi_endproc
+  .size dlsym, .-dlsym
+)");
+#else
+// Elsewhere: walk the link map from the real caller (dlsym_next_after).
+CLPROF_EXPORT CLPROF_NO_SANITIZE void* dlsym(void* handle, const char* name) {
+  if (handle == RTLD_NEXT) return dlsym_next_after(__builtin_return_address(0), name);
+  return clprof_dlsym_other(handle, name);
+}
+#endif

@@ -11,7 +11,21 @@
 #include <cstring>
 #include <memory>
 
+// ThreadSanitizer's annotation entry points, present only when its runtime is loaded (an
+// app built with -fsanitize=thread): a release build of the shim then tells it about the
+// hand-over of each slot, which it cannot see in uninstrumented code (without this, the
+// app's TSan reports the shim's own producer/consumer accesses as races).
+extern "C" void __tsan_acquire(void* addr) __attribute__((weak));
+extern "C" void __tsan_release(void* addr) __attribute__((weak));
+
 namespace clprof::shim {
+
+inline void tsan_acquire(void* addr) {
+  if (__tsan_acquire) __tsan_acquire(addr);
+}
+inline void tsan_release(void* addr) {
+  if (__tsan_release) __tsan_release(addr);
+}
 
 template <class T>
 class MpscRing {
@@ -42,6 +56,7 @@ class MpscRing {
           void* handback = c.handback.load(std::memory_order_relaxed)
                                ? c.handback.exchange(nullptr, std::memory_order_acquire)
                                : nullptr;
+          tsan_acquire(&c);
           return {&c.value, pos, handback};
         }
       } else if (diff < 0) {
@@ -53,18 +68,25 @@ class MpscRing {
   }
 
   // Producer: hands a filled slot to the consumer.
-  void publish(Slot s) { cells_[s.pos & mask_].seq.store(s.pos + 1, std::memory_order_release); }
+  void publish(Slot s) {
+    Cell& c = cells_[s.pos & mask_];
+    tsan_release(&c);
+    c.seq.store(s.pos + 1, std::memory_order_release);
+  }
 
   // Consumer: the oldest published value, or nullptr. Threads: one consumer only.
   T* front() {
     Cell& c = cells_[dequeue_ & mask_];
-    return c.seq.load(std::memory_order_acquire) == dequeue_ + 1 ? &c.value : nullptr;
+    if (c.seq.load(std::memory_order_acquire) != dequeue_ + 1) return nullptr;
+    tsan_acquire(&c);
+    return &c.value;
   }
   // Consumer: frees the slot returned by front(), leaving `handback` (may be null) for
   // the producer that claims the cell next.
   void pop(void* handback = nullptr) {
     Cell& c = cells_[dequeue_ & mask_];
     if (handback) c.handback.store(handback, std::memory_order_relaxed);
+    tsan_release(&c);
     c.seq.store(dequeue_ + mask_ + 1, std::memory_order_release);
     ++dequeue_;
   }

@@ -74,12 +74,12 @@ std::vector<std::string> build_env(const RunOptions& o) {
 
 }  // namespace
 
-pid_t spawn_app(const RunOptions& o, const std::string& io_dir) {
+pid_t spawn_app(const RunOptions& o, const std::string& io_dir, const std::string& app_path) {
   const std::vector<std::string> env = build_env(o);
   std::vector<char*> envp;
   for (const std::string& s : env) envp.push_back(const_cast<char*>(s.c_str()));
   envp.push_back(nullptr);
-  const std::string app = CLPROF_TEST_APP;
+  const std::string app = app_path.empty() ? std::string(CLPROF_TEST_APP) : app_path;
   std::vector<char*> argv = {const_cast<char*>(app.c_str()), const_cast<char*>(o.scenario.c_str()),
                              nullptr};
   const std::string out_path = io_dir + "/stdout.txt";
@@ -114,8 +114,8 @@ RunResult wait_app(pid_t pid, const std::string& io_dir) {
   return r;
 }
 
-RunResult run_app(const RunOptions& options, const std::string& io_dir) {
-  return wait_app(spawn_app(options, io_dir), io_dir);
+RunResult run_app(const RunOptions& options, const std::string& io_dir, const std::string& app) {
+  return wait_app(spawn_app(options, io_dir, app), io_dir);
 }
 
 std::string stable_output(const std::string& out) {

@@ -49,11 +49,13 @@ struct RunResult {
 };
 
 // Starts the test app (without waiting). stdout/stderr go to files under `io_dir`.
-pid_t spawn_app(const RunOptions& options, const std::string& io_dir);
+// `app`: another build of the test app (empty: CLPROF_TEST_APP).
+pid_t spawn_app(const RunOptions& options, const std::string& io_dir, const std::string& app = "");
 // Waits for a spawned app and collects its output.
 RunResult wait_app(pid_t pid, const std::string& io_dir);
 // spawn_app + wait_app.
-RunResult run_app(const RunOptions& options, const std::string& io_dir);
+RunResult run_app(const RunOptions& options, const std::string& io_dir,
+                  const std::string& app = "");
 
 // stdout without the lines that legitimately differ between runs (pid, tid, child).
 std::string stable_output(const std::string& out);

@@ -631,6 +631,30 @@ TEST_CASE("trace: an 8-byte scalar reads as a buffer once a buffer lives at that
   CHECK(arg0(2) == "[\"scalar\",8,\"8877665544332211\",1234605616436508552]");
 }
 
+TEST_CASE("app_view: an app built with ThreadSanitizer runs under the shim, with no report") {
+  // The sanitizer runtime resolves its interceptors through dlsym(RTLD_NEXT) before
+  // anything else is initialised, and it watches the app's threads: the shim must answer
+  // those lookups as libc would and hand its records over in a way TSan can see.
+  const std::string app = CLPROF_TSAN_TEST_APP;
+  if (app.empty()) {
+    MESSAGE("no ThreadSanitizer-built test app in this build; case skipped");
+    return;
+  }
+  for (const char* scenario : {"basic", "threads"}) {
+    CAPTURE(scenario);
+    TempDir dir;
+    const std::string out = dir.file("t.json");
+    const RunResult shim = run_app({scenario, true, out, {}}, dir.path(), app);
+    CAPTURE(shim.err);
+    CHECK(shim.err.find("ThreadSanitizer") == std::string::npos);
+    REQUIRE(shim.exit_code == 0);
+    Trace t;
+    REQUIRE(load_trace(out, t));
+    CHECK_FALSE(t.of_type("launch").empty());
+    CHECK(t.of_type("end").size() == 1);
+  }
+}
+
 TEST_CASE("trace: map, unmap, rect and image transfers") {
   TempDir dir;
   const std::string out = dir.file("x.json");
