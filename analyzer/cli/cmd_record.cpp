@@ -22,6 +22,38 @@ namespace clprof::cli {
 
 namespace {
 
+// LD_PRELOAD for the program: the shim first, then what the user preloads, except that a
+// sanitizer runtime the user preloads stays in front (AddressSanitizer refuses to start
+// unless its runtime is the first object loaded; ThreadSanitizer and HWASan want the same).
+std::string compose_preload(const std::string& shim, const std::string& old) {
+  std::vector<std::string> first, rest;
+  std::string entry;
+  auto flush = [&] {
+    if (entry.empty()) return;
+    const std::string base =
+        entry.substr(entry.rfind('/') == std::string::npos ? 0 : entry.rfind('/') + 1);
+    const bool runtime = base.rfind("libasan", 0) == 0 || base.rfind("libtsan", 0) == 0 ||
+                         base.rfind("libhwasan", 0) == 0 ||
+                         base.rfind("libclang_rt.asan", 0) == 0 ||
+                         base.rfind("libclang_rt.tsan", 0) == 0;
+    (runtime ? first : rest).push_back(entry);
+    entry.clear();
+  };
+  for (char c : old) {
+    if (c == ':' || c == ' ') {
+      flush();
+    } else {
+      entry += c;
+    }
+  }
+  flush();
+  std::string out;
+  for (const auto& e : first) out += e + ":";
+  out += shim;
+  for (const auto& e : rest) out += ":" + e;
+  return out;
+}
+
 struct RecordOptions {
   std::string output;
   bool list_options = false;
@@ -192,8 +224,8 @@ int run_record(const RecordOptions& o) {
     const char* env = std::getenv("CLPROF_OUTPUT");
     output = env && *env ? env : "clprof-%p.json";
   }
-  std::string preload = shim;
-  if (const char* old = std::getenv("LD_PRELOAD"); old && *old) preload += ":" + std::string(old);
+  const char* old_preload = std::getenv("LD_PRELOAD");
+  const std::string preload = compose_preload(shim, old_preload ? old_preload : "");
 
   timespec start{};
   clock_gettime(CLOCK_REALTIME, &start);
@@ -264,10 +296,12 @@ Runner setup_record(CLI::App& app) {
   // Everything from the first non-option argument (or after "--") is the program and its
   // arguments, untouched: CLI11 leaves it in remaining().
   app.prefix_command();
-  app.footer("Usage: clprof record [-o FILE] [--] PROGRAM [ARGS...]\n"
-             "Sets LD_PRELOAD to the shim (CLPROF_SHIM, else <clprof dir>/../lib/libclprof.so), "
-             "CLPROF_OUTPUT and CLPROF_ROOT_PID, runs the program and exits with its status "
-             "(128+N if killed by signal N).");
+  app.footer(
+      "Usage: clprof record [-o FILE] [--] PROGRAM [ARGS...]\n"
+      "Sets LD_PRELOAD to the shim (CLPROF_SHIM, else <clprof dir>/../lib/libclprof.so) "
+      "ahead of an existing LD_PRELOAD (a sanitizer runtime there stays first), "
+      "CLPROF_OUTPUT and CLPROF_ROOT_PID, runs the program and exits with its status "
+      "(128+N if killed by signal N).");
   return [o, &app]() -> int {
     RecordOptions opts = *o;
     for (auto& extra : app.remaining()) opts.command.push_back(extra);

@@ -50,6 +50,25 @@ TEST_CASE("record: sets LD_PRELOAD, CLPROF_OUTPUT, CLPROF_ROOT_PID and reports t
   CHECK(k.status == 0);
 }
 
+TEST_CASE("record: a sanitizer runtime the user preloads stays ahead of the shim") {
+#ifdef __SANITIZE_ADDRESS__
+  MESSAGE("an ASan-built clprof cannot run with a foreign LD_PRELOAD; case skipped");
+  return;
+#endif
+  const auto dir = clitest::temp_dir();
+  // The loader skips (with a warning) a preload it cannot open: the names are what counts.
+  const std::string asan = "/nonexistent/libasan.so.8";
+  auto r = run({"record", "-o", "t.json", "--", "sh", "-c", "exit 0"},
+               {{"CLPROF_SHIM", CLPROF_TEST_SHIM},
+                {"LD_PRELOAD", "libm.so.6 " + asan},
+                {"CLPROF_TEST_LAUNCHES", "1"}},
+               dir);
+  CHECK(r.status == 0);
+  const auto trace = clitest::read_file(dir + "/t.json");
+  const std::string expected = asan + ":" + CLPROF_TEST_SHIM + ":libm.so.6";
+  CHECK(trace.find("\"LD_PRELOAD\":\"" + expected + "\"") != std::string::npos);
+}
+
 TEST_CASE("record: child processes' traces (NAME.<pid>.EXT) are found too") {
   const auto dir = clitest::temp_dir();
   auto r = run({"record", "-o", "run.json", "sh", "-c", "/bin/true; /bin/true"},
