@@ -89,18 +89,31 @@ inline char* write_u64(char* p, std::uint64_t v) {
 
 // v as decimal, given that `ref` was just written as `ref_text` (ref_len digits): values
 // of one group (a command's four device times, its two host times) usually share all but
-// their last eight digits (a 100 ms window), and those are copied, not computed. Below
-// 10^8 the plain 32-bit path is as cheap.
+// their last eight digits (a 100 ms window), or for smaller values their last four, and
+// those leading digits are copied, not computed.
 inline char* write_u64_near(char* p, std::uint64_t v, std::uint64_t ref, const char* ref_text,
                             std::size_t ref_len) {
+  // ref_len <= 20: a fixed 16-byte move (one load, one store; no library call) covers the
+  // <= 16 shared digits; the bytes past them are overwritten next (the buffer holds 20
+  // characters per number, op_chars_bound). It may overlap: ref_text lies just before p.
   constexpr std::uint64_t k1e8 = 100000000ULL;
-  const std::uint64_t hi = v / k1e8;
-  if (ref >= k1e8 && hi == ref / k1e8) {
-    // ref_len <= 20: a fixed 16-byte move (one load, one store; no library call) covers the
-    // <= 12 shared digits; the bytes past them are overwritten next (the buffer holds 20
-    // characters per number, op_chars_bound).
-    std::memmove(p, ref_text, 16);  // may overlap: ref_text lies just before p
-    return write_8_digits(p + (ref_len - 8), static_cast<std::uint32_t>(v - hi * k1e8));
+  if (ref >= k1e8) {
+    const std::uint64_t hi = v / k1e8;
+    if (hi == ref / k1e8) {
+      std::memmove(p, ref_text, 16);
+      return write_8_digits(p + (ref_len - 8), static_cast<std::uint32_t>(v - hi * k1e8));
+    }
+  } else if (ref >= 10000) {
+    const std::uint64_t hi = v / 10000;
+    if (hi == ref / 10000) {
+      std::memmove(p, ref_text, 16);
+      p += ref_len - 4;
+      const auto lo = static_cast<std::uint32_t>(v - hi * 10000);
+      const std::uint32_t a = lo / 100;
+      std::memcpy(p, kDigitPairs + a * 2, 2);
+      std::memcpy(p + 2, kDigitPairs + (lo - a * 100) * 2, 2);
+      return p + 4;
+    }
   }
   return write_u64(p, v);
 }
