@@ -210,7 +210,7 @@ CLPROF_NO_SANITIZE Fn libc_function(const char* name) {
   return reinterpret_cast<Fn>(f);
 }
 
-// Looked up once, into a constant-initialised pointer (see g_real_dlsym for why).
+// Looked up once, into a constant-initialised pointer (see clprof_real_dlsym for why).
 template <class Fn>
 CLPROF_NO_SANITIZE Fn cached_libc_function(Fn* cache, const char* name) {
   Fn fn = __atomic_load_n(cache, __ATOMIC_ACQUIRE);

@@ -36,15 +36,18 @@ inline unsigned decimal_digits32(std::uint32_t v) {
   return t + 1 - (v < kPow10[t]);
 }
 
+// v < 10^4 as exactly 4 digits (leading zeros kept).
+inline char* write_4_digits(char* p, std::uint32_t v) {
+  const std::uint32_t a = v / 100;
+  std::memcpy(p, kDigitPairs + a * 2, 2);
+  std::memcpy(p + 2, kDigitPairs + (v - a * 100) * 2, 2);
+  return p + 4;
+}
+
 // v < 10^8 as exactly 8 digits (leading zeros kept).
 inline char* write_8_digits(char* p, std::uint32_t v) {
-  const std::uint32_t hi = v / 10000, lo = v - hi * 10000;
-  const std::uint32_t a = hi / 100, b = hi - a * 100, c = lo / 100, d = lo - c * 100;
-  std::memcpy(p, kDigitPairs + a * 2, 2);
-  std::memcpy(p + 2, kDigitPairs + b * 2, 2);
-  std::memcpy(p + 4, kDigitPairs + c * 2, 2);
-  std::memcpy(p + 6, kDigitPairs + d * 2, 2);
-  return p + 8;
+  const std::uint32_t hi = v / 10000;
+  return write_4_digits(write_4_digits(p, hi), v - hi * 10000);
 }
 
 // v < 10^8, without leading zeros (32-bit arithmetic: a multiply per digit pair).
@@ -107,12 +110,7 @@ inline char* write_u64_near(char* p, std::uint64_t v, std::uint64_t ref, const c
     const std::uint64_t hi = v / 10000;
     if (hi == ref / 10000) {
       std::memmove(p, ref_text, 16);
-      p += ref_len - 4;
-      const auto lo = static_cast<std::uint32_t>(v - hi * 10000);
-      const std::uint32_t a = lo / 100;
-      std::memcpy(p, kDigitPairs + a * 2, 2);
-      std::memcpy(p + 2, kDigitPairs + (lo - a * 100) * 2, 2);
-      return p + 4;
+      return write_4_digits(p + (ref_len - 4), static_cast<std::uint32_t>(v - hi * 10000));
     }
   }
   return write_u64(p, v);

@@ -53,9 +53,7 @@ class MpscRing {
       const auto diff = static_cast<std::ptrdiff_t>(seq) - static_cast<std::ptrdiff_t>(pos);
       if (diff == 0) {
         if (enqueue_.compare_exchange_weak(pos, pos + 1, std::memory_order_relaxed)) {
-          void* handback = c.handback.load(std::memory_order_relaxed)
-                               ? c.handback.exchange(nullptr, std::memory_order_acquire)
-                               : nullptr;
+          void* handback = take(c.handback);
           tsan_acquire(&c);
           return {&c.value, pos, handback};
         }
@@ -94,11 +92,7 @@ class MpscRing {
   // Consumer (or, once producers are gone, anyone): takes back the hand-back left at
   // position `pos` (freed by pop, possibly claimed since), or null. Safe against a
   // producer claiming the cell at the same time: exactly one of them gets it.
-  void* take_handback(std::size_t pos) {
-    std::atomic<void*>& h = cells_[pos & mask_].handback;
-    return h.load(std::memory_order_relaxed) ? h.exchange(nullptr, std::memory_order_acquire)
-                                             : nullptr;
-  }
+  void* take_handback(std::size_t pos) { return take(cells_[pos & mask_].handback); }
 
   // Consumer: the position of the next front() (one past the last popped).
   std::size_t dequeue_pos() const { return dequeue_; }
@@ -111,6 +105,13 @@ class MpscRing {
     std::atomic<void*> handback;
     T value;
   };
+  // Empties a hand-back (a plain load first: usually there is none to exchange).
+  static void* take(std::atomic<void*>& handback) {
+    return handback.load(std::memory_order_relaxed)
+               ? handback.exchange(nullptr, std::memory_order_acquire)
+               : nullptr;
+  }
+
   std::unique_ptr<Cell[]> cells_;
   const std::size_t mask_;
   alignas(64) std::atomic<std::size_t> enqueue_{0};

@@ -73,7 +73,6 @@ void record_launch(EnqueueScope& scope, const char* api, cl_int rc, cl_command_q
   }
   attach_event(r, scope, rc);
   publish_record(slot);
-  release_handback(slot);
 }
 
 void record_transfer(EnqueueScope& scope, const char* api, TransferOp op, cl_int rc,
@@ -92,7 +91,6 @@ void record_transfer(EnqueueScope& scope, const char* api, TransferOp op, cl_int
   r.context_id = q ? q->context_id : 0;
   attach_event(r, scope, rc);
   publish_record(slot);
-  release_handback(slot);
 }
 
 void record_sync(HookScope& scope, const char* api, cl_int rc, cl_command_queue queue) {
@@ -104,7 +102,6 @@ void record_sync(HookScope& scope, const char* api, cl_int rc, cl_command_queue 
   r.queue_id = q ? q->id : 0;
   r.status = OpStatus::Complete;
   publish_record(slot);
-  release_handback(slot);
   // Everything enqueued before this wait may be done now: harvest it promptly.
   wake_harvester();
 }

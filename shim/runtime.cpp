@@ -158,7 +158,7 @@ class Session {
     }
     pending_.clear();
     handbacks.release_all();
-    release_cell_handbacks(ring.dequeue_pos() - std::min(ring.dequeue_pos(), ring.capacity()));
+    release_cell_handbacks(0);  // (clamped to the last ring's worth)
     close_open_ranges();
     for (const std::string& line : final_clock_sync_lines(brackets_)) {
       writer.append(line);
@@ -338,14 +338,7 @@ class Session {
       complete(*r, exec);
     } else {
       // Out of memory for a pending copy: keep the record, lose the device times.
-      auto ev = static_cast<cl_event>(r->event);
-      if (r->app_event) {
-        event_ref_remove(ev);
-        real().clReleaseEvent(ev);
-      } else {
-        handbacks.add(ev);
-      }
-      r->event = nullptr;
+      drop_reference(*r);
       write_op(*r);
     }
   }
@@ -381,6 +374,19 @@ class Session {
     pending_.resize(kept);
   }
 
+  // Lets go of the record's event: the app's is released now, a private one goes back to
+  // an app thread (Handbacks).
+  void drop_reference(OpRecord& r) {
+    auto ev = static_cast<cl_event>(r.event);
+    if (r.app_event) {
+      event_ref_remove(ev);
+      real().clReleaseEvent(ev);
+    } else {
+      handbacks.add(ev);
+    }
+    r.event = nullptr;
+  }
+
   void complete(OpRecord& r, cl_int exec) {
     const RealTable& cl = real();
     auto ev = static_cast<cl_event>(r.event);
@@ -398,13 +404,7 @@ class Session {
     }
     r.status = exec < 0 ? OpStatus::Error : OpStatus::Complete;
     r.exec_status = exec;
-    if (r.app_event) {
-      event_ref_remove(ev);
-      cl.clReleaseEvent(ev);
-    } else {
-      handbacks.add(ev);
-    }
-    r.event = nullptr;
+    drop_reference(r);
     if (r.has_device_ns && r.status == OpStatus::Complete && r.device_id != 0) {
       if (r.device_id != bracket_device_) {  // one device per run is the usual case
         bracket_ = &brackets_[r.device_id];  // nodes are stable across rehashes
@@ -704,11 +704,8 @@ MpscRing<OpRecord>::Slot claim_record() {
   }
 }
 
-void publish_record(MpscRing<OpRecord>::Slot slot) {
+void publish_record(const MpscRing<OpRecord>::Slot& slot) {
   g_session.load(std::memory_order_relaxed)->ring.publish(slot);
-}
-
-void release_handback(const MpscRing<OpRecord>::Slot& slot) {
   if (slot.handback) real().clReleaseEvent(static_cast<cl_event>(slot.handback));
 }
 
@@ -722,7 +719,6 @@ void emit_line(LineKind kind, const std::string& json) {
   slot.value->line_kind = kind;
   slot.value->line = copy;
   publish_record(slot);
-  release_handback(slot);
 }
 
 void wake_harvester() {

@@ -63,17 +63,15 @@ inline ThreadState& thread_state() {
   return __builtin_expect(t != nullptr, 1) ? *t : thread_state_slow();
 }
 
-// A ring slot for one record; the caller fills *slot.value and calls publish_record,
-// then release_handback. Waits (blocking until the harvester frees a batch of slots)
-// while the ring is full. Only valid while recording_active().
+// A ring slot for one record; the caller fills *slot.value and calls publish_record.
+// Waits (blocking until the harvester frees a batch of slots) while the ring is full.
+// Only valid while recording_active().
 MpscRing<OpRecord>::Slot claim_record();
-void publish_record(MpscRing<OpRecord>::Slot slot);
-
-// Releases the private event the harvester left in the slot's cell, if any: a command it
-// has finished with, released here on an enqueuing thread (where the driver allocated
-// it). Call after publish_record, holding no shim lock (a release may run driver and
-// app callbacks).
-void release_handback(const MpscRing<OpRecord>::Slot& slot);
+// Hands the record to the harvester, then releases the private event the harvester left
+// in the slot's cell, if any (a command it has finished with, released on an enqueuing
+// thread, where the driver allocated it). Call holding no shim lock: a release runs
+// driver code.
+void publish_record(const MpscRing<OpRecord>::Slot& slot);
 
 // Queues a finished record object line of kind `kind` (cold paths). Threads: any.
 void emit_line(LineKind kind, const std::string& json);
