@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <string_view>
@@ -30,11 +31,13 @@ class TraceWriter {
     end[1] = '\n';
     size_ = static_cast<std::size_t>(end + 2 - buf_);
   }
-  // Writes the buffered lines. Threads: owner only.
-  void flush();
+  // Writes the buffered lines; false if the write failed (the lines are dropped).
+  // Threads: owner only.
+  bool flush();
   std::size_t buffered_bytes() const { return size_; }
 
-  // Buffers `end_record` + "]}\n", flushes and closes.
+  // Buffers `end_record` + "]}\n", flushes, gives back the blocks reserved past the end
+  // and closes.
   void finish(std::string_view end_record);
 
   // Forgets the file without writing (a fork child dropping its parent's trace).
@@ -51,7 +54,14 @@ class TraceWriter {
  private:
   bool write_all(const char* data, std::size_t n);
   void grow(std::size_t need);  // capacity >= need (aborts on out of memory)
+  // Regular files: reserves disk blocks past the end of the file ahead of the writes.
+  void reserve_ahead(std::size_t n);
   int fd_ = -1;
+  // Regular files only: bytes written so far and the end of the blocks reserved with
+  // fallocate(FALLOC_FL_KEEP_SIZE) (0: none reserved yet).
+  std::uint64_t file_bytes_ = 0;
+  std::uint64_t reserved_to_ = 0;
+  bool reserving_ = false;  // a regular file that has not refused a reservation
   // Plain malloc'd buffer: appends never zero-fill; grown, never shrunk.
   char* buf_ = nullptr;
   std::size_t size_ = 0;

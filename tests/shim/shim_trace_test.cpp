@@ -6,6 +6,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -872,6 +873,15 @@ TEST_CASE("pending: one launch record per launch when every event is the shim's 
   CHECK(n == app_value(r.shim, "launches") + app_value(r.shim, "transfers"));
 }
 
+// Bytes of disk blocks allocated to `path` beyond its size rounded up to 4 KiB (the shim
+// reserves blocks past the end of its trace while it writes).
+long long blocks_past_end(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return -1;
+  const long long used = (static_cast<long long>(st.st_size) + 4095) / 4096 * 4096;
+  return std::max(0LL, static_cast<long long>(st.st_blocks) * 512 - used);
+}
+
 // ============================================================================================
 TEST_CASE("exit: return from main, exit() and std::exit all leave a complete trace") {
   struct Case {
@@ -889,6 +899,8 @@ TEST_CASE("exit: return from main, exit() and std::exit all leave a complete tra
     CHECK(t.of_type("launch").size() == 1);
     CHECK(t.of_type("sync").size() == 1);
     check_end_counts(t);
+    // The blocks reserved ahead of the writes (1 MiB at first) are given back.
+    CHECK(blocks_past_end(out) == 0);
   }
 }
 
@@ -961,8 +973,13 @@ TEST_CASE("exit: kill -9 mid-run leaves only complete record lines") {
     if (lines >= 200) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
+  const long long reserved = blocks_past_end(out);
   kill(pid, SIGKILL);
   const RunResult r = wait_app(pid, dir.path());
+  // Blocks reserved ahead of the writes stay past the end after a kill: at most 16 MiB.
+  CHECK(reserved >= 0);
+  CHECK(reserved <= 16 << 20);
+  if (reserved == 0) MESSAGE("no blocks reserved ahead (file system without fallocate?)");
   CHECK(r.exit_code == 128 + SIGKILL);
   REQUIRE_MESSAGE(lines >= 200, "the trace did not grow while the app ran");
   const std::string text = read_file(out);
