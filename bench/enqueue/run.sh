@@ -26,13 +26,15 @@
 #   * peak RSS (VmHWM) with the shim for ITERS and for 4 x ITERS iterations: the trace is
 #     streamed, so memory must not grow with the run length.
 #
-# Environment knobs: ROUNDS (5), ITERS_POCL (200000), ITERS_FAKE (1000000),
-#   FINISH_EVERY (1000), PLATFORMS ("pocl fake fake-null"), POCL_ICD (/etc/OpenCL/vendors/pocl.icd).
+# Environment knobs: ROUNDS (25), ITERS_POCL (200000), ITERS_FAKE (1000000), FINISH_EVERY (1000),
+#   PLATFORMS ("pocl fake fake-null"), POCL_ICD (/etc/OpenCL/vendors/pocl.icd).
+# 25 rounds take about 90 s. Fewer rounds are too few on a shared 2-vCPU VM: single PoCL runs
+# vary by up to 2x there, and with 9 rounds the median ratio moved by +-5% from run to run.
 # Timing is wall clock of the enqueue loop; run on an otherwise idle machine.
 set -euo pipefail
 
 BUILD_DIR=$(cd "${1:-/work/main/build}" && pwd)
-ROUNDS=${ROUNDS:-5}
+ROUNDS=${ROUNDS:-25}
 ITERS_POCL=${ITERS_POCL:-200000}
 ITERS_FAKE=${ITERS_FAKE:-1000000}
 FINISH_EVERY=${FINISH_EVERY:-1000}
