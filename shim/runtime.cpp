@@ -125,6 +125,28 @@ class Session {
     return ring.try_claim();
   }
 
+  // fork(), before: stops the harvester at the top of its loop, where it holds no lock
+  // (ours, the driver's or the allocator's), so the child inherits none of them held. An
+  // allocator that does not take its own locks around fork (the AddressSanitizer runtime
+  // of GCC 12) otherwise hangs the child now and then. Waits at most `timeout`.
+  void park_for_fork(std::chrono::milliseconds timeout) {
+    std::unique_lock<std::mutex> lock(park_mutex_);
+    if (!harvester_running_) return;
+    park_requested_.store(true, std::memory_order_relaxed);
+    lock.unlock();
+    wake();
+    lock.lock();
+    park_cv_.wait_for(lock, timeout, [this] { return parked_ || !harvester_running_; });
+  }
+  // fork(), after, in the parent: lets the harvester go on.
+  void unpark() {
+    {
+      std::lock_guard<std::mutex> lock(park_mutex_);
+      park_requested_.store(false, std::memory_order_relaxed);
+    }
+    park_cv_.notify_all();
+  }
+
   // Stops the harvester, then finishes the trace on the calling thread.
   void finish() {
     {
@@ -177,6 +199,24 @@ class Session {
  private:
   void harvest_loop() {
     pthread_setname_np(pthread_self(), "clprof-harvest");
+    harvest();
+    {
+      std::lock_guard<std::mutex> lock(park_mutex_);
+      harvester_running_ = false;
+    }
+    park_cv_.notify_all();
+  }
+
+  // The harvester's side of park_for_fork().
+  void park() {
+    std::unique_lock<std::mutex> lock(park_mutex_);
+    parked_ = true;
+    park_cv_.notify_all();
+    park_cv_.wait(lock, [this] { return !park_requested_.load(std::memory_order_relaxed); });
+    parked_ = false;
+  }
+
+  void harvest() {
     std::int64_t last_flush_ns = monotonic_now_ns();
     const auto poll =
         std::chrono::microseconds(std::max<std::uint64_t>(settings().poll_interval_us, 50));
@@ -186,6 +226,7 @@ class Session {
     std::int64_t last_calibration_ns = 0;
     bool busy = false;
     for (;;) {
+      if (park_requested_.load(std::memory_order_relaxed)) park();
       if (busy) {
         // A backlog: go again at once (no lock, no sleep) while records keep coming.
         if (stop_.load(std::memory_order_relaxed)) return;
@@ -451,7 +492,12 @@ class Session {
   bool wake_flag_ = false;             // guarded by wake_mutex_
   std::atomic<bool> stop_{false};      // written under wake_mutex_
   std::atomic<bool> sleeping_{false};  // the harvester waits (or is about to) on wake_cv_
-  std::mutex space_mutex_;             // producers waiting for ring space
+  std::mutex park_mutex_;              // park_for_fork() and the harvester
+  std::condition_variable park_cv_;
+  std::atomic<bool> park_requested_{false};  // written under park_mutex_
+  bool parked_ = false;                      // guarded by park_mutex_
+  bool harvester_running_ = true;            // guarded by park_mutex_; false once it returned
+  std::mutex space_mutex_;                   // producers waiting for ring space
   std::condition_variable space_cv_;
   std::atomic<unsigned> space_waiters_{0};
   std::vector<OpRecord*> pending_;  // in enqueue order
@@ -532,10 +578,9 @@ int start_session() {
   // /dev/null, /dev/stdout or a FIFO is shared on purpose: children must not create
   // "/dev/null.<pid>" files beside it.
   struct stat target;
-  const bool shared_target = stat(s.output.c_str(), &target) == 0 && !S_ISREG(target.st_mode) &&
-                             !S_ISDIR(target.st_mode);
-  const std::string path =
-      expand_output_path(s.output, h.pid, root_pid_from_env(), !shared_target);
+  const bool shared_target =
+      stat(s.output.c_str(), &target) == 0 && !S_ISREG(target.st_mode) && !S_ISDIR(target.st_mode);
+  const std::string path = expand_output_path(s.output, h.pid, root_pid_from_env(), !shared_target);
   auto* session = new Session;
   std::string error;
   if (!session->writer.open(path, format_header_line(h), error)) {
@@ -555,7 +600,12 @@ int start_session() {
   return kActive;
 }
 
+// The harvester is parked first: it may need the locks taken next to reach its parking
+// point.
 void fork_prepare() {
+  if (Session* s = g_session.load(std::memory_order_acquire)) {
+    s->park_for_fork(std::chrono::milliseconds(250));
+  }
   g_init_mutex.lock();
   objects_fork_prepare();
 }
@@ -563,6 +613,7 @@ void fork_prepare() {
 void fork_parent() {
   objects_fork_parent();
   g_init_mutex.unlock();
+  if (Session* s = g_session.load(std::memory_order_acquire)) s->unpark();
 }
 
 void fork_child() {

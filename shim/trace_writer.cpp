@@ -21,6 +21,8 @@ bool TraceWriter::open(const std::string& path, std::string_view header_line, st
   // Only files on a disk: tmpfs would reserve memory, and a device or pipe has no blocks.
   struct stat st {};
   struct statfs fs {};
+  file_bytes_ = 0;
+  reserved_to_ = 0;
   reserving_ = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && ::fstatfs(fd_, &fs) == 0 &&
                fs.f_type != TMPFS_MAGIC;
   // Room for a flush's worth of records (the harvester flushes at 256 KiB) and one more.

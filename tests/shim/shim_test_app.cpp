@@ -493,6 +493,33 @@ int scenario_fork_no_exec() {
   return 0;
 }
 
+// Forks right after bursts of launches, while the shim's background thread is still busy
+// with them: every child must run and write its own trace (clprof parks that thread around
+// fork, so no child inherits a lock it held). The app itself holds none at the fork.
+int scenario_fork_busy() {
+  Cl cl;
+  constexpr int kForks = 20, kBurst = 2000;
+  int ok = 0;
+  for (int f = 0; f < kForks; ++f) {
+    for (int i = 0; i < kBurst; ++i) check(cl.launch_vadd(30), "burst");
+    std::fflush(stdout);
+    const pid_t child = fork();
+    if (child == 0) {
+      check(cl.launch_vadd(31), "child launch");
+      check(clFinish(cl.queue), "child finish");
+      std::exit(0);
+    }
+    int status = 0;
+    if (child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+        WEXITSTATUS(status) == 0)
+      ++ok;
+  }
+  check(clFinish(cl.queue), "finish");
+  say("forks_ok", ok);
+  say("burst_launches", kForks * kBurst);
+  return 0;
+}
+
 // The fake driver's count of live event objects (tests/fake_icd/README.md). The app reaches
 // the driver only through the ICD loader, so it looks the count up in the copy the loader
 // loaded: SHIM_TEST_FAKE_ICD is its path; RTLD_NOLOAD makes sure no second copy, with a
@@ -635,6 +662,7 @@ int main(int argc, char** argv) {
   if (s == "ids") return scenario_ids();
   if (s == "atexit") return scenario_atexit();
   if (s == "fork_no_exec") return scenario_fork_no_exec();
+  if (s == "fork_busy") return scenario_fork_busy();
   if (s == "markers") return scenario_markers();
   if (s == "markers_unbalanced") return scenario_markers_unbalanced();
   if (s == "private_events") return scenario_private_events();

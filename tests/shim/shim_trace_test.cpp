@@ -13,6 +13,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -945,6 +946,40 @@ TEST_CASE("exit: a fork child without exec writes its own trace, the parent's st
   std::multiset<long long> kg;
   for (const Value* l : kid.of_type("launch")) kg.insert(nums(*l, "gws")[0]);
   CHECK(kg == std::multiset<long long>{21, 22});
+}
+
+TEST_CASE("exit: forks while the background thread is busy: every child and the parent whole") {
+  if (std::string(CLPROF_TEST_PRELOAD_FIRST).find("tsan") != std::string::npos) {
+    MESSAGE("fork without exec is not supported by ThreadSanitizer; case skipped");
+    return;
+  }
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const RunResult shim = run_app({"fork_busy", true, out, {}}, dir.path());
+  REQUIRE(shim.exit_code == 0);
+  CHECK(shim.values.at("forks_ok") == 20);
+  Trace parent;
+  REQUIRE(load_trace(out, parent));
+  long long bursts = 0;
+  for (const Value* l : parent.of_type("launch")) bursts += nums(*l, "gws")[0] == 30;
+  CHECK(bursts == shim.values.at("burst_launches"));
+  check_end_counts(parent);
+  int children = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    const std::string name = entry.path().filename().string();
+    if (name == "x.json" || name.rfind("x.", 0) != 0 || name.size() < 7 ||
+        name.substr(name.size() - 5) != ".json")
+      continue;  // the parent's trace, the app's captured output
+    CAPTURE(name);
+    Trace kid;
+    REQUIRE(load_trace(entry.path().string(), kid));
+    ++children;
+    const auto launches = kid.of_type("launch");
+    REQUIRE(launches.size() == 1);
+    CHECK(nums(*launches[0], "gws")[0] == 31);
+    check_end_counts(kid);
+  }
+  CHECK(children == 20);
 }
 
 TEST_CASE("exit: dlsym(RTLD_NEXT) from .preinit_array, as sanitizer runtimes do, works") {
