@@ -994,7 +994,7 @@ TEST_CASE("exit: dlsym(RTLD_NEXT) from .preinit_array, as sanitizer runtimes do,
   CHECK(t.of_type("launch").size() == 1);
 }
 
-TEST_CASE("exit: kill -9 mid-run leaves only complete record lines") {
+TEST_CASE("exit: kill -9 mid-run leaves complete record lines, cut only at a page boundary") {
   TempDir dir;
   const std::string out = dir.file("x.json");
   const pid_t pid =
@@ -1017,9 +1017,19 @@ TEST_CASE("exit: kill -9 mid-run leaves only complete record lines") {
   if (reserved == 0) MESSAGE("no blocks reserved ahead (file system without fallocate?)");
   CHECK(r.exit_code == 128 + SIGKILL);
   REQUIRE_MESSAGE(lines >= 200, "the trace did not grow while the app ran");
-  const std::string text = read_file(out);
+  std::string text = read_file(out);
   REQUIRE(!text.empty());
-  CHECK_MESSAGE(text.back() == '\n', "the file ends with a partial line");
+  if (text.back() != '\n') {
+    // Killed while the background thread was inside write(2): the kernel checks for a fatal
+    // signal before each page (or large folio) it copies, so the write stops at a page
+    // boundary of the file, and only there; the last line is then cut (readers drop it).
+    CHECK_MESSAGE(text.size() % 4096 == 0, "a partial last line, not at a page boundary");
+    const std::size_t last = text.rfind('\n');
+    REQUIRE(last != std::string::npos);
+    CHECK(text[last + 1] == '{');
+    text.resize(last + 1);
+    MESSAGE("killed inside a write: the last line was cut at a page boundary");
+  }
   std::istringstream in(text);
   std::string line;
   REQUIRE(std::getline(in, line));
