@@ -128,15 +128,16 @@ class Session {
   // fork(), before: stops the harvester at the top of its loop, where it holds no lock
   // (ours, the driver's or the allocator's), so the child inherits none of them held. An
   // allocator that does not take its own locks around fork (the AddressSanitizer runtime
-  // of GCC 12) otherwise hangs the child now and then. Waits at most `timeout`.
-  void park_for_fork(std::chrono::milliseconds timeout) {
+  // of GCC 12) otherwise hangs the child now and then. Waits at most `timeout`; false if
+  // the harvester is still running then.
+  bool park_for_fork(std::chrono::milliseconds timeout) {
     std::unique_lock<std::mutex> lock(park_mutex_);
-    if (!harvester_running_) return;
+    if (!harvester_running_) return true;
     park_requested_.store(true, std::memory_order_relaxed);
     lock.unlock();
     wake();
     lock.lock();
-    park_cv_.wait_for(lock, timeout, [this] { return parked_ || !harvester_running_; });
+    return park_cv_.wait_for(lock, timeout, [this] { return parked_ || !harvester_running_; });
   }
   // fork(), after, in the parent: lets the harvester go on.
   void unpark() {
@@ -304,7 +305,11 @@ class Session {
       take(*r);
       ring.pop(handbacks.next());
       ++n;
-      if ((n & (kSpaceBatch - 1)) == 0) notify_space();
+      if ((n & (kSpaceBatch - 1)) == 0) {
+        notify_space();
+        // Another thread may keep the ring from ever running dry: fork() must not wait.
+        if (park_requested_.load(std::memory_order_relaxed)) break;
+      }
       if (writer.buffered_bytes() >= kFlushBytes) writer.flush();
     }
     if (n) notify_space();
@@ -603,8 +608,9 @@ int start_session() {
 // The harvester is parked first: it may need the locks taken next to reach its parking
 // point.
 void fork_prepare() {
-  if (Session* s = g_session.load(std::memory_order_acquire)) {
-    s->park_for_fork(std::chrono::milliseconds(250));
+  Session* s = g_session.load(std::memory_order_acquire);
+  if (s && !s->park_for_fork(std::chrono::milliseconds(250))) {
+    log_message(LogLevel::Debug, "fork: the background thread did not park within 250 ms");
   }
   g_init_mutex.lock();
   objects_fork_prepare();

@@ -133,6 +133,13 @@ Config* load() {
   if (token && *token) cfg->build_fail_token = token;
   const char* report = std::getenv("FAKE_CL_REPORT");
   if (report && *report) cfg->report_path = report;
+  const std::string delay = env_or("FAKE_CL_QUERY_DELAY_US", "0");
+  std::uint64_t us = 0;
+  if (parse_u64(delay, us) && us <= 1000000) {
+    cfg->query_delay_ns = us * 1000;
+  } else {
+    complain("FAKE_CL_QUERY_DELAY_US", delay);
+  }
   return cfg;
 }
 

@@ -45,11 +45,12 @@ class Injection {
 // Everything the FAKE_CL_* variables select (README.md lists them).
 struct Config {
   EventMode event_mode = EventMode::kImmediate;
-  int event_polls = 0;                // K for EventMode::kPolls
-  std::string event_mode_kernel;      // non-empty: the mode applies only to launches of it
-  bool host_timer = true;             // clGetDeviceAndHostTimer supported
+  int event_polls = 0;            // K for EventMode::kPolls
+  std::string event_mode_kernel;  // non-empty: the mode applies only to launches of it
+  bool host_timer = true;         // clGetDeviceAndHostTimer supported
   std::string build_fail_token = "-DFAKE_CL_BUILD_FAIL";
   std::string report_path;             // FAKE_CL_REPORT: counts written at library unload
+  std::uint64_t query_delay_ns = 0;    // FAKE_CL_QUERY_DELAY_US: each profiling query spins
   std::vector<Injection*> injections;  // never freed: call sites keep pointers for good
 };
 

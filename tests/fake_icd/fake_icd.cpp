@@ -3,6 +3,7 @@
 #include <CL/cl_icd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
@@ -890,6 +891,12 @@ cl_int CL_API_CALL ReleaseEvent(cl_event e) {
 cl_int CL_API_CALL GetEventProfilingInfo(cl_event e, cl_profiling_info param, size_t size,
                                          void* out, size_t* size_ret) {
   FAKE_INJECT("clGetEventProfilingInfo");
+  if (const std::uint64_t delay_ns = config().query_delay_ns) {
+    // A slow driver's query: spins, so the caller's thread stays busy (no sleep).
+    const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(delay_ns);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+  }
   if (!e) return CL_INVALID_EVENT;
   if (!e->queue || !(e->queue->properties & CL_QUEUE_PROFILING_ENABLE) ||
       e->status.load(std::memory_order_acquire) != CL_COMPLETE)

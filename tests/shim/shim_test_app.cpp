@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -520,6 +522,50 @@ int scenario_fork_busy() {
   return 0;
 }
 
+// Forks while another thread keeps enqueuing into a ring the shim's background thread
+// cannot drain (run with FAKE_CL_QUERY_DELAY_US: a slow driver), so the ring never runs
+// dry: fork() must still find that thread parked (the shim logs at debug level when it
+// gives up waiting). The children exit at once.
+int scenario_fork_while_enqueuing() {
+  Cl cl;
+  std::atomic<bool> stop{false};
+  std::atomic<long long> launched{0};
+  std::thread enqueuer([&] {
+    cl_int rc = 0;
+    cl_kernel k = clCreateKernel(cl.program, "vadd", &rc);  // its own: args are per kernel
+    if (rc != CL_SUCCESS) return;
+    for (cl_uint i = 0; i < 3; ++i) clSetKernelArg(k, i, sizeof cl.a, &cl.a);
+    const size_t gws = 40;
+    while (!stop.load()) {
+      if (clEnqueueNDRangeKernel(cl.queue, k, 1, nullptr, &gws, nullptr, 0, nullptr, nullptr) ==
+          CL_SUCCESS)
+        ++launched;
+    }
+    clReleaseKernel(k);
+  });
+  while (launched.load() < 5000) std::this_thread::yield();  // the ring is full by then
+  int ok = 0;
+  long long slowest_us = 0;
+  std::fflush(stdout);
+  for (int f = 0; f < 10; ++f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const pid_t child = fork();
+    if (child == 0) _exit(0);
+    const auto took = std::chrono::steady_clock::now() - t0;
+    slowest_us = std::max<long long>(
+        slowest_us, std::chrono::duration_cast<std::chrono::microseconds>(took).count());
+    int status = 0;
+    if (child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status)) ++ok;
+  }
+  stop = true;
+  enqueuer.join();
+  check(clFinish(cl.queue), "finish");
+  say("forks_ok", ok);
+  say("launches", launched.load());
+  say("slowest_fork_us", slowest_us);  // informational only (tests assert no durations)
+  return 0;
+}
+
 // The fake driver's count of live event objects (tests/fake_icd/README.md). The app reaches
 // the driver only through the ICD loader, so it looks the count up in the copy the loader
 // loaded: SHIM_TEST_FAKE_ICD is its path; RTLD_NOLOAD makes sure no second copy, with a
@@ -663,6 +709,7 @@ int main(int argc, char** argv) {
   if (s == "atexit") return scenario_atexit();
   if (s == "fork_no_exec") return scenario_fork_no_exec();
   if (s == "fork_busy") return scenario_fork_busy();
+  if (s == "fork_while_enqueuing") return scenario_fork_while_enqueuing();
   if (s == "markers") return scenario_markers();
   if (s == "markers_unbalanced") return scenario_markers_unbalanced();
   if (s == "private_events") return scenario_private_events();

@@ -983,6 +983,26 @@ TEST_CASE("exit: forks while the background thread is busy: every child and the 
   CHECK(children == 20);
 }
 
+TEST_CASE("exit: fork while another thread keeps enqueuing finds the background thread parked") {
+  if (fork_without_exec_unsupported()) return;
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const RunResult shim =
+      run_app({"fork_while_enqueuing",
+               true,
+               out,
+               {{"CLPROF_LOG_LEVEL", "debug"}, {"FAKE_CL_QUERY_DELAY_US", "2"}}},
+              dir.path());
+  REQUIRE(shim.exit_code == 0);
+  CHECK(shim.values.at("forks_ok") == 10);
+  // Logged when fork() gave up waiting for the background thread to park (docs/trace-format.md).
+  CHECK_MESSAGE(shim.err.find("did not park") == std::string::npos, shim.err);
+  Trace t;
+  REQUIRE(load_trace(out, t));
+  CHECK(static_cast<long long>(t.of_type("launch").size()) == shim.values.at("launches"));
+  check_end_counts(t);
+}
+
 TEST_CASE("exit: dlsym(RTLD_NEXT) from .preinit_array, as sanitizer runtimes do, works") {
   TempDir dir;
   const std::string out = dir.file("x.json");
