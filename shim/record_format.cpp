@@ -782,12 +782,16 @@ std::string expand_output_path(std::string_view pattern, long pid, long root_pid
     }
   }
   if (had_pid || !suffix_children || root_pid == 0 || root_pid == pid) return out;
-  const std::size_t slash = out.rfind('/');
+  return insert_before_extension(out, "." + pid_text);
+}
+
+std::string insert_before_extension(std::string_view path, std::string_view text) {
+  const std::size_t slash = path.rfind('/');
   const std::size_t base = slash == std::string::npos ? 0 : slash + 1;
-  const std::size_t dot = out.rfind('.');
+  const std::size_t dot = path.rfind('.');
   // A leading dot (".trace") is a hidden file's name, not an extension.
-  if (dot == std::string::npos || dot <= base) return out + "." + pid_text;
-  return out.substr(0, dot) + "." + pid_text + out.substr(dot);
+  if (dot == std::string::npos || dot <= base) return std::string(path) + std::string(text);
+  return std::string(path.substr(0, dot)) + std::string(text) + std::string(path.substr(dot));
 }
 
 std::uint64_t fnv1a64(std::uint64_t state, const void* data, std::size_t n) {

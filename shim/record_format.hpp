@@ -125,6 +125,9 @@ std::string format_end_record(std::int64_t host_ns,
 // as /dev/null that every process may share).
 std::string expand_output_path(std::string_view pattern, long pid, long root_pid,
                                bool suffix_children = true);
+// `path` with `text` inserted before the file name's extension ("run.json", ".1" ->
+// "run.1.json"; "run" -> "run.1"; ".trace" -> ".trace.1").
+std::string insert_before_extension(std::string_view path, std::string_view text);
 
 // FNV-1a 64-bit, incremental: start with kFnvOffset, feed bytes.
 inline constexpr std::uint64_t kFnvOffset = 0xcbf29ce484222325ULL;

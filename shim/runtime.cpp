@@ -1,5 +1,6 @@
 #include "runtime.hpp"
 
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -83,6 +84,7 @@ class Handbacks {
 // The trace of one process: a fork child starts a new one and leaks the parent's.
 class Session {
  public:
+  long pid = 0;  // the process that started it (a vfork child shares it, with another pid)
   MpscRing<OpRecord> ring{kRingCapacity};
   TraceWriter writer;
   Handbacks handbacks;  // harvester (then finaliser) only
@@ -560,6 +562,20 @@ bool tsc_is_host_clock() {
   return false;
 }
 
+// Whether `path` holds a trace header written by process `pid`: a program image this
+// process replaced with exec*() (same pid) wrote it, and it must be kept.
+bool holds_trace_of(const std::string& path, long pid) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char head[4096];
+  const ssize_t n = ::read(fd, head, sizeof head - 1);
+  ::close(fd);
+  if (n <= 0) return false;
+  head[n] = '\0';
+  const std::string key = "\"pid\":" + std::to_string(pid) + ",";
+  return std::strstr(head, "\"format\":\"clprof-trace\"") && std::strstr(head, key.c_str());
+}
+
 // Called with g_init_mutex held.
 int start_session() {
   const Settings& s = settings();
@@ -585,8 +601,13 @@ int start_session() {
   struct stat target;
   const bool shared_target =
       stat(s.output.c_str(), &target) == 0 && !S_ISREG(target.st_mode) && !S_ISDIR(target.st_mode);
-  const std::string path = expand_output_path(s.output, h.pid, root_pid_from_env(), !shared_target);
+  std::string path = expand_output_path(s.output, h.pid, root_pid_from_env(), !shared_target);
+  const std::string first_choice = path;
+  for (int k = 1; !shared_target && k < 1000 && holds_trace_of(path, h.pid); ++k) {
+    path = insert_before_extension(first_choice, ".exec" + std::to_string(k));
+  }
   auto* session = new Session;
+  session->pid = h.pid;
   std::string error;
   if (!session->writer.open(path, format_header_line(h), error)) {
     log_once_warn("%s; running untouched", error.c_str());
@@ -782,15 +803,36 @@ void wake_harvester() {
   if (Session* s = g_session.load(std::memory_order_acquire)) s->wake();
 }
 
-void finalize_trace() {
+namespace {
+// `wait`: false gives up when the lock is taken (exec may be called from a signal handler
+// that interrupted clprof's own code holding it).
+void finalize(bool wait) {
   Session* session = nullptr;
   {
-    std::lock_guard<std::mutex> lock(g_init_mutex);
+    std::unique_lock<std::mutex> lock(g_init_mutex, std::defer_lock);
+    if (wait) {
+      lock.lock();
+    } else if (!lock.try_lock()) {
+      return;
+    }
     const int state = g_recording_state.exchange(kFinalized);
     if (state != kActive) return;
     session = g_session.load();
   }
   if (session) session->finish();
+}
+}  // namespace
+
+void finish_before_exec() {
+  Session* s = g_session.load(std::memory_order_acquire);
+  // A vfork child runs in its parent's memory until the exec: the trace is the parent's.
+  if (!s || s->pid != static_cast<long>(getpid())) return;
+  log_message(LogLevel::Debug, "exec: finishing the trace of the image being replaced");
+  finalize(false);
+}
+
+void finalize_trace() {
+  finalize(true);
 }
 
 }  // namespace clprof::shim

@@ -83,4 +83,9 @@ void wake_harvester();
 // closes open ranges, writes clock_sync and end records. Hooks pass through afterwards.
 void finalize_trace();
 
+// Called by the exec*() hooks before the program image is replaced: ends the trace as
+// finalize_trace() does, when this process started it (not in a vfork child, which shares
+// its parent's memory). If the exec then fails, the process runs on unrecorded.
+void finish_before_exec();
+
 }  // namespace clprof::shim

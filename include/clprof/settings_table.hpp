@@ -14,8 +14,9 @@
   X(output, "CLPROF_OUTPUT", String, "clprof-%p.json",                                      \
     "Trace file path. %p becomes the process id. Without %p, a process other than the "    \
     "first one profiled in the run writes NAME.<pid>.EXT instead, so children never "      \
-    "overwrite their parent's trace. A device such as /dev/null keeps its name in every "  \
-    "process.")                                                                             \
+    "overwrite their parent's trace. A program started by exec in the same process, "     \
+    "where that name already holds this process's trace, writes NAME.exec1.EXT (exec2, "  \
+    "...). A device such as /dev/null keeps its name in every process.")                  \
   X(disable, "CLPROF_DISABLE", Bool, "0",                                                   \
     "1 turns the shim off: every call goes straight to the real OpenCL, nothing is "       \
     "written.")                                                                             \

@@ -522,6 +522,53 @@ int scenario_fork_busy() {
   return 0;
 }
 
+// Launches, then replaces itself (same pid) with the "exec_target" scenario: through
+// execl, or with `use_execve` through execve. The shim must finish this image's trace first.
+int scenario_exec_self(const char* argv0, bool use_execve) {
+  Cl cl;
+  check(cl.launch_vadd(50), "launch");
+  check(cl.launch_vadd(50), "launch");
+  check(clFinish(cl.queue), "finish");
+  std::fflush(stdout);
+  char target[] = "exec_target";
+  char* const argv[] = {const_cast<char*>(argv0), target, nullptr};
+  if (use_execve) {
+    execve("/proc/self/exe", argv, environ);
+  } else {
+    execl("/proc/self/exe", argv0, target, static_cast<char*>(nullptr));
+  }
+  say("exec_failed", 1);
+  return 1;
+}
+
+int scenario_exec_target() {
+  Cl cl;
+  check(cl.launch_vadd(51), "launch");
+  check(clFinish(cl.queue), "finish");
+  say("exec_target", 1);
+  return 0;
+}
+
+// A vfork child runs in its parent's memory until it execs: the shim's exec hook must leave
+// the parent's trace alone.
+int scenario_vfork_exec() {
+  Cl cl;
+  check(cl.launch_vadd(60), "launch");
+  check(clFinish(cl.queue), "finish");
+  std::fflush(stdout);
+  const pid_t child = vfork();
+  if (child == 0) {
+    execl("/bin/true", "true", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int status = 0;
+  if (child > 0) waitpid(child, &status, 0);
+  check(cl.launch_vadd(61), "launch");
+  check(clFinish(cl.queue), "finish");
+  say("child_exit", child > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  return 0;
+}
+
 // Forks while another thread keeps enqueuing into a ring the shim's background thread
 // cannot drain (run with FAKE_CL_QUERY_DELAY_US: a slow driver), so the ring never runs
 // dry: fork() must still find that thread parked (the shim logs at debug level when it
@@ -709,6 +756,10 @@ int main(int argc, char** argv) {
   if (s == "atexit") return scenario_atexit();
   if (s == "fork_no_exec") return scenario_fork_no_exec();
   if (s == "fork_busy") return scenario_fork_busy();
+  if (s == "exec_self") return scenario_exec_self(argv[0], false);
+  if (s == "exec_self_execve") return scenario_exec_self(argv[0], true);
+  if (s == "exec_target") return scenario_exec_target();
+  if (s == "vfork_exec") return scenario_vfork_exec();
   if (s == "fork_while_enqueuing") return scenario_fork_while_enqueuing();
   if (s == "markers") return scenario_markers();
   if (s == "markers_unbalanced") return scenario_markers_unbalanced();

@@ -1003,6 +1003,46 @@ TEST_CASE("exit: fork while another thread keeps enqueuing finds the background 
   check_end_counts(t);
 }
 
+std::multiset<long long> launch_gws(const Trace& t) {
+  std::multiset<long long> gws;
+  for (const Value* l : t.of_type("launch")) gws.insert(nums(*l, "gws")[0]);
+  return gws;
+}
+
+TEST_CASE("exit: exec after OpenCL use finishes the trace; the new image writes NAME.exec1.EXT") {
+  for (const char* scenario : {"exec_self", "exec_self_execve"}) {
+    CAPTURE(scenario);
+    TempDir dir;
+    const std::string out = dir.file("x.json");
+    const RunResult r = run_app({scenario, true, out, {}}, dir.path());
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.values.count("exec_failed") == 0);
+    CHECK(r.values.at("exec_target") == 1);
+    Trace before;
+    REQUIRE(load_trace(out, before));  // complete: it has its end record
+    CHECK(num(before.header(), "pid") == r.pid);
+    CHECK(launch_gws(before) == std::multiset<long long>{50, 50});
+    check_end_counts(before);
+    Trace after;
+    REQUIRE(load_trace(dir.file("x.exec1.json"), after));
+    CHECK(num(after.header(), "pid") == r.pid);
+    CHECK(launch_gws(after) == std::multiset<long long>{51});
+    check_end_counts(after);
+  }
+}
+
+TEST_CASE("exit: a vfork child's exec leaves the parent's trace recording") {
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const RunResult r = run_app({"vfork_exec", true, out, {}}, dir.path());
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.values.at("child_exit") == 0);
+  Trace t;
+  REQUIRE(load_trace(out, t));
+  CHECK(launch_gws(t) == std::multiset<long long>{60, 61});
+  check_end_counts(t);
+}
+
 TEST_CASE("exit: dlsym(RTLD_NEXT) from .preinit_array, as sanitizer runtimes do, works") {
   TempDir dir;
   const std::string out = dir.file("x.json");
