@@ -4,6 +4,7 @@
 #include <CL/cl.h>
 #include <clprof/clprof.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -522,20 +523,27 @@ int scenario_fork_busy() {
   return 0;
 }
 
-// Launches, then replaces itself (same pid) with the "exec_target" scenario: through
-// execl, or with `use_execve` through execve. The shim must finish this image's trace first.
-int scenario_exec_self(const char* argv0, bool use_execve) {
+// Launches, then replaces itself (same pid) with the "exec_target" scenario through the exec
+// function `how` names. The shim must finish this image's trace first.
+int scenario_exec_self(const char* argv0, const std::string& how) {
   Cl cl;
   check(cl.launch_vadd(50), "launch");
   check(cl.launch_vadd(50), "launch");
   check(clFinish(cl.queue), "finish");
   std::fflush(stdout);
+  const char* self = "/proc/self/exe";  // with a '/': the p forms do not search PATH
   char target[] = "exec_target";
   char* const argv[] = {const_cast<char*>(argv0), target, nullptr};
-  if (use_execve) {
-    execve("/proc/self/exe", argv, environ);
-  } else {
-    execl("/proc/self/exe", argv0, target, static_cast<char*>(nullptr));
+  if (how == "execl") execl(self, argv0, target, static_cast<char*>(nullptr));
+  if (how == "execle") execle(self, argv0, target, static_cast<char*>(nullptr), environ);
+  if (how == "execlp") execlp(self, argv0, target, static_cast<char*>(nullptr));
+  if (how == "execv") execv(self, argv);
+  if (how == "execve") execve(self, argv, environ);
+  if (how == "execvp") execvp(self, argv);
+  if (how == "execvpe") execvpe(self, argv, environ);
+  if (how == "fexecve") {
+    const int fd = open(self, O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) fexecve(fd, argv, environ);
   }
   say("exec_failed", 1);
   return 1;
@@ -756,8 +764,7 @@ int main(int argc, char** argv) {
   if (s == "atexit") return scenario_atexit();
   if (s == "fork_no_exec") return scenario_fork_no_exec();
   if (s == "fork_busy") return scenario_fork_busy();
-  if (s == "exec_self") return scenario_exec_self(argv[0], false);
-  if (s == "exec_self_execve") return scenario_exec_self(argv[0], true);
+  if (s.rfind("exec_self_", 0) == 0) return scenario_exec_self(argv[0], s.substr(10));
   if (s == "exec_target") return scenario_exec_target();
   if (s == "vfork_exec") return scenario_vfork_exec();
   if (s == "fork_while_enqueuing") return scenario_fork_while_enqueuing();

@@ -1010,7 +1010,9 @@ std::multiset<long long> launch_gws(const Trace& t) {
 }
 
 TEST_CASE("exit: exec after OpenCL use finishes the trace; the new image writes NAME.exec1.EXT") {
-  for (const char* scenario : {"exec_self", "exec_self_execve"}) {
+  for (const char* scenario :
+       {"exec_self_execl", "exec_self_execle", "exec_self_execlp", "exec_self_execv",
+        "exec_self_execve", "exec_self_execvp", "exec_self_execvpe", "exec_self_fexecve"}) {
     CAPTURE(scenario);
     TempDir dir;
     const std::string out = dir.file("x.json");

@@ -26,6 +26,14 @@ TEST_CASE("without %p the root process keeps the name, others insert their pid")
   CHECK(expand_output_path(".hidden", 5, 1) == ".hidden.5");
 }
 
+TEST_CASE("a program started by exec names its trace NAME.exec<k>.EXT") {
+  CHECK(insert_before_extension("run.json", ".exec1") == "run.exec1.json");
+  CHECK(insert_before_extension("out/run.12345.json", ".exec2") == "out/run.12345.exec2.json");
+  CHECK(insert_before_extension("run", ".exec1") == "run.exec1");
+  CHECK(insert_before_extension("dir.d/run", ".exec1") == "dir.d/run.exec1");
+  CHECK(insert_before_extension(".hidden", ".exec1") == ".hidden.exec1");
+}
+
 TEST_CASE("fnv1a64 matches the reference vectors and is incremental") {
   CHECK(fnv1a64(kFnvOffset, "", 0) == 0xcbf29ce484222325ULL);
   CHECK(fnv1a64(kFnvOffset, "a", 1) == 0xaf63dc4c8601ec8cULL);
