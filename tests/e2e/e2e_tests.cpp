@@ -559,3 +559,23 @@ TEST_CASE("pyopencl") {
   REQUIRE(marks.size() == 1);
   CHECK(get_string(*marks[0], tf::field::kName) == "weights loaded");
 }
+
+// exec after OpenCL use (issue 2: the trace must be whole): the replaced program's trace is
+// finished before exec, and the new program, same pid, writes NAME.exec1.EXT.
+TEST_CASE("pyopencl_exec") {
+  REQUIRE_MESSAGE(fs::exists(paths().python), "no " << paths().python);
+  const fs::path script = paths().examples_src / ".." / "tests" / "e2e" / "pyopencl_exec.py";
+  const fs::path dir = fresh_work_dir("pyopencl_exec");
+  const fs::path trace = dir / "trace.json";
+  const RunResult r = run_with_and_without_shim(
+      {paths().python.string(), script.string(), "--then-exec"}, dir, trace, 120);
+  CHECK(r.out == "launched 3\nlaunched 2\n");
+  const Trace before(trace);
+  check_trace_invariants(before);
+  CHECK(before.launches_of("double_it").size() == 3);
+  const fs::path after_path = dir / "trace.exec1.json";
+  REQUIRE_MESSAGE(fs::exists(after_path), "the new program wrote no " << after_path);
+  const Trace after(after_path);
+  check_trace_invariants(after);
+  CHECK(after.launches_of("double_it").size() == 2);
+}
