@@ -31,10 +31,11 @@ int missing() {
   return -1;
 }
 
-// Counts the arguments of an execl-style call after `first` up to the terminating NULL.
+// Counts the arguments of an execl-style call: `first` and those after it in `ap`, up to
+// the terminating NULL (`ap` itself is not advanced).
 std::size_t count_args(const char* first, va_list ap) {
-  std::size_t n = first ? 1 : 0;
-  if (!first) return n;
+  if (!first) return 0;
+  std::size_t n = 1;
   va_list copy;
   va_copy(copy, ap);
   while (va_arg(copy, const char*)) ++n;
@@ -52,6 +53,16 @@ void fill_args(char** argv, std::size_t n, const char* first, va_list& ap) {
   for (std::size_t i = 1; i < n; ++i) argv[i] = va_arg(ap, char*);
   argv[n] = nullptr;
   static_cast<void>(va_arg(ap, char*));  // the terminating NULL
+}
+
+// Calls `exec(argv)` with the argv of an execl-style call (`first`, then `ap` up to its
+// NULL) built in this frame (alloca), leaving `ap` just after the NULL.
+template <typename Exec>
+int with_list_argv(const char* first, va_list& ap, Exec exec) {
+  const std::size_t n = count_args(first, ap);
+  char** argv = static_cast<char**>(__builtin_alloca((n + 1) * sizeof(char*)));
+  fill_args(argv, n, first, ap);
+  return exec(argv);
 }
 
 }  // namespace
@@ -95,32 +106,28 @@ __attribute__((visibility("default"))) int fexecve(int fd, char* const argv[], c
 __attribute__((visibility("default"))) int execl(const char* path, const char* arg, ...) {
   va_list ap;
   va_start(ap, arg);
-  const std::size_t n = count_args(arg, ap);
-  char** argv = static_cast<char**>(__builtin_alloca((n + 1) * sizeof(char*)));
-  fill_args(argv, n, arg, ap);
+  const int rc = with_list_argv(arg, ap, [&](char** argv) { return execv(path, argv); });
   va_end(ap);
-  return execv(path, argv);
+  return rc;
 }
 
 __attribute__((visibility("default"))) int execlp(const char* file, const char* arg, ...) {
   va_list ap;
   va_start(ap, arg);
-  const std::size_t n = count_args(arg, ap);
-  char** argv = static_cast<char**>(__builtin_alloca((n + 1) * sizeof(char*)));
-  fill_args(argv, n, arg, ap);
+  const int rc = with_list_argv(arg, ap, [&](char** argv) { return execvp(file, argv); });
   va_end(ap);
-  return execvp(file, argv);
+  return rc;
 }
 
 __attribute__((visibility("default"))) int execle(const char* path, const char* arg, ...) {
   va_list ap;
   va_start(ap, arg);
-  const std::size_t n = count_args(arg, ap);
-  char** argv = static_cast<char**>(__builtin_alloca((n + 1) * sizeof(char*)));
-  fill_args(argv, n, arg, ap);
-  char* const* envp = va_arg(ap, char* const*);
+  const int rc = with_list_argv(arg, ap, [&](char** argv) {
+    char* const* envp = va_arg(ap, char* const*);  // after the list's NULL
+    return execve(path, argv, envp);
+  });
   va_end(ap);
-  return execve(path, argv, envp);
+  return rc;
 }
 
 }  // extern "C"
