@@ -40,12 +40,6 @@ class TraceWriter {
   // and closes.
   void finish(std::string_view end_record);
 
-  // Forgets the file without writing (a fork child dropping its parent's trace).
-  void abandon() {
-    fd_ = -1;
-    size_ = 0;
-  }
-
   TraceWriter() = default;
   ~TraceWriter() { std::free(buf_); }
   TraceWriter(const TraceWriter&) = delete;
