@@ -74,13 +74,16 @@ struct _cl_context {
 };
 
 // An in-order queue; `pending` are the events not yet complete in the slow event modes.
+// Every command retains and releases its queue, while a profiler's thread reads
+// `properties` (clGetEventProfilingInfo checks it): the counts get a cache line of their own,
+// so that the two threads do not bounce one line between cores on each command.
 struct _cl_command_queue {
   const cl_icd_dispatch* dispatch;
-  clprof::fake::RefCount refs;
   cl_context context = nullptr;
   cl_device_id device = nullptr;
   cl_command_queue_properties properties = 0;
   std::vector<cl_queue_properties> properties_array;  // clCreateCommandQueueWithProperties
+  alignas(64) clprof::fake::RefCount refs;
   std::mutex mutex;
   std::vector<cl_event> pending;  // not-yet-complete events (each holds an internal ref)
 };
