@@ -35,7 +35,7 @@ namespace tf = clprof::trace;
 
 constexpr std::size_t kRingCapacity = 2048;
 constexpr std::size_t kSpaceBatch = 256;  // producers blocked on a full ring wake per batch
-constexpr std::size_t kFlushBytes = 256 * 1024;
+constexpr std::size_t kFlushBytes = TraceWriter::kFlushBytes;
 constexpr std::size_t kBusyRecords = kRingCapacity / 8;  // a drain this long: go again at once
 
 enum State : int { kUninit = 0, kActive = 1, kPassThrough = 2, kFinalized = 3 };

@@ -25,8 +25,8 @@ bool TraceWriter::open(const std::string& path, std::string_view header_line, st
   reserved_to_ = 0;
   reserving_ = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && ::fstatfs(fd_, &fs) == 0 &&
                fs.f_type != TMPFS_MAGIC;
-  // Room for a flush's worth of records (the harvester flushes at 256 KiB) and one more.
-  grow(std::max<std::size_t>(header_line.size() + 1, 320 * 1024));
+  // Room for a flush's worth of records and some more: only an outsized line grows it.
+  grow(std::max<std::size_t>(header_line.size() + 1, kFlushBytes + 64 * 1024));
   std::memcpy(buf_, header_line.data(), header_line.size());
   buf_[header_line.size()] = '\n';
   size_ = header_line.size() + 1;
