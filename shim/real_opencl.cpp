@@ -23,11 +23,27 @@ namespace {
 // of the shim only).
 #define CLPROF_NO_SANITIZE __attribute__((no_sanitize("address", "undefined", "thread")))
 
-CLPROF_NO_SANITIZE DlsymFn find_real_dlsym() {
+// The version glibc gave dlsym, dlopen and dlclose when it first supported this
+// architecture: the only one they have in libdl.so.2 before glibc 2.34, a compatibility
+// alias in libc.so.6 since (where GLIBC_2.34 is the default).
+#if defined(__x86_64__)
+#define CLPROF_GLIBC_BASE_VERSION "GLIBC_2.2.5"
+#elif defined(__aarch64__)
+#define CLPROF_GLIBC_BASE_VERSION "GLIBC_2.17"
+#endif
+
+// libc's `name` (dlsym, dlopen, dlclose), not an interposer's.
+CLPROF_NO_SANITIZE void* libc_symbol(const char* name) {
   // dlvsym is not interposed, so this cannot recurse into our own dlsym.
-  void* f = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-  if (!f) f = dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
-  return reinterpret_cast<DlsymFn>(f);
+  void* f = dlvsym(RTLD_NEXT, name, "GLIBC_2.34");
+#ifdef CLPROF_GLIBC_BASE_VERSION
+  if (!f) f = dlvsym(RTLD_NEXT, name, CLPROF_GLIBC_BASE_VERSION);
+#endif
+  return f;
+}
+
+CLPROF_NO_SANITIZE DlsymFn find_real_dlsym() {
+  return reinterpret_cast<DlsymFn>(libc_symbol("dlsym"));
 }
 
 // Stubs keep every table slot callable when no OpenCL library exists, so hooks never
@@ -195,7 +211,7 @@ using clprof::shim::real_dlsym;
 
 namespace {
 
-#if !defined(__x86_64__)
+#if !defined(__x86_64__) && !defined(__aarch64__)
 // dlsym(RTLD_NEXT, name) means "after the caller", and glibc finds the caller from the
 // return address, which inside this interposer is libclprof.so. Forwarding as is would
 // resolve after the shim instead: another preloaded wrapper (a malloc tracer, say) that
@@ -205,9 +221,7 @@ namespace {
 // dlsym(RTLD_NEXT) before their dlopen wrapper can work.
 template <class Fn>
 CLPROF_NO_SANITIZE Fn libc_function(const char* name) {
-  void* f = dlvsym(RTLD_NEXT, name, "GLIBC_2.34");
-  if (!f) f = dlvsym(RTLD_NEXT, name, "GLIBC_2.2.5");
-  return reinterpret_cast<Fn>(f);
+  return reinterpret_cast<Fn>(clprof::shim::libc_symbol(name));
 }
 
 // Looked up once, into a constant-initialised pointer (see clprof_real_dlsym for why).
@@ -264,7 +278,7 @@ CLPROF_NO_SANITIZE void* dlsym_next_after(const void* caller, const char* name) 
   return nullptr;
 }
 
-#endif  // !__x86_64__
+#endif  // !__x86_64__ && !__aarch64__
 
 }  // namespace
 
@@ -324,6 +338,48 @@ dlsym:
   jz 2f
   jmp *%rax
 2:
+  ret
+  .cfi_endproc
+  .size dlsym, .-dlsym
+)");
+#elif defined(__aarch64__)
+// The same on AArch64: glibc's dlsym takes the caller from the link register, which a
+// branch (not a call) to it leaves as the app set it. x16 (IP0) is free to clobber at a
+// function's entry, and BR x16 may land on a BTI "c" pad. RTLD_NEXT is (void*)-1.
+asm(R"(
+  .text
+  .globl dlsym
+  .type dlsym, %function
+  .p2align 4
+dlsym:
+  .cfi_startproc
+  hint 34
+  cmn x0, #1
+  b.eq 0f
+  b clprof_dlsym_other
+0:
+  adrp x16, clprof_real_dlsym
+  ldr x16, [x16, :lo12:clprof_real_dlsym]
+  cbz x16, 1f
+  br x16
+1:
+  stp x29, x30, [sp, #-32]!
+  .cfi_def_cfa_offset 32
+  .cfi_offset 29, -32
+  .cfi_offset 30, -24
+  mov x29, sp
+  stp x0, x1, [sp, #16]
+  bl clprof_resolve_real_dlsym
+  mov x16, x0
+  ldp x0, x1, [sp, #16]
+  ldp x29, x30, [sp], #32
+  .cfi_restore 29
+  .cfi_restore 30
+  .cfi_def_cfa_offset 0
+  cbz x16, 2f
+  br x16
+2:
+  mov x0, #0
   ret
   .cfi_endproc
   .size dlsym, .-dlsym
