@@ -12,8 +12,7 @@ namespace clprof::shim {
 namespace tf = clprof::trace;
 
 template <class Info>
-Info* Registry<Info>::create(const void* handle) {
-  std::lock_guard<std::mutex> lock(mutex_);
+Info* Registry<Info>::fresh_locked(const void* handle) {
   auto it = map_.find(handle);
   if (it != map_.end()) {
     // The driver reused a handle whose release we did not see: retire the old entry.
@@ -33,10 +32,14 @@ Info* Registry<Info>::create(const void* handle) {
   }
   info->gen.fetch_add(1, std::memory_order_release);
   info->id = ++next_id_;
+  return info;
+}
+
+template <class Info>
+void Registry<Info>::publish_locked(const void* handle, Info* info) {
   creates_.fetch_add(1, std::memory_order_release);
   info->handle.store(handle, std::memory_order_release);
   map_.emplace(handle, info);
-  return info;
 }
 
 template <class Info>
@@ -158,12 +161,26 @@ std::string clock_sync_line(std::uint64_t device_id, std::string_view method,
 std::uint64_t device_id_of(cl_device_id device) {
   if (!device) return 0;
   if (DeviceInfo* known = devices().find(device)) return known->id;
-  // Query before taking any lock; two threads racing here may both register (the
-  // later entry wins), which costs a duplicate device record, never a wrong id.
+  // Queries before taking any lock; of two threads racing here, the first to register
+  // writes the device's records, the other uses its entry.
   cl_platform_id platform = device_value<cl_platform_id>(device, CL_DEVICE_PLATFORM);
+  // The device timer is tried before the entry exists (another thread may find the entry
+  // as soon as it does, and reads timer_ok). Older ICDs have no entry for the 2.1 timer
+  // API: asking through the loader could call a null dispatch slot, so only 2.1+ devices
+  // are asked.
+  TimerSample sample{};
+  const bool timer_ok = version_at_least(device_string(device, CL_DEVICE_VERSION), 2, 1) &&
+                        sample_device_timer(device, sample);
+  bool created = false;
+  DeviceInfo* info = devices().learn(
+      device,
+      [&](DeviceInfo& d) {
+        d.device = device;
+        d.timer_ok = timer_ok;
+      },
+      created);
+  if (!created) return info->id;  // another thread registered it meanwhile
   JsonLine line(tf::kind::kDevice);
-  DeviceInfo* info = devices().create(device);
-  info->device = device;
   line.unum(tf::field::kId, info->id)
       .str(tf::field::kName, device_string(device, CL_DEVICE_NAME))
       .str(tf::device::kVendor, device_string(device, CL_DEVICE_VENDOR))
@@ -181,20 +198,26 @@ std::uint64_t device_id_of(cl_device_id device) {
       .unum(tf::device::kTimerResolutionNs,
             device_value<size_t>(device, CL_DEVICE_PROFILING_TIMER_RESOLUTION));
   emit_line(LineKind::Device, line.finish());
-  TimerSample sample{};
-  // Older ICDs have no entry for the 2.1 timer API: asking through the loader could
-  // call a null dispatch slot, so only 2.1+ devices are asked.
-  info->timer_ok = version_at_least(device_string(device, CL_DEVICE_VERSION), 2, 1) &&
-                   sample_device_timer(device, sample);
-  if (info->timer_ok) {
+  if (timer_ok) {
     emit_line(LineKind::ClockSync, clock_sync_line(info->id, "clGetDeviceAndHostTimer",
                                                    sample.offset_ns, sample.uncertainty_ns));
   }
   return info->id;
 }
 
-std::uint64_t register_context(cl_context context) {
-  ContextInfo* info = contexts().create(context);
+namespace {
+// `lazily`: a context the app has had for a while (made where the shim does not hook),
+// which another thread may be registering too.
+std::uint64_t add_context(cl_context context, bool lazily) {
+  ContextInfo* info;
+  if (lazily) {
+    bool created = false;
+    info = contexts().learn(
+        context, [](ContextInfo&) {}, created);
+    if (!created) return info->id;
+  } else {
+    info = contexts().create(context);
+  }
   size_t n = 0;
   if (real().clGetContextInfo(context, CL_CONTEXT_DEVICES, 0, nullptr, &n) == CL_SUCCESS && n > 0) {
     std::vector<cl_device_id> ds(n / sizeof(cl_device_id));
@@ -204,11 +227,16 @@ std::uint64_t register_context(cl_context context) {
   }
   return info->id;
 }
+}  // namespace
+
+std::uint64_t register_context(cl_context context) {
+  return add_context(context, false);
+}
 
 std::uint64_t context_id_of(cl_context context) {
   if (!context) return 0;
   ContextInfo* info = contexts().find(context);
-  return info ? info->id : register_context(context);
+  return info ? info->id : add_context(context, true);
 }
 
 QueueInfo* queue_info(cl_command_queue queue) {
@@ -225,12 +253,19 @@ QueueInfo* queue_info(cl_command_queue queue) {
   }
   const std::uint64_t context_id = context_id_of(ctx);
   const std::uint64_t device_id = device_id_of(dev);
-  QueueInfo* q = queues().create(queue);
-  q->context_id = context_id;
-  q->device_id = device_id;
   cl_command_queue_properties props = 0;
   real().clGetCommandQueueInfo(queue, CL_QUEUE_PROPERTIES, sizeof props, &props, nullptr);
-  q->out_of_order = (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
+  // The app already holds this queue: other threads may be using it right now.
+  bool created = false;
+  QueueInfo* q = queues().learn(
+      queue,
+      [&](QueueInfo& info) {
+        info.context_id = context_id;
+        info.device_id = device_id;
+        info.out_of_order = (props & CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE) != 0;
+      },
+      created);
+  if (!created) return q;
   emit_line(LineKind::Queue, JsonLine(tf::kind::kQueue)
                                  .unum(tf::field::kId, q->id)
                                  .unum(tf::field::kContextId, context_id)
@@ -241,7 +276,10 @@ QueueInfo* queue_info(cl_command_queue queue) {
   return q;
 }
 
-KernelInfo* register_kernel(cl_kernel kernel) {
+namespace {
+// `lazily`: a kernel the app has had for a while (made where the shim does not hook),
+// which other threads may be launching.
+KernelInfo* add_kernel(cl_kernel kernel, bool lazily) {
   std::string name;
   size_t n = 0;
   if (real().clGetKernelInfo(kernel, CL_KERNEL_FUNCTION_NAME, 0, nullptr, &n) == CL_SUCCESS &&
@@ -260,11 +298,16 @@ KernelInfo* register_kernel(cl_kernel kernel) {
   real().clGetKernelInfo(kernel, CL_KERNEL_NUM_ARGS, sizeof num_args, &num_args, nullptr);
   ProgramInfo* p = program ? programs().find(program) : nullptr;
   const std::uint64_t context_id = context_id_of(context);
-  KernelInfo* k = kernels().create(kernel);
-  k->name = intern(json_quote(name));
-  k->program_id = p ? p->id : 0;
-  k->context_id = context_id;
-  k->num_args = num_args;
+  const char* const quoted = intern(json_quote(name));
+  const auto fill = [&](KernelInfo& info) {
+    info.name = quoted;
+    info.program_id = p ? p->id : 0;
+    info.context_id = context_id;
+    info.num_args = num_args;
+  };
+  bool created = true;
+  KernelInfo* k = lazily ? kernels().learn(kernel, fill, created) : kernels().create(kernel, fill);
+  if (!created) return k;
   emit_line(LineKind::Kernel, JsonLine(tf::kind::kKernel)
                                   .unum(tf::field::kId, k->id)
                                   .unum(tf::field::kProgramId, k->program_id)
@@ -274,11 +317,16 @@ KernelInfo* register_kernel(cl_kernel kernel) {
                                   .finish());
   return k;
 }
+}  // namespace
+
+KernelInfo* register_kernel(cl_kernel kernel) {
+  return add_kernel(kernel, false);
+}
 
 KernelInfo* kernel_info(cl_kernel kernel) {
   if (!kernel) return nullptr;
   if (KernelInfo* k = kernels().find(kernel)) return k;
-  return register_kernel(kernel);
+  return add_kernel(kernel, true);
 }
 
 void register_mem(cl_mem mem, ArgKind kind, std::uint64_t bytes, std::uint32_t element_bytes) {

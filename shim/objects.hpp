@@ -101,9 +101,37 @@ class Registry {
   // cache_slot: which ThreadState cache row to use, or -1 for no thread cache.
   explicit Registry(int cache_slot) : cache_slot_(cache_slot) {}
 
-  // A new entry with a fresh id for `handle`, replacing any stale one. Returns the
-  // caller's to fill before handing `handle` to the app. Threads: any.
-  Info* create(const void* handle);
+  // A new entry with a fresh id for `handle`, replacing any stale one. `fill(info)` runs
+  // before any other thread can find the entry, under the registry's lock: plain field
+  // assignments only (no OpenCL call, no record). Threads: any. An object the app already
+  // holds (one learnt lazily, which another thread may look up at the same moment) must
+  // be filled this way; one about to be handed to the app may also be filled after.
+  template <class Fill>
+  Info* create(const void* handle, Fill&& fill) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    Info* info = fresh_locked(handle);
+    fill(*info);
+    publish_locked(handle, info);
+    return info;
+  }
+  Info* create(const void* handle) {
+    return create(handle, [](Info&) {});
+  }
+  // For an object the app already holds, learnt on first use: the entry another thread
+  // has made for `handle` meanwhile (`created` false; it is current, not stale: the app
+  // still uses the object), else a new one filled as by create(). Never replaces an entry
+  // another thread may be reading. Threads: any.
+  template <class Fill>
+  Info* learn(const void* handle, Fill&& fill, bool& created) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = map_.find(handle);
+    created = it == map_.end();
+    if (!created) return it->second;
+    Info* info = fresh_locked(handle);
+    fill(*info);
+    publish_locked(handle, info);
+    return info;
+  }
   // The entry for `handle`, or nullptr. Threads: any. Inline: the thread-cache hit is
   // the hot path of every hooked call that names an object. A miss is cached too
   // (clSetKernelArg asks about every 8-byte scalar) until the registry next creates.
@@ -139,6 +167,10 @@ class Registry {
   }
   // The registry lookup under the mutex; refreshes the thread cache.
   Info* find_slow(const void* handle);
+  // create(), under the mutex: retires a stale entry of `handle` and returns a reset one
+  // with a fresh id, not yet findable; then makes it findable.
+  Info* fresh_locked(const void* handle);
+  void publish_locked(const void* handle, Info* info);
 
   const int cache_slot_;
   std::atomic<std::uint32_t> creates_{0};  // bumped by every create (stales cached misses)
@@ -183,7 +215,7 @@ inline Registry<SamplerInfo>& samplers() {
 std::uint64_t device_id_of(cl_device_id device);
 // Registers a new context and the devices it holds; returns its id.
 std::uint64_t register_context(cl_context context);
-// The id of `context`, 0 if unknown.
+// The id of `context`, registering an unknown one on first sight (0 for NULL).
 std::uint64_t context_id_of(cl_context context);
 // The queue's info, registering an unknown queue on first sight (nullptr on failure).
 QueueInfo* queue_info(cl_command_queue queue);

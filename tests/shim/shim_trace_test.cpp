@@ -727,6 +727,43 @@ TEST_CASE("app_view: a queue without profiling looks unchanged to the app") {
 }
 
 // ============================================================================================
+TEST_CASE(
+    "threads: a queue and kernel made behind the shim's back, first used by 8 threads at "
+    "once, are learnt whole (every launch names them with all their ids)") {
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const RunResult shim = run_app({"lazy_objects", true, out, {}}, dir.path());
+  CAPTURE(shim.err);
+  REQUIRE(shim.exit_code == 0);
+  CHECK(shim.values.at("failures") == 0);
+  Trace t;
+  REQUIRE(load_trace(out, t));
+  const auto devices = t.of_type("device");
+  REQUIRE(devices.size() == 1);
+  const long long device_id = num(*devices[0], "id");
+  // Threads racing to learn the same object may each register it (duplicate object
+  // records); every record must still be whole and consistent.
+  std::map<long long, std::pair<long long, long long>> queues;  // id -> context, device
+  for (const Value* q : t.of_type("queue"))
+    queues[num(*q, "id")] = {num(*q, "context_id"), num(*q, "device_id")};
+  std::map<long long, std::string> kernels;
+  for (const Value* k : t.of_type("kernel")) kernels[num(*k, "id")] = str(*k, "name");
+  const auto launches = t.of_type("launch");
+  CHECK(launches.size() == 400);
+  for (const Value* l : launches) {
+    CAPTURE(num(*l, "seq"));
+    CHECK(str(*l, "kernel") == "vadd");
+    CHECK(kernels.count(num(*l, "kernel_id")) == 1);
+    CHECK(kernels[num(*l, "kernel_id")] == "vadd");
+    CHECK(num(*l, "program_id") != 0);
+    CHECK(num(*l, "context_id") != 0);
+    CHECK(num(*l, "device_id") == device_id);
+    REQUIRE(queues.count(num(*l, "queue_id")) == 1);
+    CHECK(queues[num(*l, "queue_id")].first == num(*l, "context_id"));
+    CHECK(queues[num(*l, "queue_id")].second == device_id);
+  }
+}
+
 TEST_CASE("threads: 8 threads x 500 launches give 4000 launch records with unique seqs") {
   TempDir dir;
   const std::string out = dir.file("x.json");
