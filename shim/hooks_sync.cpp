@@ -25,16 +25,10 @@ CLPROF_EXPORT cl_int CL_API_CALL clWaitForEvents(cl_uint num_events, const cl_ev
 CLPROF_EXPORT cl_int CL_API_CALL clGetEventInfo(cl_event event, cl_event_info param, size_t size,
                                                 void* value, size_t* size_ret) {
   HookScope scope;
-  const cl_int rc = real().clGetEventInfo(event, param, size, value, size_ret);
   // The app must see its own reference count, without the one the harvester holds.
-  if (rc == CL_SUCCESS && param == CL_EVENT_REFERENCE_COUNT && value && size >= sizeof(cl_uint)) {
-    cl_uint count;
-    std::memcpy(&count, value, sizeof count);
-    const cl_uint ours = event_refs_held(event);
-    count = count > ours ? count - ours : 1;
-    std::memcpy(value, &count, sizeof count);
-  }
-  return rc;
+  if (param == CL_EVENT_REFERENCE_COUNT)
+    return app_event_reference_count(event, size, value, size_ret);
+  return real().clGetEventInfo(event, param, size, value, size_ret);
 }
 
 CLPROF_EXPORT cl_int CL_API_CALL clGetEventProfilingInfo(cl_event event, cl_profiling_info param,

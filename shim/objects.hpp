@@ -232,10 +232,19 @@ std::uint32_t image_element_bytes(const cl_image_format* format);
 // Process-lifetime copy of `name` (kernel names), deduplicated. Threads: any.
 const char* intern(const std::string& name);
 
-// References the shim holds on app-visible events (masked from CL_EVENT_REFERENCE_COUNT).
+// References the shim holds on app-visible events, masked from CL_EVENT_REFERENCE_COUNT.
+// Counts a reference the record just took (clRetainEvent, on the enqueuing thread).
+// Threads: any.
 void event_ref_add(cl_event e);
-void event_ref_remove(cl_event e);
-cl_uint event_refs_held(cl_event e);
+// Drops a record's reference: uncounts it and calls clReleaseEvent, both inside one
+// bracket of a generation count that app_event_reference_count() checks. Threads: any
+// (the harvester, the finaliser); never holds a lock across the release.
+void event_ref_release(cl_event e);
+// clGetEventInfo(CL_EVENT_REFERENCE_COUNT) as the app would see it without clprof: the
+// driver's count minus the references records hold, both read between two releases (a
+// release in between, which would make the pair disagree, means reading again).
+// Arguments and result as clGetEventInfo's. Threads: any.
+cl_int app_event_reference_count(cl_event e, size_t size, void* value, size_t* size_ret);
 
 // Sizes of live mappings (so unmap records carry bytes).
 void mapping_add(const void* ptr, std::uint64_t bytes);

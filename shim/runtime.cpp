@@ -427,8 +427,7 @@ class Session {
   void drop_reference(OpRecord& r) {
     auto ev = static_cast<cl_event>(r.event);
     if (r.app_event) {
-      event_ref_remove(ev);
-      real().clReleaseEvent(ev);
+      event_ref_release(ev);
     } else {
       handbacks.add(ev);
     }

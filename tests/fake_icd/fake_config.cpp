@@ -140,6 +140,12 @@ Config* load() {
   } else {
     complain("FAKE_CL_QUERY_DELAY_US", delay);
   }
+  const std::string refcount_delay = env_or("FAKE_CL_REFCOUNT_DELAY_US", "0");
+  if (parse_u64(refcount_delay, us) && us <= 1000000) {
+    cfg->refcount_delay_ns = us * 1000;
+  } else {
+    complain("FAKE_CL_REFCOUNT_DELAY_US", refcount_delay);
+  }
   return cfg;
 }
 

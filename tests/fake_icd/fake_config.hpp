@@ -51,6 +51,7 @@ struct Config {
   std::string build_fail_token = "-DFAKE_CL_BUILD_FAIL";
   std::string report_path;             // FAKE_CL_REPORT: counts written at library unload
   std::uint64_t query_delay_ns = 0;    // FAKE_CL_QUERY_DELAY_US: each profiling query spins
+  std::uint64_t refcount_delay_ns = 0;  // FAKE_CL_REFCOUNT_DELAY_US: spin after reading a count
   std::vector<Injection*> injections;  // never freed: call sites keep pointers for good
 };
 

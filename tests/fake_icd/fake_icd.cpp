@@ -119,6 +119,14 @@ cl_name_version name_version(cl_version v, const char* name) {
   return nv;
 }
 
+// A slow driver's query: spins, so the caller's thread stays busy (no sleep).
+void spin_for_ns(std::uint64_t ns) {
+  if (ns == 0) return;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(ns);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
 // ---- lifetime of objects --------------------------------------------------------------------
 void drop_context(cl_context c, std::uint64_t remaining) {
   if (remaining != 0) return;
@@ -859,7 +867,12 @@ cl_int CL_API_CALL GetEventInfo(cl_event e, cl_event_info param, size_t size, vo
     case CL_EVENT_COMMAND_QUEUE: return info_value(e->queue, size, out, size_ret);
     case CL_EVENT_CONTEXT: return info_value(e->context, size, out, size_ret);
     case CL_EVENT_COMMAND_TYPE: return info_value(e->command_type, size, out, size_ret);
-    case CL_EVENT_REFERENCE_COUNT: return info_value<cl_uint>(e->refs.api(), size, out, size_ret);
+    case CL_EVENT_REFERENCE_COUNT: {
+      const cl_uint count = e->refs.api();
+      // A slow answer: the count may be stale by the time the caller gets it.
+      spin_for_ns(config().refcount_delay_ns);
+      return info_value<cl_uint>(count, size, out, size_ret);
+    }
     case CL_EVENT_COMMAND_EXECUTION_STATUS: {
       cl_int st = e->status.load(std::memory_order_acquire);
       if (st > CL_COMPLETE && !e->never && e->queue && config().event_mode == EventMode::kPolls) {
@@ -892,12 +905,7 @@ cl_int CL_API_CALL GetEventProfilingInfo(cl_event e, cl_profiling_info param, si
                                          void* out, size_t* size_ret) {
   FAKE_INJECT("clGetEventProfilingInfo");
   static const std::uint64_t delay_ns = config().query_delay_ns;  // read once: a hot call
-  if (delay_ns != 0) {
-    // A slow driver's query: spins, so the caller's thread stays busy (no sleep).
-    const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(delay_ns);
-    while (std::chrono::steady_clock::now() < until) {
-    }
-  }
+  spin_for_ns(delay_ns);
   if (!e) return CL_INVALID_EVENT;
   if (!e->queue || !(e->queue->properties & CL_QUEUE_PROFILING_ENABLE) ||
       e->status.load(std::memory_order_acquire) != CL_COMPLETE)

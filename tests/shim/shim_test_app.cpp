@@ -300,6 +300,24 @@ int scenario_lazy_objects() {
   return 0;
 }
 
+// The app asks each of its events for its reference count while clprof's background
+// thread may be releasing the reference it holds (FAKE_CL_REFCOUNT_DELAY_US makes the
+// driver's answer slow, so a release often lands while one is being read).
+int scenario_refcount_race() {
+  Cl cl;
+  int wrong = 0;
+  for (int i = 0; i < 40; ++i) {
+    cl_event e = nullptr;
+    check(cl.launch_vadd(64, &e), "launch");
+    cl_uint refs = 0;
+    check(clGetEventInfo(e, CL_EVENT_REFERENCE_COUNT, sizeof refs, &refs, nullptr), "refs");
+    if (refs != 1) ++wrong;
+    check(clReleaseEvent(e), "release");
+  }
+  say("wrong_counts", wrong);
+  return 0;
+}
+
 // Launches whose events complete late (FAKE_CL_EVENT_MODE); the app never waits.
 int scenario_no_wait() {
   Cl cl;
@@ -788,6 +806,7 @@ int main(int argc, char** argv) {
   if (s == "app_view") return scenario_app_view();
   if (s == "threads") return scenario_threads();
   if (s == "lazy_objects") return scenario_lazy_objects();
+  if (s == "refcount_race") return scenario_refcount_race();
   if (s == "no_wait") return scenario_no_wait();
   if (s == "late_finish") return scenario_late_finish();
   if (s == "exit_return") return scenario_exit(0);

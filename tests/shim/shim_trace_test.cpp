@@ -764,6 +764,21 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("app view: an event's reference count stays the app's while clprof releases its own") {
+  // Each answer of the driver comes 2 ms after it read the count: the background thread
+  // releases its reference within such a window in most of the 40 launches.
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const EnvChanges env = {{"FAKE_CL_REFCOUNT_DELAY_US", "2000"}};
+  const RunResult shim = run_app({"refcount_race", true, out, env}, dir.path());
+  CAPTURE(shim.err);
+  REQUIRE(shim.exit_code == 0);
+  CHECK(shim.values.at("wrong_counts") == 0);
+  Trace t;
+  REQUIRE(load_trace(out, t));
+  CHECK(t.of_type("launch").size() == 40);
+}
+
 TEST_CASE("threads: 8 threads x 500 launches give 4000 launch records with unique seqs") {
   TempDir dir;
   const std::string out = dir.file("x.json");
