@@ -3,14 +3,17 @@
 // and the fake driver's timestamp formula (tests/fake_icd/README.md).
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
+#include <fcntl.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <filesystem>
@@ -1061,11 +1064,27 @@ std::multiset<long long> launch_gws(const Trace& t) {
   return gws;
 }
 
+// fexecve of an O_CLOEXEC descriptor needs the execveat system call (glibc's fallback,
+// exec of /proc/self/fd/N, loses the descriptor on the way). User-mode QEMU 7.2, which runs
+// the aarch64 cross check (scripts/cross-aarch64.sh), does not implement it: ENOSYS. The
+// probe's descriptor -1 makes it fail with EBADF wherever execveat exists, running nothing.
+bool execveat_missing() {
+  errno = 0;
+  const long rc = syscall(SYS_execveat, -1, "", nullptr, nullptr, AT_EMPTY_PATH);
+  return rc == -1 && errno == ENOSYS;
+}
+
 TEST_CASE("exit: exec after OpenCL use finishes the trace; the new image writes NAME.exec1.EXT") {
   for (const char* scenario :
        {"exec_self_execl", "exec_self_execle", "exec_self_execlp", "exec_self_execv",
         "exec_self_execve", "exec_self_execvp", "exec_self_execvpe", "exec_self_fexecve"}) {
     CAPTURE(scenario);
+    if (std::strcmp(scenario, "exec_self_fexecve") == 0 && execveat_missing()) {
+      MESSAGE(
+          "execveat is not implemented here (ENOSYS, e.g. user-mode QEMU), and fexecve "
+          "needs it: exec_self_fexecve skipped");
+      continue;
+    }
     TempDir dir;
     const std::string out = dir.file("x.json");
     const RunResult r = run_app({scenario, true, out, {}}, dir.path());
