@@ -10,6 +10,13 @@
 #include <string>
 #include <vector>
 
+// ThreadSanitizer's annotations, present only when its runtime is loaded (an app built
+// with -fsanitize=thread, as in the shim's tests). This library is not instrumented, so
+// without them TSan cannot see that the last release, which deletes an object, comes
+// after every other thread's use of it, and reports the delete as a race.
+extern "C" void __tsan_acquire(void* addr) __attribute__((weak));
+extern "C" void __tsan_release(void* addr) __attribute__((weak));
+
 namespace clprof::fake {
 
 // The app-visible reference count (CL_*_REFERENCE_COUNT) and the driver's own holds,
@@ -23,9 +30,9 @@ class RefCount {
   // Adds one internal hold (a child object or a queue's pending list).
   void retain_internal() { v_.fetch_add(1, std::memory_order_relaxed); }
   // Drops one app reference; returns the packed remainder (0: destroy now).
-  std::uint64_t release_api() { return v_.fetch_sub(kApi, std::memory_order_acq_rel) - kApi; }
+  std::uint64_t release_api() { return release(kApi); }
   // Drops one internal hold; returns the packed remainder (0: destroy now).
-  std::uint64_t release_internal() { return v_.fetch_sub(1, std::memory_order_acq_rel) - 1; }
+  std::uint64_t release_internal() { return release(1); }
   // The count the app sees.
   cl_uint api() const { return static_cast<cl_uint>(v_.load(std::memory_order_acquire) >> 32); }
   // True when a packed remainder has no app reference left.
@@ -33,6 +40,12 @@ class RefCount {
 
  private:
   static constexpr std::uint64_t kApi = std::uint64_t{1} << 32;
+  std::uint64_t release(std::uint64_t amount) {
+    if (__tsan_release) __tsan_release(this);
+    const std::uint64_t left = v_.fetch_sub(amount, std::memory_order_acq_rel) - amount;
+    if (left == 0 && __tsan_acquire) __tsan_acquire(this);
+    return left;
+  }
   std::atomic<std::uint64_t> v_{kApi};
 };
 
