@@ -237,8 +237,9 @@ const char* intern(const std::string& name);
 // Threads: any.
 void event_ref_add(cl_event e);
 // Drops a record's reference: uncounts it and calls clReleaseEvent, both inside one
-// bracket of a generation count that app_event_reference_count() checks. Threads: any
-// (the harvester, the finaliser); never holds a lock across the release.
+// bracket of a generation count that app_event_reference_count() checks. Threads: one
+// at a time (the harvester, then the finaliser: overlapping brackets would pair up
+// wrongly); never holds a lock across the release.
 void event_ref_release(cl_event e);
 // clGetEventInfo(CL_EVENT_REFERENCE_COUNT) as the app would see it without clprof: the
 // driver's count minus the references records hold, both read between two releases (a
