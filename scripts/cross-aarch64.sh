@@ -10,7 +10,8 @@
 # again). QEMU runs the Arm code with x86-64's stronger memory ordering: it does not model
 # Arm's weaker ordering, so a missing barrier in the shim goes unnoticed here; only Arm
 # hardware shows that. QEMU 7.2 lacks execveat, so the fexecve exec case is skipped (with a
-# message); QEMU's timing makes shim.app_view fail now and then (README.md, Layout).
+# message). QEMU's slowness widens timing windows: it exposed two races that native runs
+# rarely hit (both fixed: commits 649406e and c7093ef).
 # Must run as root (or with sudo) when something is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
