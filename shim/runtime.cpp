@@ -361,7 +361,8 @@ class Session {
     }
     // Most commands are done by the time they are drained: finish them from a scratch
     // copy, and keep a copy only of the ones still running.
-    const cl_int exec = slot.event ? execution_status(slot) : CL_COMPLETE;
+    Probe probe;
+    const cl_int exec = slot.event ? execution_status(slot, probe) : CL_COMPLETE;
     OpRecord* r = &scratch_;
     if (exec > CL_COMPLETE) {
       if (!free_.empty()) {
@@ -383,7 +384,7 @@ class Session {
     } else if (r != &scratch_) {
       pending_.push_back(r);
     } else if (exec <= CL_COMPLETE) {
-      complete(*r, exec);
+      complete(*r, exec, probe);
     } else {
       // Out of memory for a pending copy: keep the record, lose the device times.
       drop_reference(*r);
@@ -391,7 +392,25 @@ class Session {
     }
   }
 
-  static cl_int execution_status(const OpRecord& r) {
+  // What execution_status() learnt on the way: the END time, when it had it.
+  struct Probe {
+    bool have_end = false;
+    cl_ulong end_ns = 0;
+  };
+  // CL_COMPLETE, a running state or an error. Asks for the END time first: a driver
+  // gives profiling times only for a complete command (CL_PROFILING_INFO_NOT_AVAILABLE
+  // while it runs or after an error, per the spec), so one query both tells a finished
+  // command and yields a time complete() needs anyway: one driver call less per command
+  // (and some drivers' status query does more than read: Intel's flushes the queue).
+  // A zero END is not trusted (a driver that answers early would give one): the
+  // status is asked then, as it is for every command still running.
+  static cl_int execution_status(const OpRecord& r, Probe& probe) {
+    if (real().clGetEventProfilingInfo(static_cast<cl_event>(r.event), CL_PROFILING_COMMAND_END,
+                                       sizeof probe.end_ns, &probe.end_ns, nullptr) == CL_SUCCESS &&
+        probe.end_ns != 0) {
+      probe.have_end = true;
+      return CL_COMPLETE;
+    }
     cl_int exec = CL_QUEUED;
     if (real().clGetEventInfo(static_cast<cl_event>(r.event), CL_EVENT_COMMAND_EXECUTION_STATUS,
                               sizeof exec, &exec, nullptr) != CL_SUCCESS) {
@@ -410,13 +429,14 @@ class Session {
       const bool blocked = r->in_order_queue &&
                            std::find(blocked_queues_.begin(), blocked_queues_.end(), r->queue_id) !=
                                blocked_queues_.end();
-      const cl_int exec = blocked ? CL_QUEUED : execution_status(*r);
+      Probe probe;
+      const cl_int exec = blocked ? CL_QUEUED : execution_status(*r, probe);
       if (exec > CL_COMPLETE) {
         if (r->in_order_queue && !blocked) blocked_queues_.push_back(r->queue_id);
         pending_[kept++] = r;
         continue;
       }
-      complete(*r, exec);
+      complete(*r, exec, probe);
       free_.push_back(r);
     }
     pending_.resize(kept);
@@ -434,7 +454,7 @@ class Session {
     r.event = nullptr;
   }
 
-  void complete(OpRecord& r, cl_int exec) {
+  void complete(OpRecord& r, cl_int exec, const Probe& probe) {
     const RealTable& cl = real();
     auto ev = static_cast<cl_event>(r.event);
     static constexpr cl_profiling_info kWhat[4] = {
@@ -442,6 +462,10 @@ class Session {
         CL_PROFILING_COMMAND_END};
     r.has_device_ns = true;
     for (int k = 0; k < 4; ++k) {
+      if (k == 3 && probe.have_end) {  // asked already (execution_status)
+        r.device_ns[3] = probe.end_ns;
+        break;
+      }
       cl_ulong t = 0;
       if (cl.clGetEventProfilingInfo(ev, kWhat[k], sizeof t, &t, nullptr) != CL_SUCCESS) {
         r.has_device_ns = false;

@@ -119,10 +119,26 @@ void parse_event_mode(Config& cfg) {
   cfg.event_mode_kernel = env_or("FAKE_CL_EVENT_MODE_KERNEL", "");
 }
 
+// FAKE_CL_EXEC_ERROR=KERNEL:CODE (CODE negative).
+void parse_exec_error(Config& cfg) {
+  const std::string spec = env_or("FAKE_CL_EXEC_ERROR", "");
+  if (spec.empty()) return;
+  const std::size_t colon = spec.rfind(':');
+  std::uint64_t code = 0;
+  if (colon == std::string::npos || colon == 0 || spec.compare(colon + 1, 1, "-") != 0 ||
+      !parse_u64(spec.substr(colon + 2), code) || code == 0 || code > 1000000) {
+    complain("FAKE_CL_EXEC_ERROR", spec);
+    return;
+  }
+  cfg.exec_error_kernel = spec.substr(0, colon);
+  cfg.exec_error_code = -static_cast<int>(code);
+}
+
 Config* load() {
   auto* cfg = new Config();
   parse_fail_spec(*cfg);
   parse_event_mode(*cfg);
+  parse_exec_error(*cfg);
   const std::string timer = env_or("FAKE_CL_HOST_TIMER", "1");
   if (timer == "0") {
     cfg->host_timer = false;

@@ -47,6 +47,8 @@ struct Config {
   EventMode event_mode = EventMode::kImmediate;
   int event_polls = 0;            // K for EventMode::kPolls
   std::string event_mode_kernel;  // non-empty: the mode applies only to launches of it
+  std::string exec_error_kernel;  // FAKE_CL_EXEC_ERROR: launches of it end with exec_error_code
+  int exec_error_code = 0;        // negative
   bool host_timer = true;         // clGetDeviceAndHostTimer supported
   std::string build_fail_token = "-DFAKE_CL_BUILD_FAIL";
   std::string report_path;             // FAKE_CL_REPORT: counts written at library unload

@@ -280,7 +280,10 @@ cl_int finish_command(cl_command_queue q, cl_command_type type, std::uint64_t du
   e->times_ns[2] = queued + kStartDelay;
   e->times_ns[3] = queued + kStartDelay + duration_ns;
   q->refs.retain_internal();
-  if (mode == EventMode::kImmediate) {
+  if (kernel && !cfg.exec_error_kernel.empty() && kernel->name == cfg.exec_error_kernel) {
+    // Failed on the device at once: no profiling times (status is not CL_COMPLETE).
+    e->status.store(cfg.exec_error_code, std::memory_order_relaxed);
+  } else if (mode == EventMode::kImmediate) {
     e->status.store(CL_COMPLETE, std::memory_order_relaxed);
   } else {
     e->status.store(CL_SUBMITTED, std::memory_order_relaxed);

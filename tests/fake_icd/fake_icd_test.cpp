@@ -575,6 +575,39 @@ TEST_CASE("kernelmode: only the named kernel's launches stay pending") {
   clReleaseProgram(p);
 }
 
+TEST_CASE("execerror: the named kernel's launches fail on the device, with no profiling info") {
+  // FAKE_CL_EXEC_ERROR=scale:-5
+  Env env;
+  cl_program p = env.build();
+  cl_mem buf = make_buffer(env, 64);
+  cl_kernel vadd = ready_vadd(env, p, buf);
+  cl_kernel scale = clCreateKernel(p, "scale", nullptr);
+  const float f = 1.0f;
+  const cl_uint n = 1;
+  clSetKernelArg(scale, 0, sizeof buf, &buf);
+  clSetKernelArg(scale, 1, sizeof f, &f);
+  clSetKernelArg(scale, 2, 64, nullptr);
+  clSetKernelArg(scale, 3, sizeof n, &n);
+  const size_t gws = 4;
+  cl_event a = nullptr, b = nullptr;
+  REQUIRE(clEnqueueNDRangeKernel(env.queue, vadd, 1, nullptr, &gws, nullptr, 0, nullptr, &a) ==
+          CL_SUCCESS);
+  REQUIRE(clEnqueueNDRangeKernel(env.queue, scale, 1, nullptr, &gws, nullptr, 0, nullptr, &b) ==
+          CL_SUCCESS);
+  CHECK(status_of(a) == CL_COMPLETE);
+  CHECK(status_of(b) == -5);
+  cl_ulong t = 0;
+  CHECK(clGetEventProfilingInfo(a, CL_PROFILING_COMMAND_END, sizeof t, &t, nullptr) == CL_SUCCESS);
+  CHECK(clGetEventProfilingInfo(b, CL_PROFILING_COMMAND_END, sizeof t, &t, nullptr) ==
+        CL_PROFILING_INFO_NOT_AVAILABLE);
+  clReleaseEvent(a);
+  clReleaseEvent(b);
+  clReleaseKernel(vadd);
+  clReleaseKernel(scale);
+  clReleaseMemObject(buf);
+  clReleaseProgram(p);
+}
+
 TEST_CASE("notimer: clGetDeviceAndHostTimer can be switched off") {
   // FAKE_CL_HOST_TIMER=0
   Env env;

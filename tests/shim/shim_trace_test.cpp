@@ -522,6 +522,41 @@ TEST_CASE("errors: an injected enqueue failure reaches the app and the record") 
   check_seq_unique_and_complete(t);
 }
 
+TEST_CASE("errors: a command that fails on the device is recorded with its execution status") {
+  // scal (launches 3 and 4 of "basic") fails with CL_OUT_OF_RESOURCES after a successful
+  // enqueue; the driver then has no profiling times for it.
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const EnvChanges env = {{"FAKE_CL_EXEC_ERROR", "scal:-5"}};
+  const RunResult shim = run_app({"basic", true, out, env}, dir.path());
+  const RunResult bare = run_app({"basic", false, "", env}, dir.path());
+  REQUIRE(shim.exit_code == 0);
+  CHECK(stable_output(shim.out) == stable_output(bare.out));
+  Trace t;
+  REQUIRE(load_trace(out, t));
+  std::vector<const Value*> l;
+  for (const Value* r : by_seq(t))
+    if (str(*r, "type") == "launch") l.push_back(r);
+  REQUIRE(l.size() == 6);
+  for (int i = 0; i < 6; ++i) {
+    CAPTURE(i);
+    CHECK(num(*l[i], "rc") == 0);
+    if (str(*l[i], "kernel") == "scal") {
+      CHECK(str(*l[i], "status") == "error");
+      CHECK(num(*l[i], "exec_status") == -5);
+      CHECK(is_null(*l[i], "device_ns"));
+    } else {
+      CHECK(str(*l[i], "status") == "complete");
+      CHECK(!l[i]->HasMember("exec_status"));
+      CHECK(nums(*l[i], "device_ns").size() == 4);
+    }
+  }
+  CHECK(str(*l[2], "kernel") == "scal");
+  CHECK(str(*l[3], "kernel") == "scal");
+  CHECK(num(*t.records.back(), "incomplete") == 0);
+  check_seq_unique_and_complete(t);
+}
+
 TEST_CASE("errors: a failed build and a clWaitForEvents are recorded") {
   TempDir dir;
   const std::string out = dir.file("x.json");
