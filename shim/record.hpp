@@ -4,7 +4,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "clprof/trace_format.hpp"
 
@@ -96,5 +98,53 @@ inline void copy_record(OpRecord& to, const OpRecord& from) {
   std::memcpy(static_cast<void*>(to.ranges), from.ranges, sizeof(std::uint32_t) * from.n_ranges);
   std::memcpy(static_cast<void*>(to.args), from.args, sizeof(ArgSnapshot) * from.n_args);
 }
+
+// Copies of records whose command is still running (the harvester's, one owner). Each
+// lives in storage for its used part only: the fixed fields and room for its n_args
+// arguments rounded up to 4, 8, 16 or 32. A 3-argument launch takes ~600 bytes instead of
+// sizeof(OpRecord) (~2.6 KB), and the harvester holds one per command the app has in
+// flight (thousands on a busy queue). args[i] for i >= the room is never touched: every
+// reader stops at n_args, which a copy keeps. Freed copies are kept per size for reuse
+// (never given back to the allocator: their number is the most ever in flight).
+class PendingCopies {
+ public:
+  // A copy of `from` (as copy_record), or nullptr when out of memory.
+  OpRecord* copy(const OpRecord& from) {
+    const unsigned c = size_class(from.n_args);
+    OpRecord* r;
+    if (!free_[c].empty()) {
+      r = free_[c].back();
+      free_[c].pop_back();
+    } else {
+      r = static_cast<OpRecord*>(std::malloc(bytes_for_args(kRoom[c])));
+      if (!r) return nullptr;
+    }
+    copy_record(*r, from);
+    return r;
+  }
+  // Takes back a copy made by copy() whose n_args has not changed.
+  void recycle(OpRecord* r) { free_[size_class(r->n_args)].push_back(r); }
+  // Storage for a record with room for n arguments (n <= kMaxRecordedArgs).
+  static constexpr std::size_t bytes_for_args(unsigned n) {
+    return offsetof(OpRecord, args) + n * sizeof(ArgSnapshot);
+  }
+  // The room a record with n_args arguments gets.
+  static unsigned room_for(unsigned n_args) { return kRoom[size_class(n_args)]; }
+
+  PendingCopies() = default;
+  ~PendingCopies() {
+    for (auto& list : free_)
+      for (OpRecord* r : list) std::free(r);
+  }
+  PendingCopies(const PendingCopies&) = delete;
+  PendingCopies& operator=(const PendingCopies&) = delete;
+
+ private:
+  static constexpr unsigned kRoom[4] = {4, 8, 16, kMaxRecordedArgs};
+  static unsigned size_class(unsigned n_args) {
+    return n_args <= 4 ? 0 : n_args <= 8 ? 1 : n_args <= 16 ? 2 : 3;
+  }
+  std::vector<OpRecord*> free_[4];
+};
 
 }  // namespace clprof::shim

@@ -180,6 +180,7 @@ class Session {
       r->has_device_ns = false;
       write_op(*r);
       ++incomplete_;
+      pending_copies_.recycle(r);
     }
     pending_.clear();
     handbacks.release_all();
@@ -363,16 +364,12 @@ class Session {
     // copy, and keep a copy only of the ones still running.
     Probe probe;
     const cl_int exec = slot.event ? execution_status(slot, probe) : CL_COMPLETE;
-    OpRecord* r = &scratch_;
-    if (exec > CL_COMPLETE) {
-      if (!free_.empty()) {
-        r = free_.back();
-        free_.pop_back();
-      } else if (OpRecord* fresh = static_cast<OpRecord*>(std::malloc(sizeof(OpRecord)))) {
-        r = fresh;
-      }
+    OpRecord* r = nullptr;
+    if (exec > CL_COMPLETE) r = pending_copies_.copy(slot);
+    if (!r) {
+      r = &scratch_;
+      copy_record(*r, slot);
     }
-    copy_record(*r, slot);
     r->seq = ++op_seq_;
     r->has_device_ns = false;
     r->host_begin_ns =
@@ -437,7 +434,7 @@ class Session {
         continue;
       }
       complete(*r, exec, probe);
-      free_.push_back(r);
+      pending_copies_.recycle(r);
     }
     pending_.resize(kept);
   }
@@ -536,7 +533,7 @@ class Session {
   std::size_t popped_since_idle_ = 0;
   std::size_t handback_scan_from_ = 0;
   std::vector<std::uint64_t> blocked_queues_;
-  std::vector<OpRecord*> free_;
+  PendingCopies pending_copies_;  // the records in pending_ live here
   std::unordered_map<std::uint64_t, BracketEstimator> brackets_;
   LaunchTextCache text_cache_;        // harvester (then finaliser) only
   std::uint64_t bracket_device_ = 0;  // device of bracket_ (0: none yet)
