@@ -23,8 +23,9 @@
 #     per launch (1.00 = every launch has its full record); also the CPU time per iteration
 #     of the enqueuing thread and of the whole process (the process figure includes the
 #     driver's and clprof's background threads: it is the total host cost, wherever it runs);
-#   * peak RSS (VmHWM) with the shim for ITERS and for 4 x ITERS iterations: the trace is
-#     streamed, so memory must not grow with the run length.
+#   * peak RSS (VmHWM): the median of the bare runs and of the shim runs above, and the
+#     median of three shim runs of 4 x ITERS iterations: the trace is streamed and every
+#     buffer is bounded, so memory must not grow with the run length.
 #
 # Environment knobs: ROUNDS (25), ITERS_POCL (200000), ITERS_FAKE (1000000), FINISH_EVERY (1000),
 #   PLATFORMS ("pocl fake fake-null"), POCL_ICD (/etc/OpenCL/vendors/pocl.icd).
@@ -101,8 +102,11 @@ if any(int(r[4]) for r in rows if r[0] == "shim"):
     print(f"  launch records per launch    {statistics.median(rpl):10.3f}")
 else:
     print("  trace bytes per launch              n/a  (trace written to /dev/null)")
-print(f"  peak RSS with shim, {iters} iters      {int(rss_short):8d} KiB")
-print(f"  peak RSS with shim, 4x{iters} iters    {int(rss_long):8d} KiB")
+rss_long = [int(x) for x in rss_long.split(",")]
+print(f"  peak RSS bare, {iters} iters (median)         {med('bare', 3):8.0f} KiB")
+print(f"  peak RSS with shim, {iters} iters (median)    {med('shim', 3):8.0f} KiB")
+print(f"  peak RSS with shim, 4x{iters} iters (median)  {statistics.median(rss_long):8.0f} KiB"
+      f"  (runs: {' '.join(str(x) for x in rss_long)})")
 EOF
 }
 
@@ -123,9 +127,13 @@ for platform in $PLATFORMS; do
     echo "shim $(run_one "$icd" shim "$iters" $trace)" >>"$rows"
     echo "events $(run_one "$icd" events "$iters")" >>"$rows"
   done
-  rss_short=$(run_one "$icd" shim "$iters" $trace | awk '{print $3}')
-  rss_long=$(run_one "$icd" shim $((4 * iters)) $trace | awk '{print $3}')
-  summarise "$platform" "$iters" "$rows" "$rss_short" "$rss_long"
+  # Memory must not grow with run length: the rounds' shim runs give the peak at ITERS;
+  # three runs 4x as long give it there (peaks vary by a few MB from run to run on PoCL).
+  rss_long=
+  for ((r = 1; r <= 3; r++)); do
+    rss_long+=${rss_long:+,}$(run_one "$icd" shim $((4 * iters)) $trace | awk '{print $3}')
+  done
+  summarise "$platform" "$iters" "$rows" "" "$rss_long"
   echo
 done
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
