@@ -80,13 +80,29 @@ class MpscRing {
     return &c.value;
   }
   // Consumer: frees the slot returned by front(), leaving `handback` (may be null) for
-  // the producer that claims the cell next.
-  void pop(void* handback = nullptr) {
+  // the producer that claims the cell next. Returns a hand-back still in the cell (one
+  // that offer_handback left after the cell's claimer had looked), which the consumer
+  // owns again, or nullptr (the usual case).
+  void* pop(void* handback = nullptr) {
     Cell& c = cells_[dequeue_ & mask_];
+    void* left = take(c.handback);
     if (handback) c.handback.store(handback, std::memory_order_relaxed);
     tsan_release(&c);
     c.seq.store(dequeue_ + mask_ + 1, std::memory_order_release);
     ++dequeue_;
+    return left;
+  }
+
+  // Consumer: leaves `handback` in the cell freed at position `pos` (< dequeue_pos()), for
+  // the producer that claims the cell next, if the cell carries none and no producer has
+  // claimed it since; true if left. Best effort: a producer claiming the cell at the same
+  // moment may miss it, and it then rides to the cell's next claimer, a lap later (or back
+  // to the consumer with take_handback).
+  bool offer_handback(std::size_t pos, void* handback) {
+    if (enqueue_.load(std::memory_order_relaxed) > pos + mask_ + 1) return false;  // claimed
+    void* none = nullptr;
+    return cells_[pos & mask_].handback.compare_exchange_strong(
+        none, handback, std::memory_order_release, std::memory_order_relaxed);
   }
 
   // Consumer (or, once producers are gone, anyone): takes back the hand-back left at

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "clock_sync.hpp"
+#include "handbacks.hpp"
 #include "host_clock.hpp"
 #include "log.hpp"
 #include "objects.hpp"
@@ -49,37 +50,23 @@ std::vector<ThreadState*>& thread_list() {
   return *v;
 }
 
-// Private events the harvester is done with. They go back to the app's threads through
-// the ring itself: each freed cell carries one to the producer that claims the cell next,
-// which releases it after publishing its own record. The driver allocated the event on
-// an enqueuing thread: freeing it on one too, one for one, keeps the allocator's
+// Private events the harvester is done with (Handbacks) go back to the app's threads
+// through the ring itself: each freed cell carries one to the producer that claims the
+// cell next, which releases it after publishing its own record. The driver allocated the
+// event on an enqueuing thread: freeing it on one too, one for one, keeps the allocator's
 // per-thread cache balanced (releases on the harvester made the two threads fight over
 // the allocator's lock on every launch), and riding in the cell costs the producer no
-// cache line it does not already write. The harvester releases them itself only when
-// the app stopped enqueuing (see Session::on_idle) and at the end.
-class Handbacks {
- public:
-  // Harvester: an event to hand back.
-  void add(cl_event e) { queue_.push_back(e); }
-  // Harvester: the next event to leave in a freed cell, or null.
-  cl_event next() {
-    if (head_ == queue_.size()) return nullptr;
-    cl_event e = queue_[head_++];
-    if (head_ == queue_.size()) {
-      queue_.clear();
-      head_ = 0;
-    }
-    return e;
-  }
-  // Harvester: releases every event not yet handed back.
-  void release_all() {
-    while (cl_event e = next()) real().clReleaseEvent(e);
-  }
-
- private:
-  std::vector<cl_event> queue_;
-  std::size_t head_ = 0;
-};
+// cache line it does not already write. An event whose command was still running when
+// its cell was freed rides in a cell freed earlier without one (Session::hand_back). The
+// harvester releases events itself only when the app stopped enqueuing (Session::on_idle),
+// at the end, and beyond Handbacks::kMaxWaiting waiting ones. Measured on PoCL, which lags
+// behind the app: with only the next freed cell, ~2,000 events waited after 200,000
+// launches and peak memory rose from ~90 to 97-102 MB between 200,000 and 3.2 M launches;
+// a cap of 256 alone kept it flat but cost 3-6% per launch (the harvester released the
+// rest itself); with earlier cells it stays at ~89 MB and runs as fast as before.
+void release_private_event(void* event) {
+  real().clReleaseEvent(static_cast<cl_event>(event));
+}
 
 // The trace of one process: a fork child starts a new one and leaks the parent's.
 class Session {
@@ -87,7 +74,7 @@ class Session {
   long pid = 0;  // the process that started it (a vfork child shares it, with another pid)
   MpscRing<OpRecord> ring{kRingCapacity};
   TraceWriter writer;
-  Handbacks handbacks;  // harvester (then finaliser) only
+  Handbacks handbacks{release_private_event};  // harvester (then finaliser) only
 
   void start_harvester() {
     // The harvester must never run the app's signal handlers.
@@ -306,7 +293,10 @@ class Session {
     std::size_t n = 0;
     while (const OpRecord* r = ring.front()) {
       take(*r);
-      ring.pop(handbacks.next());
+      const std::size_t pos = ring.dequeue_pos();
+      void* handback = handbacks.next();
+      if (void* left = ring.pop(handback)) handbacks.add(left);
+      if (!handback) freed_cells_.push(pos);
       ++n;
       if ((n & (kSpaceBatch - 1)) == 0) {
         notify_space();
@@ -327,8 +317,27 @@ class Session {
     if (popped_since_idle_ == 0) {
       handbacks.release_all();
       release_cell_handbacks(handback_scan_from_);
+      freed_cells_.clear();
     }
     popped_since_idle_ = 0;
+  }
+
+  // A private event whose command was still running when its record was drained (the
+  // usual case on a driver that lags behind the app) goes back to an app thread in a cell
+  // freed earlier without one, if a producer has not claimed that cell since, else it
+  // waits for the next freed cell (Handbacks). Without the first way such a driver kept
+  // the harvester's backlog of events growing for as long as the app kept enqueuing.
+  // (An event that completed before its record was drained rides in that record's own
+  // cell: offering it an earlier one would cost a read of the producers' line.)
+  void hand_back(void* event) {
+    std::size_t pos = 0;
+    while (freed_cells_.pop(pos)) {
+      if (ring.offer_handback(pos, event)) {
+        handback_scan_from_ = std::min(handback_scan_from_, pos);  // on_idle looks there too
+        return;
+      }
+    }
+    handbacks.add(event);
   }
 
   // Releases the hand-backs left in cells freed at positions [from, dequeue) (at most one
@@ -433,25 +442,28 @@ class Session {
         pending_[kept++] = r;
         continue;
       }
-      complete(*r, exec, probe);
+      complete(*r, exec, probe, /*from_pending=*/true);
       pending_copies_.recycle(r);
     }
     pending_.resize(kept);
   }
 
   // Lets go of the record's event: the app's is released now, a private one goes back to
-  // an app thread (Handbacks).
-  void drop_reference(OpRecord& r) {
+  // an app thread (hand_back). `from_pending`: the record was drained earlier, its cell
+  // is long gone (else the cell being freed now takes the event).
+  void drop_reference(OpRecord& r, bool from_pending = false) {
     auto ev = static_cast<cl_event>(r.event);
     if (r.app_event) {
       event_ref_release(ev);
+    } else if (from_pending) {
+      hand_back(ev);
     } else {
       handbacks.add(ev);
     }
     r.event = nullptr;
   }
 
-  void complete(OpRecord& r, cl_int exec, const Probe& probe) {
+  void complete(OpRecord& r, cl_int exec, const Probe& probe, bool from_pending = false) {
     const RealTable& cl = real();
     auto ev = static_cast<cl_event>(r.event);
     static constexpr cl_profiling_info kWhat[4] = {
@@ -472,7 +484,7 @@ class Session {
     }
     r.status = exec < 0 ? OpStatus::Error : OpStatus::Complete;
     r.exec_status = exec;
-    drop_reference(r);
+    drop_reference(r, from_pending);
     if (r.has_device_ns && r.status == OpStatus::Complete && r.device_id != 0) {
       if (r.device_id != bracket_device_) {  // one device per run is the usual case
         bracket_ = &brackets_[r.device_id];  // nodes are stable across rehashes
@@ -533,7 +545,8 @@ class Session {
   std::size_t popped_since_idle_ = 0;
   std::size_t handback_scan_from_ = 0;
   std::vector<std::uint64_t> blocked_queues_;
-  PendingCopies pending_copies_;  // the records in pending_ live here
+  PendingCopies pending_copies_;           // the records in pending_ live here
+  FreedCells freed_cells_{kRingCapacity};  // cells freed without a hand-back
   std::unordered_map<std::uint64_t, BracketEstimator> brackets_;
   LaunchTextCache text_cache_;        // harvester (then finaliser) only
   std::uint64_t bracket_device_ = 0;  // device of bracket_ (0: none yet)

@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "handbacks.hpp"
 #include "record.hpp"
 #include "record_ring.hpp"
 #include "trace_writer.hpp"
@@ -103,6 +104,94 @@ TEST_CASE("ring: a hand-back left at pop goes to the next claimer of that cell, 
   auto s3 = ring.try_claim();  // position 3, cell 1: taken back, so empty
   REQUIRE(s3.value);
   CHECK(s3.handback == nullptr);
+}
+
+TEST_CASE("ring: a hand-back offered to a freed cell later reaches its next claimer") {
+  MpscRing<int> ring(4);
+  int token_a = 0, token_b = 0, token_c = 0;
+  for (int i = 0; i < 2; ++i) {  // positions 0 and 1, freed without hand-backs
+    auto s = ring.try_claim();
+    REQUIRE(s.value);
+    ring.publish(s);
+    REQUIRE(ring.front());
+    CHECK(ring.pop() == nullptr);
+  }
+  CHECK(ring.offer_handback(0, &token_a));
+  CHECK_FALSE(ring.offer_handback(0, &token_b));  // one per cell
+  // Positions 2, 3, then 4 = cell 0 again: its claimer takes token_a.
+  std::vector<MpscRing<int>::Slot> slots;
+  for (int i = 0; i < 3; ++i) {
+    slots.push_back(ring.try_claim());
+    REQUIRE(slots.back().value);
+  }
+  CHECK(slots[2].pos == 4);
+  CHECK(slots[2].handback == &token_a);
+  // Cell 1, freed at position 1, is claimed next at position 5, not yet: an offer lands.
+  CHECK(ring.offer_handback(1, &token_b));
+  // A cell claimed since it was freed (position 0 -> claimed as 4) takes no offer.
+  CHECK_FALSE(ring.offer_handback(0, &token_c));
+  for (auto& s : slots) ring.publish(s);
+  // (An offer that lands just after a claimer looked would come back from pop(); that
+  // needs two threads at the same moment, which this test does not stage.)
+  REQUIRE(ring.front());
+  CHECK(ring.pop() == nullptr);  // position 2
+  auto s5 = ring.try_claim();    // position 5, cell 1: takes token_b
+  REQUIRE(s5.value);
+  CHECK(s5.handback == &token_b);
+  ring.publish(s5);
+  REQUIRE(ring.front());
+  CHECK(ring.pop() == nullptr);  // position 3
+  REQUIRE(ring.front());
+  CHECK(ring.pop() == nullptr);  // position 4 (cell 0): token_a went to its claimer
+}
+
+TEST_CASE("freed cells: oldest first; only the last `capacity` positions are kept") {
+  FreedCells f(4);
+  std::size_t pos = 99;
+  CHECK_FALSE(f.pop(pos));
+  for (std::size_t p = 10; p < 16; ++p) f.push(p);  // 10 and 11 dropped
+  CHECK(f.size() == 4);
+  for (std::size_t want = 12; want < 16; ++want) {
+    REQUIRE(f.pop(pos));
+    CHECK(pos == want);
+  }
+  CHECK_FALSE(f.pop(pos));
+  f.push(20);
+  f.clear();
+  CHECK_FALSE(f.pop(pos));
+}
+
+namespace {
+std::vector<void*> g_released;
+void note_release(void* e) {
+  g_released.push_back(e);
+}
+void* event_no(std::size_t i) {
+  return reinterpret_cast<void*>(0x1000 + 16 * i);
+}
+}  // namespace
+
+TEST_CASE("hand-backs: first in first out; beyond kMaxWaiting an event is released at once") {
+  g_released.clear();
+  Handbacks h(note_release);
+  CHECK(h.next() == nullptr);
+  constexpr std::size_t kMax = Handbacks::kMaxWaiting;
+  for (std::size_t i = 0; i < kMax + 10; ++i) h.add(event_no(i));
+  CHECK(h.waiting() == kMax);
+  REQUIRE(g_released.size() == 10);
+  for (std::size_t i = 0; i < 10; ++i) CHECK(g_released[i] == event_no(kMax + i));
+  // Taking some makes room again; order is kept across the wrap of the fixed array.
+  for (std::size_t i = 0; i < 100; ++i) CHECK(h.next() == event_no(i));
+  for (std::size_t i = 0; i < 100; ++i) h.add(event_no(1000 + i));
+  CHECK(h.waiting() == kMax);
+  CHECK(g_released.size() == 10);
+  for (std::size_t i = 100; i < kMax; ++i) CHECK(h.next() == event_no(i));
+  CHECK(h.next() == event_no(1000));
+  h.release_all();
+  CHECK(h.waiting() == 0);
+  CHECK(h.next() == nullptr);
+  REQUIRE(g_released.size() == 10 + 99);
+  CHECK(g_released.back() == event_no(1099));
 }
 
 namespace {
