@@ -756,6 +756,28 @@ int scenario_private_events() {
   return 0;  // ~Cl releases every other object of the app
 }
 
+// A driver that lags behind the app (run with FAKE_CL_EVENT_MODE=on_wait: commands
+// complete only at clFinish, so most records are drained while their command still runs)
+// and an app that never pauses: the number of the shim's private events alive must stay
+// bounded however many rounds run (no idle moment lets the shim release its backlog).
+int scenario_lagging_driver(int rounds) {
+  Cl cl(0);  // no profiling, no app events: every event alive is the shim's
+  const LiveEventsFn live = fake_live_events();
+  constexpr int kBurst = 300;
+  unsigned long long most = 0, most_late = 0;
+  for (int r = 0; r < rounds; ++r) {
+    enqueue_without_events(cl, kBurst);
+    check(clFinish(cl.queue), "finish");
+    const unsigned long long n = live();
+    most = std::max(most, n);
+    if (r >= rounds / 2) most_late = std::max(most_late, n);
+  }
+  say("most_live_events", static_cast<long long>(most));
+  say("most_live_events_second_half", static_cast<long long>(most_late));
+  say("launches", static_cast<long long>(rounds) * kBurst);
+  return 0;
+}
+
 // 8-byte scalar arguments whose value is, or later becomes, a buffer's handle: the shim
 // caches "not a buffer" answers per thread, and a buffer created at that address must end
 // that (docs/trace-format.md: a value equal to a live cl_mem reads as that buffer).
@@ -802,6 +824,7 @@ int main(int argc, char** argv) {
   const std::string s = argv[1];
   if (std::getenv("SHIM_TEST_EARLY_DLSYM")) std::printf("early_dlsym %d\n", g_early_mmap ? 1 : 0);
   if (s == "basic") return scenario_basic();
+  if (s == "lagging_driver") return scenario_lagging_driver(argc > 2 ? std::atoi(argv[2]) : 400);
   if (s == "inject") return scenario_inject();
   if (s == "app_view") return scenario_app_view();
   if (s == "threads") return scenario_threads();

@@ -910,6 +910,32 @@ TEST_CASE("pending: events that never complete are recorded incomplete at exit")
   check_end_counts(t);
 }
 
+TEST_CASE(
+    "pending: a driver that lags and an app that never pauses: clprof's events stay bounded") {
+  // 400 rounds of 300 launches + 3 transfers, each ended by clFinish (the only moment the
+  // driver completes commands): the events alive are only the shim's private ones. They
+  // must stay within what the design holds (a command in the ring or drained and still
+  // running, one riding in each of the 2048 ring cells, 256 waiting), whatever the number
+  // of rounds: a leak or an unbounded backlog would pass 120,000.
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const EnvChanges env = {{"SHIM_TEST_FAKE_ICD", std::string(CLPROF_TEST_FAKE_ICD_LIB)},
+                          {"FAKE_CL_EVENT_MODE", "on_wait"}};
+  const RunResult shim = run_app({"lagging_driver", true, out, env}, dir.path());
+  REQUIRE_MESSAGE(shim.exit_code == 0, shim.err);
+  const RunResult bare = run_app({"lagging_driver", false, "", env}, dir.path());
+  REQUIRE_MESSAGE(bare.exit_code == 0, bare.err);
+  CHECK(app_value(bare, "most_live_events") == 0);  // the app asks for no event
+  const long long most = app_value(shim, "most_live_events");
+  CHECK(most > 0);
+  CHECK(most <= 303 + 2048 + 2048 + 256);
+  Trace t;
+  REQUIRE(load_trace(out, t));
+  CHECK(t.of_type("launch").size() == 120000);
+  CHECK(num(*t.records.back(), "incomplete") == 0);
+  check_end_counts(t);
+}
+
 TEST_CASE("pending: private events are all released while the app is idle") {
   const PrivateEventsRun& r = private_events_run();
   // Without the shim no event exists at all: the baseline the shim must come back to.
