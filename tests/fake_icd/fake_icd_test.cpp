@@ -544,68 +544,60 @@ TEST_CASE("never: events never complete, clFinish returns anyway") {
   clReleaseEvent(e);
 }
 
+// A launch of vadd, then one of scale, on one buffer, each with its event: the two kernels
+// the per-kernel knobs (FAKE_CL_EVENT_MODE_KERNEL, FAKE_CL_EXEC_ERROR) tell apart.
+struct VaddThenScale {
+  cl_program program;
+  cl_mem buf;
+  cl_kernel vadd, scale;
+  cl_event vadd_event = nullptr, scale_event = nullptr;
+
+  explicit VaddThenScale(Env& env)
+      : program(env.build()), buf(make_buffer(env, 64)), vadd(ready_vadd(env, program, buf)) {
+    scale = clCreateKernel(program, "scale", nullptr);
+    const float f = 1.0f;
+    const cl_uint n = 1;
+    clSetKernelArg(scale, 0, sizeof buf, &buf);
+    clSetKernelArg(scale, 1, sizeof f, &f);
+    clSetKernelArg(scale, 2, 64, nullptr);
+    clSetKernelArg(scale, 3, sizeof n, &n);
+    const size_t gws = 4;
+    REQUIRE(clEnqueueNDRangeKernel(env.queue, vadd, 1, nullptr, &gws, nullptr, 0, nullptr,
+                                   &vadd_event) == CL_SUCCESS);
+    REQUIRE(clEnqueueNDRangeKernel(env.queue, scale, 1, nullptr, &gws, nullptr, 0, nullptr,
+                                   &scale_event) == CL_SUCCESS);
+  }
+  ~VaddThenScale() {
+    clReleaseEvent(vadd_event);
+    clReleaseEvent(scale_event);
+    clReleaseKernel(vadd);
+    clReleaseKernel(scale);
+    clReleaseMemObject(buf);
+    clReleaseProgram(program);
+  }
+};
+
 TEST_CASE("kernelmode: only the named kernel's launches stay pending") {
   // FAKE_CL_EVENT_MODE=on_wait FAKE_CL_EVENT_MODE_KERNEL=scale
   Env env;
-  cl_program p = env.build();
-  cl_mem buf = make_buffer(env, 64);
-  cl_kernel vadd = ready_vadd(env, p, buf);
-  cl_kernel scale = clCreateKernel(p, "scale", nullptr);
-  const float f = 1.0f;
-  const cl_uint n = 1;
-  clSetKernelArg(scale, 0, sizeof buf, &buf);
-  clSetKernelArg(scale, 1, sizeof f, &f);
-  clSetKernelArg(scale, 2, 64, nullptr);
-  clSetKernelArg(scale, 3, sizeof n, &n);
-  const size_t gws = 4;
-  cl_event a = nullptr, b = nullptr;
-  REQUIRE(clEnqueueNDRangeKernel(env.queue, vadd, 1, nullptr, &gws, nullptr, 0, nullptr, &a) ==
-          CL_SUCCESS);
-  REQUIRE(clEnqueueNDRangeKernel(env.queue, scale, 1, nullptr, &gws, nullptr, 0, nullptr, &b) ==
-          CL_SUCCESS);
-  CHECK(status_of(a) == CL_COMPLETE);
-  CHECK(status_of(b) == CL_SUBMITTED);
+  VaddThenScale l(env);
+  CHECK(status_of(l.vadd_event) == CL_COMPLETE);
+  CHECK(status_of(l.scale_event) == CL_SUBMITTED);
   clFinish(env.queue);
-  CHECK(status_of(b) == CL_COMPLETE);
-  clReleaseEvent(a);
-  clReleaseEvent(b);
-  clReleaseKernel(vadd);
-  clReleaseKernel(scale);
-  clReleaseMemObject(buf);
-  clReleaseProgram(p);
+  CHECK(status_of(l.scale_event) == CL_COMPLETE);
 }
 
 TEST_CASE("execerror: the named kernel's launches fail on the device, with no profiling info") {
   // FAKE_CL_EXEC_ERROR=scale:-5
   Env env;
-  cl_program p = env.build();
-  cl_mem buf = make_buffer(env, 64);
-  cl_kernel vadd = ready_vadd(env, p, buf);
-  cl_kernel scale = clCreateKernel(p, "scale", nullptr);
-  const float f = 1.0f;
-  const cl_uint n = 1;
-  clSetKernelArg(scale, 0, sizeof buf, &buf);
-  clSetKernelArg(scale, 1, sizeof f, &f);
-  clSetKernelArg(scale, 2, 64, nullptr);
-  clSetKernelArg(scale, 3, sizeof n, &n);
-  const size_t gws = 4;
-  cl_event a = nullptr, b = nullptr;
-  REQUIRE(clEnqueueNDRangeKernel(env.queue, vadd, 1, nullptr, &gws, nullptr, 0, nullptr, &a) ==
-          CL_SUCCESS);
-  REQUIRE(clEnqueueNDRangeKernel(env.queue, scale, 1, nullptr, &gws, nullptr, 0, nullptr, &b) ==
-          CL_SUCCESS);
-  CHECK(status_of(a) == CL_COMPLETE);
-  CHECK(status_of(b) == -5);
+  VaddThenScale l(env);
+  CHECK(status_of(l.vadd_event) == CL_COMPLETE);
+  CHECK(status_of(l.scale_event) == -5);
   cl_ulong t = 0;
-  CHECK(clGetEventProfilingInfo(a, CL_PROFILING_COMMAND_END, sizeof t, &t, nullptr) == CL_SUCCESS);
-  CHECK(clGetEventProfilingInfo(b, CL_PROFILING_COMMAND_END, sizeof t, &t, nullptr) ==
+  CHECK(clGetEventProfilingInfo(l.vadd_event, CL_PROFILING_COMMAND_END, sizeof t, &t, nullptr) ==
+        CL_SUCCESS);
+  CHECK(clGetEventProfilingInfo(l.scale_event, CL_PROFILING_COMMAND_END, sizeof t, &t, nullptr) ==
         CL_PROFILING_INFO_NOT_AVAILABLE);
-  clReleaseEvent(a);
-  clReleaseEvent(b);
-  clReleaseKernel(vadd);
-  clReleaseKernel(scale);
-  clReleaseMemObject(buf);
-  clReleaseProgram(p);
 }
 
 TEST_CASE("notimer: clGetDeviceAndHostTimer can be switched off") {
