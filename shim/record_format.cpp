@@ -19,12 +19,6 @@ void string(Writer& w, std::string_view s) {
   w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
 }
 
-// "00" "01" ... "99": two digits per table load.
-constexpr char kDigitPairs[201] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-
 constexpr std::uint32_t kPow10[10] = {1u,      10u,      100u,      1000u,      10000u,
                                       100000u, 1000000u, 10000000u, 100000000u, 1000000000u};
 
@@ -36,40 +30,38 @@ inline unsigned decimal_digits32(std::uint32_t v) {
   return t + 1 - (v < kPow10[t]);
 }
 
-// v < 10^4 as exactly 4 digits (leading zeros kept).
-inline char* write_4_digits(char* p, std::uint32_t v) {
-  const std::uint32_t a = v / 100;
-  std::memcpy(p, kDigitPairs + a * 2, 2);
-  std::memcpy(p + 2, kDigitPairs + (v - a * 100) * 2, 2);
-  return p + 4;
+// v < 10^8 as eight ASCII digits (leading zeros kept) in one 64-bit register, the first
+// digit in the lowest byte: two 4-digit halves in 32-bit lanes, then four 2-digit quarters
+// in 16-bit lanes, then eight digits in bytes; the divisions by 100 and 10 are
+// multiply-and-shift, exact for these ranges.
+inline std::uint64_t eight_digits(std::uint32_t v) {
+  const std::uint64_t high4 = v / 10000;
+  std::uint64_t x = high4 | ((v - high4 * 10000) << 32);  // 2 x (0..9999), 32-bit lanes
+  const std::uint64_t div100 = ((x * 10486) >> 20) & 0x0000007F0000007FULL;
+  x = ((x - div100 * 100) << 16) | div100;  // 4 x (0..99), 16-bit lanes
+  const std::uint64_t div10 = ((x * 103) >> 10) & 0x000F000F000F000FULL;
+  x = ((x - div10 * 10) << 8) | div10;  // 8 x (0..9), bytes
+  return x + 0x3030303030303030ULL;     // '0'
 }
 
-// v < 10^8 as exactly 8 digits (leading zeros kept).
+// v < 10^8 as exactly 8 digits (leading zeros kept): one 8-byte store.
 inline char* write_8_digits(char* p, std::uint32_t v) {
-  const std::uint32_t hi = v / 10000;
-  return write_4_digits(write_4_digits(p, hi), v - hi * 10000);
+  const std::uint64_t x = eight_digits(v);
+  std::memcpy(p, &x, 8);
+  return p + 8;
 }
 
-// v < 10^8, without leading zeros (32-bit arithmetic: a multiply per digit pair).
+// v < 10^8, without leading zeros. Stores 8 bytes (the digits, then zeros past them, which
+// the caller's next text overwrites: every buffer here has that room, op_chars_bound).
 inline char* write_below_1e8(char* p, std::uint32_t v) {
   if (v < 10) {
     *p = static_cast<char>('0' + v);
     return p + 1;
   }
-  char* const end = p + decimal_digits32(v);
-  char* q = end;
-  while (v >= 100) {
-    const std::uint32_t rest = v / 100;
-    q -= 2;
-    std::memcpy(q, kDigitPairs + (v - rest * 100) * 2, 2);
-    v = rest;
-  }
-  if (v >= 10) {
-    std::memcpy(q - 2, kDigitPairs + v * 2, 2);
-  } else {
-    q[-1] = static_cast<char>('0' + v);
-  }
-  return end;
+  const unsigned n = decimal_digits32(v);
+  const std::uint64_t x = eight_digits(v) >> (8 * (8 - n));  // drop the leading zeros
+  std::memcpy(p, &x, 8);
+  return p + n;
 }
 
 // Writes v in decimal at p (same text as RapidJSON's u64toa / std::to_string); returns
@@ -90,30 +82,20 @@ inline char* write_u64(char* p, std::uint64_t v) {
   return write_8_digits(p, static_cast<std::uint32_t>(rest - mid * k1e8));
 }
 
-// v as decimal, given that `ref` was just written as `ref_text` (ref_len digits): values
-// of one group (a command's four device times, its two host times) usually share all but
-// their last eight digits (a 100 ms window), or for smaller values their last four, and
-// those leading digits are copied, not computed.
-inline char* write_u64_near(char* p, std::uint64_t v, std::uint64_t ref, const char* ref_text,
-                            std::size_t ref_len) {
-  // ref_len <= 20: a fixed 16-byte move (one load, one store; no library call) covers the
-  // <= 16 shared digits; the bytes past them are overwritten next (the buffer holds 20
-  // characters per number, op_chars_bound). It may overlap: ref_text lies just before p.
+// v in decimal. Values of one kind (a run's device times, its host times) share all but
+// their last eight digits for 100 ms at a time: those leading digits are kept as text in
+// `prefix` and copied, not computed. The copy reads text written long before (a copy of
+// digits just stored would stall on store forwarding).
+inline char* write_u64_prefixed(char* p, std::uint64_t v, LaunchTextCache::Prefix& prefix) {
   constexpr std::uint64_t k1e8 = 100000000ULL;
-  if (ref >= k1e8) {
-    const std::uint64_t hi = v / k1e8;
-    if (hi == ref / k1e8) {
-      std::memmove(p, ref_text, 16);
-      return write_8_digits(p + (ref_len - 8), static_cast<std::uint32_t>(v - hi * k1e8));
-    }
-  } else if (ref >= 10000) {
-    const std::uint64_t hi = v / 10000;
-    if (hi == ref / 10000) {
-      std::memmove(p, ref_text, 16);
-      return write_4_digits(p + (ref_len - 4), static_cast<std::uint32_t>(v - hi * 10000));
-    }
+  if (v < k1e8) return write_below_1e8(p, static_cast<std::uint32_t>(v));
+  const std::uint64_t hi = v / k1e8;
+  if (hi != prefix.value) {
+    prefix.len = static_cast<std::uint8_t>(write_u64(prefix.text, hi) - prefix.text);
+    prefix.value = hi;
   }
-  return write_u64(p, v);
+  std::memcpy(p, prefix.text, 16);  // hi < 2^64 / 10^8 has at most 12 digits
+  return write_8_digits(p + prefix.len, static_cast<std::uint32_t>(v - hi * k1e8));
 }
 
 inline char* write_i64(char* p, std::int64_t v) {
@@ -128,6 +110,9 @@ inline char* write_i64(char* p, std::int64_t v) {
 // RapidJSON's Writer costs ~1 us per launch record here, more than an app may spend per
 // launch, and the harvester must keep up with the app. Strings that need escaping
 // (kernel names) are escaped once, with RapidJSON, when the kernel is registered.
+// The helpers below take and return an Out by value, so that the write position stays in
+// a register across them (through a reference it made a round trip through memory for
+// every piece written: ~4 ns per launch record).
 class Out {
  public:
   explicit Out(char* p) : p_(p) {}
@@ -150,19 +135,20 @@ class Out {
   void ch(char c) { *p_++ = c; }
   char* pos() const { return p_; }
   void skip(std::size_t n) { p_ += n; }  // after writing n characters at pos()
-  // v, formatted after `ref` (see write_u64_near).
-  void u64_near(std::uint64_t v, std::uint64_t ref, const char* ref_text, std::size_t ref_len) {
-    p_ = write_u64_near(p_, v, ref, ref_text, ref_len);
+  // v in decimal, its digits above the last eight copied from `prefix` (see
+  // LaunchTextCache::Prefix) when they are the same as last time.
+  void u64_prefixed(std::uint64_t v, LaunchTextCache::Prefix& prefix) {
+    p_ = write_u64_prefixed(p_, v, prefix);
   }
 
  private:
   char* p_;
 };
 
-void sizes(Out& o, bool present, const std::uint64_t* v, unsigned n) {
+Out sizes(Out o, bool present, const std::uint64_t* v, unsigned n) {
   if (!present) {
     o.lit("null");
-    return;
+    return o;
   }
   o.ch('[');
   for (unsigned i = 0; i < n; ++i) {
@@ -170,6 +156,7 @@ void sizes(Out& o, bool present, const std::uint64_t* v, unsigned n) {
     o.u64(v[i]);
   }
   o.ch(']');
+  return o;
 }
 
 std::string_view arg_kind_name(ArgKind k) {
@@ -220,7 +207,7 @@ inline std::uint64_t little_endian_value(const std::uint8_t* bytes, unsigned siz
 #endif
 }
 
-void arg(Out& o, const ArgSnapshot& a) {
+Out arg(Out o, const ArgSnapshot& a) {
   o.ch('[');
   o.quoted_plain(arg_kind_name(a.kind));
   switch (a.kind) {
@@ -272,6 +259,7 @@ void arg(Out& o, const ArgSnapshot& a) {
     }
   }
   o.ch(']');
+  return o;
 }
 
 std::string_view status_name(OpStatus s) {
@@ -306,33 +294,55 @@ std::string_view op_name(TransferOp op) {
   return tf::transfer_op::kCopy;
 }
 
-void host_times(Out& o, const OpRecord& r) {
+// `cache`: optional (see LaunchTextCache::Prefix).
+Out host_times(Out o, const OpRecord& r, LaunchTextCache* cache) {
   o.lit(",\"host_ns\":[");
-  char* const begin_text = o.pos();
-  o.i64(r.host_begin_ns);
-  const auto begin_len = static_cast<std::size_t>(o.pos() - begin_text);
-  o.ch(',');
-  if (r.host_begin_ns >= 0 && r.host_end_ns >= 0) {
-    o.u64_near(static_cast<std::uint64_t>(r.host_end_ns),
-               static_cast<std::uint64_t>(r.host_begin_ns), begin_text, begin_len);
+  if (cache && r.host_begin_ns >= 0 && r.host_end_ns >= 0) {
+    o.u64_prefixed(static_cast<std::uint64_t>(r.host_begin_ns), cache->host_prefix);
+    o.ch(',');
+    o.u64_prefixed(static_cast<std::uint64_t>(r.host_end_ns), cache->host_prefix);
   } else {
+    o.i64(r.host_begin_ns);
+    o.ch(',');
     o.i64(r.host_end_ns);
   }
   o.ch(']');
+  return o;
 }
 
-void device_and_status(Out& o, const OpRecord& r) {
+Out device_and_status(Out o, const OpRecord& r, LaunchTextCache* cache) {
   o.lit(",\"device_ns\":");
   if (r.has_device_ns) {
     o.ch('[');
-    char* const first_text = o.pos();
-    o.u64(r.device_ns[0]);
-    const auto first_len = static_cast<std::size_t>(o.pos() - first_text);
-    for (int i = 1; i < 4; ++i) {
-      o.ch(',');
-      o.u64_near(r.device_ns[i], r.device_ns[0], first_text, first_len);
+    constexpr std::uint64_t k1e8 = 100000000ULL;
+    const std::uint64_t hi = r.device_ns[0] / k1e8;
+    if (cache && hi != 0 && hi == cache->device_prefix.value && r.device_ns[3] / k1e8 == hi &&
+        r.device_ns[1] / k1e8 == hi && r.device_ns[2] / k1e8 == hi) {
+      // The usual case: all four share the cached leading digits. The four conversions
+      // are independent, so they are done before any store and overlap in the CPU.
+      std::uint64_t low[4];
+      for (int i = 0; i < 4; ++i)
+        low[i] = eight_digits(static_cast<std::uint32_t>(r.device_ns[i] - hi * k1e8));
+      const LaunchTextCache::Prefix& prefix = cache->device_prefix;
+      for (int i = 0; i < 4; ++i) {
+        char* q = o.pos();
+        std::memcpy(q, prefix.text, 16);
+        q += prefix.len;
+        std::memcpy(q, &low[i], 8);
+        q[8] = i < 3 ? ',' : ']';
+        o.skip(static_cast<std::size_t>(q + 9 - o.pos()));
+      }
+    } else {
+      for (int i = 0; i < 4; ++i) {
+        if (i) o.ch(',');
+        if (cache) {
+          o.u64_prefixed(r.device_ns[i], cache->device_prefix);
+        } else {
+          o.u64(r.device_ns[i]);
+        }
+      }
+      o.ch(']');
     }
-    o.ch(']');
   } else {
     o.lit("null");
   }
@@ -348,6 +358,7 @@ void device_and_status(Out& o, const OpRecord& r) {
     o.u64(r.ranges[i]);
   }
   o.ch(']');
+  return o;
 }
 
 // seq + 1 in place in its decimal text; false when the number of digits grows.
@@ -363,7 +374,7 @@ bool increment_decimal(char* text, std::size_t len) {
 }
 
 template <std::size_t N>
-void head(Out& o, const char (&type_prefix)[N], const OpRecord& r, LaunchTextCache* cache) {
+Out head(Out o, const char (&type_prefix)[N], const OpRecord& r, LaunchTextCache* cache) {
   o.lit(type_prefix);
   if (!cache) {
     o.u64(r.seq);
@@ -371,14 +382,23 @@ void head(Out& o, const char (&type_prefix)[N], const OpRecord& r, LaunchTextCac
     o.i64(r.tid);
   } else {
     LaunchTextCache::Head& h = cache->head;
-    if (!(h.seq != 0 && r.seq == h.seq + 1 && increment_decimal(h.seq_text, h.seq_len))) {
+    // Fixed-size copies (no library call); what lies past the text is overwritten next
+    // and well inside op_chars_bound. The previous record's text is copied first and then
+    // one is added to both copies: copying digits just stored would stall on store
+    // forwarding.
+    char* const out = o.pos();
+    bool next = false;
+    if (h.seq != 0 && r.seq == h.seq + 1) {
+      std::memcpy(out, h.seq_text, sizeof h.seq_text);
+      next = increment_decimal(out, h.seq_len);
+      if (next) increment_decimal(h.seq_text, h.seq_len);
+    }
+    if (!next) {  // the first record, a gap, or one digit more
       char* const end = write_u64(h.seq_text, r.seq);
       h.seq_len = static_cast<std::uint8_t>(end - h.seq_text);
+      std::memcpy(out, h.seq_text, sizeof h.seq_text);
     }
     h.seq = r.seq;
-    // Fixed-size copies (no library call); what lies past the text is overwritten next
-    // and well inside op_chars_bound.
-    std::memcpy(o.pos(), h.seq_text, sizeof h.seq_text);
     o.skip(h.seq_len);
     o.lit(",\"tid\":");
     if (!h.tid_valid || h.tid != r.tid) {
@@ -392,10 +412,11 @@ void head(Out& o, const char (&type_prefix)[N], const OpRecord& r, LaunchTextCac
   }
   o.lit(",\"rc\":");
   o.i64(r.rc);
+  return o;
 }
 
 // ,"kernel":...,"lws":... of a launch.
-void launch_fixed(Out& o, const OpRecord& r) {
+Out launch_fixed(Out o, const OpRecord& r) {
   o.lit(",\"kernel\":");
   if (r.kernel_name) {
     o.raw(r.kernel_name);  // pre-quoted and escaped (json_quote)
@@ -413,11 +434,12 @@ void launch_fixed(Out& o, const OpRecord& r) {
   o.lit(",\"device_id\":");
   o.u64(r.device_id);
   o.lit(",\"gwo\":");
-  sizes(o, r.has_gwo, r.gwo, r.work_dim);
+  o = sizes(o, r.has_gwo, r.gwo, r.work_dim);
   o.lit(",\"gws\":");
-  sizes(o, true, r.gws, r.work_dim);
+  o = sizes(o, true, r.gws, r.work_dim);
   o.lit(",\"lws\":");
-  sizes(o, r.has_lws, r.lws, r.work_dim);
+  o = sizes(o, r.has_lws, r.lws, r.work_dim);
+  return o;
 }
 
 bool same_launch(const LaunchTextCache::Launch& c, const OpRecord& r) {
@@ -463,9 +485,18 @@ void remember_launch(LaunchTextCache::Launch& c, const OpRecord& r, const char* 
 bool same_arg(const ArgSnapshot& a, const ArgSnapshot& b) {
   if (a.kind != b.kind || a.size != b.size) return false;
   switch (a.kind) {
-    case ArgKind::Scalar:
+    case ArgKind::Scalar: {
+      if (a.size <= 8) {  // the usual scalar: one masked 8-byte compare, no library call
+        std::uint64_t x, y;
+        std::memcpy(&x, a.bytes, 8);
+        std::memcpy(&y, b.bytes, 8);
+        const std::uint64_t mask =
+            a.size == 8 ? ~std::uint64_t{0} : (std::uint64_t{1} << (8 * a.size)) - 1;
+        return ((x ^ y) & mask) == 0;
+      }
       return std::memcmp(a.bytes, b.bytes,
                          a.size < tf::kMaxScalarBytes ? a.size : tf::kMaxScalarBytes) == 0;
+    }
     case ArgKind::Buffer:
     case ArgKind::Image:
     case ArgKind::Pipe:
@@ -481,22 +512,32 @@ bool same_arg(const ArgSnapshot& a, const ArgSnapshot& b) {
   return false;
 }
 
-void cached_arg(Out& o, const ArgSnapshot& a, LaunchTextCache::Arg& c) {
+Out cached_arg(Out o, const ArgSnapshot& a, LaunchTextCache::Arg& c) {
   if (c.valid && same_arg(c.key, a)) {
+    c.misses = 0;
     o.raw(std::string_view(c.text, c.len));
-    return;
+    return o;
   }
   char* const start = o.pos();
-  arg(o, a);
+  o = arg(o, a);
+  // An argument that changed at each of the last launches (a loop counter, an offset) is
+  // saved only at one miss in 16: saving copies the text just written (a stall on store
+  // forwarding) for a hit that is not coming.
+  if (c.misses < 4) {
+    ++c.misses;
+  } else if ((++c.skipped & 15) != 0) {
+    return o;
+  }
   const auto len = static_cast<std::size_t>(o.pos() - start);
   if (len > sizeof c.text) {
     c.valid = false;
-    return;
+    return o;
   }
   std::memcpy(c.text, start, len);
   c.len = static_cast<std::uint16_t>(len);
   std::memcpy(static_cast<void*>(&c.key), &a, sizeof a);
   c.valid = true;
+  return o;
 }
 
 }  // namespace
@@ -505,27 +546,27 @@ char* format_op(const OpRecord& r, char* buffer, LaunchTextCache* cache) {
   Out o(buffer);
   switch (r.kind) {
     case RecordKind::Launch:
-      head(o, "{\"type\":\"launch\",\"seq\":", r, cache);
+      o = head(o, "{\"type\":\"launch\",\"seq\":", r, cache);
       if (r.api) {
         o.lit(",\"api\":");
         o.quoted_plain(r.api);
       }
       if (!cache) {
-        launch_fixed(o, r);
+        o = launch_fixed(o, r);
       } else if (same_launch(cache->launch, r)) {
         o.raw(std::string_view(cache->launch.text, cache->launch.len));
       } else {
         char* const start = o.pos();
-        launch_fixed(o, r);
+        o = launch_fixed(o, r);
         remember_launch(cache->launch, r, start, static_cast<std::size_t>(o.pos() - start));
       }
       o.lit(",\"args\":[");
       for (unsigned i = 0; i < r.n_args; ++i) {
         if (i) o.ch(',');
         if (cache && i < kMaxRecordedArgs) {
-          cached_arg(o, r.args[i], cache->args[i]);
+          o = cached_arg(o, r.args[i], cache->args[i]);
         } else {
-          arg(o, r.args[i]);
+          o = arg(o, r.args[i]);
         }
       }
       o.ch(']');
@@ -533,11 +574,11 @@ char* format_op(const OpRecord& r, char* buffer, LaunchTextCache* cache) {
         o.lit(",\"args_total\":");
         o.u64(r.total_args);
       }
-      host_times(o, r);
-      device_and_status(o, r);
+      o = host_times(o, r, cache);
+      o = device_and_status(o, r, cache);
       break;
     case RecordKind::Transfer:
-      head(o, "{\"type\":\"transfer\",\"seq\":", r, cache);
+      o = head(o, "{\"type\":\"transfer\",\"seq\":", r, cache);
       o.lit(",\"api\":");
       o.quoted_plain(r.api ? r.api : "");
       o.lit(",\"op\":");
@@ -554,16 +595,16 @@ char* format_op(const OpRecord& r, char* buffer, LaunchTextCache* cache) {
       } else {
         o.lit("false");
       }
-      host_times(o, r);
-      device_and_status(o, r);
+      o = host_times(o, r, cache);
+      o = device_and_status(o, r, cache);
       break;
     case RecordKind::Sync:
-      head(o, "{\"type\":\"sync\",\"seq\":", r, cache);
+      o = head(o, "{\"type\":\"sync\",\"seq\":", r, cache);
       o.lit(",\"api\":");
       o.quoted_plain(r.api ? r.api : "");
       o.lit(",\"queue_id\":");
       o.u64(r.queue_id);
-      host_times(o, r);
+      o = host_times(o, r, cache);
       break;
     case RecordKind::Line:
       o.ch('{');

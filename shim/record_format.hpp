@@ -25,8 +25,10 @@ inline constexpr std::size_t kMaxOpChars = 16384;
 std::size_t op_chars_bound(const OpRecord& r);
 // Text of the previous launch record kept for reuse (the harvester's, one owner): a
 // launch of the same kernel with the same ids and sizes repeats the kernel..lws part,
-// and an argument equal to the previous launch's argument at that index repeats its
-// text. The output is exactly that of format_op without a cache.
+// an argument equal to the previous launch's argument at that index repeats its text,
+// and device and host times reuse the text of their leading digits (all but the last
+// eight, the same for 100 ms at a time). The output is exactly that of format_op
+// without a cache.
 struct LaunchTextCache {
   struct Launch {
     bool valid = false;
@@ -40,12 +42,21 @@ struct LaunchTextCache {
   } launch;
   struct Arg {
     bool valid = false;
+    std::uint8_t misses = 0;   // lookups missed in a row (up to 4)
+    std::uint8_t skipped = 0;  // misses not saved, counted modulo 256
     ArgSnapshot key;
     std::uint16_t len = 0;
     char text[192];  // the longest argument text is ~175 characters
   } args[kMaxRecordedArgs];
+  // The digits above the last eight of the previous device time and host time, as text
+  // (value: the number they spell, ~0 = none yet).
+  struct Prefix {
+    std::uint64_t value = ~std::uint64_t{0};
+    std::uint8_t len = 0;
+    char text[24];
+  } device_prefix, host_prefix;
   // The previous record's seq and tid as text: seq usually goes up by one (its text is
-  // incremented in place) and tid is usually the same.
+  // copied out, then incremented in both places) and tid is usually the same.
   struct Head {
     std::uint64_t seq = 0;  // 0: none yet
     std::uint8_t seq_len = 0;

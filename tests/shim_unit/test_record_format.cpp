@@ -403,6 +403,27 @@ TEST_CASE("launch text cache: output identical to formatting without it") {
   }
 }
 
+TEST_CASE("launch text cache: an argument that changes at every launch, then repeats") {
+  // A loop counter misses the cache every time, and the cache then stops saving it (it
+  // saves one miss in 16); values that come back must still read right, cache or not.
+  LaunchTextCache cache;
+  auto r = vadd_launch();
+  std::string buf(op_chars_bound(*r) + 1000, '\0');
+  std::uint64_t seq = 0;
+  auto check_same = [&](std::uint64_t value, std::uint32_t size) {
+    r->seq = ++seq;
+    r->args[2] = scalar_arg(&value, size);  // size <= 8: the low bytes of value
+    const std::string plain = format(*r);
+    const std::size_t n = static_cast<std::size_t>(format_op(*r, buf.data(), &cache) - buf.data());
+    REQUIRE(std::string(buf.data(), n) == plain);
+  };
+  for (std::uint32_t i = 0; i < 100; ++i) check_same(i, 4);              // a counter
+  for (std::uint32_t i = 0; i < 200; ++i) check_same(1000 + i / 2, 4);   // each value twice
+  for (std::uint32_t i = 0; i < 100; ++i) check_same(i % 3, 4);          // then a few values again
+  for (std::uint32_t i = 0; i < 100; ++i) check_same(7, i % 2 ? 4 : 2);  // same bytes, sizes differ
+  for (std::uint64_t i = 0; i < 300; ++i) check_same(i * 0x9e3779b97f4a7c15ULL, 1 + i % 8);
+}
+
 // The hot-path formatter spells its keys as literals for speed; this ties every key it
 // writes to the shared schema in trace_format.hpp, so writer and reader cannot drift apart.
 TEST_CASE("every key the formatter writes is a trace_format.hpp constant") {
