@@ -34,6 +34,8 @@ inline unsigned decimal_digits32(std::uint32_t v) {
 // digit in the lowest byte: two 4-digit halves in 32-bit lanes, then four 2-digit quarters
 // in 16-bit lanes, then eight digits in bytes; the divisions by 100 and 10 are
 // multiply-and-shift, exact for these ranges.
+static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
+              "eight_digits() puts the first digit in the lowest byte of its result");
 inline std::uint64_t eight_digits(std::uint32_t v) {
   const std::uint64_t high4 = v / 10000;
   std::uint64_t x = high4 | ((v - high4 * 10000) << 32);  // 2 x (0..9999), 32-bit lanes
