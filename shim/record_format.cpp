@@ -132,11 +132,33 @@ class Out {
     raw(s);
     *p_++ = '"';
   }
-  void u64(std::uint64_t v) { p_ = write_u64(p_, v); }
-  void i64(std::int64_t v) { p_ = write_i64(p_, v); }
+  void u64(std::uint64_t v) {
+    if (v < 10) {  // sizes, ids, a zero rc: no call
+      *p_++ = static_cast<char>('0' + v);
+      return;
+    }
+    p_ = write_u64(p_, v);
+  }
+  void i64(std::int64_t v) {
+    if (v >= 0) {
+      u64(static_cast<std::uint64_t>(v));
+      return;
+    }
+    p_ = write_i64(p_, v);
+  }
   void ch(char c) { *p_++ = c; }
   char* pos() const { return p_; }
   void skip(std::size_t n) { p_ += n; }  // after writing n characters at pos()
+  // The leading digits kept in `prefix` (one fixed-size move).
+  void prefix(const LaunchTextCache::Prefix& prefix) {
+    std::memcpy(p_, prefix.text, 16);
+    p_ += prefix.len;
+  }
+  // Eight digits made by eight_digits() (one 8-byte store).
+  void eight(std::uint64_t digits) {
+    std::memcpy(p_, &digits, 8);
+    p_ += 8;
+  }
   // v in decimal, its digits above the last eight copied from `prefix` (see
   // LaunchTextCache::Prefix) when they are the same as last time.
   void u64_prefixed(std::uint64_t v, LaunchTextCache::Prefix& prefix) {
@@ -327,12 +349,9 @@ Out device_and_status(Out o, const OpRecord& r, LaunchTextCache* cache) {
         low[i] = eight_digits(static_cast<std::uint32_t>(r.device_ns[i] - hi * k1e8));
       const LaunchTextCache::Prefix& prefix = cache->device_prefix;
       for (int i = 0; i < 4; ++i) {
-        char* q = o.pos();
-        std::memcpy(q, prefix.text, 16);
-        q += prefix.len;
-        std::memcpy(q, &low[i], 8);
-        q[8] = i < 3 ? ',' : ']';
-        o.skip(static_cast<std::size_t>(q + 9 - o.pos()));
+        o.prefix(prefix);
+        o.eight(low[i]);
+        o.ch(i < 3 ? ',' : ']');
       }
     } else {
       for (int i = 0; i < 4; ++i) {
