@@ -77,10 +77,10 @@ run_one() {  # icd mode(bare|shim|events) iterations [trace path, default a file
   echo "$ns $launches $rss $bytes $records $tcpu $pcpu"
 }
 
-summarise() {  # platform iters rows-file rss_short rss_long
+summarise() {  # platform iters rows-file rss_long (comma-separated KiB of the 4x runs)
   /usr/bin/python3 - "$@" <<'EOF'
 import statistics, sys
-platform, iters, path, rss_short, rss_long = sys.argv[1:6]
+platform, iters, path, rss_long = sys.argv[1:5]
 rows = [l.split() for l in open(path) if l.strip()]
 bare = [float(r[1]) for r in rows if r[0] == "bare"]
 shim = [float(r[1]) for r in rows if r[0] == "shim"]
@@ -133,7 +133,7 @@ for platform in $PLATFORMS; do
   for ((r = 1; r <= 3; r++)); do
     rss_long+=${rss_long:+,}$(run_one "$icd" shim $((4 * iters)) $trace | awk '{print $3}')
   done
-  summarise "$platform" "$iters" "$rows" "" "$rss_long"
+  summarise "$platform" "$iters" "$rows" "$rss_long"
   echo
 done
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
