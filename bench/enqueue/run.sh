@@ -32,6 +32,10 @@
 # 25 rounds take about 90 s. Fewer rounds are too few on a shared 2-vCPU VM: single PoCL runs
 # vary by up to 2x there, and with 9 rounds the median ratio moved by +-5% from run to run.
 # Timing is wall clock of the enqueue loop; run on an otherwise idle machine.
+# On a VM whose memory the host backs lazily (e.g. Firecracker with free page reporting), a
+# shim round whose trace lands in pages not used for a second or two is several times slower
+# (the page-cache copy pays the host's faults): the "fake" shim runs are then bimodal and
+# the median is that of the fast rounds (bench/enqueue/RESULTS.md, 2026-11-22 07:42).
 set -euo pipefail
 
 BUILD_DIR=$(cd "${1:-/work/main/build}" && pwd)
