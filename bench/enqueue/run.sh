@@ -34,8 +34,8 @@
 # Timing is wall clock of the enqueue loop; run on an otherwise idle machine.
 # On a VM whose memory the host backs lazily (e.g. Firecracker with free page reporting), a
 # shim round whose trace lands in pages not used for a second or two is several times slower
-# (the page-cache copy pays the host's faults): the "fake" shim runs are then bimodal and
-# the median is that of the fast rounds (bench/enqueue/RESULTS.md, 2026-11-22 07:42).
+# (the page-cache copy pays the host's faults): the "fake" shim runs can then be bimodal,
+# the median being that of the fast rounds (bench/enqueue/RESULTS.md, 2026-11-22 07:42).
 set -euo pipefail
 
 BUILD_DIR=$(cd "${1:-/work/main/build}" && pwd)
