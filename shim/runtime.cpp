@@ -36,7 +36,6 @@ namespace tf = clprof::trace;
 
 constexpr std::size_t kRingCapacity = 2048;
 constexpr std::size_t kSpaceBatch = 256;  // producers blocked on a full ring wake per batch
-constexpr std::size_t kFlushBytes = TraceWriter::kFlushBytes;
 constexpr std::size_t kBusyRecords = kRingCapacity / 8;  // a drain this long: go again at once
 
 enum State : int { kUninit = 0, kActive = 1, kPassThrough = 2, kFinalized = 3 };
@@ -209,6 +208,7 @@ class Session {
 
   void harvest() {
     std::int64_t last_flush_ns = monotonic_now_ns();
+    std::uint64_t writes_seen = writer.writes();
     const auto poll =
         std::chrono::microseconds(std::max<std::uint64_t>(settings().poll_interval_us, 50));
     const std::int64_t flush_every_ns =
@@ -246,10 +246,15 @@ class Session {
       // once): draining in batches costs less per record and leaves the CPU to the
       // driver's own threads, which on a CPU device run the app's kernels.
       busy = n >= kBusyRecords;
+      // The writer writes by itself as its buffer fills; the timer writes what waits
+      // when records come slowly.
       now_ns = monotonic_now_ns();
-      if (writer.buffered_bytes() >= kFlushBytes ||
-          (writer.buffered_bytes() > 0 && now_ns - last_flush_ns >= flush_every_ns)) {
+      if (writer.writes() != writes_seen) {
+        writes_seen = writer.writes();
+        last_flush_ns = now_ns;
+      } else if (writer.buffered_bytes() > 0 && now_ns - last_flush_ns >= flush_every_ns) {
         writer.flush();
+        writes_seen = writer.writes();
         last_flush_ns = now_ns;
       }
     }
@@ -287,8 +292,8 @@ class Session {
   }
 
  private:
-  // Formats every published record; returns how many. Flushes as the buffer fills, so a
-  // long backlog does not grow the writer's memory.
+  // Formats every published record; returns how many. (The writer writes as its buffer
+  // fills, so a long backlog does not grow its memory.)
   std::size_t drain_ring() {
     std::size_t n = 0;
     while (const OpRecord* r = ring.front()) {
@@ -303,7 +308,6 @@ class Session {
         // Another thread may keep the ring from ever running dry: fork() must not wait.
         if (park_requested_.load(std::memory_order_relaxed)) break;
       }
-      if (writer.buffered_bytes() >= kFlushBytes) writer.flush();
     }
     if (n) notify_space();
     popped_since_idle_ += n;

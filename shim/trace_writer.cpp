@@ -23,15 +23,16 @@ bool TraceWriter::open(const std::string& path, std::string_view header_line, st
   struct statfs fs {};
   file_bytes_ = 0;
   reserved_to_ = 0;
-  reserving_ = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && ::fstatfs(fd_, &fs) == 0 &&
-               fs.f_type != TMPFS_MAGIC;
-  // Room for a flush's worth of records and some more: only an outsized line grows it.
-  grow(std::max<std::size_t>(header_line.size() + 1, kFlushBytes + 64 * 1024));
+  const bool regular = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
+  reserving_ = regular && ::fstatfs(fd_, &fs) == 0 && fs.f_type != TMPFS_MAGIC;
+  aligned_ = regular;
+  // Room for a write's worth of records (up to 9/8 kFlushBytes after a short write) and
+  // a line moved past it (write_full): only an outsized line grows it.
+  grow(std::max<std::size_t>(header_line.size() + 1, kFlushBytes * 2));
   std::memcpy(buf_, header_line.data(), header_line.size());
   buf_[header_line.size()] = '\n';
   size_ = header_line.size() + 1;
   const bool ok = flush();
-  size_ = 0;
   if (!ok) {
     error = "cannot write " + path + ": " + std::strerror(errno);
     ::close(fd_);
@@ -89,20 +90,53 @@ void TraceWriter::reserve_ahead(std::size_t n) {
 }
 
 bool TraceWriter::flush() {
-  if (fd_ < 0 || size_ == 0) {
-    size_ = 0;
-    return true;
+  return write_out(size_);
+}
+
+bool TraceWriter::write_out(std::size_t n) {
+  bool ok = true;
+  if (fd_ >= 0 && n > 0) {
+    ++writes_;
+    reserve_ahead(n);
+    // A full disk loses lines, never the app's run: the error is not retried.
+    ok = write_all(buf_, n);
+    if (ok) {
+      file_bytes_ += n;
+    } else {
+      reserving_ = false;  // the file offset is no longer known here
+      aligned_ = false;
+    }
   }
-  reserve_ahead(size_);
-  // A full disk loses lines, never the app's run: the error is not retried.
-  const bool ok = write_all(buf_, size_);
-  if (ok) {
-    file_bytes_ += size_;
-  } else {
-    reserving_ = false;  // the file offset is no longer known here
+  if (n < size_) std::memmove(buf_, buf_ + n, size_ - n);
+  size_ -= n;
+  limit_ = kFlushBytes;
+  if (aligned_) {
+    limit_ -= static_cast<std::size_t>(file_bytes_ % kFlushBytes);
+    if (limit_ < kFlushBytes / 8) limit_ += kFlushBytes;  // no short write to realign
   }
-  size_ = 0;
   return ok;
+}
+
+// Writes that start and end on multiples of 1 MiB in the file let the page cache take
+// them in large folios: an aligned 1 MiB write fills one order-8 folio, an unaligned one
+// a run of order 0 to 7 ones. Measured on ext4 (Linux 6.18), a loop of 1 MiB writes cost
+// ~50 ns of kernel time per 361 bytes aligned and ~57 ns unaligned. So the line that
+// crosses the boundary goes to the next write, and the one before it is padded with
+// spaces up to the boundary (JSON whitespace at the end of a line, which readers trim):
+// at most one line's length per MiB. A write that cannot be aligned (the timer's, or one
+// after a line longer than kMaxPadBytes) only shortens the next one, which realigns.
+void TraceWriter::write_full(std::size_t start) {
+  const std::size_t len = size_ - start;
+  if (aligned_ && start > 0 && start <= limit_ && limit_ - start <= kMaxPadBytes &&
+      limit_ + len <= cap_) {
+    std::memmove(buf_ + limit_, buf_ + start, len);
+    std::memset(buf_ + start - 1, ' ', limit_ - start);  // over the last line's '\n'
+    buf_[limit_ - 1] = '\n';
+    size_ = limit_ + len;
+    write_out(limit_);
+  } else {
+    flush();
+  }
 }
 
 void TraceWriter::finish(std::string_view end_record) {

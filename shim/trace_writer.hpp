@@ -1,5 +1,7 @@
 // The trace file: header line, one record per line, the end record and "]}".
 // Writes whole lines only, with write(2), so a killed process leaves complete lines.
+// A regular file gets its writes at multiples of kFlushBytes in the file, some lines
+// padded with trailing spaces to get there (trace_writer.cpp says why).
 #pragma once
 
 #include <cstddef>
@@ -18,10 +20,13 @@ class TraceWriter {
   bool open(const std::string& path, std::string_view header_line, std::string& error);
   bool is_open() const { return fd_ >= 0; }
 
-  // The owner flushes once this much is buffered (and on a timer). 1 MiB writes cost the
-  // process ~40 ns of CPU per launch less than 256 KiB ones in the enqueue benchmark (the
-  // kernel's per-write and per-folio work), and still come every ~2,800 launch records.
+  // end_record writes the buffer once about this much is buffered (the owner also
+  // flushes on a timer). 1 MiB writes cost the process ~40 ns of CPU per launch less than
+  // 256 KiB ones in the enqueue benchmark (the kernel's per-write and per-folio work), and
+  // still come every ~2,800 launch records.
   static constexpr std::size_t kFlushBytes = 1024 * 1024;
+  // The most padding a line gets to align a write (bytes).
+  static constexpr std::size_t kMaxPadBytes = 4096;
 
   // Buffers one record object as the line `record,\n`.
   void append(std::string_view record);
@@ -31,15 +36,20 @@ class TraceWriter {
     if (__builtin_expect(cap_ - size_ < max_chars + 2, 0)) grow(size_ + max_chars + 2);
     return buf_ + size_;
   }
+  // Ends the line; writes the buffer when the line crossed the next write boundary.
   void end_record(char* end) {
     end[0] = ',';
     end[1] = '\n';
+    const std::size_t start = size_;
     size_ = static_cast<std::size_t>(end + 2 - buf_);
+    if (__builtin_expect(size_ > limit_, 0)) write_full(start);
   }
   // Writes the buffered lines; false if the write failed (the lines are dropped).
   // Threads: owner only.
   bool flush();
   std::size_t buffered_bytes() const { return size_; }
+  // How many times the buffer was written (by flush, or by end_record as it fills).
+  std::uint64_t writes() const { return writes_; }
 
   // Buffers `end_record` + "]}\n", flushes, gives back the blocks reserved past the end
   // and closes.
@@ -52,6 +62,11 @@ class TraceWriter {
 
  private:
   bool write_all(const char* data, std::size_t n);
+  // Writes the first n buffered bytes (whole lines) and keeps the rest for the next
+  // write; false if the write failed (the n bytes are dropped).
+  bool write_out(std::size_t n);
+  // end_record's slow path: the line at [start, size_) crossed limit_.
+  void write_full(std::size_t start);
   void grow(std::size_t need);  // capacity >= need (aborts on out of memory)
   // Regular files: reserves disk blocks past the end of the file ahead of the writes.
   void reserve_ahead(std::size_t n);
@@ -61,6 +76,11 @@ class TraceWriter {
   std::uint64_t file_bytes_ = 0;
   std::uint64_t reserved_to_ = 0;
   bool reserving_ = false;  // a regular file that has not refused a reservation
+  bool aligned_ = false;    // a regular file whose offset is known: writes are aligned
+  // end_record writes the buffer once it holds more than this (set by write_out: up to
+  // the next multiple of kFlushBytes in the file).
+  std::size_t limit_ = kFlushBytes;
+  std::uint64_t writes_ = 0;
   // Plain malloc'd buffer: appends never zero-fill; grown, never shrunk.
   char* buf_ = nullptr;
   std::size_t size_ = 0;

@@ -302,3 +302,116 @@ TEST_CASE("trace writer: an unwritable path is an error, not a crash") {
   w.flush();
   w.finish("{}");
 }
+
+namespace {
+
+std::string read_file(const char* path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// A mark record whose text is `chars` long (name padded with 'x'), numbered `i`.
+std::string mark_of_length(std::size_t chars, int i) {
+  const std::string head = R"({"type":"mark","name":")";
+  const std::string tail = R"(","tid":1,"host_ns":)" + std::to_string(i) + "}";
+  return head + std::string(chars - head.size() - tail.size(), 'x') + tail;
+}
+
+}  // namespace
+
+TEST_CASE("trace writer: writes to a file end on multiples of kFlushBytes, on whole lines") {
+  char path[] = "/tmp/clprof_writer_test_XXXXXX";
+  const int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  close(fd);
+  TraceWriter w;
+  std::string error;
+  REQUIRE(w.open(path, R"({"format":"clprof-trace","version":1,"header":{},"records":[)", error));
+  constexpr std::size_t kAlign = TraceWriter::kFlushBytes;
+  std::vector<std::string> appended;
+  std::vector<std::uint64_t> sizes_after_write;  // file size after each write by append
+  std::uint64_t writes = w.writes();
+  unsigned seed = 12345;
+  const auto append = [&](const std::string& record) {
+    w.append(record);
+    appended.push_back(record);
+    if (w.writes() == writes) return;
+    writes = w.writes();
+    sizes_after_write.push_back(read_file(path).size());
+  };
+  // ~2.5 MiB of lines of 60-900 characters: two aligned writes.
+  for (int i = 0; appended.size() < 5000; ++i) {
+    seed = seed * 1103515245u + 12345u;
+    append(mark_of_length(60 + (seed >> 16) % 841, i));
+  }
+  REQUIRE(sizes_after_write.size() == 2);
+  CHECK(sizes_after_write[0] == kAlign);
+  CHECK(sizes_after_write[1] == 2 * kAlign);
+  // The timer's write (whatever is buffered) leaves the file unaligned...
+  w.flush();
+  writes = w.writes();
+  const std::uint64_t after_flush = read_file(path).size();
+  CHECK(after_flush % kAlign != 0);
+  // ...and the next write realigns it, even with a line longer than any padding between.
+  append(mark_of_length(TraceWriter::kMaxPadBytes + 1000, -1));
+  for (int i = 0; sizes_after_write.size() < 4; ++i) append(mark_of_length(400, i));
+  CHECK(sizes_after_write[2] == 3 * kAlign);
+  CHECK(sizes_after_write[3] == 4 * kAlign);
+  w.finish(R"({"type":"end","host_ns":3,"counts":{},"incomplete":0,"dropped":0})");
+
+  const std::string text = read_file(path);
+  std::remove(path);
+  // Every byte before a write boundary ends a line; the line before it carries the padding.
+  for (std::uint64_t boundary : {kAlign, 2 * kAlign, 3 * kAlign, 4 * kAlign}) {
+    CAPTURE(boundary);
+    CHECK(text[boundary - 1] == '\n');
+    CHECK(text[boundary - 2] == ' ');
+  }
+  // The records, in order and unchanged but for trailing spaces; padding stays small.
+  std::istringstream lines(text);
+  std::string line;
+  std::getline(lines, line);  // the header
+  std::size_t n = 0, padding = 0;
+  while (std::getline(lines, line) && n < appended.size()) {
+    const std::size_t end = line.find_last_not_of(' ') + 1;
+    padding += line.size() - end;
+    CHECK(line.substr(0, end) == appended[n] + ",");
+    ++n;
+  }
+  CHECK(n == appended.size());
+  CHECK(padding > 0);
+  CHECK(padding <= 4 * 900);  // at most one line's length per aligned write
+  rapidjson::Document d;
+  d.Parse(text.c_str());
+  REQUIRE_FALSE(d.HasParseError());
+  CHECK(d["records"].Size() == appended.size() + 1);
+}
+
+TEST_CASE("trace writer: a pipe gets whole lines and no padding") {
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  std::string received;
+  std::thread reader([&] {
+    char buf[65536];
+    for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) received.append(buf, n);
+  });
+  TraceWriter w;
+  std::string error;
+  const std::string path = "/proc/self/fd/" + std::to_string(fds[1]);
+  REQUIRE(w.open(path, R"({"records":[)", error));
+  close(fds[1]);  // the writer has its own descriptor
+  std::size_t bytes = 0;
+  for (int i = 0; bytes < 3 * TraceWriter::kFlushBytes; ++i) {
+    const std::string record = mark_of_length(100 + i % 700, i);
+    w.append(record);
+    bytes += record.size() + 2;
+  }
+  CHECK(w.writes() >= 3);
+  w.finish("{}");
+  reader.join();
+  close(fds[0]);
+  CHECK(received.find(" \n") == std::string::npos);
+  CHECK(received.size() == std::string(R"({"records":[)").size() + 1 + bytes + 5);
+}
