@@ -255,22 +255,46 @@ TEST_CASE("pending copies: a copy keeps the used part, in storage sized for it, 
   }
 }
 
+namespace {
+
+// A new empty file for a writer test, removed at the end.
+struct TempFile {
+  char path[32] = "/tmp/clprof_writer_test_XXXXXX";
+  TempFile() {
+    const int fd = mkstemp(path);
+    REQUIRE(fd >= 0);
+    close(fd);
+  }
+  ~TempFile() { std::remove(path); }
+};
+
+std::string read_file(const char* path) {
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// A mark record whose text is `chars` long (name padded with 'x'), numbered `i`.
+std::string mark_of_length(std::size_t chars, int i) {
+  const std::string head = R"({"type":"mark","name":")";
+  const std::string tail = R"(","tid":1,"host_ns":)" + std::to_string(i) + "}";
+  return head + std::string(chars - head.size() - tail.size(), 'x') + tail;
+}
+
+}  // namespace
+
 TEST_CASE("trace writer: whole lines, one valid JSON document") {
-  char path[] = "/tmp/clprof_writer_test_XXXXXX";
-  const int fd = mkstemp(path);
-  REQUIRE(fd >= 0);
-  close(fd);
+  TempFile file;
   TraceWriter w;
   std::string error;
-  REQUIRE(w.open(path, R"({"format":"clprof-trace","version":1,"header":{},"records":[)", error));
+  REQUIRE(
+      w.open(file.path, R"({"format":"clprof-trace","version":1,"header":{},"records":[)", error));
   w.append(R"({"type":"mark","name":"a","tid":1,"host_ns":1})");
   w.flush();
   {
     // After a flush, the file holds only complete lines (what a crash would leave).
-    std::ifstream f(path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    const std::string text = ss.str();
+    const std::string text = read_file(file.path);
     CHECK(text.back() == '\n');
     CHECK(text.find(R"({"type":"mark","name":"a","tid":1,"host_ns":1},)"
                     "\n") != std::string::npos);
@@ -278,11 +302,7 @@ TEST_CASE("trace writer: whole lines, one valid JSON document") {
   w.append(R"({"type":"mark","name":"b","tid":1,"host_ns":2})");
   w.finish(R"({"type":"end","host_ns":3,"counts":{},"incomplete":0,"dropped":0})");
   CHECK_FALSE(w.is_open());
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  const std::string text = ss.str();
-  std::remove(path);
+  const std::string text = read_file(file.path);
   rapidjson::Document d;
   d.Parse(text.c_str());
   REQUIRE_FALSE(d.HasParseError());
@@ -303,29 +323,9 @@ TEST_CASE("trace writer: an unwritable path is an error, not a crash") {
   w.finish("{}");
 }
 
-namespace {
-
-std::string read_file(const char* path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-// A mark record whose text is `chars` long (name padded with 'x'), numbered `i`.
-std::string mark_of_length(std::size_t chars, int i) {
-  const std::string head = R"({"type":"mark","name":")";
-  const std::string tail = R"(","tid":1,"host_ns":)" + std::to_string(i) + "}";
-  return head + std::string(chars - head.size() - tail.size(), 'x') + tail;
-}
-
-}  // namespace
-
 TEST_CASE("trace writer: writes to a file end on multiples of kFlushBytes, on whole lines") {
-  char path[] = "/tmp/clprof_writer_test_XXXXXX";
-  const int fd = mkstemp(path);
-  REQUIRE(fd >= 0);
-  close(fd);
+  TempFile file;
+  const char* path = file.path;
   TraceWriter w;
   std::string error;
   REQUIRE(w.open(path, R"({"format":"clprof-trace","version":1,"header":{},"records":[)", error));
@@ -362,7 +362,6 @@ TEST_CASE("trace writer: writes to a file end on multiples of kFlushBytes, on wh
   w.finish(R"({"type":"end","host_ns":3,"counts":{},"incomplete":0,"dropped":0})");
 
   const std::string text = read_file(path);
-  std::remove(path);
   // Every byte before a write boundary ends a line; the line before it carries the padding.
   for (std::uint64_t boundary : {kAlign, 2 * kAlign, 3 * kAlign, 4 * kAlign}) {
     CAPTURE(boundary);
