@@ -80,7 +80,7 @@ class TraceWriter {
   // end_record writes the buffer once it holds more than this (set by write_out: up to
   // the next multiple of kFlushBytes in the file).
   std::size_t limit_ = kFlushBytes;
-  std::uint64_t writes_ = 0;
+  std::uint64_t writes_ = 0;  // write_out calls that wrote (writes())
   // Plain malloc'd buffer: appends never zero-fill; grown, never shrunk.
   char* buf_ = nullptr;
   std::size_t size_ = 0;
