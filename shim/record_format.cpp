@@ -635,9 +635,13 @@ char* format_op(const OpRecord& r, char* buffer, LaunchTextCache* cache) {
   return o.pos();
 }
 
-std::size_t op_chars_bound(const OpRecord& r) {
+std::size_t op_chars_bound(const OpRecord& r, const LaunchTextCache* cache) {
   std::size_t n = kMaxOpChars;
-  if (r.kind == RecordKind::Launch && r.kernel_name) n += std::strlen(r.kernel_name);
+  if (r.kind == RecordKind::Launch && r.kernel_name) {
+    // A name the cache holds is shorter than its text: no strlen per launch.
+    const bool cached = cache && cache->launch.valid && cache->launch.kernel_name == r.kernel_name;
+    n += cached ? sizeof cache->launch.text : std::strlen(r.kernel_name);
+  }
   if (r.api) n += std::strlen(r.api);
   return n;
 }

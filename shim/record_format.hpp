@@ -21,8 +21,6 @@ void format_op(const OpRecord& r, std::string& out);
 // The most characters format_op writes for one record without its strings: 32 scalar
 // args of 64 bytes (~180 chars each) plus the fixed fields stay far below.
 inline constexpr std::size_t kMaxOpChars = 16384;
-// Room format_op needs for `r`: kMaxOpChars plus the kernel name and api strings.
-std::size_t op_chars_bound(const OpRecord& r);
 // Text of the previous launch record kept for reuse (the harvester's, one owner): a
 // launch of the same kernel with the same ids and sizes repeats the kernel..lws part,
 // an argument equal to the previous launch's argument at that index repeats its text,
@@ -68,7 +66,11 @@ struct LaunchTextCache {
   } head;
 };
 
-// Writes the same text at `out` (room for op_chars_bound(r)) and returns its end.
+// Room format_op needs for `r`: kMaxOpChars plus the kernel name and api strings (a
+// kernel name `cache` holds counts as the size of its text). `cache`: optional.
+std::size_t op_chars_bound(const OpRecord& r, const LaunchTextCache* cache = nullptr);
+
+// Writes the same text at `out` (room for op_chars_bound(r, cache)) and returns its end.
 // No allocation. `cache`: optional, see LaunchTextCache.
 char* format_op(const OpRecord& r, char* out, LaunchTextCache* cache = nullptr);
 

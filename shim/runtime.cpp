@@ -501,7 +501,8 @@ class Session {
 
   void write_op(const OpRecord& r) {
     // Straight into the writer's buffer: no intermediate string, no allocation.
-    writer.end_record(format_op(r, writer.begin_record(op_chars_bound(r)), &text_cache_));
+    writer.end_record(
+        format_op(r, writer.begin_record(op_chars_bound(r, &text_cache_)), &text_cache_));
     ++op_counts_[r.kind == RecordKind::Launch ? 0 : r.kind == RecordKind::Transfer ? 1 : 2];
   }
 

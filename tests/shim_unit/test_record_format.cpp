@@ -318,6 +318,34 @@ TEST_CASE("format_op into a buffer: same text, room bound holds a long kernel na
   CHECK_FALSE(d.HasParseError());
 }
 
+TEST_CASE("room bound with a cache: a cached kernel name needs no strlen, a long one still fits") {
+  LaunchTextCache cache;
+  auto r = vadd_launch();
+  const std::string expected = format(*r);
+  for (int i = 0; i < 2; ++i) {  // the second launch finds its name in the cache
+    const std::size_t bound = op_chars_bound(*r, &cache);
+    CHECK(bound >= kMaxOpChars + std::strlen(r->kernel_name));
+    std::string buf(bound, '\0');
+    CHECK(std::string(buf.data(), format_op(*r, buf.data(), &cache)) == expected);
+  }
+  CHECK(cache.launch.valid);
+  CHECK(cache.launch.kernel_name == r->kernel_name);
+
+  // A name too long for the cache (which then drops the launch text): counted in full.
+  const std::string long_name = "\"" + std::string(3000, 'k') + "\"";
+  r->kernel_name = long_name.c_str();
+  r->n_args = r->total_args = 32;
+  const std::uint8_t bytes[64] = {0xff};
+  for (unsigned i = 0; i < 32; ++i) r->args[i] = scalar_arg(bytes, 0xffffffffu);
+  const std::size_t bound = op_chars_bound(*r, &cache);
+  CHECK(bound == op_chars_bound(*r));
+  std::string big(bound, '\0');
+  const std::size_t n = static_cast<std::size_t>(format_op(*r, big.data(), &cache) - big.data());
+  CHECK(n <= bound);
+  CHECK(std::string(big.data(), n) == format(*r));
+  CHECK_FALSE(cache.launch.valid);
+}
+
 // Deterministic pseudo-random numbers in [0, n) (xorshift64).
 struct XorShift {
   std::uint64_t x;
