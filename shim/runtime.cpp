@@ -11,7 +11,6 @@
 #include <atomic>
 #include <chrono>
 #include <climits>
-#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -24,6 +23,7 @@
 #include "handbacks.hpp"
 #include "host_clock.hpp"
 #include "log.hpp"
+#include "monotonic_condition.hpp"
 #include "objects.hpp"
 #include "real_opencl.hpp"
 #include "record_format.hpp"
@@ -532,17 +532,17 @@ class Session {
 
   std::thread thread_;
   std::mutex wake_mutex_;
-  std::condition_variable wake_cv_;
+  MonotonicCondition wake_cv_;
   bool wake_flag_ = false;             // guarded by wake_mutex_
   std::atomic<bool> stop_{false};      // written under wake_mutex_
   std::atomic<bool> sleeping_{false};  // the harvester waits (or is about to) on wake_cv_
   std::mutex park_mutex_;              // park_for_fork() and the harvester
-  std::condition_variable park_cv_;
+  MonotonicCondition park_cv_;
   std::atomic<bool> park_requested_{false};  // written under park_mutex_
   bool parked_ = false;                      // guarded by park_mutex_
   bool harvester_running_ = true;            // guarded by park_mutex_; false once it returned
   std::mutex space_mutex_;                   // producers waiting for ring space
-  std::condition_variable space_cv_;
+  MonotonicCondition space_cv_;
   std::atomic<unsigned> space_waiters_{0};
   std::vector<OpRecord*> pending_;  // in enqueue order
   OpRecord scratch_;                // the record being finished straight from the ring
