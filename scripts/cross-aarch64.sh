@@ -61,19 +61,9 @@ apt_install --no-install-recommends -- ocl-icd-libopencl1:arm64 libstdc++6:arm64
   libtsan2:arm64
 
 # binfmt_misc: mounted, and qemu-aarch64 registered and enabled.
-binfmt=/proc/sys/fs/binfmt_misc
-if [ ! -e "$binfmt/status" ]; then
-  as_root mount -t binfmt_misc binfmt_misc "$binfmt"
-fi
-if [ ! -e "$binfmt/qemu-aarch64" ]; then
-  as_root update-binfmts --enable qemu-aarch64
-fi
-if ! grep -qx enabled "$binfmt/qemu-aarch64"; then
-  echo 1 | as_root tee "$binfmt/qemu-aarch64" >/dev/null
-fi
-if ! grep -qx enabled "$binfmt/status"; then
-  echo 1 | as_root tee "$binfmt/status" >/dev/null
-fi
+# shellcheck source=scripts/qemu_binfmt.sh
+source scripts/qemu_binfmt.sh
+enable_qemu_aarch64
 
 dir=build-aarch64
 jobs=$(nproc)
