@@ -33,7 +33,6 @@ if [ "$(id -u)" -ne 0 ]; then
   echo "debian11: must run as root (debootstrap, mount, chroot)" >&2
   exit 1
 fi
-mirror=${MIRROR:-http://deb.debian.org/debian}
 arch=${ARCH:-amd64}
 case $arch in
   amd64) root=$PWD/build-debian11/root ;;
@@ -44,26 +43,12 @@ case $arch in
     ;;
 esac
 packages=(g++ make cmake opencl-headers ocl-icd-opencl-dev rapidjson-dev doctest-dev)
-
-# Runs a command in the chroot with a clean environment.
-in_root() {
-  chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
-    DEBIAN_FRONTEND=noninteractive "$@"
-}
-# Prints those of the packages (after $1) that are not installed; $1: "" for this machine,
-# in_root for the chroot.
-missing_packages() {
-  local where=$1 p
-  shift
-  for p in "$@"; do
-    $where dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
-      echo "$p"
-  done
-}
+# shellcheck source=scripts/chroot_lib.sh
+source scripts/chroot_lib.sh
 
 host_tools=(debootstrap)
 [ "$arch" = arm64 ] && host_tools+=(qemu-user-static binfmt-support)
-mapfile -t missing < <(missing_packages "" "${host_tools[@]}")
+mapfile -t missing < <(chroot_missing / "${host_tools[@]}")
 if [ ${#missing[@]} -gt 0 ]; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}"
@@ -74,53 +59,13 @@ if [ "$arch" = arm64 ]; then
   enable_qemu_aarch64
 fi
 
-if [ ! -e "$root/etc/debian_version" ]; then
-  echo "debian11: debootstrap bullseye ($arch) into $root"
-  rm -rf "$root"
-  mkdir -p "$root"
-  log=$root.debootstrap.log
-  if [ "$arch" = amd64 ]; then
-    debootstrap --variant=minbase bullseye "$root" "$mirror" >"$log" 2>&1 ||
-      { tail -20 "$log" >&2; exit 1; }
-  else
-    # Two stages: the second runs the Arm binaries in the chroot, which needs QEMU there
-    # (the machine's binfmt entry names /usr/libexec/qemu-binfmt/aarch64-binfmt-P).
-    debootstrap --foreign --arch=arm64 --variant=minbase bullseye "$root" "$mirror" >"$log" 2>&1 ||
-      { tail -20 "$log" >&2; exit 1; }
-    mkdir -p "$root/usr/libexec/qemu-binfmt"
-    cp /usr/bin/qemu-aarch64-static "$root/usr/bin/"
-    ln -sf ../../bin/qemu-aarch64-static "$root/usr/libexec/qemu-binfmt/aarch64-binfmt-P"
-    chroot "$root" /debootstrap/debootstrap --second-stage >>"$log" 2>&1 ||
-      { tail -20 "$log" >&2; exit 1; }
-  fi
-fi
-
-# /proc and /dev inside the chroot while this runs, unmounted on every exit. The /dev bind
-# is made a slave first, so that unmounting it never reaches the machine's own /dev.
-mounted=()
-unmount_all() {
-  local i
-  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
-    umount -R "${mounted[i]}" 2>/dev/null || umount -lR "${mounted[i]}"
-  done
-}
-trap unmount_all EXIT
-if ! mountpoint -q "$root/proc"; then
-  mount -t proc proc "$root/proc"
-  mounted+=("$root/proc")
-fi
-if ! mountpoint -q "$root/dev"; then
-  mount --rbind /dev "$root/dev"
-  mount --make-rslave "$root/dev"
-  mounted+=("$root/dev")
-fi
-
-mapfile -t missing < <(missing_packages in_root "${packages[@]}")
+chroot_create "$root" bullseye "$arch"
+chroot_mount "$root"
+mapfile -t missing < <(chroot_missing "$root" "${packages[@]}")
 if [ ${#missing[@]} -gt 0 ]; then
   echo "debian11: installing ${missing[*]} in the chroot"
-  cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
-  in_root apt-get update -qq
-  in_root apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  chroot_run "$root" apt-get update -qq
+  chroot_run "$root" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 # The tracked files of the work tree; the chroot's build directory is kept between runs.
@@ -128,6 +73,7 @@ mkdir -p "$root/src"
 find "$root/src" -mindepth 1 -maxdepth 1 ! -name build -exec rm -rf {} +
 git ls-files -z | tar --null -T - -cf - | tar -xf - -C "$root/src"
 
+in_root() { chroot_run "$root" "$@"; }
 echo "debian11: $(in_root uname -m); $(in_root ldd --version | head -1);" \
   "$(in_root g++ --version | head -1); $(in_root cmake --version | head -1)"
 jobs=$(nproc)
