@@ -25,7 +25,7 @@ namespace {
 
 // The version glibc gave dlsym, dlopen and dlclose when it first supported this
 // architecture: the only one they have in libdl.so.2 before glibc 2.34, a compatibility
-// alias in libc.so.6 since (where GLIBC_2.34 is the default).
+// alias of the same function in libc.so.6 since (where GLIBC_2.34 is the default).
 #if defined(__x86_64__)
 #define CLPROF_GLIBC_BASE_VERSION "GLIBC_2.2.5"
 #elif defined(__aarch64__)
@@ -34,12 +34,15 @@ namespace {
 
 // libc's `name` (dlsym, dlopen, dlclose), not an interposer's.
 CLPROF_NO_SANITIZE void* libc_symbol(const char* name) {
-  // dlvsym is not interposed, so this cannot recurse into our own dlsym.
-  void* f = dlvsym(RTLD_NEXT, name, "GLIBC_2.34");
+  // dlvsym is not interposed, so this cannot recurse into our own dlsym. The version every
+  // glibc has comes first: a lookup that fails makes glibc before 2.34 malloc and free an
+  // error message (and leaves it for the app's dlerror()), which crashed an app built with
+  // GCC 10's AddressSanitizer, whose allocator is not ready while it resolves its
+  // interceptors through our dlsym (Debian 11, scripts/debian11.sh).
 #ifdef CLPROF_GLIBC_BASE_VERSION
-  if (!f) f = dlvsym(RTLD_NEXT, name, CLPROF_GLIBC_BASE_VERSION);
+  if (void* f = dlvsym(RTLD_NEXT, name, CLPROF_GLIBC_BASE_VERSION)) return f;
 #endif
-  return f;
+  return dlvsym(RTLD_NEXT, name, "GLIBC_2.34");
 }
 
 CLPROF_NO_SANITIZE DlsymFn find_real_dlsym() {
