@@ -26,6 +26,10 @@ inline void tsan_acquire(void* addr) {
 inline void tsan_release(void* addr) {
   if (__tsan_release) __tsan_release(addr);
 }
+// True when the process runs with ThreadSanitizer's runtime (an app built with it).
+inline bool tsan_runtime_loaded() {
+  return __tsan_acquire != nullptr;
+}
 
 template <class T>
 class MpscRing {

@@ -1,5 +1,6 @@
 #include "runtime.hpp"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -614,10 +615,33 @@ bool holds_trace_of(const std::string& path, long pid) {
   return std::strstr(head, "\"format\":\"clprof-trace\"") && std::strstr(head, key.c_str());
 }
 
+// ThreadSanitizer (in an app built with it) kills a fork child that starts a thread when
+// the parent had more than one at the fork ("starting new threads after multi-threaded
+// fork is not supported"; with TSAN_OPTIONS=die_after_fork=0 it reported "dup thread" and
+// exited 66 all the same). Such a child runs untouched rather than die: fork_prepare
+// decides, the child's first OpenCL call warns.
+bool g_fork_child_without_threads = false;  // the next fork child must not start threads
+bool g_this_child_without_threads = false;  // this process is such a child
+
+std::size_t thread_count() {
+  std::size_t n = 0;
+  if (DIR* d = opendir("/proc/self/task")) {
+    while (const dirent* e = readdir(d)) n += e->d_name[0] != '.';
+    closedir(d);
+  }
+  return n;
+}
+
 // Called with g_init_mutex held.
 int start_session() {
   const Settings& s = settings();
   if (s.disable) return kPassThrough;
+  if (g_this_child_without_threads) {
+    log_once_warn(
+        "this fork child runs untouched: the app's ThreadSanitizer runtime allows no "
+        "new thread in a child of a multi-threaded process");
+    return kPassThrough;
+  }
   if (!real_opencl_found()) {
     log_once_warn("no OpenCL library found (set CLPROF_OPENCL_LIBRARY); running untouched");
     return kPassThrough;
@@ -667,6 +691,7 @@ int start_session() {
 // The harvester is parked first: it may need the locks taken next to reach its parking
 // point.
 void fork_prepare() {
+  g_fork_child_without_threads = tsan_runtime_loaded() && thread_count() > 1;
   Session* s = g_session.load(std::memory_order_acquire);
   if (s && !s->park_for_fork(std::chrono::milliseconds(250))) {
     log_message(LogLevel::Debug, "fork: the background thread did not park within 250 ms");
@@ -682,6 +707,7 @@ void fork_parent() {
 }
 
 void fork_child() {
+  g_this_child_without_threads = g_fork_child_without_threads;
   objects_fork_child();
   // The parent's harvester does not exist here and its ring may hold half-written
   // slots: the child leaks that session and starts its own on its next OpenCL call.
