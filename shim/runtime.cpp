@@ -76,14 +76,22 @@ class Session {
   TraceWriter writer;
   Handbacks handbacks{release_private_event};  // harvester (then finaliser) only
 
-  void start_harvester() {
+  // False if the thread could not be started. A plain pthread (no std::thread): it owns
+  // no heap state, so a fork child, where the thread does not exist, leaks none.
+  bool start_harvester() {
     // The harvester must never run the app's signal handlers.
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    thread_ = std::thread([this] { harvest_loop(); });
+    harvester_started_ = pthread_create(&thread_, nullptr, &Session::harvester_main, this) == 0;
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
+    return harvester_started_;
   }
+
+  // A session a fork child inherited (its harvester does not exist there, its ring may
+  // hold half-written slots): never freed, and kept reachable from g_left_behind so that
+  // leak checkers (LeakSanitizer in an app built with it) see no leak.
+  Session* next_left_behind = nullptr;
 
   // Never blocks; takes the mutex and signals only when the harvester is asleep (while it
   // works through a backlog it drains again without waiting, so a nudge is not needed).
@@ -144,11 +152,12 @@ class Session {
       stop_.store(true);
     }
     wake_cv_.notify_one();
-    if (thread_.joinable()) {
-      if (thread_.get_id() == std::this_thread::get_id()) {
-        thread_.detach();
+    if (harvester_started_) {
+      harvester_started_ = false;
+      if (pthread_equal(thread_, pthread_self())) {
+        pthread_detach(thread_);
       } else {
-        thread_.join();
+        pthread_join(thread_, nullptr);
       }
     }
     calibrate(false);
@@ -188,6 +197,11 @@ class Session {
   }
 
  private:
+  static void* harvester_main(void* self) {
+    static_cast<Session*>(self)->harvest_loop();
+    return nullptr;
+  }
+
   void harvest_loop() {
     pthread_setname_np(pthread_self(), "clprof-harvest");
     harvest();
@@ -531,7 +545,8 @@ class Session {
     }
   }
 
-  std::thread thread_;
+  pthread_t thread_{};
+  bool harvester_started_ = false;
   std::mutex wake_mutex_;
   MonotonicCondition wake_cv_;
   bool wake_flag_ = false;             // guarded by wake_mutex_
@@ -564,6 +579,7 @@ class Session {
 };
 
 std::atomic<Session*> g_session{nullptr};
+Session* g_left_behind = nullptr;  // sessions of ancestor processes (fork children)
 
 std::vector<std::string> command_line() {
   std::vector<std::string> out;
@@ -680,7 +696,13 @@ int start_session() {
   g_ticks_are_tsc.store(tsc_is_host_clock());
   session->start_clock();
   g_session.store(session, std::memory_order_release);
-  session->start_harvester();
+  if (!session->start_harvester()) {
+    g_session.store(nullptr, std::memory_order_relaxed);
+    session->next_left_behind = g_left_behind;  // its writer holds the file: not freed
+    g_left_behind = session;
+    log_once_warn("cannot start the background thread; running untouched");
+    return kPassThrough;
+  }
   if (!g_atexit_registered) {
     g_atexit_registered = true;
     std::atexit(atexit_finalize);
@@ -710,7 +732,11 @@ void fork_child() {
   g_this_child_without_threads = g_fork_child_without_threads;
   objects_fork_child();
   // The parent's harvester does not exist here and its ring may hold half-written
-  // slots: the child leaks that session and starts its own on its next OpenCL call.
+  // slots: the child leaves that session behind and starts its own on its next OpenCL call.
+  if (Session* parent = g_session.load(std::memory_order_relaxed)) {
+    parent->next_left_behind = g_left_behind;
+    g_left_behind = parent;
+  }
   g_session.store(nullptr, std::memory_order_relaxed);
   if (g_recording_state.load() == kActive) g_recording_state.store(kUninit);
   auto& threads = thread_list();
