@@ -161,7 +161,8 @@ class Session {
       }
     }
     calibrate(false);
-    drain_ring();
+    while (drain_ring() == ring.capacity()) {
+    }
     const std::int64_t deadline_ns =
         monotonic_now_ns() + static_cast<std::int64_t>(settings().exit_wait_ms) * 1000000;
     while (!pending_.empty() && monotonic_now_ns() < deadline_ns) {
@@ -307,11 +308,17 @@ class Session {
   }
 
  private:
-  // Formats every published record; returns how many. (The writer writes as its buffer
-  // fills, so a long backlog does not grow its memory.)
+  // Formats the published records, at most a ring's worth; returns how many. (The writer
+  // writes as its buffer fills, so a long backlog does not grow its memory.) The cap lets
+  // the caller poll the pending commands at least once per ring's worth: an app that keeps
+  // the ring from running dry would otherwise keep one call going while the commands it
+  // drained complete unseen, their copies and events piling up (measured: 20,000 events
+  // alive where the design holds 6,703).
   std::size_t drain_ring() {
     std::size_t n = 0;
-    while (const OpRecord* r = ring.front()) {
+    while (n < ring.capacity()) {
+      const OpRecord* r = ring.front();
+      if (!r) break;
       take(*r);
       const std::size_t pos = ring.dequeue_pos();
       void* handback = handbacks.next();
