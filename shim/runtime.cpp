@@ -1,6 +1,5 @@
 #include "runtime.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -14,7 +13,6 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
@@ -26,6 +24,7 @@
 #include "log.hpp"
 #include "monotonic_condition.hpp"
 #include "objects.hpp"
+#include "process_facts.hpp"
 #include "real_opencl.hpp"
 #include "record_format.hpp"
 #include "trace_writer.hpp"
@@ -588,54 +587,8 @@ class Session {
 std::atomic<Session*> g_session{nullptr};
 Session* g_left_behind = nullptr;  // sessions of ancestor processes (fork children)
 
-std::vector<std::string> command_line() {
-  std::vector<std::string> out;
-  std::ifstream f("/proc/self/cmdline", std::ios::binary);
-  std::string arg;
-  while (std::getline(f, arg, '\0')) out.push_back(arg);
-  return out;
-}
-
-long root_pid_from_env() {
-  const char* v = std::getenv("CLPROF_ROOT_PID");
-  return v ? std::strtol(v, nullptr, 10) : 0;
-}
-
 void atexit_finalize() {
   finalize_trace();
-}
-
-// The TSC may stand in for CLOCK_MONOTONIC only where the kernel itself derives that
-// clock from an invariant TSC.
-bool tsc_is_host_clock() {
-#if defined(__x86_64__)
-  std::ifstream cs("/sys/devices/system/clocksource/clocksource0/current_clocksource");
-  std::string source;
-  if (!(cs >> source) || source != "tsc") return false;
-  std::ifstream cpu("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(cpu, line)) {
-    if (line.rfind("flags", 0) == 0) {
-      return line.find(" constant_tsc") != std::string::npos &&
-             line.find(" nonstop_tsc") != std::string::npos;
-    }
-  }
-#endif
-  return false;
-}
-
-// Whether `path` holds a trace header written by process `pid`: a program image this
-// process replaced with exec*() (same pid) wrote it, and it must be kept.
-bool holds_trace_of(const std::string& path, long pid) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  char head[4096];
-  const ssize_t n = ::read(fd, head, sizeof head - 1);
-  ::close(fd);
-  if (n <= 0) return false;
-  head[n] = '\0';
-  const std::string key = "\"pid\":" + std::to_string(pid) + ",";
-  return std::strstr(head, "\"format\":\"clprof-trace\"") && std::strstr(head, key.c_str());
 }
 
 // ThreadSanitizer (in an app built with it) kills a fork child that starts a thread when
@@ -645,15 +598,6 @@ bool holds_trace_of(const std::string& path, long pid) {
 // decides, the child's first OpenCL call warns.
 bool g_fork_child_without_threads = false;  // the next fork child must not start threads
 bool g_this_child_without_threads = false;  // this process is such a child
-
-std::size_t thread_count() {
-  std::size_t n = 0;
-  if (DIR* d = opendir("/proc/self/task")) {
-    while (const dirent* e = readdir(d)) n += e->d_name[0] != '.';
-    closedir(d);
-  }
-  return n;
-}
 
 // Called with g_init_mutex held.
 int start_session() {

@@ -1,0 +1,30 @@
+// What the shim reads about its own process and machine when a trace starts: from
+// /proc, /sys, the environment and an existing trace file. Threads: any; each call
+// reads afresh (nothing cached), allocates and may take a few system calls, so none
+// belongs on the enqueue path.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace clprof::shim {
+
+// The process's argv, from /proc/self/cmdline (empty if it cannot be read).
+std::vector<std::string> command_line();
+
+// CLPROF_ROOT_PID: the pid of the first process of the recorded run (0 if unset).
+long root_pid_from_env();
+
+// True where the TSC may stand in for CLOCK_MONOTONIC: x86-64 with the kernel's
+// clocksource "tsc" and a constant, nonstop TSC.
+bool tsc_is_host_clock();
+
+// Whether `path` holds a trace header written by process `pid`: a program image this
+// process replaced with exec*() (same pid) wrote it, and it must be kept.
+bool holds_trace_of(const std::string& path, long pid);
+
+// The number of threads the process has now (/proc/self/task; 0 if unreadable).
+std::size_t thread_count();
+
+}  // namespace clprof::shim
