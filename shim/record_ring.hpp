@@ -114,6 +114,16 @@ class MpscRing {
   // producer claiming the cell at the same time: exactly one of them gets it.
   void* take_handback(std::size_t pos) { return take(cells_[pos & mask_].handback); }
 
+  // Consumer: asks the CPU to start fetching the first `bytes` of the cell after
+  // front()'s, if that cell is published already (one still being written is left
+  // alone: fetching it would pull its lines away from the producer mid-write). A hint
+  // only: nothing is read but the cell's sequence number.
+  void prefetch_next(std::size_t bytes) const {
+    const Cell& c = cells_[(dequeue_ + 1) & mask_];
+    if (c.seq.load(std::memory_order_relaxed) != dequeue_ + 2) return;
+    const char* p = reinterpret_cast<const char*>(&c);
+    for (std::size_t off = 64; off < bytes; off += 64) __builtin_prefetch(p + off);
+  }
   // Consumer: the position of the next front() (one past the last popped).
   std::size_t dequeue_pos() const { return dequeue_; }
   std::size_t capacity() const { return mask_ + 1; }

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 #include <rapidjson/document.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -413,4 +415,51 @@ TEST_CASE("trace writer: a pipe gets whole lines and no padding") {
   close(fds[0]);
   CHECK(received.find(" \n") == std::string::npos);
   CHECK(received.size() == std::string(R"({"records":[)").size() + 1 + bytes + 5);
+}
+
+TEST_CASE("trace writer: writes past a file size limit fail; the file holds all before them") {
+  TempFile file;
+  const char* header = R"({"format":"clprof-trace","version":1,"header":{},"records":[)";
+  // ~3.5 MiB of lines of 60-900 characters, with a timer's write (unaligned) in the middle;
+  // returns the file's content after finish().
+  const auto write_sample_trace = [&](TraceWriter& w) {
+    unsigned seed = 777;
+    for (int i = 0; i < 7000; ++i) {
+      seed = seed * 1103515245u + 12345u;
+      w.append(mark_of_length(60 + (seed >> 16) % 841, i));
+      if (i == 3000) w.flush();
+    }
+    w.finish(R"({"type":"end","host_ns":3,"counts":{},"incomplete":0,"dropped":0})");
+    return read_file(file.path);
+  };
+  std::string expected;  // what the file holds with room for everything
+  {
+    TraceWriter w;
+    std::string error;
+    REQUIRE(w.open(file.path, header, error));
+    expected = write_sample_trace(w);
+  }
+  REQUIRE(expected.size() > 3 * TraceWriter::kFlushBytes);
+  // A file size limit fails the writes past 2.5 MiB (EFBIG; SIGXFSZ ignored), as a full
+  // disk would: a short write, then failed ones, and the run goes on.
+  struct sigaction ignore {
+  }, old_action{};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGXFSZ, &ignore, &old_action);
+  rlimit old_limit{};
+  getrlimit(RLIMIT_FSIZE, &old_limit);
+  rlimit limit = old_limit;
+  limit.rlim_cur = 5 * TraceWriter::kFlushBytes / 2;
+  REQUIRE(setrlimit(RLIMIT_FSIZE, &limit) == 0);
+  TraceWriter w;
+  std::string error;
+  const bool opened = w.open(file.path, header, error);
+  const std::string text = opened ? write_sample_trace(w) : "";
+  setrlimit(RLIMIT_FSIZE, &old_limit);
+  sigaction(SIGXFSZ, &old_action, nullptr);
+  REQUIRE(opened);
+  CHECK_FALSE(w.is_open());
+  CHECK(text.size() == limit.rlim_cur);  // everything up to the limit, nothing past it
+  CHECK(expected.compare(0, text.size(), text) == 0);
+  CHECK(text.find('\0') == std::string::npos);
 }
