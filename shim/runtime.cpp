@@ -80,16 +80,18 @@ class Session {
   TraceWriter writer;
   Handbacks handbacks{release_private_event};  // harvester (then finaliser) only
 
-  // False if the thread could not be started. A plain pthread (no std::thread): it owns
-  // no heap state, so a fork child, where the thread does not exist, leaks none.
-  bool start_harvester() {
+  // 0, or pthread_create's error if the thread could not be started. A plain pthread
+  // (no std::thread): it owns no heap state, so a fork child, where the thread does not
+  // exist, leaks none.
+  int start_harvester() {
     // The harvester must never run the app's signal handlers.
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
-    harvester_started_ = pthread_create(&thread_, nullptr, &Session::harvester_main, this) == 0;
+    const int error = pthread_create(&thread_, nullptr, &Session::harvester_main, this);
     pthread_sigmask(SIG_SETMASK, &old, nullptr);
-    return harvester_started_;
+    harvester_started_ = error == 0;
+    return error;
   }
 
   // A session a fork child inherited (its harvester does not exist there, its ring may
@@ -656,11 +658,15 @@ int start_session() {
   g_ticks_are_tsc.store(tsc_is_host_clock());
   session->start_clock();
   g_session.store(session, std::memory_order_release);
-  if (!session->start_harvester()) {
+  if (const int error = session->start_harvester()) {
     g_session.store(nullptr, std::memory_order_relaxed);
     session->next_left_behind = g_left_behind;  // its writer holds the file: not freed
     g_left_behind = session;
-    log_once_warn("cannot start the background thread; running untouched");
+    // Nothing more will be written: a file with a header alone would read as a trace
+    // cut short. A shared target (a device) is not ours to remove.
+    if (!shared_target) unlink(path.c_str());
+    log_once_warn("cannot start the background thread (%s); running untouched, no trace",
+                  std::strerror(error));
     return kPassThrough;
   }
   if (!g_atexit_registered) {

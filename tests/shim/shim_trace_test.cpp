@@ -1388,6 +1388,38 @@ TEST_CASE("settings: an unwritable output path gives one warning and changes not
   CHECK_MESSAGE(mentions == 1, "stderr: ", shim.err);
 }
 
+TEST_CASE("settings: a background thread that cannot start: one warning, no trace, app untouched") {
+  if (std::string(CLPROF_TEST_PRELOAD_FIRST).empty() == false) {
+    // The sanitizer runtime preloaded first intercepts pthread_create itself: the call
+    // would not come from libclprof.so as no_thread_start.cpp sees it.
+    MESSAGE("skipped in a sanitizer build of the shim");
+    return;
+  }
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const std::string preload =
+      std::string(CLPROF_TEST_NO_THREAD_START_LIB) + ":" + CLPROF_TEST_SHIM_LIB;
+  const RunResult shim = run_app({"basic", true, out, {{"LD_PRELOAD", preload}}}, dir.path());
+  const RunResult bare = run_app({"basic", false, "", {}}, dir.path());
+  // The same library without the shim changes nothing (the failure is only for the shim).
+  const RunResult interposer_only =
+      run_app({"basic", false, "", {{"LD_PRELOAD", std::string(CLPROF_TEST_NO_THREAD_START_LIB)}}},
+              dir.path());
+  CHECK(interposer_only.exit_code == bare.exit_code);
+  CHECK(stable_output(interposer_only.out) == stable_output(bare.out));
+  CHECK(shim.exit_code == bare.exit_code);
+  CHECK(stable_output(shim.out) == stable_output(bare.out));
+  CHECK_FALSE(file_exists(out));  // a header alone would read as a trace cut short
+  std::istringstream err(shim.err);
+  std::string line;
+  int warnings = 0;
+  while (std::getline(err, line)) warnings += line.find("clprof") != std::string::npos;
+  CHECK_MESSAGE(warnings == 1, "stderr: ", shim.err);
+  CHECK_MESSAGE(shim.err.find("cannot start the background thread (Resource temporarily "
+                              "unavailable); running untouched") != std::string::npos,
+                "stderr: ", shim.err);
+}
+
 TEST_CASE("settings: CLPROF_CAPTURE_SOURCE=1 and %p in CLPROF_OUTPUT") {
   TempDir dir;
   const RunResult shim = run_app(
