@@ -84,8 +84,8 @@ struct OpRecord {
   void* event;  // cl_event we hold one reference to, or nullptr
   char* line;   // Line only: malloc'd JSON object text, owned by the record
   std::uint32_t ranges[kMaxRecordedRanges];  // the first n_ranges are used
-  // The harvester's: it never writes a ring slot (it works on its own copy), so the
-  // producer's next write to the slot's lines finds no modified copy on another core.
+  // The harvester's (in the slot it drained, or in its copy of a command still running):
+  // never set by a producer.
   bool has_device_ns;
   std::uint64_t device_ns[4];  // device clock: queued, submit, start, end
   // Last, so an enqueue writes few cache lines: the used part of args.
