@@ -72,6 +72,10 @@ std::atomic<std::uint64_t> g_commands{0};
 // pending list, or a layer such as libclprof.so between the two): what tests read through
 // clprof_fake_live_events() to prove that a layer leaks or holds no event.
 std::atomic<std::uint64_t> g_live_events{0};
+// Of those, the ones someone still holds an app-visible reference to (the app, or a layer
+// between app and driver): what clprof_fake_referenced_events() returns. Unlike the live
+// count, it does not include events only the driver still holds (a queue's pending list).
+std::atomic<std::uint64_t> g_referenced_events{0};
 
 constexpr std::uint64_t kQueuedStep = 1000;
 constexpr std::uint64_t kSubmitDelay = 10;
@@ -197,6 +201,7 @@ cl_event new_event() {
   auto* e = new _cl_event();
   e->dispatch = &g_dispatch;
   g_live_events.fetch_add(1, std::memory_order_relaxed);
+  g_referenced_events.fetch_add(1, std::memory_order_relaxed);
   return e;
 }
 
@@ -900,7 +905,9 @@ cl_int CL_API_CALL RetainEvent(cl_event e) {
 cl_int CL_API_CALL ReleaseEvent(cl_event e) {
   FAKE_INJECT("clReleaseEvent");
   if (!e || e->refs.api() == 0) return CL_INVALID_EVENT;
-  drop_event(e, e->refs.release_api());
+  const std::uint64_t left = e->refs.release_api();
+  if (RefCount::no_api(left)) g_referenced_events.fetch_sub(1, std::memory_order_relaxed);
+  drop_event(e, left);
   return CL_SUCCESS;
 }
 
@@ -2092,6 +2099,10 @@ __attribute__((destructor)) void write_report() {
 // Not an OpenCL entry point: tests find it with dlopen(RTLD_NOLOAD) + dlsym.
 FAKE_EXPORT unsigned long long clprof_fake_live_events(void) {
   return clprof::fake::g_live_events.load(std::memory_order_relaxed);
+}
+
+FAKE_EXPORT unsigned long long clprof_fake_referenced_events(void) {
+  return clprof::fake::g_referenced_events.load(std::memory_order_relaxed);
 }
 
 FAKE_EXPORT CL_API_ENTRY cl_int CL_API_CALL clIcdGetPlatformIDsKHR(cl_uint num_entries,

@@ -104,17 +104,23 @@ cl_mem make_buffer(const Env& env, size_t bytes) {
   return m;
 }
 
-// The driver's live-event count (README.md, "Live event objects"), from the copy the ICD
-// loader loaded (an Env must exist first: the loader loads drivers at the first cl* call).
-unsigned long long live_events() {
+// One of the driver's event counters (README.md, "Live event objects"), from the copy the
+// ICD loader loaded (an Env must exist first: the loader loads drivers at the first cl* call).
+unsigned long long event_counter(const char* name) {
   void* h = dlopen(FAKE_ICD_PATH, RTLD_NOW | RTLD_NOLOAD);
   REQUIRE_MESSAGE(h != nullptr, "the fake driver is not loaded: ", dlerror());
-  auto fn = reinterpret_cast<unsigned long long (*)()>(dlsym(h, "clprof_fake_live_events"));
+  auto fn = reinterpret_cast<unsigned long long (*)()>(dlsym(h, name));
   const bool exported = fn != nullptr;  // (doctest cannot print a function pointer)
-  REQUIRE_MESSAGE(exported, "clprof_fake_live_events is not exported");
+  REQUIRE_MESSAGE(exported, name, " is not exported");
   const unsigned long long n = fn();
   dlclose(h);  // only drops the reference RTLD_NOLOAD took; the loader keeps the driver
   return n;
+}
+unsigned long long live_events() {
+  return event_counter("clprof_fake_live_events");
+}
+unsigned long long referenced_events() {
+  return event_counter("clprof_fake_referenced_events");
 }
 
 }  // namespace
@@ -486,10 +492,16 @@ TEST_CASE("on_wait: events complete at clFinish, callbacks fire then") {
 TEST_CASE("on_wait: an event the app released stays live until its command completes") {
   Env env;
   const unsigned long long base = live_events();
+  const unsigned long long referenced = referenced_events();
   cl_event e = nullptr;
   REQUIRE(clEnqueueMarkerWithWaitList(env.queue, 0, nullptr, &e) == CL_SUCCESS);
+  REQUIRE(clRetainEvent(e) == CL_SUCCESS);
+  CHECK(referenced_events() == referenced + 1);  // one event, however many references
   REQUIRE(clReleaseEvent(e) == CL_SUCCESS);
-  CHECK(live_events() == base + 1);  // the queue's pending list still holds it
+  CHECK(referenced_events() == referenced + 1);
+  REQUIRE(clReleaseEvent(e) == CL_SUCCESS);
+  CHECK(live_events() == base + 1);          // the queue's pending list still holds it...
+  CHECK(referenced_events() == referenced);  // ...and nobody else
   REQUIRE(clFinish(env.queue) == CL_SUCCESS);
   CHECK(live_events() == base);
 }

@@ -676,21 +676,25 @@ int scenario_fork_while_enqueuing() {
   return 0;
 }
 
-// The fake driver's count of live event objects (tests/fake_icd/README.md). The app reaches
-// the driver only through the ICD loader, so it looks the count up in the copy the loader
-// loaded: SHIM_TEST_FAKE_ICD is its path; RTLD_NOLOAD makes sure no second copy, with a
-// counter of its own, is loaded instead.
+// The fake driver's event counters (tests/fake_icd/README.md): `name` is
+// clprof_fake_live_events (event objects alive) or clprof_fake_referenced_events (those
+// still referenced by the app or a layer). The app reaches the driver only through the ICD
+// loader, so it looks the counter up in the copy the loader loaded: SHIM_TEST_FAKE_ICD is
+// its path; RTLD_NOLOAD makes sure no second copy, with counters of its own, is loaded.
 using LiveEventsFn = unsigned long long (*)();
-LiveEventsFn fake_live_events() {
+LiveEventsFn fake_event_counter(const char* name) {
   const char* path = std::getenv("SHIM_TEST_FAKE_ICD");
   void* lib = path ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : nullptr;
-  void* fn = lib ? dlsym(lib, "clprof_fake_live_events") : nullptr;
+  void* fn = lib ? dlsym(lib, name) : nullptr;
   if (!fn) {
-    std::fprintf(stderr, "shim_test_app: no clprof_fake_live_events in SHIM_TEST_FAKE_ICD=%s\n",
+    std::fprintf(stderr, "shim_test_app: no %s in SHIM_TEST_FAKE_ICD=%s\n", name,
                  path ? path : "(unset)");
     std::exit(91);
   }
   return reinterpret_cast<LiveEventsFn>(fn);  // `lib` stays open: `fn` must stay valid
+}
+LiveEventsFn fake_live_events() {
+  return fake_event_counter("clprof_fake_live_events");
 }
 
 constexpr int kTransfersPerBurst = 3;
@@ -778,6 +782,27 @@ int scenario_lagging_driver(int rounds) {
   return 0;
 }
 
+// Launches without a pause or a sync until the end (the shim's harvester, made the slow side
+// by the driver, never finds the ring empty), counting the events alive every 500.
+int scenario_never_dry(int launches) {
+  Cl cl(0);  // no profiling, no app events: every event referenced is the shim's
+  // Referenced, not alive: in the driver mode this runs with (polls:K) the queue holds every
+  // event until clFinish, whoever else lets go of it.
+  const LiveEventsFn live = fake_event_counter("clprof_fake_referenced_events");
+  const size_t gws = 64;
+  unsigned long long most = 0;
+  for (int i = 0; i < launches; ++i) {
+    check(
+        clEnqueueNDRangeKernel(cl.queue, cl.noargs, 1, nullptr, &gws, nullptr, 0, nullptr, nullptr),
+        "launch");
+    if (i % 500 == 499) most = std::max(most, live());
+  }
+  check(clFinish(cl.queue), "finish");
+  say("most_referenced_events", static_cast<long long>(most));
+  say("launches", launches);
+  return 0;
+}
+
 // 8-byte scalar arguments whose value is, or later becomes, a buffer's handle: the shim
 // caches "not a buffer" answers per thread, and a buffer created at that address must end
 // that (docs/trace-format.md: a value equal to a live cl_mem reads as that buffer).
@@ -825,6 +850,7 @@ int main(int argc, char** argv) {
   if (std::getenv("SHIM_TEST_EARLY_DLSYM")) std::printf("early_dlsym %d\n", g_early_mmap ? 1 : 0);
   if (s == "basic") return scenario_basic();
   if (s == "lagging_driver") return scenario_lagging_driver(argc > 2 ? std::atoi(argv[2]) : 400);
+  if (s == "never_dry") return scenario_never_dry(argc > 2 ? std::atoi(argv[2]) : 30000);
   if (s == "inject") return scenario_inject();
   if (s == "app_view") return scenario_app_view();
   if (s == "threads") return scenario_threads();

@@ -987,6 +987,38 @@ TEST_CASE(
   check_end_counts(t);
 }
 
+TEST_CASE("pending: a harvester that never finds the ring empty still polls its pending events") {
+  // 30,000 launches without a pause. Each command completes only at its second status query
+  // (polls:1: the harvester's first look finds it running, so it waits in the pending list),
+  // and the driver answers profiling queries slowly, so the app keeps the ring full: the
+  // harvester never sees it empty. It must still poll its pending commands (at least once
+  // per ring's worth of records); a harvester that polled only when the ring ran dry held
+  // every command's event until the end (30,000 in every run). Bound, by design: 2048
+  // records in the ring, one finished event riding in each of its 2048 cells, 256 waiting
+  // for a cell, and the pending list: the harvester's loop drains up to a ring's worth
+  // twice between two polls, 4096 (~6,060 measured). (Counted: events the shim or the app
+  // still reference; in this driver mode the queue itself holds every event until
+  // clFinish.)
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const EnvChanges env = {{"SHIM_TEST_FAKE_ICD", std::string(CLPROF_TEST_FAKE_ICD_LIB)},
+                          {"FAKE_CL_EVENT_MODE", "polls:1"},
+                          {"FAKE_CL_QUERY_DELAY_US", "1"}};
+  const RunResult shim = run_app({"never_dry", true, out, env}, dir.path());
+  REQUIRE_MESSAGE(shim.exit_code == 0, shim.err);
+  const RunResult bare = run_app({"never_dry", false, "", env}, dir.path());
+  REQUIRE_MESSAGE(bare.exit_code == 0, bare.err);
+  CHECK(app_value(bare, "most_referenced_events") == 0);  // the app asks for no event
+  const long long most = app_value(shim, "most_referenced_events");
+  CHECK(most > 0);
+  CHECK(most <= 2048 + 2048 + 256 + 2 * 2048);
+  Trace t;
+  REQUIRE(load_trace(out, t));
+  CHECK(t.of_type("launch").size() == 30000);
+  CHECK(num(*t.records.back(), "incomplete") == 0);
+  check_end_counts(t);
+}
+
 TEST_CASE("pending: private events are all released while the app is idle") {
   const PrivateEventsRun& r = private_events_run();
   // Without the shim no event exists at all: the baseline the shim must come back to.
