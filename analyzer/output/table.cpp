@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <map>
+#include <set>
 #include <stdexcept>
 
 namespace clprof::output {
@@ -39,6 +42,83 @@ std::string shorten_middle(const std::string& text, size_t width) {
   const size_t keep = width - 2;
   const size_t head = (keep + 1) / 2;
   return text.substr(0, head) + ".." + text.substr(text.size() - (keep - head));
+}
+
+namespace {
+
+// `text` shortened to `width` with the part at `diff` (where it differs from texts that
+// would otherwise read the same) kept: a few leading characters, "..", a window from a
+// little before `diff`, and ".." unless the window reaches the end.
+std::string shorten_around(const std::string& text, size_t width, size_t diff) {
+  if (text.size() <= width) return text;
+  if (width < 10 || diff >= text.size()) return shorten_middle(text, width);
+  const size_t head = std::min<size_t>(8, (width - 4) / 3);
+  const size_t to_end = width - 2 - head;  // a window that runs to the end, after one ".."
+  if (text.size() - to_end <= diff) {
+    if (text.size() - to_end <= head) return text.substr(0, width);  // (cannot happen: > width)
+    return text.substr(0, head) + ".." + text.substr(text.size() - to_end);
+  }
+  const size_t window = width - 4 - head;
+  const size_t start = std::max(head, diff - std::min(diff, window / 3));
+  if (start <= head) return text.substr(0, width - 2) + "..";
+  return text.substr(0, head) + ".." + text.substr(start, window) + "..";
+}
+
+size_t common_prefix(const std::string& a, const std::string& b) {
+  size_t n = 0;
+  while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
+  return n;
+}
+
+}  // namespace
+
+std::vector<std::string> shorten_column(const std::vector<std::string>& texts, size_t width,
+                                        Shorten how) {
+  const auto preferred = [&](const std::string& t) {
+    return how == Shorten::Head ? shorten_head(t, width) : shorten_middle(t, width);
+  };
+  std::vector<std::string> shown;
+  shown.reserve(texts.size());
+  for (const std::string& t : texts) shown.push_back(preferred(t));
+  std::map<std::string, std::vector<size_t>> by_shown;
+  for (size_t i = 0; i < texts.size(); ++i) by_shown[shown[i]].push_back(i);
+  std::set<std::string> taken;  // what every text reads as, kept current as groups change
+  for (const auto& [text, members] : by_shown) taken.insert(text);
+  for (const auto& [text, members] : by_shown) {
+    if (members.size() < 2) continue;
+    // Where each member differs from the others of its group (the furthest first difference).
+    std::vector<size_t> diff(members.size(), 0);
+    for (size_t a = 0; a < members.size(); ++a)
+      for (size_t b = 0; b < members.size(); ++b)
+        if (a != b)
+          diff[a] = std::max(diff[a], common_prefix(texts[members[a]], texts[members[b]]));
+    const std::function<std::string(size_t)> ways[] = {
+        [&](size_t k) { return shorten_head(texts[members[k]], width); },
+        [&](size_t k) { return shorten_around(texts[members[k]], width, diff[k]); },
+        [&](size_t k) {
+          const std::string& t = texts[members[k]];
+          return t.size() <= width ? t : t.substr(0, width - 2) + "..";
+        },
+        [&](size_t k) { return texts[members[k]]; },  // whole: wider than the column
+    };
+    taken.erase(text);
+    for (const auto& way : ways) {
+      std::vector<std::string> candidate;
+      std::set<std::string> seen;
+      bool distinct = true;
+      for (size_t k = 0; k < members.size() && distinct; ++k) {
+        candidate.push_back(way(k));
+        distinct = seen.insert(candidate.back()).second && taken.count(candidate.back()) == 0;
+      }
+      if (!distinct) continue;
+      for (size_t k = 0; k < members.size(); ++k) {
+        shown[members[k]] = candidate[k];
+        taken.insert(candidate[k]);
+      }
+      break;
+    }
+  }
+  return shown;
 }
 
 std::string shorten_head(const std::string& text, size_t width) {
@@ -96,10 +176,15 @@ template <typename Rows>
 void stream_text(const std::vector<Column>& cols, size_t count, const Rows& rows, size_t width,
                  const TextSink& sink) {
   std::vector<size_t> w(cols.size());
+  // The distinct texts of each shrinkable column (few: kernel and layer names repeat).
+  std::vector<std::set<std::string>> distinct(cols.size());
   for (size_t c = 0; c < cols.size(); ++c) w[c] = cols[c].header.size();
   for (size_t i = 0; i < count; ++i) {
     const std::vector<Cell>& row = rows(i);
-    for (size_t c = 0; c < cols.size(); ++c) w[c] = std::max(w[c], row[c].display.size());
+    for (size_t c = 0; c < cols.size(); ++c) {
+      w[c] = std::max(w[c], row[c].display.size());
+      if (cols[c].shrinkable) distinct[c].insert(row[c].display);
+    }
   }
   // Give the excess to the shrinkable columns (kernel and layer names are the only long
   // cells), never below their minimum width, so the numbers stay visible in 80 columns.
@@ -113,12 +198,24 @@ void stream_text(const std::vector<Column>& cols, size_t count, const Rows& rows
     w[c] -= cut;
     total -= cut;
   }
+  // How each text of a shortened column reads: texts must not read alike.
+  std::vector<std::map<std::string, std::string>> shown(cols.size());
+  for (size_t c = 0; c < cols.size(); ++c) {
+    if (!cols[c].shrinkable || distinct[c].empty() || distinct[c].rbegin()->size() == 0) continue;
+    const std::vector<std::string> texts(distinct[c].begin(), distinct[c].end());
+    const std::vector<std::string> as = shorten_column(texts, w[c], cols[c].shorten);
+    for (size_t k = 0; k < texts.size(); ++k) shown[c].emplace(texts[k], as[k]);
+  }
   Buffered out(sink);
   auto emit = [&](size_t c, const std::string& s) {
     std::string& o = out.text();
-    const std::string v = !cols[c].shrinkable                     ? s
-                          : cols[c].shorten == Shorten::Head ? shorten_head(s, w[c])
-                                                              : shorten_middle(s, w[c]);
+    std::string v = s;
+    if (cols[c].shrinkable) {
+      const auto it = shown[c].find(s);
+      v = it != shown[c].end()               ? it->second
+          : cols[c].shorten == Shorten::Head ? shorten_head(s, w[c])
+                                             : shorten_middle(s, w[c]);  // (the header)
+    }
     const bool last = c + 1 == cols.size();
     if (c) o += "  ";
     if (cols[c].align == Align::Right) o.append(w[c] - std::min(w[c], v.size()), ' ');

@@ -79,5 +79,12 @@ std::string shorten_middle(const std::string& text, size_t width);
 // Shortens `text` to `width` characters by replacing its beginning with ".."; a '/'-separated
 // path is cut at a separator when that keeps at least half of the width ("../conv2/relu").
 std::string shorten_head(const std::string& text, size_t width);
+// The distinct `texts` of one column as shown in `width` characters, in the same order: each
+// shortened the column's way (`how`), except texts that would then read the same as another
+// one (clpeak's "global_bandwidth_v1_global_offset" and "..._v2_..." both became
+// "global_bandwi..lobal_offset"): those are shortened another way that tells them apart
+// (keeping the end, the part where they differ, or the start), or shown whole if none does.
+std::vector<std::string> shorten_column(const std::vector<std::string>& texts, size_t width,
+                                        Shorten how);
 
 }  // namespace clprof::output

@@ -1,7 +1,10 @@
 // Statistics and output rendering.
 #include <doctest/doctest.h>
 
+#include <set>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "analyses/stats.hpp"
 #include "output/format.hpp"
@@ -156,4 +159,54 @@ TEST_CASE("json writer: drain() streams a document in pieces") {
   streamed += parts.drain();
   CHECK(streamed + "\n" == whole.str());
   CHECK(parts.drain().empty());
+}
+
+TEST_CASE("shorten_column: names that would read alike are shortened so that they differ") {
+  // clpeak's kernels: the middle is cut, and v1/v2/v4 ... all read "global_bandwi..lobal_offset".
+  std::vector<std::string> names;
+  for (const char* v : {"v1", "v2", "v4", "v8", "v16"})
+    for (const char* o : {"global", "local"})
+      names.push_back(std::string("global_bandwidth_") + v + "_" + o + "_offset");
+  names.push_back("short_kernel");
+  names.push_back("a_kernel_with_a_rather_long_unique_name");
+  const std::vector<std::string> shown = output::shorten_column(names, 27, output::Shorten::Middle);
+  REQUIRE(shown.size() == names.size());
+  CHECK(std::set<std::string>(shown.begin(), shown.end()).size() == names.size());
+  for (const std::string& s : shown) CHECK(s.size() <= 27);
+  CHECK(shown[0] == "..andwidth_v1_global_offset");  // the ends differ: the tail is kept
+  CHECK(shown[9] == "..andwidth_v16_local_offset");
+  // Names that read alike with no other: shortened the column's way, or not at all.
+  CHECK(shown[10] == "short_kernel");
+  CHECK(shown[11] == output::shorten_middle(names[11], 27));
+
+  // Alike at both ends, different only in the middle: the part that differs is shown.
+  const std::string head = "conv2d_winograd_nchw_", tail = "_fp16_relu_batch_norm_fused";
+  const std::vector<std::string> convs = {head + "3x3" + tail, head + "5x5" + tail};
+  const std::vector<std::string> c = output::shorten_column(convs, 24, output::Shorten::Middle);
+  CHECK(c[0] == "conv2d..chw_3x3_fp16_r..");
+  CHECK(c[1] == "conv2d..chw_5x5_fp16_r..");
+  CHECK(c[0].find("3x3") != std::string::npos);
+  CHECK(c[1].find("5x5") != std::string::npos);
+
+  // Layer paths (shortened from the head): alike at the end, told apart by their start.
+  const std::vector<std::string> paths = {"encoder/block_one/attention/softmax",
+                                          "decoder/block_one/attention/softmax"};
+  const std::vector<std::string> p = output::shorten_column(paths, 20, output::Shorten::Head);
+  CHECK(p[0] != p[1]);
+  CHECK(p[0].rfind("encoder", 0) == 0);
+
+  // Too narrow to tell apart any other way: shown whole (wider than the column, but true).
+  const std::vector<std::string> tight = {"aaaaaaaaaaXbbbbbbbbbb", "aaaaaaaaaaYbbbbbbbbbb"};
+  CHECK(output::shorten_column(tight, 8, output::Shorten::Middle) == tight);
+}
+
+TEST_CASE("table: rows whose shortened names would read alike stay distinguishable") {
+  output::Table t({{"Kernel", "name", output::Align::Left, true}, {"Calls", "count"}});
+  t.add_row({output::text_cell("global_bandwidth_v1_global_offset"), output::int_cell(22)});
+  t.add_row({output::text_cell("global_bandwidth_v2_global_offset"), output::int_cell(22)});
+  CHECK(output::render_text(t, 25) ==
+        "Kernel              Calls\n"
+        "------------------  -----\n"
+        "..v1_global_offset     22\n"
+        "..v2_global_offset     22\n");
 }
