@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <set>
@@ -176,14 +177,20 @@ template <typename Rows>
 void stream_text(const std::vector<Column>& cols, size_t count, const Rows& rows, size_t width,
                  const TextSink& sink) {
   std::vector<size_t> w(cols.size());
-  // The distinct texts of each shrinkable column (few: kernel and layer names repeat).
+  // The distinct texts of each shrinkable column that may be shortened: longer than the
+  // column's narrowest (few: kernel and layer names repeat; none in most tables).
   std::vector<std::set<std::string>> distinct(cols.size());
-  for (size_t c = 0; c < cols.size(); ++c) w[c] = cols[c].header.size();
+  std::vector<size_t> floor(cols.size());
+  for (size_t c = 0; c < cols.size(); ++c) {
+    w[c] = cols[c].header.size();
+    floor[c] = cols[c].shrinkable ? std::max(cols[c].min_width, w[c]) : SIZE_MAX;
+  }
   for (size_t i = 0; i < count; ++i) {
     const std::vector<Cell>& row = rows(i);
     for (size_t c = 0; c < cols.size(); ++c) {
-      w[c] = std::max(w[c], row[c].display.size());
-      if (cols[c].shrinkable) distinct[c].insert(row[c].display);
+      const std::string& text = row[c].display;
+      w[c] = std::max(w[c], text.size());
+      if (text.size() > floor[c]) distinct[c].insert(text);
     }
   }
   // Give the excess to the shrinkable columns (kernel and layer names are the only long
@@ -201,7 +208,7 @@ void stream_text(const std::vector<Column>& cols, size_t count, const Rows& rows
   // How each text of a shortened column reads: texts must not read alike.
   std::vector<std::map<std::string, std::string>> shown(cols.size());
   for (size_t c = 0; c < cols.size(); ++c) {
-    if (!cols[c].shrinkable || distinct[c].empty() || distinct[c].rbegin()->size() == 0) continue;
+    if (distinct[c].empty()) continue;
     const std::vector<std::string> texts(distinct[c].begin(), distinct[c].end());
     const std::vector<std::string> as = shorten_column(texts, w[c], cols[c].shorten);
     for (size_t k = 0; k < texts.size(); ++k) shown[c].emplace(texts[k], as[k]);
@@ -210,7 +217,7 @@ void stream_text(const std::vector<Column>& cols, size_t count, const Rows& rows
   auto emit = [&](size_t c, const std::string& s) {
     std::string& o = out.text();
     std::string v = s;
-    if (cols[c].shrinkable) {
+    if (cols[c].shrinkable && s.size() > w[c]) {
       const auto it = shown[c].find(s);
       v = it != shown[c].end()               ? it->second
           : cols[c].shorten == Shorten::Head ? shorten_head(s, w[c])
