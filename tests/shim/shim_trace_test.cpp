@@ -960,6 +960,28 @@ TEST_CASE("pending: events that never complete are recorded incomplete at exit")
   check_end_counts(t);
 }
 
+// Runs `scenario` on the fake driver (with `driver_env`), under the shim and bare. Checks
+// that the bare app holds no event (its `counter` line is 0: it asks for none, so every
+// event is the shim's) and that the shim's trace holds `launches` launch records, none
+// incomplete. Returns the shim run's `counter` line: the most events alive or referenced.
+long long peak_of_private_events(const std::string& scenario, EnvChanges driver_env,
+                                 const char* counter, std::size_t launches) {
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  driver_env["SHIM_TEST_FAKE_ICD"] = std::string(CLPROF_TEST_FAKE_ICD_LIB);
+  const RunResult shim = run_app({scenario, true, out, driver_env}, dir.path());
+  REQUIRE_MESSAGE(shim.exit_code == 0, shim.err);
+  const RunResult bare = run_app({scenario, false, "", driver_env}, dir.path());
+  REQUIRE_MESSAGE(bare.exit_code == 0, bare.err);
+  CHECK(app_value(bare, counter) == 0);
+  Trace t;
+  REQUIRE(load_trace(out, t));
+  CHECK(t.of_type("launch").size() == launches);
+  CHECK(num(*t.records.back(), "incomplete") == 0);
+  check_end_counts(t);
+  return app_value(shim, counter);
+}
+
 TEST_CASE(
     "pending: a driver that lags and an app that never pauses: clprof's events stay bounded") {
   // 400 rounds of 300 launches + 3 transfers, each ended by clFinish (the only moment the
@@ -968,23 +990,10 @@ TEST_CASE(
   // records in the ring, up to a ring's worth plus a round drained and not yet seen
   // complete, one riding in each of the 2048 ring cells, 256 waiting. A leak or an
   // unbounded backlog would pass 120,000.
-  TempDir dir;
-  const std::string out = dir.file("x.json");
-  const EnvChanges env = {{"SHIM_TEST_FAKE_ICD", std::string(CLPROF_TEST_FAKE_ICD_LIB)},
-                          {"FAKE_CL_EVENT_MODE", "on_wait"}};
-  const RunResult shim = run_app({"lagging_driver", true, out, env}, dir.path());
-  REQUIRE_MESSAGE(shim.exit_code == 0, shim.err);
-  const RunResult bare = run_app({"lagging_driver", false, "", env}, dir.path());
-  REQUIRE_MESSAGE(bare.exit_code == 0, bare.err);
-  CHECK(app_value(bare, "most_live_events") == 0);  // the app asks for no event
-  const long long most = app_value(shim, "most_live_events");
+  const long long most = peak_of_private_events(
+      "lagging_driver", {{"FAKE_CL_EVENT_MODE", "on_wait"}}, "most_live_events", 120000);
   CHECK(most > 0);
   CHECK(most <= 2048 + (2048 + 303) + 2048 + 256);
-  Trace t;
-  REQUIRE(load_trace(out, t));
-  CHECK(t.of_type("launch").size() == 120000);
-  CHECK(num(*t.records.back(), "incomplete") == 0);
-  check_end_counts(t);
 }
 
 TEST_CASE("pending: a harvester that never finds the ring empty still polls its pending events") {
@@ -999,24 +1008,11 @@ TEST_CASE("pending: a harvester that never finds the ring empty still polls its 
   // twice between two polls, 4096 (~6,060 measured). (Counted: events the shim or the app
   // still reference; in this driver mode the queue itself holds every event until
   // clFinish.)
-  TempDir dir;
-  const std::string out = dir.file("x.json");
-  const EnvChanges env = {{"SHIM_TEST_FAKE_ICD", std::string(CLPROF_TEST_FAKE_ICD_LIB)},
-                          {"FAKE_CL_EVENT_MODE", "polls:1"},
-                          {"FAKE_CL_QUERY_DELAY_US", "1"}};
-  const RunResult shim = run_app({"never_dry", true, out, env}, dir.path());
-  REQUIRE_MESSAGE(shim.exit_code == 0, shim.err);
-  const RunResult bare = run_app({"never_dry", false, "", env}, dir.path());
-  REQUIRE_MESSAGE(bare.exit_code == 0, bare.err);
-  CHECK(app_value(bare, "most_referenced_events") == 0);  // the app asks for no event
-  const long long most = app_value(shim, "most_referenced_events");
+  const long long most = peak_of_private_events(
+      "never_dry", {{"FAKE_CL_EVENT_MODE", "polls:1"}, {"FAKE_CL_QUERY_DELAY_US", "1"}},
+      "most_referenced_events", 30000);
   CHECK(most > 0);
   CHECK(most <= 2048 + 2048 + 256 + 2 * 2048);
-  Trace t;
-  REQUIRE(load_trace(out, t));
-  CHECK(t.of_type("launch").size() == 30000);
-  CHECK(num(*t.records.back(), "incomplete") == 0);
-  check_end_counts(t);
 }
 
 TEST_CASE("pending: private events are all released while the app is idle") {
