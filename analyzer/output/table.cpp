@@ -55,10 +55,8 @@ std::string shorten_around(const std::string& text, size_t width, size_t diff) {
   if (width < 10 || diff >= text.size()) return shorten_middle(text, width);
   const size_t head = std::min<size_t>(8, (width - 4) / 3);
   const size_t to_end = width - 2 - head;  // a window that runs to the end, after one ".."
-  if (text.size() - to_end <= diff) {
-    if (text.size() - to_end <= head) return text.substr(0, width);  // (cannot happen: > width)
+  if (text.size() - to_end <= diff)
     return text.substr(0, head) + ".." + text.substr(text.size() - to_end);
-  }
   const size_t window = width - 4 - head;
   const size_t start = std::max(head, diff - std::min(diff, window / 3));
   if (start <= head) return text.substr(0, width - 2) + "..";
@@ -180,17 +178,17 @@ void stream_text(const std::vector<Column>& cols, size_t count, const Rows& rows
   // The distinct texts of each shrinkable column that may be shortened: longer than the
   // column's narrowest (few: kernel and layer names repeat; none in most tables).
   std::vector<std::set<std::string>> distinct(cols.size());
-  std::vector<size_t> floor(cols.size());
+  std::vector<size_t> narrowest(cols.size());
   for (size_t c = 0; c < cols.size(); ++c) {
     w[c] = cols[c].header.size();
-    floor[c] = cols[c].shrinkable ? std::max(cols[c].min_width, w[c]) : SIZE_MAX;
+    narrowest[c] = cols[c].shrinkable ? std::max(cols[c].min_width, w[c]) : SIZE_MAX;
   }
   for (size_t i = 0; i < count; ++i) {
     const std::vector<Cell>& row = rows(i);
     for (size_t c = 0; c < cols.size(); ++c) {
       const std::string& text = row[c].display;
       w[c] = std::max(w[c], text.size());
-      if (text.size() > floor[c]) distinct[c].insert(text);
+      if (text.size() > narrowest[c]) distinct[c].insert(text);
     }
   }
   // Give the excess to the shrinkable columns (kernel and layer names are the only long
@@ -219,9 +217,10 @@ void stream_text(const std::vector<Column>& cols, size_t count, const Rows& rows
     std::string v = s;
     if (cols[c].shrinkable && s.size() > w[c]) {
       const auto it = shown[c].find(s);
+      // (Every text wider than the column was collected above; the rest is a safeguard.)
       v = it != shown[c].end()               ? it->second
           : cols[c].shorten == Shorten::Head ? shorten_head(s, w[c])
-                                             : shorten_middle(s, w[c]);  // (the header)
+                                             : shorten_middle(s, w[c]);
     }
     const bool last = c + 1 == cols.size();
     if (c) o += "  ";
