@@ -1417,7 +1417,7 @@ TEST_CASE("settings: an unwritable output path gives one warning and changes not
 }
 
 TEST_CASE("settings: a background thread that cannot start: one warning, no trace, app untouched") {
-  if (std::string(CLPROF_TEST_PRELOAD_FIRST).empty() == false) {
+  if (!std::string(CLPROF_TEST_PRELOAD_FIRST).empty()) {
     // The sanitizer runtime preloaded first intercepts pthread_create itself: the call
     // would not come from libclprof.so as no_thread_start.cpp sees it.
     MESSAGE("skipped in a sanitizer build of the shim");
