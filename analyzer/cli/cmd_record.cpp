@@ -267,7 +267,7 @@ int run_record(const RecordOptions& o) {
   auto traces = find_traces(output, pid, start);
   if (traces.empty()) {
     std::cerr << "clprof: warning: no trace was written (expected " << expanded
-              << "); did the program use OpenCL?\n";
+              << "): the program made no OpenCL call, or the shim said why above\n";
   }
   for (const auto& t : traces) {
     const auto info = inspect_trace(t);

@@ -94,6 +94,17 @@ TEST_CASE("record: default output clprof-%p.json, signal death is 128+N") {
   CHECK(files[0].rfind("clprof-", 0) == 0);
 }
 
+TEST_CASE("record: a program that leaves no trace gets a warning and its own exit status") {
+  const auto dir = clitest::temp_dir();
+  auto r = run({"record", "-o", "t.json", "--", "sh", "-c", "exit 4"},
+               {{"CLPROF_SHIM", CLPROF_TEST_SHIM}, {"CLPROF_TEST_NO_TRACE", "1"}}, dir);
+  CHECK(r.status == 4);
+  CHECK(list_dir(dir).empty());
+  CHECK(r.err ==
+        "clprof: warning: no trace was written (expected t.json): the program made no OpenCL "
+        "call, or the shim said why above\n");
+}
+
 TEST_CASE("record: errors") {
   CHECK(run({"record"}).status == 2);
   auto missing = run({"record", "--", "/nonexistent/program"}, {{"CLPROF_SHIM", CLPROF_TEST_SHIM}},

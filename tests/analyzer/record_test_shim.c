@@ -1,7 +1,9 @@
 /* Test stand-in for libclprof.so (LD_PRELOAD): at load time it writes a minimal clprof
  * trace where the real shim would (CLPROF_OUTPUT, %p = pid; a process that is not
  * CLPROF_ROOT_PID writes NAME.<pid>.EXT), holding CLPROF_TEST_LAUNCHES launch records and
- * the environment it saw, so that tests can check what `clprof record` set up. */
+ * the environment it saw, so that tests can check what `clprof record` set up. With
+ * CLPROF_TEST_NO_TRACE=1 it writes nothing, as the real shim in a program that makes no
+ * OpenCL call. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +29,7 @@ __attribute__((constructor)) static void write_trace(void) {
   const char *preload = getenv("LD_PRELOAD");
   const char *n_env = getenv("CLPROF_TEST_LAUNCHES");
   if (!output || !*output) return;
+  if (getenv("CLPROF_TEST_NO_TRACE")) return;
   const int pid = (int)getpid();
   const int is_root = root && atoi(root) == pid;
   char path[4096];
