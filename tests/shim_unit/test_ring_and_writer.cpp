@@ -442,8 +442,8 @@ TEST_CASE("trace writer: writes past a file size limit fail; the file holds all 
   REQUIRE(expected.size() > 3 * TraceWriter::kFlushBytes);
   // A file size limit fails the writes past 2.5 MiB (EFBIG; SIGXFSZ ignored), as a full
   // disk would: a short write, then failed ones, and the run goes on.
-  struct sigaction ignore {
-  }, old_action{};
+  struct sigaction ignore = {};
+  struct sigaction old_action = {};
   ignore.sa_handler = SIG_IGN;
   sigaction(SIGXFSZ, &ignore, &old_action);
   rlimit old_limit{};
