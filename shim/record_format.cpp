@@ -3,6 +3,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <array>
 #include <cstdio>
 #include <cstring>
 
@@ -108,6 +109,21 @@ inline char* write_i64(char* p, std::int64_t v) {
   return write_u64(p, static_cast<std::uint64_t>(v));
 }
 
+// A name of the schema as a JSON string, quotes included, in a fixed-size array, so that
+// the hot path copies it with one move of known size.
+struct QuotedName {
+  char text[16];
+  std::uint8_t len;
+};
+constexpr QuotedName quoted_name(std::string_view s) {
+  QuotedName q{};
+  q.text[0] = '"';
+  for (std::size_t i = 0; i < s.size(); ++i) q.text[i + 1] = s[i];
+  q.text[s.size() + 1] = '"';
+  q.len = static_cast<std::uint8_t>(s.size() + 2);
+  return q;
+}
+
 // The hot records (launch, transfer, sync) are formatted by hand into a flat buffer:
 // RapidJSON's Writer costs ~1 us per launch record here, more than an app may spend per
 // launch, and the harvester must keep up with the app. Strings that need escaping
@@ -146,6 +162,24 @@ class Out {
     }
     p_ = write_i64(p_, v);
   }
+  // The first `len` characters of `text`: a short text (most arguments' text) in one
+  // fixed 32-byte move, which reads up to `text`'s size and writes up to 31 characters
+  // past the text, overwritten next (op_chars_bound); a longer one through memcpy.
+  template <std::size_t N>
+  void cached(const char (&text)[N], std::size_t len) {
+    static_assert(N >= 32, "cached() may read 32 bytes of the source");
+    if (len <= 32) {
+      std::memcpy(p_, text, 32);
+      p_ += len;
+    } else {
+      raw(std::string_view(text, len));
+    }
+  }
+  // A short quoted name (one fixed 16-byte move).
+  void quoted(const QuotedName& name) {
+    std::memcpy(p_, name.text, sizeof name.text);
+    p_ += name.len;
+  }
   void ch(char c) { *p_++ = c; }
   char* pos() const { return p_; }
   void skip(std::size_t n) { p_ += n; }  // after writing n characters at pos()
@@ -183,7 +217,7 @@ Out sizes(Out o, bool present, const std::uint64_t* v, unsigned n) {
   return o;
 }
 
-std::string_view arg_kind_name(ArgKind k) {
+constexpr std::string_view arg_kind_name(ArgKind k) {
   switch (k) {
     case ArgKind::Scalar:
       return tf::arg_kind::kScalar;
@@ -205,6 +239,35 @@ std::string_view arg_kind_name(ArgKind k) {
   return tf::arg_kind::kUnset;
 }
 
+constexpr std::string_view status_name(OpStatus s) {
+  switch (s) {
+    case OpStatus::Complete:
+      return tf::status::kComplete;
+    case OpStatus::Incomplete:
+      return tf::status::kIncomplete;
+    case OpStatus::Error:
+      return tf::status::kError;
+    case OpStatus::NotEnqueued:
+      return tf::status::kNotEnqueued;
+  }
+  return tf::status::kIncomplete;
+}
+
+// The quoted names by enum value (the enums are dense from 0).
+constexpr auto kArgKindText = [] {
+  std::array<QuotedName, 8> t{};
+  for (unsigned k = 0; k < t.size(); ++k)
+    t[k] = quoted_name(arg_kind_name(static_cast<ArgKind>(k)));
+  return t;
+}();
+static_assert(static_cast<unsigned>(ArgKind::Sampler) == 7, "kArgKindText covers every kind");
+constexpr auto kStatusText = [] {
+  std::array<QuotedName, 4> t{};
+  for (unsigned k = 0; k < t.size(); ++k) t[k] = quoted_name(status_name(static_cast<OpStatus>(k)));
+  return t;
+}();
+static_assert(static_cast<unsigned>(OpStatus::NotEnqueued) == 3, "kStatusText covers every status");
+
 // "00" "01" ... "ff": two hex digits per table load.
 constexpr auto kHexPairs = [] {
   struct Table {
@@ -218,22 +281,22 @@ constexpr auto kHexPairs = [] {
   return t;
 }();
 
-// The little-endian integer value of a scalar of 1, 2, 4 or 8 bytes.
-inline std::uint64_t little_endian_value(const std::uint8_t* bytes, unsigned size) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  std::uint64_t v = 0;
-  std::memcpy(&v, bytes, size);
-  return v;
-#else
-  std::uint64_t v = 0;
-  for (unsigned i = 0; i < size; ++i) v |= static_cast<std::uint64_t>(bytes[i]) << (8 * i);
-  return v;
-#endif
+// Lower-case hex of the four bytes of v, the lowest-addressed (lowest on this
+// little-endian host) first, as eight characters in one register, the first in its lowest
+// byte: each byte goes to a 16-bit lane, its nibbles are swapped into text order, and
+// each nibble becomes '0'..'9' or 'a'..'f' without a branch (n + 6 carries into bit 4
+// exactly when n >= 10).
+inline std::uint64_t hex_of_4_bytes(std::uint32_t v) {
+  std::uint64_t x = (v & 0xFFFFu) | (static_cast<std::uint64_t>(v & 0xFFFF0000u) << 16);
+  x = (x & 0x000000FF000000FFULL) | ((x & 0x0000FF000000FF00ULL) << 8);
+  x = ((x >> 4) & 0x000F000F000F000FULL) | ((x & 0x000F000F000F000FULL) << 8);
+  const std::uint64_t letters = ((x + 0x0606060606060606ULL) >> 4) & 0x0101010101010101ULL;
+  return x + 0x3030303030303030ULL + letters * ('a' - '0' - 10);
 }
 
 Out arg(Out o, const ArgSnapshot& a) {
   o.ch('[');
-  o.quoted_plain(arg_kind_name(a.kind));
+  o.quoted(kArgKindText[static_cast<unsigned>(a.kind) & 7]);
   switch (a.kind) {
     case ArgKind::Unset:
       break;
@@ -243,12 +306,25 @@ Out arg(Out o, const ArgSnapshot& a) {
       o.lit(",\"");
       const unsigned kept = a.size < tf::kMaxScalarBytes ? a.size : tf::kMaxScalarBytes;
       char* p = o.pos();
-      for (unsigned i = 0; i < kept; ++i) std::memcpy(p + 2 * i, kHexPairs.c + 2 * a.bytes[i], 2);
+      // The first eight bytes in one load (the snapshot always holds kMaxScalarBytes).
+      std::uint64_t first8;
+      std::memcpy(&first8, a.bytes, 8);
+      if (kept <= 4) {  // the usual scalar: one 8-byte store (past 2 * kept: overwritten next)
+        const std::uint64_t text = hex_of_4_bytes(static_cast<std::uint32_t>(first8));
+        std::memcpy(p, &text, sizeof text);
+      } else if (kept <= 8) {
+        const std::uint64_t text[2] = {hex_of_4_bytes(static_cast<std::uint32_t>(first8)),
+                                       hex_of_4_bytes(static_cast<std::uint32_t>(first8 >> 32))};
+        std::memcpy(p, text, sizeof text);
+      } else {
+        for (unsigned i = 0; i < kept; ++i) std::memcpy(p + 2 * i, kHexPairs.c + 2 * a.bytes[i], 2);
+      }
       o.skip(2 * kept);
       o.ch('"');
       if (a.size == 1 || a.size == 2 || a.size == 4 || a.size == 8) {
+        // Its little-endian integer value.
         o.ch(',');
-        o.u64(little_endian_value(a.bytes, a.size));
+        o.u64(a.size == 8 ? first8 : first8 & ((std::uint64_t{1} << (8 * a.size)) - 1));
       }
       break;
     }
@@ -284,20 +360,6 @@ Out arg(Out o, const ArgSnapshot& a) {
   }
   o.ch(']');
   return o;
-}
-
-std::string_view status_name(OpStatus s) {
-  switch (s) {
-    case OpStatus::Complete:
-      return tf::status::kComplete;
-    case OpStatus::Incomplete:
-      return tf::status::kIncomplete;
-    case OpStatus::Error:
-      return tf::status::kError;
-    case OpStatus::NotEnqueued:
-      return tf::status::kNotEnqueued;
-  }
-  return tf::status::kIncomplete;
 }
 
 std::string_view op_name(TransferOp op) {
@@ -368,7 +430,7 @@ Out device_and_status(Out o, const OpRecord& r, LaunchTextCache* cache) {
     o.lit("null");
   }
   o.lit(",\"status\":");
-  o.quoted_plain(status_name(r.status));
+  o.quoted(kStatusText[static_cast<unsigned>(r.status) & 3]);
   if (r.status == OpStatus::Error) {
     o.lit(",\"exec_status\":");
     o.i64(r.exec_status);
@@ -536,7 +598,7 @@ bool same_arg(const ArgSnapshot& a, const ArgSnapshot& b) {
 Out cached_arg(Out o, const ArgSnapshot& a, LaunchTextCache::Arg& c) {
   if (c.valid && same_arg(c.key, a)) {
     c.misses = 0;
-    o.raw(std::string_view(c.text, c.len));
+    o.cached(c.text, c.len);
     return o;
   }
   char* const start = o.pos();

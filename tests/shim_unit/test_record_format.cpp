@@ -181,6 +181,37 @@ TEST_CASE("every argument kind") {
                hex64 + R"("]],)") != std::string::npos);
 }
 
+TEST_CASE("scalar arguments of 1 to 9 bytes: hex and value for every byte value") {
+  // The formatter turns up to eight bytes into hex without a table; this checks it against
+  // a plain byte-by-byte reference for every byte value in every position, with bytes past
+  // the argument's size set (they must not show).
+  auto r = vadd_launch();
+  r->n_args = r->total_args = 1;
+  for (std::uint32_t size = 1; size <= 9; ++size) {
+    for (unsigned v = 0; v < 256; ++v) {
+      unsigned char bytes[64];
+      for (unsigned i = 0; i < sizeof bytes; ++i)
+        bytes[i] = static_cast<unsigned char>(v + 37 * i);  // every value at every index
+      r->args[0] = scalar_arg(bytes, 64);
+      r->args[0].size = size;
+      std::string hex;
+      std::uint64_t value = 0;
+      for (unsigned i = 0; i < size; ++i) {
+        static const char* d = "0123456789abcdef";
+        hex += d[bytes[i] >> 4];
+        hex += d[bytes[i] & 15];
+        if (i < 8) value |= static_cast<std::uint64_t>(bytes[i]) << (8 * i);
+      }
+      const bool integer = size == 1 || size == 2 || size == 4 || size == 8;
+      const std::string want = R"("args":[["scalar",)" + std::to_string(size) + ",\"" + hex + "\"" +
+                               (integer ? "," + std::to_string(value) : "") + "]],";
+      const std::string got = format(*r);
+      INFO("size " << size << " first byte " << v);
+      CHECK(got.find(want) != std::string::npos);
+    }
+  }
+}
+
 TEST_CASE("more arguments than the record keeps are counted") {
   auto r = vadd_launch();
   r->total_args = 40;
