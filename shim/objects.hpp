@@ -69,7 +69,9 @@ struct KernelInfo : ObjectInfo {
   std::uint64_t program_id = 0;
   std::uint64_t context_id = 0;
   std::uint32_t num_args = 0;
-  ArgSnapshot args[kMaxRecordedArgs];
+  // Zeroed (kind Unset) in a new entry: an argument the app never set must read as unset,
+  // not as whatever the allocator's memory held (found by AddressSanitizer's malloc fill).
+  ArgSnapshot args[kMaxRecordedArgs]{};
   void reset() {
     name = "\"\"";
     program_id = context_id = 0;

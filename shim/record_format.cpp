@@ -296,7 +296,8 @@ inline std::uint64_t hex_of_4_bytes(std::uint32_t v) {
 
 Out arg(Out o, const ArgSnapshot& a) {
   o.ch('[');
-  o.quoted(kArgKindText[static_cast<unsigned>(a.kind) & 7]);
+  const auto kind = static_cast<unsigned>(a.kind);
+  o.quoted(kArgKindText[kind < kArgKindText.size() ? kind : 0]);  // 0: unset
   switch (a.kind) {
     case ArgKind::Unset:
       break;

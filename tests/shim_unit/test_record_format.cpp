@@ -212,6 +212,13 @@ TEST_CASE("scalar arguments of 1 to 9 bytes: hex and value for every byte value"
   }
 }
 
+TEST_CASE("an argument kind out of range reads as unset") {
+  auto r = vadd_launch();
+  r->n_args = r->total_args = 1;
+  std::memset(static_cast<void*>(&r->args[0]), 0xbe, sizeof r->args[0]);
+  CHECK(format(*r).find(R"("args":[["unset"]],)") != std::string::npos);
+}
+
 TEST_CASE("more arguments than the record keeps are counted") {
   auto r = vadd_launch();
   r->total_args = 40;
