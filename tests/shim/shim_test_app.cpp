@@ -477,6 +477,10 @@ int scenario_ids() {
   check(clSetKernelArg(k3, 0, sizeof cl.a, &cl.a), "arg");
   const size_t gws = 44;
   say("unset_rc", clEnqueueNDRangeKernel(cl.queue, k3, 1, nullptr, &gws, nullptr, 0, nullptr, nullptr));
+  // An app's mistake: no kernel at all. The driver refuses it; the trace keeps the attempt.
+  const size_t gws_null = 46;
+  say("null_kernel_rc", clEnqueueNDRangeKernel(cl.queue, nullptr, 1, nullptr, &gws_null, nullptr, 0,
+                                               nullptr, nullptr));
   check(clFinish(cl.queue), "finish");
   clReleaseKernel(k2);
   clReleaseKernel(k3);

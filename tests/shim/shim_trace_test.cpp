@@ -605,8 +605,15 @@ TEST_CASE("trace: ids are never reused; sub-buffers, NULL and unset arguments") 
       by_gws[nums(*l, "gws")[0]] = l;
     }
   }
-  REQUIRE(by_gws.size() == 6);
-  for (long long g : {40, 41, 42, 43, 44, 45}) REQUIRE(by_gws.count(g));
+  REQUIRE(by_gws.size() == 7);
+  for (long long g : {40, 41, 42, 43, 44, 45, 46}) REQUIRE(by_gws.count(g));
+  // A launch without a kernel (the driver's CL_INVALID_KERNEL passed through) is a valid
+  // record with an empty name and no kernel id (it once wrote "kernel":, with no value).
+  CHECK(shim.values.at("null_kernel_rc") == -48);  // CL_INVALID_KERNEL
+  CHECK(num(*by_gws[46], "rc") == -48);
+  CHECK(str(*by_gws[46], "kernel").empty());
+  CHECK(num(*by_gws[46], "kernel_id") == 0);
+  CHECK(str(*by_gws[46], "status") == "not_enqueued");
   auto arg0 = [&](long long g) -> const Value& { return member(*by_gws[g], "args")[0]; };
   const long long a_id = member(*by_gws[40], "args")[1][2].GetInt64();  // vadd arg 1 = b
   for (long long g : {40, 41, 42}) {
