@@ -322,6 +322,46 @@ TEST_CASE("multi_thread") {
   CHECK(t.ranges().size() == 1 + 2 * kThreads);
 }
 
+// Every hooked call misused (NULL objects, missing pointers, bad sizes): the app's output,
+// which prints each call's result, is the same with the shim (run_with_and_without_shim),
+// and the trace holds each failed launch and transfer once, with the app's rc.
+TEST_CASE("api_misuse") {
+  const fs::path dir = fresh_work_dir("api_misuse");
+  const fs::path trace = dir / "trace.json";
+  const RunResult r =
+      run_with_and_without_shim({(paths().bin_dir / "api_misuse").string()}, dir, trace, 60);
+  std::vector<int64_t> launch_rcs;
+  std::size_t transfer_calls = 0;
+  std::istringstream lines(r.out);
+  for (std::string line; std::getline(lines, line);) {
+    const int64_t rc = std::stoll(line.substr(line.rfind(' ') + 1));
+    if (line.rfind("clEnqueueNDRangeKernel(", 0) == 0 || line.rfind("clEnqueueTask(", 0) == 0) {
+      launch_rcs.push_back(rc);
+    } else if (line.rfind("clEnqueue", 0) == 0) {
+      ++transfer_calls;
+      CHECK(rc < 0);
+    }
+  }
+  REQUIRE(launch_rcs.size() == 6);
+  CHECK(transfer_calls == 21);
+  const Trace t(trace);
+  REQUIRE(t.launches().size() == launch_rcs.size());
+  for (std::size_t i = 0; i < launch_rcs.size(); ++i) {
+    CAPTURE(i);
+    const Launch& l = t.launches()[i];
+    CHECK(launch_rcs[i] < 0);
+    CHECK(l.rc == launch_rcs[i]);
+    CHECK(l.status == "not_enqueued");
+    CHECK_FALSE(l.device_ns.has_value());
+  }
+  const auto transfers = t.records(tf::kind::kTransfer);
+  CHECK(transfers.size() == transfer_calls);
+  for (const Json* x : transfers) {
+    CHECK(get_int(*x, tf::field::kRc) < 0);
+    CHECK(get_string(*x, tf::field::kStatus) == "not_enqueued");
+  }
+}
+
 TEST_CASE("dlopen_app") {
   const fs::path dir = fresh_work_dir("dlopen_app");
   const fs::path trace = dir / "trace.json";
