@@ -16,8 +16,54 @@ using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 void key(Writer& w, std::string_view k) {
   w.Key(k.data(), static_cast<rapidjson::SizeType>(k.size()));
 }
+// Length of the well-formed UTF-8 sequence (RFC 3629: no overlong forms, no surrogates,
+// nothing above U+10FFFF) that starts s[0], or 0 when s[0] starts none.
+std::size_t utf8_sequence_length(const unsigned char* s, std::size_t n) {
+  const unsigned c = s[0];
+  if (c < 0x80) return 1;
+  std::size_t len = 0;
+  unsigned lo = 0x80, hi = 0xBF;  // the second byte's range
+  if (c >= 0xC2 && c <= 0xDF) {
+    len = 2;
+  } else if (c == 0xE0) {
+    len = 3;
+    lo = 0xA0;
+  } else if (c == 0xED) {
+    len = 3;
+    hi = 0x9F;
+  } else if (c >= 0xE1 && c <= 0xEF) {
+    len = 3;
+  } else if (c == 0xF0) {
+    len = 4;
+    lo = 0x90;
+  } else if (c >= 0xF1 && c <= 0xF3) {
+    len = 4;
+  } else if (c == 0xF4) {
+    len = 4;
+    hi = 0x8F;
+  } else {
+    return 0;
+  }
+  if (n < len || s[1] < lo || s[1] > hi) return 0;
+  for (std::size_t k = 2; k < len; ++k) {
+    if ((s[k] & 0xC0) != 0x80) return 0;
+  }
+  return len;
+}
+
+// Every string the trace holds comes from the app or its environment (kernel names, build
+// options, sources, range names, the command line): JSON text must be UTF-8, and the
+// analyzer's parser rejects a whole trace over one stray Latin-1 byte.
 void string(Writer& w, std::string_view s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  std::size_t i = 0;
+  while (i < s.size() && p[i] < 0x80) ++i;  // the usual case: ASCII throughout
+  if (i == s.size() || utf8_valid_prefix(s.substr(i)) == s.size() - i) {
+    w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+    return;
+  }
+  const std::string fixed = valid_utf8(s);
+  w.String(fixed.data(), static_cast<rapidjson::SizeType>(fixed.size()));
 }
 
 constexpr std::uint32_t kPow10[10] = {1u,      10u,      100u,      1000u,      10000u,
@@ -727,6 +773,34 @@ std::string format_u64_for_test(std::uint64_t v) {
 std::string format_i64_for_test(std::int64_t v) {
   char buf[24];
   return std::string(buf, static_cast<std::size_t>(write_i64(buf, v) - buf));
+}
+
+std::size_t utf8_valid_prefix(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const std::size_t len = utf8_sequence_length(p + i, s.size() - i);
+    if (len == 0) break;
+    i += len;
+  }
+  return i;
+}
+
+std::string valid_utf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 8);
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t len = utf8_sequence_length(p + i, s.size() - i);
+    if (len == 0) {
+      out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER, for this one byte
+      ++i;
+    } else {
+      out.append(s.data() + i, len);
+      i += len;
+    }
+  }
+  return out;
 }
 
 std::string json_quote(std::string_view s) {

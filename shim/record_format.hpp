@@ -78,8 +78,15 @@ char* format_op(const OpRecord& r, char* out, LaunchTextCache* cache = nullptr);
 std::string format_u64_for_test(std::uint64_t v);
 std::string format_i64_for_test(std::int64_t v);
 
+// How many leading bytes of `s` are well-formed UTF-8 (RFC 3629).
+std::size_t utf8_valid_prefix(std::string_view s);
+// `s` with every byte that starts no well-formed UTF-8 sequence replaced by U+FFFD (the
+// trace's strings, docs/trace-format.md). Well-formed input comes back unchanged.
+std::string valid_utf8(std::string_view s);
+
 // `s` as a JSON string literal, quotes included, escaped (kernel names are stored
-// like this so the hot formatter can copy them verbatim).
+// like this so the hot formatter can copy them verbatim). Like every string of the
+// trace, made well-formed UTF-8 first (valid_utf8).
 std::string json_quote(std::string_view s);
 
 // The trace name of a line kind ("device", "range_begin", ...).

@@ -195,7 +195,7 @@ std::string to_lower(std::string s) {
 Trace::Trace(const fs::path& file) {
   const std::string text = read_file(file);
   INFO("trace: " << file.string());
-  doc_.Parse(text.c_str(), text.size());
+  doc_.Parse<rapidjson::kParseValidateEncodingFlag>(text.c_str(), text.size());  // UTF-8 too
   REQUIRE_MESSAGE(!doc_.HasParseError(), "trace does not parse at offset "
                                              << doc_.GetErrorOffset() << ": "
                                              << rapidjson::GetParseError_En(doc_.GetParseError()));

@@ -173,7 +173,8 @@ bool load_trace(const std::string& path, Trace& t) {
     return false;
   }
   t.text = read_file(path);
-  t.doc.Parse(t.text.c_str(), t.text.size());
+  // Well-formed UTF-8 too: the analyzer's parser requires it (docs/trace-format.md).
+  t.doc.Parse<rapidjson::kParseValidateEncodingFlag>(t.text.c_str(), t.text.size());
   if (t.doc.HasParseError()) {
     FAIL_CHECK("trace ", path, " is not valid JSON: ", rapidjson::GetParseError_En(t.doc.GetParseError()),
                " at offset ", t.doc.GetErrorOffset());

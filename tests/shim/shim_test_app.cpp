@@ -424,7 +424,9 @@ int scenario_build_and_wait() {
   const char* src = shim_test::kSource;
   cl_program bad = clCreateProgramWithSource(cl.context, 1, &src, nullptr, &rc);
   check(rc, "clCreateProgramWithSource");
-  say("build_rc", clBuildProgram(bad, 1, &cl.device, "-DFAKE_CL_BUILD_FAIL", nullptr, nullptr));
+  // The options also carry a byte that is not UTF-8 (a Latin-1 e acute).
+  say("build_rc",
+      clBuildProgram(bad, 1, &cl.device, "-DFAKE_CL_BUILD_FAIL -DNAME=caf\xE9", nullptr, nullptr));
   clReleaseProgram(bad);
   cl_event e[2] = {nullptr, nullptr};
   check(cl.launch_vadd(32, &e[0]), "launch");

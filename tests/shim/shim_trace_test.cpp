@@ -573,7 +573,7 @@ TEST_CASE("errors: a failed build and a clWaitForEvents are recorded") {
     if (num(*b, "rc") != 0) failed = b;
   REQUIRE(failed);
   CHECK(num(*failed, "rc") == -11);
-  CHECK(str(*failed, "options") == "-DFAKE_CL_BUILD_FAIL");
+  CHECK(str(*failed, "options") == "-DFAKE_CL_BUILD_FAIL -DNAME=caf\xEF\xBF\xBD");  // U+FFFD
   CHECK(nums(*failed, "build_status") == Ints{-2});  // CL_BUILD_ERROR
   CHECK(to_json(member(*failed, "kernels")) == "[]");
   const auto syncs = t.of_type("sync");

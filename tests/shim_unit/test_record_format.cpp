@@ -264,6 +264,39 @@ TEST_CASE("records parse as JSON") {
   CHECK(d["args"][2][3].GetUint64() == 1024);
 }
 
+TEST_CASE("strings become well-formed UTF-8: each stray byte one U+FFFD") {
+  const std::string fffd = "\xEF\xBF\xBD";
+  // Well-formed, at every length's lowest and highest code point: unchanged.
+  for (const std::string& ok : {std::string("plain ascii \x7f"), std::string("\xC2\x80 \xDF\xBF"),
+                                std::string("\xE0\xA0\x80 \xEF\xBF\xBF \xED\x9F\xBF"),
+                                std::string("\xF0\x90\x80\x80 \xF4\x8F\xBF\xBF"), std::string()}) {
+    CAPTURE(ok);
+    CHECK(utf8_valid_prefix(ok) == ok.size());
+    CHECK(valid_utf8(ok) == ok);
+  }
+  const std::pair<std::string, std::string> bad[] = {
+      {"caf\xE9", "caf" + fffd},                        // Latin-1
+      {"\x80x", fffd + "x"},                            // a lone continuation byte
+      {"\xC0\x80", fffd + fffd},                        // overlong NUL
+      {"\xE0\x80\x80", fffd + fffd + fffd},             // overlong 3-byte
+      {"\xED\xA0\x80", fffd + fffd + fffd},             // a UTF-16 surrogate
+      {"\xF4\x90\x80\x80", fffd + fffd + fffd + fffd},  // above U+10FFFF
+      {"ab\xE2\x82", "ab" + fffd + fffd},               // cut short at the end
+      {"\xFF\xFE", fffd + fffd},
+      {"\xE2\x82\xAC\xE9\xE2\x82\xAC",
+       "\xE2\x82\xAC" + fffd + "\xE2\x82\xAC"},  // around a euro sign
+  };
+  for (const auto& [in, want] : bad) {
+    CAPTURE(in);
+    CHECK(utf8_valid_prefix(in) < in.size());
+    CHECK(valid_utf8(in) == want);
+    CHECK(utf8_valid_prefix(valid_utf8(in)) == want.size());
+  }
+  CHECK(json_quote("k\xE9") == "\"k" + fffd + "\"");
+  CHECK(JsonLine("build").str("options", "-DX=\xE9").finish() ==
+        "{\"type\":\"build\",\"options\":\"-DX=" + fffd + "\"}");
+}
+
 TEST_CASE("json_quote escapes") {
   CHECK(json_quote("vadd") == "\"vadd\"");
   CHECK(json_quote("a\"b\\c\n") == R"("a\"b\\c\n")");
