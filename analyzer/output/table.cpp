@@ -37,12 +37,71 @@ void Table::add_row(std::vector<Cell> row) {
   rows_.push_back(std::move(row));
 }
 
+size_t display_width(std::string_view text) {
+  size_t n = 0;
+  for (const char ch : text) n += (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
+  return n;
+}
+
+std::string visible_text(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 8);
+  for (const char ch : text) {
+    const auto b = static_cast<unsigned char>(ch);
+    if (b >= 0x20 && b != 0x7F) {
+      out += ch;
+    } else if (ch == '\n') {
+      out += "\\n";
+    } else if (ch == '\t') {
+      out += "\\t";
+    } else if (ch == '\r') {
+      out += "\\r";
+    } else {
+      static const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[b >> 4];
+      out += hex[b & 15];
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// A UTF-8 text addressed by character (code point), as the terminal shows it: size() and
+// substr() count characters, so that a cut never splits one.
+class Chars {
+ public:
+  explicit Chars(const std::string& text) : text_(text) {
+    for (size_t i = 0; i < text.size(); ++i)
+      if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) starts_.push_back(i);
+  }
+  size_t size() const { return starts_.size(); }
+  std::string substr(size_t pos, size_t n = std::string::npos) const {
+    if (pos >= starts_.size()) return std::string();
+    const size_t end = n >= starts_.size() - pos ? text_.size() : starts_[pos + n];
+    return text_.substr(starts_[pos], end - starts_[pos]);
+  }
+
+ private:
+  const std::string& text_;
+  std::vector<size_t> starts_;
+};
+
+// Whether `text` is at most `width` characters (bytes bound characters from above).
+bool fits(const std::string& text, size_t width) {
+  return text.size() <= width || display_width(text) <= width;
+}
+
+}  // namespace
+
 std::string shorten_middle(const std::string& text, size_t width) {
-  if (text.size() <= width) return text;
-  if (width < 4) return text.substr(0, width);
+  if (fits(text, width)) return text;
+  const Chars chars(text);
+  if (width < 4) return chars.substr(0, width);
   const size_t keep = width - 2;
   const size_t head = (keep + 1) / 2;
-  return text.substr(0, head) + ".." + text.substr(text.size() - (keep - head));
+  return chars.substr(0, head) + ".." + chars.substr(chars.size() - (keep - head));
 }
 
 namespace {
@@ -50,23 +109,26 @@ namespace {
 // `text` shortened to `width` with the part at `diff` (where it differs from texts that
 // would otherwise read the same) kept: a few leading characters, "..", a window from a
 // little before `diff`, and ".." unless the window reaches the end.
+// (`diff` counts characters.)
 std::string shorten_around(const std::string& text, size_t width, size_t diff) {
-  if (text.size() <= width) return text;
-  if (width < 10 || diff >= text.size()) return shorten_middle(text, width);
+  if (fits(text, width)) return text;
+  const Chars chars(text);
+  if (width < 10 || diff >= chars.size()) return shorten_middle(text, width);
   const size_t head = std::min<size_t>(8, (width - 4) / 3);
   const size_t to_end = width - 2 - head;  // a window that runs to the end, after one ".."
-  if (text.size() - to_end <= diff)
-    return text.substr(0, head) + ".." + text.substr(text.size() - to_end);
+  if (chars.size() - to_end <= diff)
+    return chars.substr(0, head) + ".." + chars.substr(chars.size() - to_end);
   const size_t window = width - 4 - head;
   const size_t start = std::max(head, diff - std::min(diff, window / 3));
-  if (start <= head) return text.substr(0, width - 2) + "..";
-  return text.substr(0, head) + ".." + text.substr(start, window) + "..";
+  if (start <= head) return chars.substr(0, width - 2) + "..";
+  return chars.substr(0, head) + ".." + chars.substr(start, window) + "..";
 }
 
+// Characters a and b share at their start.
 size_t common_prefix(const std::string& a, const std::string& b) {
   size_t n = 0;
   while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
-  return n;
+  return display_width(std::string_view(a).substr(0, n));  // a split character: not shared
 }
 
 }  // namespace
@@ -96,7 +158,7 @@ std::vector<std::string> shorten_column(const std::vector<std::string>& texts, s
         [&](size_t k) { return shorten_around(texts[members[k]], width, diff[k]); },
         [&](size_t k) {
           const std::string& t = texts[members[k]];
-          return t.size() <= width ? t : t.substr(0, width - 2) + "..";
+          return fits(t, width) ? t : Chars(t).substr(0, width - 2) + "..";
         },
         [&](size_t k) { return texts[members[k]]; },  // whole: wider than the column
     };
@@ -121,13 +183,15 @@ std::vector<std::string> shorten_column(const std::vector<std::string>& texts, s
 }
 
 std::string shorten_head(const std::string& text, size_t width) {
-  if (text.size() <= width) return text;
-  if (width < 4) return text.substr(text.size() - width);
+  if (fits(text, width)) return text;
+  const Chars chars(text);
+  if (width < 4) return chars.substr(chars.size() - width);
   const size_t keep = width - 2;
-  std::string tail = text.substr(text.size() - keep);
+  std::string tail = chars.substr(chars.size() - keep);
   // Start at a path separator rather than in the middle of a name, if that loses little.
   const size_t slash = tail.find('/');
-  if (slash != std::string::npos && slash > 0 && tail.size() - slash - 1 >= (keep + 1) / 2)
+  if (slash != std::string::npos && slash > 0 &&
+      display_width(std::string_view(tail).substr(slash + 1)) >= (keep + 1) / 2)
     tail.erase(0, slash);
   return ".." + tail;
 }
@@ -146,11 +210,24 @@ static std::string csv_field(const std::string& s) {
 
 static std::string md_escape(const std::string& s) {
   std::string r;
-  for (char ch : s) {
+  for (char ch : visible_text(s)) {
     if (ch == '|') r += '\\';
     r += ch;
   }
   return r;
+}
+
+// `text` as the terminal is to show it: itself (no copy) unless it holds control
+// characters, which would break the row or reach the terminal as commands (visible_text).
+const std::string& visible(const std::string& text, std::string& scratch) {
+  for (const char ch : text) {
+    const auto b = static_cast<unsigned char>(ch);
+    if (b < 0x20 || b == 0x7F) {
+      scratch = visible_text(text);
+      return scratch;
+    }
+  }
+  return text;
 }
 
 // Collects the output in chunks of about 64 KiB before handing them to the sink.
@@ -180,15 +257,17 @@ void stream_text(const std::vector<Column>& cols, size_t count, const Rows& rows
   std::vector<std::set<std::string>> distinct(cols.size());
   std::vector<size_t> narrowest(cols.size());
   for (size_t c = 0; c < cols.size(); ++c) {
-    w[c] = cols[c].header.size();
+    w[c] = display_width(cols[c].header);
     narrowest[c] = cols[c].shrinkable ? std::max(cols[c].min_width, w[c]) : SIZE_MAX;
   }
+  std::string scratch;
   for (size_t i = 0; i < count; ++i) {
     const std::vector<Cell>& row = rows(i);
     for (size_t c = 0; c < cols.size(); ++c) {
-      const std::string& text = row[c].display;
-      w[c] = std::max(w[c], text.size());
-      if (text.size() > narrowest[c]) distinct[c].insert(text);
+      const std::string& text = visible(row[c].display, scratch);
+      const size_t chars = display_width(text);
+      w[c] = std::max(w[c], chars);
+      if (chars > narrowest[c]) distinct[c].insert(text);
     }
   }
   // Give the excess to the shrinkable columns (kernel and layer names are the only long
@@ -212,10 +291,11 @@ void stream_text(const std::vector<Column>& cols, size_t count, const Rows& rows
     for (size_t k = 0; k < texts.size(); ++k) shown[c].emplace(texts[k], as[k]);
   }
   Buffered out(sink);
-  auto emit = [&](size_t c, const std::string& s) {
+  auto emit = [&](size_t c, const std::string& text) {
     std::string& o = out.text();
+    const std::string& s = visible(text, scratch);
     std::string v = s;
-    if (cols[c].shrinkable && s.size() > w[c]) {
+    if (cols[c].shrinkable && !fits(s, w[c])) {
       const auto it = shown[c].find(s);
       // (Every text wider than the column was collected above; the rest is a safeguard.)
       v = it != shown[c].end()               ? it->second
@@ -224,9 +304,10 @@ void stream_text(const std::vector<Column>& cols, size_t count, const Rows& rows
     }
     const bool last = c + 1 == cols.size();
     if (c) o += "  ";
-    if (cols[c].align == Align::Right) o.append(w[c] - std::min(w[c], v.size()), ' ');
+    const size_t chars = display_width(v);
+    if (cols[c].align == Align::Right) o.append(w[c] - std::min(w[c], chars), ' ');
     o += v;
-    if (cols[c].align == Align::Left && !last) o.append(w[c] - std::min(w[c], v.size()), ' ');
+    if (cols[c].align == Align::Left && !last) o.append(w[c] - std::min(w[c], chars), ' ');
   };
   for (size_t c = 0; c < cols.size(); ++c) emit(c, cols[c].header);
   out.text() += '\n';

@@ -74,6 +74,12 @@ using TextSink = std::function<void(std::string_view text)>;
 void render_stream(const std::vector<Column>& columns, size_t count, const RowSource& source,
                    Format format, size_t width, const TextSink& sink);
 
+// Characters (code points) in UTF-8 `text`: its width in a terminal, wide East Asian
+// characters aside.
+size_t display_width(std::string_view text);
+// `text` with its control characters made visible: \n, \t, \r, and \xHH for the rest
+// (and DEL), so that a name from the trace keeps to its row and sends the terminal nothing.
+std::string visible_text(std::string_view text);
 // Shortens `text` to `width` characters by replacing its middle with "..".
 std::string shorten_middle(const std::string& text, size_t width);
 // Shortens `text` to `width` characters by replacing its beginning with ".."; a '/'-separated

@@ -81,6 +81,40 @@ TEST_CASE("table: csv quoting and raw values; markdown escaping") {
   CHECK_THROWS(t.add_row({output::text_cell("too short")}));
 }
 
+TEST_CASE("table: names from the trace with control characters and non-ASCII letters") {
+  // A range name with a newline, a tab and an ANSI colour sequence keeps to one row and
+  // sends the terminal no escape; UTF-8 names are measured and cut by character, so the
+  // columns stay aligned and no character is split.
+  CHECK(output::visible_text("a\nb\tc\x1b[31m\x7f\r") == "a\\nb\\tc\\x1b[31m\\x7f\\r");
+  CHECK(output::display_width("caf\xC3\xA9") == 4);
+  CHECK(output::display_width("\xE5\x8D\xB7\xE7\xA7\xAF") == 2);  // two CJK characters
+  output::Table t({{"Layer", "layer", output::Align::Left, true}, {"Calls", "calls"}});
+  t.add_row({output::text_cell("conv\n1\x1b[0m"), output::int_cell(1)});
+  t.add_row({output::text_cell("caf\xC3\xA9"), output::int_cell(22)});
+  CHECK(output::render_text(t, 80) ==
+        "Layer           Calls\n"
+        "--------------  -----\n"
+        "conv\\n1\\x1b[0m      1\n"
+        "caf\xC3\xA9               22\n");
+  CHECK(output::render_markdown(t).find("| conv\\n1\\x1b[0m | 1 |") != std::string::npos);
+  CHECK(output::render_csv(t).find("\"conv\n1\x1b[0m\",1") != std::string::npos);  // raw
+  // Shortening counts characters and never splits one (each "\xC3\xA9" is one).
+  const std::string e = "\xC3\xA9";
+  std::string long_name;
+  for (int i = 0; i < 30; ++i) long_name += e;
+  CHECK(output::shorten_middle(long_name, 8) == e + e + e + ".." + e + e + e);
+  CHECK(output::shorten_head(long_name, 5) == ".." + e + e + e);
+  const std::vector<std::string> alike = {"a" + long_name + "1" + long_name,
+                                          "a" + long_name + "2" + long_name};
+  for (const std::string& shown : output::shorten_column(alike, 20, output::Shorten::Middle)) {
+    CHECK(output::display_width(shown) <= 20);
+    CHECK(shown.find("..") != std::string::npos);
+    for (size_t i = 0; i < shown.size(); ++i)  // bytes of "\xC3\xA9" stay in pairs
+      if (static_cast<unsigned char>(shown[i]) == 0xC3)
+        CHECK(static_cast<unsigned char>(shown[i + 1]) == 0xA9);
+  }
+}
+
 TEST_CASE("json writer: optional as null, non-finite as null") {
   output::JsonWriter j;
   j.begin_object();
