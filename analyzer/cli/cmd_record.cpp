@@ -234,9 +234,15 @@ int run_record(const RecordOptions& o) {
   argv.push_back(nullptr);
   std::cout.flush();
   std::cerr.flush();
+  // Closed by a successful exec; a failed one writes its errno first. So the parent knows
+  // whether the program ran at all (if not, there is no trace to look for).
+  int exec_pipe[2];
+  if (pipe2(exec_pipe, O_CLOEXEC) != 0)
+    throw std::runtime_error(std::string("pipe failed: ") + std::strerror(errno));
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(std::string("fork failed: ") + std::strerror(errno));
   if (pid == 0) {
+    close(exec_pipe[0]);
     // The child knows its own pid only now: CLPROF_ROOT_PID tells the shim which process
     // writes CLPROF_OUTPUT unchanged.
     setenv("CLPROF_ROOT_PID", std::to_string(getpid()).c_str(), 1);
@@ -246,8 +252,16 @@ int run_record(const RecordOptions& o) {
     const int err = errno;
     std::string msg = "clprof: error: cannot run '" + cmd[0] + "': " + std::strerror(err) + "\n";
     (void)!write(2, msg.data(), msg.size());
+    (void)!write(exec_pipe[1], &err, sizeof err);
     _exit(err == ENOENT ? 127 : 126);
   }
+  close(exec_pipe[1]);
+  int exec_errno = 0;
+  ssize_t got;
+  while ((got = read(exec_pipe[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {
+  }
+  close(exec_pipe[0]);
+  const bool ran = got != static_cast<ssize_t>(sizeof exec_errno);
   // Like a shell waiting for a foreground job: ^C and ^\ are for the child.
   struct sigaction ignore {}, old_int{}, old_quit{};
   ignore.sa_handler = SIG_IGN;
@@ -260,6 +274,7 @@ int run_record(const RecordOptions& o) {
   sigaction(SIGQUIT, &old_quit, nullptr);
   const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
 
+  if (!ran) return rc;  // the child said why
   const std::string expanded = replace_all(output, "%p", std::to_string(pid));
   // A device such as /dev/null is where the user sent the trace on purpose: nothing to list.
   struct stat target;

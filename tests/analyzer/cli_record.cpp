@@ -111,6 +111,8 @@ TEST_CASE("record: errors") {
                      clitest::temp_dir());
   CHECK(missing.status == 127);
   CHECK(missing.err.find("cannot run '/nonexistent/program'") != std::string::npos);
+  // The error says it all: no warning about a trace that could never have been written.
+  CHECK(missing.err.find("no trace was written") == std::string::npos);
   auto no_shim = run({"record", "--", "true"}, {{"CLPROF_SHIM", "/nonexistent/libclprof.so"}});
   CHECK(no_shim.status == 1);
   CHECK(no_shim.err.find("CLPROF_SHIM") != std::string::npos);
