@@ -201,6 +201,7 @@ class Session {
       counts.emplace_back(std::string(line_kind_name(static_cast<LineKind>(k))), line_counts_[k]);
     }
     writer.finish(format_end_record(to_trace_ns(monotonic_now_ns()), counts, incomplete_, 0));
+    warn_if_lost();
   }
 
  private:
@@ -279,7 +280,18 @@ class Session {
         writes_seen = writer.writes();
         last_flush_ns = now_ns;
       }
+      warn_if_lost();
     }
+  }
+
+  // The app closed the trace's descriptor (or put another file there): say so once. The
+  // harvester goes on releasing events; the records are dropped.
+  void warn_if_lost() {
+    if (!writer.lost() || lost_warned_) return;
+    lost_warned_ = true;
+    log_message(LogLevel::Warn,
+                "the program closed the trace file's descriptor (or opened another file in its "
+                "place); the trace stops there, nothing is written to that descriptor");
   }
 
   // Calibrates host ticks against CLOCK_MONOTONIC (paired reads, best of a few).
@@ -590,6 +602,7 @@ class Session {
   std::uint64_t op_counts_[3] = {};
   std::uint64_t line_counts_[static_cast<int>(LineKind::Count)] = {};
   std::uint64_t incomplete_ = 0;
+  bool lost_warned_ = false;  // harvester, then finaliser
 };
 
 std::atomic<Session*> g_session{nullptr};

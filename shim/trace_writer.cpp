@@ -18,12 +18,23 @@ bool TraceWriter::open(const std::string& path, std::string_view header_line, st
     error = "cannot create " + path + ": " + std::strerror(errno);
     return false;
   }
+  // Out of the way of the app's own descriptors: open() hands out the lowest free number,
+  // so the app's next files get the numbers they would get without clprof.
+  const int high = ::fcntl(fd_, F_DUPFD_CLOEXEC, kHighFd);
+  if (high >= 0) {
+    ::close(fd_);
+    fd_ = high;
+  }
   // Only files on a disk: tmpfs would reserve memory, and a device or pipe has no blocks.
   struct stat st {};
   struct statfs fs {};
   file_bytes_ = 0;
   reserved_to_ = 0;
-  const bool regular = ::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode);
+  lost_ = false;
+  const bool stat_ok = ::fstat(fd_, &st) == 0;
+  dev_ = stat_ok ? st.st_dev : 0;
+  ino_ = stat_ok ? st.st_ino : 0;
+  const bool regular = stat_ok && S_ISREG(st.st_mode);
   reserving_ = regular && ::fstatfs(fd_, &fs) == 0 && fs.f_type != TMPFS_MAGIC;
   aligned_ = regular;
   // Room for a write's worth of records (up to 9/8 kFlushBytes after a short write) and
@@ -93,8 +104,21 @@ bool TraceWriter::flush() {
   return write_out(size_);
 }
 
+bool TraceWriter::still_ours() const {
+  struct stat st {};
+  return ::fstat(fd_, &st) == 0 && st.st_dev == dev_ && st.st_ino == ino_;
+}
+
 bool TraceWriter::write_out(std::size_t n) {
   bool ok = true;
+  // One fstat per write (a write carries ~1 MiB, or 100 ms of records): an app that closes
+  // every descriptor it did not open (daemons do) and opens files of its own must not get
+  // trace lines in them.
+  if (fd_ >= 0 && n > 0 && !still_ours()) {
+    lost_ = true;
+    fd_ = -1;  // not ours to close
+  }
+  if (fd_ < 0 && n > 0) ok = false;
   if (fd_ >= 0 && n > 0) {
     ++writes_;
     reserve_ahead(n);

@@ -4,6 +4,8 @@
 // padded with trailing spaces to get there (trace_writer.cpp says why).
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -19,6 +21,11 @@ class TraceWriter {
   // set when the file cannot be created or written.
   bool open(const std::string& path, std::string_view header_line, std::string& error);
   bool is_open() const { return fd_ >= 0; }
+  // True once a write found the file's descriptor closed or pointing elsewhere (the app
+  // closed it, or closed it and opened something else there): the writer then stops for
+  // good, and never writes to or closes that descriptor again. Threads: owner only.
+  bool lost() const { return lost_; }
+  int fd_for_test() const { return fd_; }
 
   // end_record writes the buffer once about this much is buffered (the owner also
   // flushes on a timer). 1 MiB writes cost the process ~40 ns of CPU per launch less than
@@ -27,6 +34,9 @@ class TraceWriter {
   static constexpr std::size_t kFlushBytes = 1024 * 1024;
   // The most padding a line gets to align a write (bytes).
   static constexpr std::size_t kMaxPadBytes = 4096;
+  // The trace's descriptor is moved to the lowest free number from here, when the limit
+  // on open files allows (the usual soft limit is 1024).
+  static constexpr int kHighFd = 512;
 
   // Buffers one record object as the line `record,\n`.
   void append(std::string_view record);
@@ -70,7 +80,12 @@ class TraceWriter {
   void grow(std::size_t need);  // capacity >= need (aborts on out of memory)
   // Regular files: reserves disk blocks past the end of the file ahead of the writes.
   void reserve_ahead(std::size_t n);
+  // Whether fd_ still refers to the file open() made (same device and inode).
+  bool still_ours() const;
   int fd_ = -1;
+  dev_t dev_ = 0;  // of the file open() made
+  ino_t ino_ = 0;
+  bool lost_ = false;
   // Regular files only: bytes written so far and the end of the blocks reserved with
   // fallocate(FALLOC_FL_KEEP_SIZE) (0: none reserved yet).
   std::uint64_t file_bytes_ = 0;

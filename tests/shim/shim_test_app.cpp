@@ -812,6 +812,29 @@ int scenario_never_dry(int launches) {
 // 8-byte scalar arguments whose value is, or later becomes, a buffer's handle: the shim
 // caches "not a buffer" answers per thread, and a buffer created at that address must end
 // that (docs/trace-format.md: a value equal to a live cl_mem reads as that buffer).
+// Like a daemon: after some launches, close every descriptor but stdin/out/err, open a file
+// of its own and put it at every other number (so it sits where the trace was), write to it,
+// launch again. The file must hold only what the app wrote. SHIM_TEST_APP_FILE: its path.
+int scenario_close_fds() {
+  Cl cl;
+  check(cl.launch_vadd(60), "launch 60");
+  check(clFinish(cl.queue), "finish");
+  const char* path = std::getenv("SHIM_TEST_APP_FILE");
+  if (!path) return 2;
+  for (int fd = 3; fd < 1024; ++fd) close(fd);
+  const int f = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (f < 0) return 3;
+  for (int fd = 3; fd < 1024; ++fd)
+    if (fd != f) dup2(f, fd);
+  const char kText[] = "the app's own data\n";
+  if (write(f, kText, sizeof kText - 1) != static_cast<ssize_t>(sizeof kText - 1)) return 4;
+  for (int i = 0; i < 3000; ++i) check(cl.launch_vadd(61), "launch 61");
+  check(clFinish(cl.queue), "finish");
+  std::this_thread::sleep_for(std::chrono::milliseconds(250));  // a flush interval or two
+  say("after_close", 1);
+  return 0;
+}
+
 int scenario_scalar64() {
   Cl cl;
   cl_int rc = 0;
@@ -884,6 +907,7 @@ int main(int argc, char** argv) {
   if (s == "markers_unbalanced") return scenario_markers_unbalanced();
   if (s == "private_events") return scenario_private_events();
   if (s == "scalar64") return scenario_scalar64();
+  if (s == "close_fds") return scenario_close_fds();
   std::fprintf(stderr, "unknown scenario %s\n", s.c_str());
   return 2;
 }

@@ -557,6 +557,26 @@ TEST_CASE("errors: a command that fails on the device is recorded with its execu
   check_seq_unique_and_complete(t);
 }
 
+TEST_CASE("errors: an app that closes the trace's descriptor and opens its own file there") {
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const std::string app_file = dir.file("app.txt");
+  const RunResult shim =
+      run_app({"close_fds", true, out, {{"SHIM_TEST_APP_FILE", app_file}}}, dir.path());
+  REQUIRE(shim.exit_code == 0);
+  CHECK(shim.values.at("after_close") == 1);
+  CHECK(read_file(app_file) == "the app's own data\n");  // no trace line in it
+  // One warning; the trace keeps what was written before (a cut-short trace).
+  std::size_t warnings = 0;
+  for (std::size_t at = 0; (at = shim.err.find("closed the trace file", at)) != std::string::npos;
+       ++at)
+    ++warnings;
+  CHECK(warnings == 1);
+  const std::string text = read_file(out);
+  CHECK(text.find("{\"format\":\"clprof-trace\"") == 0);
+  CHECK(text.find("\"type\":\"end\"") == std::string::npos);
+}
+
 TEST_CASE("errors: a failed build and a clWaitForEvents are recorded") {
   TempDir dir;
   const std::string out = dir.file("x.json");

@@ -1,4 +1,5 @@
 #include <doctest/doctest.h>
+#include <fcntl.h>
 #include <rapidjson/document.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -313,6 +314,42 @@ TEST_CASE("trace writer: whole lines, one valid JSON document") {
   int lines = 0;
   for (char c : text) lines += c == '\n';
   CHECK(lines == 4);
+}
+
+TEST_CASE("trace writer: a descriptor the app closed or replaced is never written again") {
+  // Daemons close every descriptor they did not open and open files of their own, which
+  // may get the trace's number: those files must never get trace lines.
+  for (const bool replace : {false, true}) {
+    CAPTURE(replace);
+    TempFile trace, apps;
+    TraceWriter w;
+    std::string error;
+    REQUIRE(w.open(trace.path, "{\"records\":[", error));
+    const int fd = w.fd_for_test();
+    CHECK(fd >= TraceWriter::kHighFd);  // out of the app's way (the test's limit allows it)
+    w.append(R"({"type":"mark","name":"before","tid":1,"host_ns":1})");
+    REQUIRE(w.flush());
+    REQUIRE(close(fd) == 0);
+    if (replace) {
+      const int app_fd = open(apps.path, O_WRONLY | O_APPEND);
+      REQUIRE(app_fd >= 0);
+      REQUIRE(dup2(app_fd, fd) == fd);
+      close(app_fd);
+    }
+    w.append(R"({"type":"mark","name":"after","tid":1,"host_ns":2})");
+    CHECK_FALSE(w.flush());
+    CHECK(w.lost());
+    w.append(R"({"type":"mark","name":"later","tid":1,"host_ns":3})");
+    w.finish(R"({"type":"end"})");
+    CHECK(read_file(apps.path).empty());  // nothing in the app's file
+    const std::string text = read_file(trace.path);
+    CHECK(text.find("before") != std::string::npos);
+    CHECK(text.find("after") == std::string::npos);
+    if (replace) {
+      CHECK(fcntl(fd, F_GETFD) >= 0);  // the app's descriptor is left open
+      close(fd);
+    }
+  }
 }
 
 TEST_CASE("trace writer: an unwritable path is an error, not a crash") {
