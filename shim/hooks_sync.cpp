@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "hook_scope.hpp"
+#include "hooks_extensions.hpp"
 #include "objects.hpp"
 #include "recording.hpp"
 
@@ -46,13 +47,15 @@ CLPROF_EXPORT cl_int CL_API_CALL clGetEventProfilingInfo(cl_event event, cl_prof
   return real().clGetEventProfilingInfo(event, param, size, value, size_ret);
 }
 
-// Core entry points asked for by name get the hook (so the call is still recorded);
-// extension names are the driver's business.
+// Core entry points asked for by name get the hook (so the call is still recorded); of
+// the extensions, those that make objects the trace must know come wrapped
+// (hooks_extensions.hpp); the rest are the driver's business.
 CLPROF_EXPORT void* CL_API_CALL clGetExtensionFunctionAddress(const char* name) {
   HookScope scope;
   void* f = real().clGetExtensionFunctionAddress(name);
   if (f && hooks_may_be_handed_out()) {
     if (void* hook = hook_address(name)) return hook;
+    if (void* wrapper = extension_hook(nullptr, name, f)) return wrapper;
   }
   return f;
 }
@@ -63,6 +66,7 @@ CLPROF_EXPORT void* CL_API_CALL clGetExtensionFunctionAddressForPlatform(cl_plat
   void* f = real().clGetExtensionFunctionAddressForPlatform(platform, name);
   if (f && hooks_may_be_handed_out()) {
     if (void* hook = hook_address(name)) return hook;
+    if (void* wrapper = extension_hook(platform, name, f)) return wrapper;
   }
   return f;
 }

@@ -1,5 +1,7 @@
 #include "real_opencl.hpp"
 
+#include "hooks_extensions.hpp"
+
 #include <dlfcn.h>
 #include <link.h>
 
@@ -298,6 +300,11 @@ extern "C" __attribute__((visibility("hidden"))) CLPROF_NO_SANITIZE void* clprof
   if (!clprof::shim::hooks_may_be_handed_out()) return found;
   void* hook = hook_address(name);
   if (hook && found != hook && found == real_address(name)) return hook;
+  // An extension a vendor's libOpenCL exports (Arm Compute Library loads
+  // clImportMemoryARM this way): some come wrapped.
+  if (!hook) {
+    if (void* wrapper = clprof::shim::extension_hook(nullptr, name, found)) return wrapper;
+  }
   return found;
 }
 

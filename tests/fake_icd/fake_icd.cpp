@@ -1016,6 +1016,15 @@ cl_mem CL_API_CALL CreateBufferWithProperties(cl_context c, const cl_mem_propert
   return CreateBuffer(c, flags, bytes, host_ptr, errcode_ret);
 }
 
+// cl_arm_import_memory (host memory only): a buffer over the app's memory, like
+// CL_MEM_USE_HOST_PTR. Found only through clGetExtensionFunctionAddress(ForPlatform).
+cl_mem CL_API_CALL ImportMemoryARM(cl_context c, cl_mem_flags flags, const intptr_t*, void* memory,
+                                   size_t bytes, cl_int* errcode_ret) {
+  if (!memory) return fail<_cl_mem>(errcode_ret, CL_INVALID_VALUE);
+  return CreateBuffer(c, (flags ? flags : CL_MEM_READ_WRITE) | CL_MEM_USE_HOST_PTR, bytes, memory,
+                      errcode_ret);
+}
+
 cl_mem CL_API_CALL CreateSubBuffer(cl_mem parent, cl_mem_flags flags,
                                    cl_buffer_create_type type, const void* info,
                                    cl_int* errcode_ret) {
@@ -1919,6 +1928,10 @@ void* extension_address(const char* name) {
     return reinterpret_cast<void*>(&IcdGetPlatformIDs);
   if (std::strcmp(name, "clGetPlatformInfo") == 0)
     return reinterpret_cast<void*>(&GetPlatformInfo);
+  if (std::strcmp(name, "clImportMemoryARM") == 0) return reinterpret_cast<void*>(&ImportMemoryARM);
+  // cl_intel_unified_shared_memory's argument setter (a USM pointer, like an SVM one).
+  if (std::strcmp(name, "clSetKernelArgMemPointerINTEL") == 0)
+    return reinterpret_cast<void*>(&SetKernelArgSVMPointer);
   return nullptr;
 }
 
@@ -2115,4 +2128,13 @@ FAKE_EXPORT CL_API_ENTRY cl_int CL_API_CALL clIcdGetPlatformIDsKHR(cl_uint num_e
 FAKE_EXPORT CL_API_ENTRY void* CL_API_CALL clGetExtensionFunctionAddress(const char* name) {
   clprof::fake::ensure_dispatch();
   return clprof::fake::extension_address(name);
+}
+
+// Exported as a vendor's own libOpenCL exports it (Mali's does), for apps that dlsym it
+// from the library (Arm Compute Library does).
+FAKE_EXPORT CL_API_ENTRY cl_mem CL_API_CALL clImportMemoryARM(cl_context c, cl_mem_flags flags,
+                                                              const intptr_t* properties,
+                                                              void* memory, size_t bytes,
+                                                              cl_int* errcode_ret) {
+  return clprof::fake::ImportMemoryARM(c, flags, properties, memory, bytes, errcode_ret);
 }

@@ -2,6 +2,7 @@
 // run with and without libclprof.so preloaded. argv[1] picks a scenario; what the app saw
 // (return codes, counts, ids) goes to stdout as "key value" lines for the test to compare.
 #include <CL/cl.h>
+#include <CL/cl_ext.h>
 #include <CL/cl_icd.h>
 #include <clprof/clprof.h>
 #include <dlfcn.h>
@@ -835,6 +836,67 @@ int scenario_close_fds() {
   return 0;
 }
 
+// Extensions the shim wraps: memory imported with cl_arm_import_memory (Arm NN's zero-copy
+// tensors), through every lookup, is a buffer of the imported size as a kernel argument;
+// a cl_intel_unified_shared_memory pointer argument is a pointer, like an SVM one.
+int scenario_import_memory() {
+  Cl cl;
+  using Import = decltype(&::clImportMemoryARM);
+  alignas(64) static float host[1024];
+  cl_int rc = 0;
+  const auto import_for_platform = reinterpret_cast<Import>(
+      clGetExtensionFunctionAddressForPlatform(cl.platform, "clImportMemoryARM"));
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+  const auto import_any =
+      reinterpret_cast<Import>(clGetExtensionFunctionAddress("clImportMemoryARM"));
+#pragma GCC diagnostic pop
+  // As Arm Compute Library gets it: dlsym on the library that exports it (here the fake
+  // driver's own library, which the test names in OCL_ICD_FILENAMES).
+  const char* lib = std::getenv("OCL_ICD_FILENAMES");
+  void* handle = lib ? dlopen(lib, RTLD_NOW | RTLD_LOCAL) : nullptr;
+  const auto import_dlsym =
+      handle ? reinterpret_cast<Import>(dlsym(handle, "clImportMemoryARM")) : nullptr;
+  say("dlsym_found", import_dlsym ? 1 : 0);
+  // (ocl-icd answers the platform-less lookup only for names that end in the platform's
+  // ICD suffix: "ARM" on Mali, not on the fake driver.)
+  say("found", (import_for_platform ? 1 : 0) + (import_any ? 2 : 0));
+  if (!import_for_platform) return 2;
+  const Import import_second = import_any ? import_any : import_for_platform;
+  cl_mem m1 = import_for_platform(cl.context, CL_MEM_READ_WRITE, nullptr, host, sizeof host, &rc);
+  check(rc, "import 1");
+  check(clSetKernelArg(cl.vadd, 0, sizeof m1, &m1), "arg m1");
+  check(cl.launch_vadd(70), "launch 70");
+  cl_mem m2 = import_second(cl.context, CL_MEM_READ_WRITE, nullptr, host, sizeof host / 2, &rc);
+  check(rc, "import 2");
+  check(clSetKernelArg(cl.vadd, 0, sizeof m2, &m2), "arg m2");
+  check(cl.launch_vadd(71), "launch 71");
+  if (import_dlsym) {
+    cl_mem m3 = import_dlsym(cl.context, CL_MEM_READ_WRITE, nullptr, host, 1024, &rc);
+    check(rc, "import 3");
+    check(clSetKernelArg(cl.vadd, 0, sizeof m3, &m3), "arg m3");
+    check(cl.launch_vadd(72), "launch 72");
+    check(clFinish(cl.queue), "finish");
+    clReleaseMemObject(m3);
+  }
+  // cl_intel_unified_shared_memory: a USM pointer argument, recorded like an SVM pointer.
+  using SetArgMemPointer = decltype(&::clSetKernelArgMemPointerINTEL);
+  const auto set_arg_mem_pointer = reinterpret_cast<SetArgMemPointer>(
+      clGetExtensionFunctionAddressForPlatform(cl.platform, "clSetKernelArgMemPointerINTEL"));
+  say("usm_found", set_arg_mem_pointer ? 1 : 0);
+  if (set_arg_mem_pointer) {
+    check(set_arg_mem_pointer(cl.vadd, 0, reinterpret_cast<void*>(0x7f0012340000)), "usm arg");
+    check(cl.launch_vadd(73), "launch 73");
+    say("usm_bad_index_rc", set_arg_mem_pointer(cl.vadd, 99, nullptr));
+  }
+  say("bad_import_rc",
+      (import_second(cl.context, CL_MEM_READ_WRITE, nullptr, nullptr, 64, &rc), rc));
+  check(clFinish(cl.queue), "finish");
+  clReleaseMemObject(m1);
+  clReleaseMemObject(m2);
+  return 0;
+}
+
 int scenario_scalar64() {
   Cl cl;
   cl_int rc = 0;
@@ -908,6 +970,7 @@ int main(int argc, char** argv) {
   if (s == "private_events") return scenario_private_events();
   if (s == "scalar64") return scenario_scalar64();
   if (s == "close_fds") return scenario_close_fds();
+  if (s == "import_memory") return scenario_import_memory();
   std::fprintf(stderr, "unknown scenario %s\n", s.c_str());
   return 2;
 }

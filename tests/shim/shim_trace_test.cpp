@@ -605,6 +605,42 @@ TEST_CASE("errors: a failed build and a clWaitForEvents are recorded") {
   check_seq_unique_and_complete(t);
 }
 
+TEST_CASE("trace: wrapped extensions: imported memory is a buffer, a USM pointer a pointer") {
+  for (const bool shim_on : {false, true}) {
+    CAPTURE(shim_on);
+    TempDir dir;
+    const std::string out = dir.file("x.json");
+    const RunResult r = run_app({"import_memory", shim_on, out, {}}, dir.path());
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.values.at("found") % 2 == 1);        // the platform's lookup finds it
+    CHECK(r.values.at("bad_import_rc") == -30);  // CL_INVALID_VALUE, the driver's
+    if (!shim_on) continue;
+    Trace t;
+    REQUIRE(load_trace(out, t));
+    std::map<long long, const Value*> by_gws;
+    for (const Value* l : t.of_type("launch")) by_gws[nums(*l, "gws")[0]] = l;
+    REQUIRE(by_gws.count(70));
+    REQUIRE(by_gws.count(71));
+    const Value& a70 = member(*by_gws[70], "args")[0];
+    const Value& a71 = member(*by_gws[71], "args")[0];
+    CHECK(std::string(a70[0].GetString()) == "buffer");
+    CHECK(a70[3].GetInt64() == 4096);
+    CHECK(std::string(a71[0].GetString()) == "buffer");
+    CHECK(a71[3].GetInt64() == 2048);
+    CHECK(a70[2].GetInt64() > 0);
+    CHECK(a71[2].GetInt64() != a70[2].GetInt64());
+    REQUIRE(r.values.at("dlsym_found") == 1);
+    REQUIRE(by_gws.count(72));
+    const Value& a72 = member(*by_gws[72], "args")[0];
+    CHECK(std::string(a72[0].GetString()) == "buffer");
+    CHECK(a72[3].GetInt64() == 1024);
+    REQUIRE(r.values.at("usm_found") == 1);
+    CHECK(r.values.at("usm_bad_index_rc") == -49);  // CL_INVALID_ARG_INDEX, the driver's
+    REQUIRE(by_gws.count(73));
+    CHECK(to_json(member(*by_gws[73], "args")[0]) == R"(["svm",0,"0x7f0012340000"])");
+  }
+}
+
 TEST_CASE("trace: ids are never reused; sub-buffers, NULL and unset arguments") {
   TempDir dir;
   const std::string out = dir.file("x.json");
