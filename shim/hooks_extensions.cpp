@@ -93,7 +93,12 @@ cl_mem CL_API_CALL import_memory_arm(cl_context context, cl_mem_flags flags,
 }
 
 // ---- cl_intel_unified_shared_memory: a pointer argument, like an SVM one ---------------
+#if defined(cl_intel_unified_shared_memory)
 using SetKernelArgMemPointerIntel = decltype(&::clSetKernelArgMemPointerINTEL);
+#else
+// Headers older than the extension (Debian 11's): the signature of its specification.
+using SetKernelArgMemPointerIntel = cl_int(CL_API_CALL*)(cl_kernel, cl_uint, const void*);
+#endif
 RealFunctions<SetKernelArgMemPointerIntel> g_set_arg_mem_pointer_intel;
 
 cl_int CL_API_CALL set_kernel_arg_mem_pointer_intel(cl_kernel kernel, cl_uint arg_index,

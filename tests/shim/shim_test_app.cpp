@@ -880,7 +880,11 @@ int scenario_import_memory() {
     clReleaseMemObject(m3);
   }
   // cl_intel_unified_shared_memory: a USM pointer argument, recorded like an SVM pointer.
+#if defined(cl_intel_unified_shared_memory)
   using SetArgMemPointer = decltype(&::clSetKernelArgMemPointerINTEL);
+#else  // older headers (Debian 11's)
+  using SetArgMemPointer = cl_int(CL_API_CALL*)(cl_kernel, cl_uint, const void*);
+#endif
   const auto set_arg_mem_pointer = reinterpret_cast<SetArgMemPointer>(
       clGetExtensionFunctionAddressForPlatform(cl.platform, "clSetKernelArgMemPointerINTEL"));
   say("usm_found", set_arg_mem_pointer ? 1 : 0);
