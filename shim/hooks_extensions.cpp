@@ -109,14 +109,7 @@ cl_int CL_API_CALL set_kernel_arg_mem_pointer_intel(cl_kernel kernel, cl_uint ar
   const SetKernelArgMemPointerIntel fn = g_set_arg_mem_pointer_intel.for_context(context);
   if (!fn) return CL_INVALID_OPERATION;  // (as above)
   const cl_int rc = fn(kernel, arg_index, arg_value);
-  if (scope.active() && rc == CL_SUCCESS && arg_index < kMaxRecordedArgs) {
-    if (KernelInfo* k = kernel_info(kernel)) {
-      ArgSnapshot& a = k->args[arg_index];
-      a.kind = ArgKind::Svm;
-      a.size = 0;
-      a.svm_pointer = reinterpret_cast<std::uintptr_t>(arg_value);
-    }
-  }
+  if (scope.active() && rc == CL_SUCCESS) snapshot_pointer_arg(kernel, arg_index, arg_value);
   return rc;
 }
 

@@ -64,14 +64,7 @@ CLPROF_EXPORT cl_int CL_API_CALL clSetKernelArgSVMPointer(cl_kernel kernel, cl_u
                                                           const void* arg_value) {
   HookScope scope;
   const cl_int rc = real().clSetKernelArgSVMPointer(kernel, arg_index, arg_value);
-  if (scope.active() && rc == CL_SUCCESS && arg_index < kMaxRecordedArgs) {
-    if (KernelInfo* k = kernel_info(kernel)) {
-      ArgSnapshot& a = k->args[arg_index];
-      a.kind = ArgKind::Svm;
-      a.size = 0;
-      a.svm_pointer = reinterpret_cast<std::uintptr_t>(arg_value);
-    }
-  }
+  if (scope.active() && rc == CL_SUCCESS) snapshot_pointer_arg(kernel, arg_index, arg_value);
   return rc;
 }
 

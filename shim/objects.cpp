@@ -332,6 +332,16 @@ KernelInfo* kernel_info(cl_kernel kernel) {
   return add_kernel(kernel, true);
 }
 
+void snapshot_pointer_arg(cl_kernel kernel, cl_uint arg_index, const void* pointer) {
+  if (arg_index >= kMaxRecordedArgs) return;
+  if (KernelInfo* k = kernel_info(kernel)) {
+    ArgSnapshot& a = k->args[arg_index];
+    a.kind = ArgKind::Svm;
+    a.size = 0;
+    a.svm_pointer = reinterpret_cast<std::uintptr_t>(pointer);
+  }
+}
+
 void register_mem(cl_mem mem, ArgKind kind, std::uint64_t bytes, std::uint32_t element_bytes) {
   MemInfo* m = mems().create(mem);
   m->kind = kind;

@@ -228,6 +228,9 @@ KernelInfo* kernel_info(cl_kernel kernel);
 KernelInfo* register_kernel(cl_kernel kernel);
 // Registers a mem object the app just got.
 void register_mem(cl_mem mem, ArgKind kind, std::uint64_t bytes, std::uint32_t element_bytes);
+// Records `pointer` as argument `arg_index` of `kernel` (an SVM or USM pointer), after the
+// driver accepted it. Threads: any (the app's own rule: one thread sets a kernel's args).
+void snapshot_pointer_arg(cl_kernel kernel, cl_uint arg_index, const void* pointer);
 // Bytes per pixel of an image format (0 if unknown).
 std::uint32_t image_element_bytes(const cl_image_format* format);
 
