@@ -7,6 +7,7 @@
 
 #include "hook_scope.hpp"
 #include "objects.hpp"
+#include "output_names.hpp"
 #include "record_format.hpp"
 
 namespace clprof::shim {

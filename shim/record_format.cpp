@@ -7,6 +7,9 @@
 #include <cstdio>
 #include <cstring>
 
+#include "number_text.hpp"
+#include "utf8.hpp"
+
 namespace clprof::shim {
 namespace {
 
@@ -16,41 +19,6 @@ using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 void key(Writer& w, std::string_view k) {
   w.Key(k.data(), static_cast<rapidjson::SizeType>(k.size()));
 }
-// Length of the well-formed UTF-8 sequence (RFC 3629: no overlong forms, no surrogates,
-// nothing above U+10FFFF) that starts s[0], or 0 when s[0] starts none.
-std::size_t utf8_sequence_length(const unsigned char* s, std::size_t n) {
-  const unsigned c = s[0];
-  if (c < 0x80) return 1;
-  std::size_t len = 0;
-  unsigned lo = 0x80, hi = 0xBF;  // the second byte's range
-  if (c >= 0xC2 && c <= 0xDF) {
-    len = 2;
-  } else if (c == 0xE0) {
-    len = 3;
-    lo = 0xA0;
-  } else if (c == 0xED) {
-    len = 3;
-    hi = 0x9F;
-  } else if (c >= 0xE1 && c <= 0xEF) {
-    len = 3;
-  } else if (c == 0xF0) {
-    len = 4;
-    lo = 0x90;
-  } else if (c >= 0xF1 && c <= 0xF3) {
-    len = 4;
-  } else if (c == 0xF4) {
-    len = 4;
-    hi = 0x8F;
-  } else {
-    return 0;
-  }
-  if (n < len || s[1] < lo || s[1] > hi) return 0;
-  for (std::size_t k = 2; k < len; ++k) {
-    if ((s[k] & 0xC0) != 0x80) return 0;
-  }
-  return len;
-}
-
 // Every string the trace holds comes from the app or its environment (kernel names, build
 // options, sources, range names, the command line): JSON text must be UTF-8, and the
 // analyzer's parser rejects a whole trace over one stray Latin-1 byte.
@@ -64,71 +32,6 @@ void string(Writer& w, std::string_view s) {
   }
   const std::string fixed = valid_utf8(s);
   w.String(fixed.data(), static_cast<rapidjson::SizeType>(fixed.size()));
-}
-
-constexpr std::uint32_t kPow10[10] = {1u,      10u,      100u,      1000u,      10000u,
-                                      100000u, 1000000u, 10000000u, 100000000u, 1000000000u};
-
-// Decimal digits of v (1 <= v < 10^8): floor(log10) from the bit length, one table
-// correction.
-inline unsigned decimal_digits32(std::uint32_t v) {
-  const unsigned bits = 32u - static_cast<unsigned>(__builtin_clz(v | 1));
-  const unsigned t = (bits * 1233u) >> 12;  // ~ bits * log10(2)
-  return t + 1 - (v < kPow10[t]);
-}
-
-// v < 10^8 as eight ASCII digits (leading zeros kept) in one 64-bit register, the first
-// digit in the lowest byte: two 4-digit halves in 32-bit lanes, then four 2-digit quarters
-// in 16-bit lanes, then eight digits in bytes; the divisions by 100 and 10 are
-// multiply-and-shift, exact for these ranges.
-static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
-              "eight_digits() puts the first digit in the lowest byte of its result");
-inline std::uint64_t eight_digits(std::uint32_t v) {
-  const std::uint64_t high4 = v / 10000;
-  std::uint64_t x = high4 | ((v - high4 * 10000) << 32);  // 2 x (0..9999), 32-bit lanes
-  const std::uint64_t div100 = ((x * 10486) >> 20) & 0x0000007F0000007FULL;
-  x = ((x - div100 * 100) << 16) | div100;  // 4 x (0..99), 16-bit lanes
-  const std::uint64_t div10 = ((x * 103) >> 10) & 0x000F000F000F000FULL;
-  x = ((x - div10 * 10) << 8) | div10;  // 8 x (0..9), bytes
-  return x + 0x3030303030303030ULL;     // '0'
-}
-
-// v < 10^8 as exactly 8 digits (leading zeros kept): one 8-byte store.
-inline char* write_8_digits(char* p, std::uint32_t v) {
-  const std::uint64_t x = eight_digits(v);
-  std::memcpy(p, &x, 8);
-  return p + 8;
-}
-
-// v < 10^8, without leading zeros. Stores 8 bytes (the digits, then zeros past them, which
-// the caller's next text overwrites: every buffer here has that room, op_chars_bound).
-inline char* write_below_1e8(char* p, std::uint32_t v) {
-  if (v < 10) {
-    *p = static_cast<char>('0' + v);
-    return p + 1;
-  }
-  const unsigned n = decimal_digits32(v);
-  const std::uint64_t x = eight_digits(v) >> (8 * (8 - n));  // drop the leading zeros
-  std::memcpy(p, &x, 8);
-  return p + n;
-}
-
-// Writes v in decimal at p (same text as RapidJSON's u64toa / std::to_string); returns
-// the end. Numbers below 10^8 (ids, sizes, most times) take the 32-bit path.
-inline char* write_u64(char* p, std::uint64_t v) {
-  constexpr std::uint64_t k1e8 = 100000000ULL;
-  if (v < k1e8) return write_below_1e8(p, static_cast<std::uint32_t>(v));
-  if (v < k1e8 * k1e8) {
-    const std::uint64_t hi = v / k1e8;
-    p = write_below_1e8(p, static_cast<std::uint32_t>(hi));
-    return write_8_digits(p, static_cast<std::uint32_t>(v - hi * k1e8));
-  }
-  const std::uint64_t hi = v / (k1e8 * k1e8);  // <= 1844
-  const std::uint64_t rest = v - hi * (k1e8 * k1e8);
-  const std::uint64_t mid = rest / k1e8;
-  p = write_below_1e8(p, static_cast<std::uint32_t>(hi));
-  p = write_8_digits(p, static_cast<std::uint32_t>(mid));
-  return write_8_digits(p, static_cast<std::uint32_t>(rest - mid * k1e8));
 }
 
 // v in decimal. Values of one kind (a run's device times, its host times) share all but
@@ -145,14 +48,6 @@ inline char* write_u64_prefixed(char* p, std::uint64_t v, LaunchTextCache::Prefi
   }
   std::memcpy(p, prefix.text, 16);  // hi < 2^64 / 10^8 has at most 12 digits
   return write_8_digits(p + prefix.len, static_cast<std::uint32_t>(v - hi * k1e8));
-}
-
-inline char* write_i64(char* p, std::int64_t v) {
-  if (v < 0) {
-    *p++ = '-';
-    return write_u64(p, 0 - static_cast<std::uint64_t>(v));
-  }
-  return write_u64(p, static_cast<std::uint64_t>(v));
 }
 
 // A name of the schema as a JSON string, quotes included, in a fixed-size array, so that
@@ -326,19 +221,6 @@ constexpr auto kHexPairs = [] {
   }
   return t;
 }();
-
-// Lower-case hex of the four bytes of v, the lowest-addressed (lowest on this
-// little-endian host) first, as eight characters in one register, the first in its lowest
-// byte: each byte goes to a 16-bit lane, its nibbles are swapped into text order, and
-// each nibble becomes '0'..'9' or 'a'..'f' without a branch (n + 6 carries into bit 4
-// exactly when n >= 10).
-inline std::uint64_t hex_of_4_bytes(std::uint32_t v) {
-  std::uint64_t x = (v & 0xFFFFu) | (static_cast<std::uint64_t>(v & 0xFFFF0000u) << 16);
-  x = (x & 0x000000FF000000FFULL) | ((x & 0x0000FF000000FF00ULL) << 8);
-  x = ((x >> 4) & 0x000F000F000F000FULL) | ((x & 0x000F000F000F000FULL) << 8);
-  const std::uint64_t letters = ((x + 0x0606060606060606ULL) >> 4) & 0x0101010101010101ULL;
-  return x + 0x3030303030303030ULL + letters * ('a' - '0' - 10);
-}
 
 Out arg(Out o, const ArgSnapshot& a) {
   o.ch('[');
@@ -775,34 +657,6 @@ std::string format_i64_for_test(std::int64_t v) {
   return std::string(buf, static_cast<std::size_t>(write_i64(buf, v) - buf));
 }
 
-std::size_t utf8_valid_prefix(std::string_view s) {
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const std::size_t len = utf8_sequence_length(p + i, s.size() - i);
-    if (len == 0) break;
-    i += len;
-  }
-  return i;
-}
-
-std::string valid_utf8(std::string_view s) {
-  std::string out;
-  out.reserve(s.size() + 8);
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  for (std::size_t i = 0; i < s.size();) {
-    const std::size_t len = utf8_sequence_length(p + i, s.size() - i);
-    if (len == 0) {
-      out += "\xEF\xBF\xBD";  // U+FFFD REPLACEMENT CHARACTER, for this one byte
-      ++i;
-    } else {
-      out.append(s.data() + i, len);
-      i += len;
-    }
-  }
-  return out;
-}
-
 std::string json_quote(std::string_view s) {
   rapidjson::StringBuffer sb;
   Writer w(sb);
@@ -968,48 +822,6 @@ std::string format_end_record(std::int64_t host_ns,
   w.Uint64(dropped);
   w.EndObject();
   return std::string(sb.GetString(), sb.GetSize());
-}
-
-std::string expand_output_path(std::string_view pattern, long pid, long root_pid,
-                               bool suffix_children) {
-  const std::string pid_text = std::to_string(pid);
-  std::string out;
-  bool had_pid = false;
-  for (std::size_t i = 0; i < pattern.size(); ++i) {
-    if (pattern[i] == '%' && i + 1 < pattern.size() && pattern[i + 1] == 'p') {
-      out += pid_text;
-      had_pid = true;
-      ++i;
-    } else {
-      out += pattern[i];
-    }
-  }
-  if (had_pid || !suffix_children || root_pid == 0 || root_pid == pid) return out;
-  return insert_before_extension(out, "." + pid_text);
-}
-
-std::string insert_before_extension(std::string_view path, std::string_view text) {
-  const std::size_t slash = path.rfind('/');
-  const std::size_t base = slash == std::string::npos ? 0 : slash + 1;
-  const std::size_t dot = path.rfind('.');
-  // A leading dot (".trace") is a hidden file's name, not an extension.
-  if (dot == std::string::npos || dot <= base) return std::string(path) + std::string(text);
-  return std::string(path.substr(0, dot)) + std::string(text) + std::string(path.substr(dot));
-}
-
-std::uint64_t fnv1a64(std::uint64_t state, const void* data, std::size_t n) {
-  const auto* p = static_cast<const unsigned char*>(data);
-  for (std::size_t i = 0; i < n; ++i) {
-    state ^= p[i];
-    state *= 0x100000001b3ULL;
-  }
-  return state;
-}
-
-std::string source_hash_text(std::uint64_t hash) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "fnv1a64:%016llx", static_cast<unsigned long long>(hash));
-  return buf;
 }
 
 }  // namespace clprof::shim

@@ -78,12 +78,6 @@ char* format_op(const OpRecord& r, char* out, LaunchTextCache* cache = nullptr);
 std::string format_u64_for_test(std::uint64_t v);
 std::string format_i64_for_test(std::int64_t v);
 
-// How many leading bytes of `s` are well-formed UTF-8 (RFC 3629).
-std::size_t utf8_valid_prefix(std::string_view s);
-// `s` with every byte that starts no well-formed UTF-8 sequence replaced by U+FFFD (the
-// trace's strings, docs/trace-format.md). Well-formed input comes back unchanged.
-std::string valid_utf8(std::string_view s);
-
 // `s` as a JSON string literal, quotes included, escaped (kernel names are stored
 // like this so the hot formatter can copy them verbatim). Like every string of the
 // trace, made well-formed UTF-8 first (valid_utf8).
@@ -137,22 +131,5 @@ std::string format_header_line(const HeaderFacts& h);
 std::string format_end_record(std::int64_t host_ns,
                               const std::vector<std::pair<std::string, std::uint64_t>>& counts,
                               std::uint64_t incomplete, std::uint64_t dropped);
-
-// CLPROF_OUTPUT expansion: every "%p" becomes `pid`. Without "%p", a process whose pid is
-// not `root_pid` inserts ".<pid>" before the file name's extension (run.json ->
-// run.<pid>.json; "run" -> "run.<pid>"). root_pid 0 counts as "this is the root".
-// `suffix_children` false turns the ".<pid>" rule off (the target is a device or FIFO such
-// as /dev/null that every process may share).
-std::string expand_output_path(std::string_view pattern, long pid, long root_pid,
-                               bool suffix_children = true);
-// `path` with `text` inserted before the file name's extension ("run.json", ".1" ->
-// "run.1.json"; "run" -> "run.1"; ".trace" -> ".trace.1").
-std::string insert_before_extension(std::string_view path, std::string_view text);
-
-// FNV-1a 64-bit, incremental: start with kFnvOffset, feed bytes.
-inline constexpr std::uint64_t kFnvOffset = 0xcbf29ce484222325ULL;
-std::uint64_t fnv1a64(std::uint64_t state, const void* data, std::size_t n);
-// "fnv1a64:<16 lower-case hex digits>"
-std::string source_hash_text(std::uint64_t hash);
 
 }  // namespace clprof::shim

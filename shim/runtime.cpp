@@ -24,6 +24,7 @@
 #include "log.hpp"
 #include "monotonic_condition.hpp"
 #include "objects.hpp"
+#include "output_names.hpp"
 #include "process_facts.hpp"
 #include "real_opencl.hpp"
 #include "record_format.hpp"

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "output_names.hpp"
 #include "record_format.hpp"
 
 using namespace clprof::shim;

@@ -7,6 +7,7 @@
 
 #include "clprof/trace_format.hpp"
 #include "record_format.hpp"
+#include "utf8.hpp"
 
 using namespace clprof::shim;
 
