@@ -23,10 +23,7 @@ void key(Writer& w, std::string_view k) {
 // options, sources, range names, the command line): JSON text must be UTF-8, and the
 // analyzer's parser rejects a whole trace over one stray Latin-1 byte.
 void string(Writer& w, std::string_view s) {
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  std::size_t i = 0;
-  while (i < s.size() && p[i] < 0x80) ++i;  // the usual case: ASCII throughout
-  if (i == s.size() || utf8_valid_prefix(s.substr(i)) == s.size() - i) {
+  if (utf8_valid_prefix(s) == s.size()) {
     w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
     return;
   }
