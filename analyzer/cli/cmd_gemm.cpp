@@ -7,8 +7,8 @@
 #include <sstream>
 #include <tuple>
 
-#include "analyses/gemm.hpp"
-#include "analyses/peak.hpp"
+#include "analyses/gemm/gemm.hpp"
+#include "readers/clpeak/peak.hpp"
 #include "cli/commands.hpp"
 
 namespace clprof::cli {

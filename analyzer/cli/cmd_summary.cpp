@@ -1,5 +1,5 @@
 // clprof summary: one overview of the run, and the same figures per device.
-#include "analyses/gemm.hpp"
+#include "analyses/gemm/gemm.hpp"
 #include "analyses/summary.hpp"
 #include "cli/commands.hpp"
 

@@ -9,10 +9,7 @@
 
 #include "readers/load.hpp"
 
-#if __has_include("layers_from.hpp")
-#include "layers_from.hpp"
-#define CLPROF_HAVE_LAYERS_FROM 1
-#endif
+#include "readers/layers_from/layers_from.hpp"
 
 namespace clprof::cli {
 
@@ -109,9 +106,6 @@ Session run_session(const CommonOptions& o, const AnalysisMaker& make, bool need
       throw UsageError(std::string("--iteration: ") + e.what());
     }
   }
-#ifndef CLPROF_HAVE_LAYERS_FROM
-  if (!o.layers_from.empty()) throw UsageError("--layers-from is not available in this build");
-#endif
   const bool memory = needs_memory || filter || iteration || o.skip_first > 0 ||
                       !o.layers_from.empty() || !all_clprof(o);
   if (!memory) {
@@ -124,7 +118,6 @@ Session run_session(const CommonOptions& o, const AnalysisMaker& make, bool need
     return s;
   }
   readers::load_run(o.inputs, o.input_format, s.run, s.diagnostics);
-#ifdef CLPROF_HAVE_LAYERS_FROM
   if (!o.layers_from.empty()) {
     model::Run source;
     readers::load_run({o.layers_from}, "", source, s.diagnostics);
@@ -134,7 +127,6 @@ Session run_session(const CommonOptions& o, const AnalysisMaker& make, bool need
       s.diagnostics.warnings.push_back("--layers-from: no launch falls inside a range of " +
                                        o.layers_from);
   }
-#endif
   analyses::LaunchPredicate keep;
   std::vector<analyses::LaunchPredicate> parts;
   if (iteration || o.skip_first > 0) {

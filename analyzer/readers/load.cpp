@@ -9,7 +9,7 @@
 #include <cstring>
 #include <thread>
 
-#include "readers/clprof_trace.hpp"
+#include "readers/clprof_trace/clprof_trace.hpp"
 
 namespace clprof::readers {
 namespace {

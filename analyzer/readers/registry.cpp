@@ -1,10 +1,10 @@
 // The list of input formats. To add a reader: include its header and add one line to
 // the list below (most specific sniffer first; the clprof trace stays first).
-#include "readers/armnn.hpp"
-#include "readers/caffe.hpp"
-#include "readers/chrome_trace.hpp"
-#include "readers/clprof_trace.hpp"
-#include "readers/dvdt_prof.hpp"
+#include "readers/armnn/armnn.hpp"
+#include "readers/caffe/caffe.hpp"
+#include "readers/chrome/chrome_trace.hpp"
+#include "readers/clprof_trace/clprof_trace.hpp"
+#include "readers/dvdt_prof/dvdt_prof.hpp"
 #include "readers/reader.hpp"
 
 namespace clprof::readers {

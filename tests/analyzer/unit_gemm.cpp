@@ -5,8 +5,8 @@
 
 #include <memory>
 
-#include "analyses/gemm.hpp"
-#include "gemm_rules.hpp"
+#include "analyses/gemm/gemm.hpp"
+#include "analyses/gemm/gemm_rules.hpp"
 #include "readers/reader.hpp"
 #include "unit_helpers.hpp"
 

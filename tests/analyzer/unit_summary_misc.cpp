@@ -4,7 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "analyses/peak.hpp"
+#include "readers/clpeak/peak.hpp"
 #include "analyses/speedup.hpp"
 #include "analyses/summary.hpp"
 #include "unit_helpers.hpp"

@@ -7,7 +7,7 @@
 #include <new>
 #include <string>
 
-#include "readers/clprof_trace.hpp"
+#include "readers/clprof_trace/clprof_trace.hpp"
 #include "test_util.hpp"
 
 namespace {

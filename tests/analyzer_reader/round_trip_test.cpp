@@ -2,7 +2,7 @@
 // argument kind, read into a model::Run with every field checked.
 #include <doctest/doctest.h>
 
-#include "readers/clprof_trace.hpp"
+#include "readers/clprof_trace/clprof_trace.hpp"
 #include "readers/load.hpp"
 #include "test_util.hpp"
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "readers/clprof_trace.hpp"
+#include "readers/clprof_trace/clprof_trace.hpp"
 #include "readers/load.hpp"
 #include "test_util.hpp"
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "helpers.hpp"
-#include "readers/armnn.hpp"
+#include "readers/armnn/armnn.hpp"
 
 using namespace clprof;
 using clprof::test::fixture;

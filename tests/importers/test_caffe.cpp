@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "helpers.hpp"
-#include "readers/caffe.hpp"
+#include "readers/caffe/caffe.hpp"
 
 using namespace clprof;
 using clprof::test::error_of;

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "helpers.hpp"
-#include "readers/chrome_trace.hpp"
+#include "readers/chrome/chrome_trace.hpp"
 
 using namespace clprof;
 using clprof::test::error_of;

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "helpers.hpp"
-#include "readers/dvdt_prof.hpp"
+#include "readers/dvdt_prof/dvdt_prof.hpp"
 
 using namespace clprof;
 using clprof::test::error_of;

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "helpers.hpp"
-#include "layers_from.hpp"
-#include "readers/armnn.hpp"
-#include "readers/chrome_trace.hpp"
+#include "readers/layers_from/layers_from.hpp"
+#include "readers/armnn/armnn.hpp"
+#include "readers/chrome/chrome_trace.hpp"
 
 using namespace clprof;
 using clprof::test::range_by_id;

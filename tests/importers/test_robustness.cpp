@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "helpers.hpp"
-#include "readers/armnn.hpp"
-#include "readers/caffe.hpp"
-#include "readers/chrome_trace.hpp"
-#include "readers/dvdt_prof.hpp"
+#include "readers/armnn/armnn.hpp"
+#include "readers/caffe/caffe.hpp"
+#include "readers/chrome/chrome_trace.hpp"
+#include "readers/dvdt_prof/dvdt_prof.hpp"
 
 using namespace clprof;
 

@@ -2,8 +2,8 @@
 
 #include <string>
 
-#include "output_names.hpp"
-#include "record_format.hpp"
+#include "output/output_names.hpp"
+#include "output/record_format.hpp"
 
 using namespace clprof::shim;
 

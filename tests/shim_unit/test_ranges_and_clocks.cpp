@@ -1,8 +1,8 @@
 #include <doctest/doctest.h>
 
-#include "clock_sync.hpp"
-#include "host_clock.hpp"
-#include "range_stack.hpp"
+#include "recording/clock_sync.hpp"
+#include "recording/host_clock.hpp"
+#include "recording/range_stack.hpp"
 
 using namespace clprof::shim;
 

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "clprof/trace_format.hpp"
-#include "record_format.hpp"
-#include "utf8.hpp"
+#include "output/record_format.hpp"
+#include "output/utf8.hpp"
 
 using namespace clprof::shim;
 

@@ -15,10 +15,10 @@
 #include <thread>
 #include <vector>
 
-#include "handbacks.hpp"
-#include "record.hpp"
-#include "record_ring.hpp"
-#include "trace_writer.hpp"
+#include "runtime/handbacks.hpp"
+#include "recording/record.hpp"
+#include "recording/record_ring.hpp"
+#include "output/trace_writer.hpp"
 
 using namespace clprof::shim;
 

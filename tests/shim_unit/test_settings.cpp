@@ -3,7 +3,7 @@
 #include <map>
 #include <string>
 
-#include "settings.hpp"
+#include "runtime/settings.hpp"
 
 using namespace clprof::shim;
 

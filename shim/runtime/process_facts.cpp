@@ -1,0 +1,67 @@
+#include "runtime/process_facts.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+
+namespace clprof::shim {
+
+std::vector<std::string> command_line() {
+  std::vector<std::string> out;
+  std::ifstream f("/proc/self/cmdline", std::ios::binary);
+  std::string arg;
+  while (std::getline(f, arg, '\0')) out.push_back(arg);
+  return out;
+}
+
+long root_pid_from_env() {
+  const char* v = std::getenv("CLPROF_ROOT_PID");
+  return v ? std::strtol(v, nullptr, 10) : 0;
+}
+
+// The TSC may stand in for CLOCK_MONOTONIC only where the kernel itself derives that
+// clock from an invariant TSC.
+bool tsc_is_host_clock() {
+#if defined(__x86_64__)
+  std::ifstream cs("/sys/devices/system/clocksource/clocksource0/current_clocksource");
+  std::string source;
+  if (!(cs >> source) || source != "tsc") return false;
+  std::ifstream cpu("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpu, line)) {
+    if (line.rfind("flags", 0) == 0) {
+      return line.find(" constant_tsc") != std::string::npos &&
+             line.find(" nonstop_tsc") != std::string::npos;
+    }
+  }
+#endif
+  return false;
+}
+
+// Only the start of the file is read: the header is its first line.
+bool holds_trace_of(const std::string& path, long pid) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char head[4096];
+  const ssize_t n = ::read(fd, head, sizeof head - 1);
+  ::close(fd);
+  if (n <= 0) return false;
+  head[n] = '\0';
+  const std::string key = "\"pid\":" + std::to_string(pid) + ",";
+  return std::strstr(head, "\"format\":\"clprof-trace\"") && std::strstr(head, key.c_str());
+}
+
+std::size_t thread_count() {
+  std::size_t n = 0;
+  if (DIR* d = opendir("/proc/self/task")) {
+    while (const dirent* e = readdir(d)) n += e->d_name[0] != '.';
+    closedir(d);
+  }
+  return n;
+}
+
+}  // namespace clprof::shim
