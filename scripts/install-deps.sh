@@ -9,7 +9,7 @@ packages=(
   libspdlog-dev rapidjson-dev doctest-dev libcli11-dev libsimdjson-dev
   libclblast-dev clblast-utils clpeak
   python3 python3-pyopencl python3-numpy python3-pandas
-  libsqlite3-dev time
+  libsqlite3-dev libre2-dev time
 )
 
 missing=()

@@ -16,12 +16,16 @@ SpeedupRule parse_speedup(std::string_view spec) {
   const std::string factor = s.substr(eq + 1);
   char* end = nullptr;
   rule.factor = std::strtod(factor.c_str(), &end);
-  if (end != factor.c_str() + factor.size() || !std::isfinite(rule.factor) || rule.factor <= 0)
+  if (factor.empty() || end != factor.c_str() + factor.size() || !std::isfinite(rule.factor) ||
+      rule.factor <= 0)
     throw std::invalid_argument("bad --speedup '" + s + "': FACTOR '" + factor +
                                 "' is not a positive number");
+  if (rule.factor < kMinSpeedupFactor || rule.factor > kMaxSpeedupFactor)
+    throw std::invalid_argument("bad --speedup '" + s + "': FACTOR '" + factor +
+                                "' is outside [0.001, 1000000]");
   try {
-    rule.regex = std::regex(rule.pattern, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
+    rule.regex = NameRegex(rule.pattern);
+  } catch (const RegexError& e) {
     throw std::invalid_argument("bad --speedup '" + s + "': invalid regex '" + rule.pattern +
                                 "': " + e.what());
   }
@@ -30,7 +34,7 @@ SpeedupRule parse_speedup(std::string_view spec) {
 
 double Speedup::factor_for(const std::string& kernel_name) const {
   for (const auto& r : rules_)
-    if (std::regex_search(kernel_name, r.regex)) return r.factor;
+    if (r.regex.search(kernel_name)) return r.factor;
   return 1.0;
 }
 

@@ -2,21 +2,28 @@
 #pragma once
 
 #include <cstdint>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "name_regex.hpp"
+
 namespace clprof::analyses {
 
 struct SpeedupRule {
-  std::string pattern;  // ECMAScript regex, searched in the kernel name
-  std::regex regex;
-  double factor = 1.0;  // > 0
+  std::string pattern;  // regex (name_regex.hpp syntax), searched in the kernel name
+  NameRegex regex;
+  double factor = 1.0;  // in [kMinSpeedupFactor, kMaxSpeedupFactor]
 };
 
+// The factors --speedup accepts: "1000 times slower" to "a million times faster". Beyond
+// them an estimate says nothing useful, and 1e-300 would overflow every time.
+inline constexpr double kMinSpeedupFactor = 1e-3;
+inline constexpr double kMaxSpeedupFactor = 1e6;
+
 // Parses "REGEX=FACTOR" (split at the last '='). Throws std::invalid_argument with a
-// message naming the spec when the regex or the factor is bad.
+// message naming the spec when the regex or the factor is bad (not a number, or outside
+// [kMinSpeedupFactor, kMaxSpeedupFactor]).
 SpeedupRule parse_speedup(std::string_view spec);
 
 // An ordered rule list; the first rule whose regex matches a kernel name applies.

@@ -2,11 +2,11 @@
 
 #include <fstream>
 #include <iostream>
-#include <regex>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "name_regex.hpp"
 #include "readers/load.hpp"
 
 #include "readers/layers_from/layers_from.hpp"
@@ -90,11 +90,11 @@ static bool all_clprof(const CommonOptions& o) {
 
 Session run_session(const CommonOptions& o, const AnalysisMaker& make, bool needs_memory) {
   Session s;
-  std::optional<std::regex> filter;
+  std::optional<NameRegex> filter;
   if (!o.filter.empty()) {
     try {
-      filter.emplace(o.filter, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
+      filter.emplace(o.filter);
+    } catch (const RegexError& e) {
       throw UsageError("--filter: invalid regex '" + o.filter + "': " + e.what());
     }
   }
@@ -146,23 +146,23 @@ Session run_session(const CommonOptions& o, const AnalysisMaker& make, bool need
     });
   }
   if (filter) {
-    // Regex searches are slow: cache the verdict per kernel name and per innermost range
-    // (the predicate runs on this thread only, during feed()).
+    // Cache the verdict per kernel name and per innermost range (layer paths are built
+    // from the range tree for each search); the predicate runs on this thread only.
     struct FilterState {
       analyses::RangeIndex index;
-      std::regex re;
+      NameRegex re;
       std::unordered_map<std::string, bool> names;
       std::unordered_map<uint64_t, bool> layers;
     };
     auto st = std::make_shared<FilterState>(FilterState{analyses::RangeIndex(s.run), *filter, {}, {}});
     parts.push_back([st](const model::Launch& l) {
       auto n = st->names.find(l.name);
-      if (n == st->names.end()) n = st->names.emplace(l.name, std::regex_search(l.name, st->re)).first;
+      if (n == st->names.end()) n = st->names.emplace(l.name, st->re.search(l.name)).first;
       if (n->second) return true;
       const uint64_t r = analyses::innermost_range(l);
       auto m = st->layers.find(r);
       if (m == st->layers.end())
-        m = st->layers.emplace(r, std::regex_search(st->index.path(r), st->re)).first;
+        m = st->layers.emplace(r, st->re.search(st->index.path(r))).first;
       return m->second;
     });
   }

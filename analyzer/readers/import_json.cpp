@@ -59,8 +59,9 @@ namespace {
 // end of the previous token: between two tokens JSON allows only whitespace, ':' and ','.
 class TreeBuilder {
  public:
-  TreeBuilder(std::string_view content, const rapidjson::MemoryStream* stream, size_t base)
-      : content_(content), stream_(stream), base_(base), last_end_(base) {}
+  TreeBuilder(std::string_view content, const rapidjson::MemoryStream* stream, size_t base,
+              bool comments)
+      : content_(content), stream_(stream), base_(base), last_end_(base), comments_(comments) {}
 
   bool Null() { return scalar(Value::Type::Null); }
   bool Bool(bool b) {
@@ -99,14 +100,25 @@ class TreeBuilder {
   Value take_root() { return std::move(root_); }
 
  private:
-  size_t value_start() const {
-    size_t p = last_end_;
-    while (p < content_.size() && (content_[p] == ' ' || content_[p] == '\t' ||
-                                   content_[p] == '\r' || content_[p] == '\n' ||
-                                   content_[p] == ':' || content_[p] == ','))
-      ++p;
+  // Past whitespace, ':' and ',' (and comments, when allowed) from `p`.
+  size_t skip_separators(size_t p) const {
+    while (p < content_.size()) {
+      const char c = content_[p];
+      if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ':' || c == ',') {
+        ++p;
+      } else if (comments_ && c == '/' && p + 1 < content_.size() && content_[p + 1] == '/') {
+        const size_t nl = content_.find('\n', p);
+        p = nl == std::string_view::npos ? content_.size() : nl + 1;
+      } else if (comments_ && c == '/' && p + 1 < content_.size() && content_[p + 1] == '*') {
+        const size_t close = content_.find("*/", p + 2);
+        p = close == std::string_view::npos ? content_.size() : close + 2;
+      } else {
+        break;
+      }
+    }
     return p;
   }
+  size_t value_start() const { return skip_separators(last_end_); }
   Value make(Value::Type type) {
     Value v;
     v.type = type;
@@ -141,9 +153,9 @@ class TreeBuilder {
     return true;
   }
   bool close() {
-    size_t p = last_end_;
-    while (p < content_.size() && content_[p] != '}' && content_[p] != ']') ++p;
-    last_end_ = p + 1;
+    // The closing bracket is the first byte after the separators (the last element ended
+    // at last_end_); RapidJSON has already checked the syntax.
+    last_end_ = skip_separators(last_end_) + 1;
     Value v = std::move(stack_.back());
     stack_.pop_back();
     keys_.pop_back();
@@ -157,22 +169,25 @@ class TreeBuilder {
   std::vector<Value> stack_;
   std::vector<std::string> keys_;
   Value root_;
+  bool comments_;
   bool too_deep_ = false;
   size_t deep_offset_ = 0;
 };
 
 }  // namespace
 
-Value parse_value(const Source& source, size_t begin, size_t* end) {
+Value parse_value(const Source& source, size_t begin, size_t* end, bool allow_comments) {
   begin = skip_whitespace(source.content, begin);
   if (begin >= source.content.size())
     throw source.error_at(begin, "expected a JSON value, found end of input");
   rapidjson::MemoryStream stream(source.content.data() + begin, source.content.size() - begin);
-  TreeBuilder builder(source.content, &stream, begin);
+  TreeBuilder builder(source.content, &stream, begin, allow_comments);
   rapidjson::Reader reader;
   constexpr unsigned kFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseStopWhenDoneFlag |
                               rapidjson::kParseNumbersAsStringsFlag;
-  rapidjson::ParseResult ok = reader.Parse<kFlags>(stream, builder);
+  rapidjson::ParseResult ok = allow_comments
+                                  ? reader.Parse<kFlags | rapidjson::kParseCommentsFlag>(stream, builder)
+                                  : reader.Parse<kFlags>(stream, builder);
   if (!ok) {
     if (builder.too_deep())
       throw source.error_at(builder.deep_offset(),

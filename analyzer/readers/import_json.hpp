@@ -53,7 +53,9 @@ inline constexpr int64_t kMaxAbsTimeNs = int64_t{1} << 61;
 // Parses one JSON value starting at the first non-whitespace byte at or after `begin` and
 // stops after it; `*end` (if given) receives the offset just past the value. Throws
 // InputError at the fault (syntax, nesting deeper than kMaxDepth, empty input).
-Value parse_value(const Source& source, size_t begin, size_t* end = nullptr);
+// `allow_comments`: // and /* */ comments count as whitespace (rules files).
+Value parse_value(const Source& source, size_t begin, size_t* end = nullptr,
+                  bool allow_comments = false);
 
 // Offset of the first byte at or after `pos` that is not JSON whitespace (size() if none).
 size_t skip_whitespace(std::string_view text, size_t pos);

@@ -107,7 +107,7 @@ TEST_CASE("bad --rules files exit 2 with file:line:column") {
     const char* what;
   };
   const Case cases[] = {
-      {"{\"gemm_rules\": [\n  {\"id\": \"x\",\n   \"kernel\": \"k\", }\n]}", ":3:", "malformed JSON"},
+      {"{\"gemm_rules\": [\n  {\"id\": \"x\",\n   \"kernel\": \"k\", }\n]}", ":3:", "invalid JSON"},
       {"{\"gemm_rules\": [\n  {\"id\": \"x\", \"kernel\": \"(\",\n   \"m\": {\"const\": 1}, \"n\": {\"const\": 1}, \"k\": {\"const\": 1}}\n]}",
        ":2:", "invalid regex"},
       {"{\"gemm_rules\": [\n  {\"id\": \"x\", \"kernel\": \"k\",\n   \"m\": {\"arg\": 0, \"type\": \"float\"}, \"n\": {\"const\": 1}, \"k\": {\"const\": 1}}\n]}",

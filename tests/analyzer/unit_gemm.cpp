@@ -25,7 +25,7 @@ struct Decoded {
 // The first built-in rule matching the launch, evaluated like `clprof gemm` does.
 Decoded decode(const model::Launch& l, const std::string& options = "") {
   for (const auto& r : gemm::builtin_rules()) {
-    if (!std::regex_search(l.name, r.regex)) continue;
+    if (!r.regex.search(l.name)) continue;
     Decoded d;
     d.rule = r.id;
     d.padded = r.padded;

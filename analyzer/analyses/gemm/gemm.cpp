@@ -49,12 +49,12 @@ uint32_t GemmAnalysis::intern(const Shape& shape) {
 }
 
 int GemmAnalysis::match(const std::string& name) {
-  // One regex search per distinct kernel name, not per launch: regexes are slow.
+  // One regex search per distinct kernel name, not per launch.
   auto it = match_cache_.find(name);
   if (it != match_cache_.end()) return it->second;
   int found = -1;
   for (size_t i = 0; i < rules_->size(); ++i) {
-    if (std::regex_search(name, (*rules_)[i].regex)) {
+    if ((*rules_)[i].regex.search(name)) {
       found = static_cast<int>(i);
       break;
     }

@@ -1,13 +1,8 @@
 #include "analyses/gemm/gemm_rules.hpp"
 
-#include <rapidjson/error/en.h>
-#include <rapidjson/reader.h>
-
-#include <map>
-#include <memory>
 #include <set>
 
-#include "readers/reader.hpp"
+#include "readers/import_json.hpp"
 
 namespace clprof::gemm {
 
@@ -67,98 +62,29 @@ constexpr std::string_view kBuiltinJson = R"json({"gemm_rules": [
 ]}
 )json";
 
-// A JSON value that remembers where it started, for file:line:column messages.
-struct Node {
-  enum class Type { Null, Bool, Int, Double, String, Array, Object } type = Type::Null;
-  bool b = false;
-  int64_t i = 0;
-  bool i_fits = true;  // false for integers beyond int64
-  double d = 0;
-  std::string s;
-  std::vector<Node> items;
-  std::vector<std::pair<std::string, Node>> members;
-  size_t offset = 0;
-  size_t key_offset = 0;  // for object members: where the key was
-};
+namespace ij = readers::import_json;
 
-struct Builder : rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Builder> {
-  rapidjson::StringStream* stream = nullptr;
-  Node root;
-  std::vector<Node*> stack;
-  std::string key;
-  size_t key_offset = 0;
-
-  size_t here() const { return stream->Tell() ? stream->Tell() - 1 : 0; }
-  Node* place(Node n) {
-    n.offset = here();
-    if (stack.empty()) {
-      root = std::move(n);
-      return &root;
-    }
-    Node* parent = stack.back();
-    if (parent->type == Node::Type::Array) {
-      parent->items.push_back(std::move(n));
-      return &parent->items.back();
-    }
-    n.key_offset = key_offset;
-    parent->members.emplace_back(key, std::move(n));
-    return &parent->members.back().second;
-  }
-  bool Null() { place(Node{}); return true; }
-  bool Bool(bool v) { Node n; n.type = Node::Type::Bool; n.b = v; place(std::move(n)); return true; }
-  bool Int(int v) { return Int64(v); }
-  bool Uint(unsigned v) { return Int64(v); }
-  bool Int64(int64_t v) { Node n; n.type = Node::Type::Int; n.i = v; place(std::move(n)); return true; }
-  bool Uint64(uint64_t v) {
-    Node n;
-    n.type = Node::Type::Int;
-    n.i = static_cast<int64_t>(v);
-    n.i_fits = v <= static_cast<uint64_t>(INT64_MAX);
-    place(std::move(n));
-    return true;
-  }
-  bool Double(double v) { Node n; n.type = Node::Type::Double; n.d = v; place(std::move(n)); return true; }
-  bool String(const char* str, rapidjson::SizeType len, bool) {
-    Node n;
-    n.type = Node::Type::String;
-    n.s.assign(str, len);
-    place(std::move(n));
-    return true;
-  }
-  bool StartObject() { Node n; n.type = Node::Type::Object; stack.push_back(place(std::move(n))); return true; }
-  bool Key(const char* str, rapidjson::SizeType len, bool) {
-    key.assign(str, len);
-    key_offset = here();
-    return true;
-  }
-  bool EndObject(rapidjson::SizeType) { stack.pop_back(); return true; }
-  bool StartArray() { Node n; n.type = Node::Type::Array; stack.push_back(place(std::move(n))); return true; }
-  bool EndArray(rapidjson::SizeType) { stack.pop_back(); return true; }
-};
-
+// Rules files are read with the importers' JSON tree (iterative parsing with a nesting
+// ceiling: a file nested 30,000 deep is an error, not a stack overflow), comments allowed.
 class RulesParser {
  public:
-  RulesParser(std::string_view json, const std::string& file) : json_(json), file_(file) {}
+  RulesParser(std::string_view json, const std::string& file) : src_{file, json} {}
 
   std::vector<Rule> parse() {
-    // rapidjson needs a NUL-terminated buffer.
-    const std::string text(json_);
-    rapidjson::StringStream ss(text.c_str());
-    Builder builder;
-    builder.stream = &ss;
-    rapidjson::Reader reader;
-    auto result = reader.Parse<rapidjson::kParseCommentsFlag>(ss, builder);
-    if (result.IsError())
-      fail(result.Offset(), std::string("malformed JSON: ") + rapidjson::GetParseError_En(result.Code()));
-    const Node& root = builder.root;
-    if (root.type != Node::Type::Object) fail(root.offset, "expected an object {\"gemm_rules\": [...]}");
-    const Node* list = nullptr;
+    size_t end = 0;
+    const ij::Value root = ij::parse_value(src_, 0, &end, /*allow_comments=*/true);
+    const size_t rest = skip_comments(end);
+    if (rest < src_.content.size()) fail(rest, "expected end of input after the rules object");
+    if (!root.is_object()) fail(root.offset, "expected an object {\"gemm_rules\": [...]}");
+    const ij::Value* list = nullptr;
     for (const auto& [key, value] : root.members) {
       if (key == "gemm_rules") list = &value;
-      else if (key != "comment") fail(value.key_offset, "unknown key \"" + key + "\" (expected \"gemm_rules\")");
+      else if (key != "comment") fail(key_offset(value), "unknown key \"" + key + "\" (expected \"gemm_rules\")");
     }
     if (!list) fail(root.offset, "missing \"gemm_rules\"");
-    if (list->type != Node::Type::Array) fail(list->offset, "\"gemm_rules\" must be an array");
+    if (!list->is_array()) fail(list->offset, "\"gemm_rules\" must be an array");
+    if (list->items.size() > kMaxRules)
+      fail(list->offset, "more than " + std::to_string(kMaxRules) + " rules");
     std::vector<Rule> rules;
     std::set<std::string> ids;
     for (const auto& item : list->items) {
@@ -171,42 +97,66 @@ class RulesParser {
 
  private:
   [[noreturn]] void fail(size_t offset, const std::string& message) const {
-    size_t line = 1, column = 1;
-    for (size_t i = 0; i < offset && i < json_.size(); ++i) {
-      if (json_[i] == '\n') {
-        ++line;
-        column = 1;
+    throw src_.error_at(offset, message);
+  }
+
+  // The tree keeps where values start, not keys: a member's key starts at the '"' before
+  // the value's ':' -- good enough to point at the line of an unknown key.
+  size_t key_offset(const ij::Value& value) const {
+    size_t p = value.offset;
+    while (p > 0 && src_.content[p - 1] != '"') --p;  // back over ':' and spaces
+    if (p > 0) --p;
+    while (p > 0 && src_.content[p - 1] != '"') --p;  // back over the key's text
+    return p > 0 ? p - 1 : 0;
+  }
+
+  size_t skip_comments(size_t p) const {
+    const std::string_view c = src_.content;
+    for (;;) {
+      p = ij::skip_whitespace(c, p);
+      if (c.substr(p, 2) == "//") {
+        const size_t nl = c.find('\n', p);
+        p = nl == std::string_view::npos ? c.size() : nl + 1;
+      } else if (c.substr(p, 2) == "/*") {
+        const size_t close = c.find("*/", p + 2);
+        p = close == std::string_view::npos ? c.size() : close + 2;
       } else {
-        ++column;
+        return p;
       }
     }
-    throw readers::InputError(file_, line, column, message);
   }
 
-  const std::string& string_of(const Node& n, const std::string& what) const {
-    if (n.type != Node::Type::String) fail(n.offset, what + " must be a string");
-    return n.s;
+  const std::string& string_of(const ij::Value& n, const std::string& what) const {
+    if (!n.is_string()) fail(n.offset, what + " must be a string");
+    return n.text;
   }
 
-  DimSource dim(const Node& n, const std::string& what) const {
-    if (n.type != Node::Type::Object)
+  // A JSON integer in [min, max], else fail with `message`.
+  int64_t integer(const ij::Value& v, int64_t min, int64_t max, const std::string& message) const {
+    int64_t x = 0;
+    if (!v.is_number() || v.text.find_first_of(".eE") != std::string::npos ||
+        !ij::scaled_integer(v.text, 0, &x) || x < min || x > max)
+      fail(v.offset, message);
+    return x;
+  }
+
+  DimSource dim(const ij::Value& n, const std::string& what) const {
+    if (!n.is_object())
       fail(n.offset, what + " must be an object such as {\"arg\": 0, \"type\": \"int32\"}");
     DimSource d;
     int kinds = 0;
-    const Node* type = nullptr;
+    const ij::Value* type = nullptr;
     for (const auto& [key, v] : n.members) {
-      auto index = [&]() -> int64_t {
-        if (v.type != Node::Type::Int || !v.i_fits || v.i < 0 || v.i > 1023)
-          fail(v.offset, what + "." + key + " must be an integer in 0..1023");
-        return v.i;
+      auto index = [&, &key = key, &v = v]() -> unsigned {
+        return static_cast<unsigned>(integer(v, 0, 1023, what + "." + key + " must be an integer in 0..1023"));
       };
       if (key == "arg") {
         d.kind = DimSource::Kind::Arg;
-        d.index = static_cast<unsigned>(index());
+        d.index = index();
         ++kinds;
       } else if (key == "gws") {
         d.kind = DimSource::Kind::Gws;
-        d.index = static_cast<unsigned>(index());
+        d.index = index();
         if (d.index > 2) fail(v.offset, what + ".gws must be 0, 1 or 2");
         ++kinds;
       } else if (key == "option") {
@@ -217,14 +167,12 @@ class RulesParser {
         ++kinds;
       } else if (key == "const") {
         d.kind = DimSource::Kind::Const;
-        if (v.type != Node::Type::Int || !v.i_fits || v.i < 0)
-          fail(v.offset, what + ".const must be a non-negative integer");
-        d.value = v.i;
+        d.value = integer(v, 0, INT64_MAX, what + ".const must be a non-negative integer");
         ++kinds;
       } else if (key == "type") {
         type = &v;
       } else {
-        fail(v.key_offset, "unknown key \"" + key + "\" in " + what +
+        fail(key_offset(v), "unknown key \"" + key + "\" in " + what +
                                " (expected arg+type, option, gws or const)");
       }
     }
@@ -243,8 +191,8 @@ class RulesParser {
     return d;
   }
 
-  Rule rule(const Node& n) const {
-    if (n.type != Node::Type::Object) fail(n.offset, "each rule must be an object");
+  Rule rule(const ij::Value& n) const {
+    if (!n.is_object()) fail(n.offset, "each rule must be an object");
     Rule r;
     bool has_m = false, has_n = false, has_k = false, has_kernel = false;
     for (const auto& [key, v] : n.members) {
@@ -253,8 +201,8 @@ class RulesParser {
       } else if (key == "kernel") {
         r.kernel = string_of(v, "\"kernel\"");
         try {
-          r.regex = std::regex(r.kernel, std::regex::ECMAScript | std::regex::optimize);
-        } catch (const std::regex_error& e) {
+          r.regex = NameRegex(r.kernel);
+        } catch (const RegexError& e) {
           fail(v.offset, "invalid regex \"" + r.kernel + "\": " + e.what());
         }
         has_kernel = true;
@@ -270,12 +218,12 @@ class RulesParser {
       } else if (key == "batch") {
         r.batch = dim(v, "\"batch\"");
       } else if (key == "padded") {
-        if (v.type != Node::Type::Bool) fail(v.offset, "\"padded\" must be true or false");
-        r.padded = v.b;
+        if (v.type != ij::Value::Type::Bool) fail(v.offset, "\"padded\" must be true or false");
+        r.padded = v.boolean;
       } else if (key == "verified") {
         r.verified = string_of(v, "\"verified\"");
       } else if (key != "comment") {
-        fail(v.key_offset, "unknown key \"" + key +
+        fail(key_offset(v), "unknown key \"" + key +
                                "\" in rule (expected id, kernel, m, n, k, batch, padded, verified, comment)");
       }
     }
@@ -285,8 +233,7 @@ class RulesParser {
     return r;
   }
 
-  std::string_view json_;
-  const std::string& file_;
+  ij::Source src_;
 };
 
 }  // namespace

@@ -6,12 +6,12 @@
 
 #include <cstdint>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "model.hpp"
+#include "name_regex.hpp"
 
 namespace clprof::gemm {
 
@@ -28,8 +28,8 @@ struct DimSource {
 
 struct Rule {
   std::string id;       // short unique name, e.g. "clblast-xgemm-direct"
-  std::string kernel;   // ECMAScript regex searched in the kernel name
-  std::regex regex;
+  std::string kernel;   // regex (name_regex.hpp syntax) searched in the kernel name
+  NameRegex regex;
   DimSource m, n, k, batch;  // batch defaults to Const 1
   bool padded = false;  // the decoded sizes are padded (FLOPs overstate the useful work)
   std::string verified;  // provenance: which sources the layout was checked against
@@ -40,8 +40,12 @@ const std::vector<Rule>& builtin_rules();
 // The JSON text the built-in rules are parsed from (printed by `clprof gemm --list-rules`).
 std::string_view builtin_rules_json();
 
+// Most rules one document may hold (each compiles a regex).
+inline constexpr size_t kMaxRules = 1000;
+
 // Parses a rules document (schema in docs/gemm-rules.md). Throws readers::InputError with
-// `file`, line and column on malformed JSON, unknown keys, bad regexes or bad sources.
+// `file`, line and column on malformed JSON (nesting deeper than 256 levels included),
+// unknown keys, bad regexes, bad sources or more than kMaxRules rules.
 std::vector<Rule> parse_rules(std::string_view json, const std::string& file);
 
 // The value of `-D<name>=<int>` (or `-D <name>=<int>`) in a build options string.

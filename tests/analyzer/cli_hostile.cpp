@@ -1,0 +1,68 @@
+// Hostile inputs and options through the real binary: each case crashed, hung or printed a
+// wrong figure before (issue 18). Inputs are generated here, never committed.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "cli_support.hpp"
+
+using clitest::run;
+
+namespace {
+
+// A Chrome trace with one complete event per name (1 us each).
+std::string chrome_trace(const std::vector<std::string>& names) {
+  std::string t = "{\"traceEvents\": [";
+  for (size_t i = 0; i < names.size(); ++i)
+    t += (i ? "," : "") + std::string("{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":") +
+         std::to_string(10 * i) + ",\"dur\":1,\"name\":\"" + names[i] + "\"}";
+  return t + "]}";
+}
+
+}  // namespace
+
+TEST_CASE("a 30,000-character kernel name through the GEMM rules and --filter") {
+  const std::string long_name = "sgemm_Col_NN_B0_MX" + std::string(30000, '1');
+  const auto path = clitest::write_temp("long.json", chrome_trace({long_name, "vadd"}));
+  for (const char* cmd : {"summary", "gemm", "kernels"}) {
+    auto r = run({cmd, "--format", "csv", path});
+    CHECK_MESSAGE(r.status == 0, cmd, r.err);
+  }
+  auto f = run({"kernels", "--format", "csv", "--filter", "M[XL]\\d+$", path});
+  CHECK(f.status == 0);
+  CHECK(f.out.find(long_name) != std::string::npos);
+  CHECK(f.out.find("vadd") == std::string::npos);
+}
+
+TEST_CASE("--filter '(a+)+$' on a long name ends (no backtracking)") {
+  const auto path = clitest::write_temp("aaa.json", chrome_trace({std::string(50000, 'a') + "!", "aaa"}));
+  auto r = run({"kernels", "--format", "csv", "--filter", "(a+)+$", path});
+  CHECK(r.status == 0);
+  CHECK(r.out.find("aaa\"") == std::string::npos);
+  CHECK(r.out.find("\naaa,") != std::string::npos);
+  CHECK(r.out.find("!") == std::string::npos);
+}
+
+TEST_CASE("invalid regexes exit 2 with the option and RE2's reason") {
+  auto f = run({"kernels", "--filter", "(a)\\1", "@basic.json"});
+  CHECK(f.status == 2);
+  CHECK(f.err == "clprof: error: --filter: invalid regex '(a)\\1': invalid escape sequence: \\1 "
+                 "(backreferences and lookaround are not supported)\n");
+  auto s = run({"kernels", "--speedup", "x(=2", "@basic.json"});
+  CHECK(s.status == 2);
+  CHECK(s.err.find("invalid regex 'x(': missing ): x(") != std::string::npos);
+}
+
+TEST_CASE("--rules nested 30,000 deep is an error at the offending bracket") {
+  const auto path = clitest::write_temp(
+      "deep.json", "{\"gemm_rules\":" + std::string(30000, '[') + std::string(30000, ']') + "}");
+  auto r = run({"gemm", "--rules", path, "@basic.json"});
+  CHECK(r.status == 2);
+  CHECK(r.err == "clprof: error: " + path + ":1:270: JSON nested deeper than 256 levels\n");
+}
+
+TEST_CASE("--speedup 'x=1e-300' is rejected, not printed as INT64_MIN") {
+  auto r = run({"kernels", "--speedup", "x=1e-300", "@basic.json"});
+  CHECK(r.status == 2);
+  CHECK(r.err.find("outside [0.001, 1000000]") != std::string::npos);
+}
