@@ -1,0 +1,304 @@
+// The golden-test runner (the idea of Perfetto's diff tests): each case is a directory
+// tests/golden/<case>/ holding
+//   cmd              the clprof command line (without "clprof"); lines starting with '#'
+//                    are comments (why the expected values are right); words are split like
+//                    a shell's ('...' and "..." quote, no expansion); leading NAME=VALUE words
+//                    set the environment (COLUMNS is 80 unless a case sets it; NAME= unsets);
+//                    $TMP is a fresh empty directory, shown as $TMP in the outputs
+//   expected         what clprof prints on stdout
+//   expected_stderr  stderr and "[exit N]" when clprof writes to stderr or exits non-zero
+//                    (absent otherwise)
+//   input files      any files of the case itself (most cases name the shared fixtures of
+//                    tests/analyzer/data and tests/importers/data by a relative path)
+// clprof runs in the case directory. JSON output (--format json, exit 0) is also validated
+// against docs/schema/<command>.schema.json.
+//
+// Usage: golden_runner --clprof BIN --schemas DIR [--update] CASE_DIR...
+// --update rewrites `expected` and `expected_stderr` from what clprof prints now.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <rapidjson/document.h>
+#include <rapidjson/error/en.h>
+#include <rapidjson/schema.h>
+#include <rapidjson/stringbuffer.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+bool read_file(const std::string& path, std::string& out) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return false;
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  out = ss.str();
+  return true;
+}
+
+bool write_file(const std::string& path, const std::string& text) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  f << text;
+  return static_cast<bool>(f);
+}
+
+// Shell-like words: whitespace separates, '...' and "..." quote (no escapes inside '...';
+// \" and \\ inside "..."), nothing is expanded.
+bool split_words(const std::string& line, std::vector<std::string>& words, std::string& error) {
+  std::string word;
+  bool in_word = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (c == ' ' || c == '\t') {
+      if (in_word) words.push_back(word);
+      word.clear();
+      in_word = false;
+    } else if (c == '\'' || c == '"') {
+      const size_t end = line.find(c, i + 1);
+      if (end == std::string::npos) {
+        error = "unterminated quote";
+        return false;
+      }
+      std::string quoted = line.substr(i + 1, end - i - 1);
+      if (c == '"') {
+        std::string unescaped;
+        for (size_t k = 0; k < quoted.size(); ++k) {
+          if (quoted[k] == '\\' && k + 1 < quoted.size()) ++k;
+          unescaped += quoted[k];
+        }
+        quoted = unescaped;
+      }
+      word += quoted;
+      in_word = true;
+      i = end;
+    } else {
+      word += c;
+      in_word = true;
+    }
+  }
+  if (in_word) words.push_back(word);
+  return true;
+}
+
+std::string replace_all(std::string s, const std::string& from, const std::string& to) {
+  if (from.empty()) return s;
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
+  return s;
+}
+
+struct Outcome {
+  int status = -1;
+  std::string out, err;
+};
+
+Outcome run(const std::string& bin, const std::vector<std::string>& args,
+            const std::vector<std::pair<std::string, std::string>>& env, const std::string& cwd,
+            const std::string& scratch) {
+  const std::string out_path = scratch + "/.stdout", err_path = scratch + "/.stderr";
+  std::vector<std::string> argv_s = {bin};
+  argv_s.insert(argv_s.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : argv_s) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::cout.flush();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int o = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    const int e = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (o < 0 || e < 0) _exit(97);
+    dup2(o, 1);
+    dup2(e, 2);
+    for (const auto& [k, v] : env) {
+      if (v.empty()) unsetenv(k.c_str());
+      else setenv(k.c_str(), v.c_str(), 1);
+    }
+    if (chdir(cwd.c_str()) != 0) _exit(99);
+    execv(argv[0], argv.data());
+    _exit(98);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  Outcome r;
+  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  read_file(out_path, r.out);
+  read_file(err_path, r.err);
+  unlink(out_path.c_str());
+  unlink(err_path.c_str());
+  return r;
+}
+
+// Validates `json` against `schema_path`; "" when valid, else why not.
+std::string validate(const std::string& json, const std::string& schema_path) {
+  std::string schema_text;
+  if (!read_file(schema_path, schema_text)) return "cannot read " + schema_path;
+  rapidjson::Document sd;
+  sd.Parse(schema_text.c_str());
+  if (sd.HasParseError()) return schema_path + ": not JSON";
+  rapidjson::SchemaDocument schema(sd);
+  rapidjson::Document d;
+  d.Parse(json.c_str());
+  if (d.HasParseError())
+    return std::string("output is not JSON: ") + rapidjson::GetParseError_En(d.GetParseError()) +
+           " at offset " + std::to_string(d.GetErrorOffset());
+  rapidjson::SchemaValidator v(schema);
+  if (d.Accept(v)) return "";
+  rapidjson::StringBuffer where, rule;
+  v.GetInvalidSchemaPointer().StringifyUriFragment(rule);
+  v.GetInvalidDocumentPointer().StringifyUriFragment(where);
+  return std::string("does not match ") + schema_path + ": value " + where.GetString() +
+         " breaks " + rule.GetString() + " (" + v.GetInvalidSchemaKeyword() + ")";
+}
+
+// Prints where `expected` and `actual` first differ, with a little context.
+void show_difference(const std::string& what, const std::string& expected, const std::string& actual) {
+  std::istringstream e(expected), a(actual);
+  std::string le, la;
+  std::vector<std::string> before;
+  for (size_t line = 1;; ++line) {
+    const bool he = static_cast<bool>(std::getline(e, le));
+    const bool ha = static_cast<bool>(std::getline(a, la));
+    if (!he && !ha) break;
+    if (he && ha && le == la) {
+      before.push_back(le);
+      if (before.size() > 3) before.erase(before.begin());
+      continue;
+    }
+    std::cout << "  " << what << " differs at line " << line << ":\n";
+    for (const auto& b : before) std::cout << "     " << b << "\n";
+    std::cout << "   - " << (he ? le : "<end>") << "\n   + " << (ha ? la : "<end>") << "\n";
+    return;
+  }
+  std::cout << "  " << what << " differs (line ends or final newline)\n";
+}
+
+struct Options {
+  std::string clprof, schemas;
+  bool update = false;
+  std::vector<std::string> cases;
+};
+
+// Runs one case; true when it passes (or was updated).
+bool run_case(const Options& o, const std::string& dir) {
+  std::string cmd_text;
+  if (!read_file(dir + "/cmd", cmd_text)) {
+    std::cout << "FAIL " << dir << ": no cmd file\n";
+    return false;
+  }
+  std::string line;
+  {
+    std::istringstream in(cmd_text);
+    std::string l;
+    while (std::getline(in, l)) {
+      if (l.empty() || l[0] == '#') continue;
+      line = l;
+      break;
+    }
+  }
+  std::vector<std::string> words;
+  std::string error;
+  if (line.empty() || !split_words(line, words, error)) {
+    std::cout << "FAIL " << dir << ": bad cmd: " << (error.empty() ? "empty" : error) << "\n";
+    return false;
+  }
+  const char* base = std::getenv("TMPDIR");
+  std::string tmp = std::string(base && *base ? base : "/tmp") + "/clprof-golden-XXXXXX";
+  if (!mkdtemp(tmp.data())) {
+    std::cout << "FAIL " << dir << ": mkdtemp: " << std::strerror(errno) << "\n";
+    return false;
+  }
+  std::vector<std::pair<std::string, std::string>> env = {{"COLUMNS", "80"}};
+  std::vector<std::string> args;
+  bool leading = true;
+  for (auto& w : words) {
+    w = replace_all(w, "$TMP", tmp);
+    const size_t eq = w.find('=');
+    if (leading && eq != std::string::npos && eq > 0 && w[0] != '-' &&
+        w.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789") == eq) {
+      env.emplace_back(w.substr(0, eq), w.substr(eq + 1));
+      continue;
+    }
+    leading = false;
+    args.push_back(w);
+  }
+  Outcome r = run(o.clprof, args, env, dir, tmp);
+  (void)!std::system(("rm -rf '" + tmp + "'").c_str());
+  r.out = replace_all(r.out, tmp, "$TMP");
+  r.err = replace_all(r.err, tmp, "$TMP");
+  std::string err_expected_now = r.err;
+  if (r.status != 0) err_expected_now += "[exit " + std::to_string(r.status) + "]\n";
+
+  bool json = false;
+  for (size_t i = 0; i + 1 < args.size(); ++i) json |= args[i] == "--format" && args[i + 1] == "json";
+  for (const auto& a : args) json |= a == "--format=json";
+  std::string schema_problem;
+  if (json && r.status == 0 && !args.empty()) {
+    const std::string schema = o.schemas + "/" + args[0] + ".schema.json";
+    struct stat st;
+    if (stat(schema.c_str(), &st) == 0) schema_problem = validate(r.out, schema);
+  }
+
+  if (o.update) {
+    write_file(dir + "/expected", r.out);
+    if (err_expected_now.empty()) unlink((dir + "/expected_stderr").c_str());
+    else write_file(dir + "/expected_stderr", err_expected_now);
+    std::cout << (schema_problem.empty() ? "updated " : "updated (SCHEMA MISMATCH) ") << dir << "\n";
+    if (!schema_problem.empty()) std::cout << "  " << schema_problem << "\n";
+    return schema_problem.empty();
+  }
+  std::string expected, expected_err;
+  if (!read_file(dir + "/expected", expected)) {
+    std::cout << "FAIL " << dir << ": no expected file (run with --update)\n";
+    return false;
+  }
+  read_file(dir + "/expected_stderr", expected_err);
+  bool ok = true;
+  if (r.out != expected) {
+    std::cout << "FAIL " << dir << ": stdout\n";
+    show_difference("stdout", expected, r.out);
+    ok = false;
+  }
+  if (err_expected_now != expected_err) {
+    std::cout << "FAIL " << dir << ": stderr / exit status\n";
+    show_difference("stderr", expected_err, err_expected_now);
+    ok = false;
+  }
+  if (!schema_problem.empty()) {
+    std::cout << "FAIL " << dir << ": JSON schema: " << schema_problem << "\n";
+    ok = false;
+  }
+  if (ok) std::cout << "ok   " << dir << "\n";
+  return ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--update") o.update = true;
+    else if (a == "--clprof" && i + 1 < argc) o.clprof = argv[++i];
+    else if (a == "--schemas" && i + 1 < argc) o.schemas = argv[++i];
+    else o.cases.push_back(a);
+  }
+  if (o.clprof.empty() || o.cases.empty()) {
+    std::cerr << "usage: golden_runner --clprof BIN [--schemas DIR] [--update] CASE_DIR...\n";
+    return 2;
+  }
+  int failed = 0;
+  for (const auto& c : o.cases) failed += !run_case(o, c);
+  if (o.cases.size() > 1) std::cout << o.cases.size() - failed << "/" << o.cases.size() << " cases passed\n";
+  return failed ? 1 : 0;
+}
