@@ -12,12 +12,18 @@ void KernelAccumulator::add(const model::Launch& l) {
     ++untimed;
   }
   using model::kNoTime;
-  if (l.queued_ns != kNoTime && l.submit_ns != kNoTime && l.submit_ns >= l.queued_ns)
+  if (l.queued_ns != kNoTime && l.submit_ns != kNoTime && l.submit_ns >= l.queued_ns) {
     queued_to_submit_ns += l.submit_ns - l.queued_ns;
-  if (l.submit_ns != kNoTime && l.start_ns != kNoTime && l.start_ns >= l.submit_ns)
+    ++queued_to_submit_known;
+  }
+  if (l.submit_ns != kNoTime && l.start_ns != kNoTime && l.start_ns >= l.submit_ns) {
     submit_to_start_ns += l.start_ns - l.submit_ns;
-  if (l.host_begin_ns != kNoTime && l.host_end_ns != kNoTime && l.host_end_ns >= l.host_begin_ns)
+    ++submit_to_start_known;
+  }
+  if (l.host_begin_ns != kNoTime && l.host_end_ns != kNoTime && l.host_end_ns >= l.host_begin_ns) {
     enqueue_ns += l.host_end_ns - l.host_begin_ns;
+    ++enqueue_known;
+  }
 }
 
 void KernelAccumulator::merge(KernelAccumulator&& o) {
@@ -26,6 +32,9 @@ void KernelAccumulator::merge(KernelAccumulator&& o) {
   queued_to_submit_ns += o.queued_to_submit_ns;
   submit_to_start_ns += o.submit_to_start_ns;
   enqueue_ns += o.enqueue_ns;
+  queued_to_submit_known += o.queued_to_submit_known;
+  submit_to_start_known += o.submit_to_start_known;
+  enqueue_known += o.enqueue_known;
   first_order = std::min(first_order, o.first_order);
 }
 
@@ -45,13 +54,12 @@ std::vector<KernelRow> make_kernel_rows(const std::map<std::string, KernelAccumu
     r.name = name;
     std::vector<int64_t> copy = acc.durations_ns;
     r.stats = compute_stats(copy);
-    r.percent = percent_base_ns > 0 ? 100.0 * static_cast<double>(r.stats.total_ns) /
-                                          static_cast<double>(percent_base_ns)
-                                    : 0.0;
+    if (percent_base_ns > 0)
+      r.percent = 100.0 * static_cast<double>(r.stats.total_ns) / static_cast<double>(percent_base_ns);
     r.untimed = acc.untimed;
-    r.queued_to_submit_ns = acc.queued_to_submit_ns;
-    r.submit_to_start_ns = acc.submit_to_start_ns;
-    r.enqueue_ns = acc.enqueue_ns;
+    if (acc.queued_to_submit_known) r.queued_to_submit_ns = acc.queued_to_submit_ns;
+    if (acc.submit_to_start_known) r.submit_to_start_ns = acc.submit_to_start_ns;
+    if (acc.enqueue_known) r.enqueue_ns = acc.enqueue_ns;
     r.first_order = acc.first_order;
     if (speedup && !speedup->empty()) r.est_total_ns = speedup->estimate_ns(name, r.stats.total_ns);
     rows.push_back(std::move(r));
@@ -99,7 +107,7 @@ bool sort_kernel_rows(std::vector<KernelRow>& rows, const std::string& field_in)
   else if (field == "max") key = [](const KernelRow& r) { return r.stats.max_ns; };
   else if (field == "stddev") key = [](const KernelRow& r) { return r.stats.stddev_ns; };
   else if (field == "est_total") key = [](const KernelRow& r) { return r.est_total_ns.value_or(r.stats.total_ns); };
-  else if (field == "enqueue") key = [](const KernelRow& r) { return r.enqueue_ns; };
+  else if (field == "enqueue") key = [](const KernelRow& r) { return r.enqueue_ns.value_or(-1); };
   else return false;
   std::stable_sort(rows.begin(), rows.end(), [key](const KernelRow& a, const KernelRow& b) {
     const auto ka = key(a), kb = key(b);

@@ -26,6 +26,8 @@ struct KernelAccumulator {
   int64_t queued_to_submit_ns = 0;    // sum of submit - queued where both are known
   int64_t submit_to_start_ns = 0;     // sum of start - submit where both are known
   int64_t enqueue_ns = 0;             // sum of host time inside the enqueue call
+  // Launches whose phase was known (importers mostly know none: the sum is then unknown).
+  uint64_t queued_to_submit_known = 0, submit_to_start_known = 0, enqueue_known = 0;
   uint64_t first_order = UINT64_MAX;  // launch_order of the earliest launch seen
 
   // Adds one launch.
@@ -38,11 +40,12 @@ struct KernelAccumulator {
 struct KernelRow {
   std::string name;
   DurationStats stats;
-  double percent = 0;  // share of the total kernel time, 0..100
+  std::optional<double> percent;  // share of the total kernel time, 0..100 (none when it is 0)
   uint64_t untimed = 0;
-  int64_t queued_to_submit_ns = 0;
-  int64_t submit_to_start_ns = 0;
-  int64_t enqueue_ns = 0;
+  // Sums over the launches where the phase is known; nullopt when none is.
+  std::optional<int64_t> queued_to_submit_ns;
+  std::optional<int64_t> submit_to_start_ns;
+  std::optional<int64_t> enqueue_ns;
   uint64_t first_order = UINT64_MAX;
   std::optional<int64_t> est_total_ns;  // with --speedup: estimated total after speedup
 };

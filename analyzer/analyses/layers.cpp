@@ -59,7 +59,7 @@ std::vector<LayerRow> layer_rows(const LayersAnalysis& analysis, const model::Ru
       r.total_ns += k.stats.total_ns;
       if (k.est_total_ns) r.est_total_ns = r.est_total_ns.value_or(0) + *k.est_total_ns;
     }
-    r.percent = grand_total > 0 ? 100.0 * static_cast<double>(r.total_ns) / grand_total : 0.0;
+    if (grand_total > 0) r.percent = 100.0 * static_cast<double>(r.total_ns) / grand_total;
     r.instances = g.instance_totals.size();
     auto s = compute_stats(g.instance_totals);
     r.instance_median_ns = s.median_ns;
@@ -205,7 +205,7 @@ std::vector<IterationDetail> iteration_details(const LayersAnalysis& analysis,
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     for (auto& [o, l] : ordered) d.layers.push_back(std::move(l));
     for (auto& [name, k] : totals) {
-      k.percent = d.kernel_ns > 0 ? 100.0 * static_cast<double>(k.total_ns) / d.kernel_ns : 0.0;
+      if (d.kernel_ns > 0) k.percent = 100.0 * static_cast<double>(k.total_ns) / d.kernel_ns;
       d.kernels.push_back(k);
     }
     std::stable_sort(d.kernels.begin(), d.kernels.end(), [](const auto& a, const auto& b) {
@@ -237,6 +237,38 @@ std::vector<LayerTimingRow> layer_timing_rows(const model::Run& run) {
   std::vector<LayerTimingRow> out;
   for (auto& [o, r] : rows) out.push_back(std::move(r));
   return out;
+}
+
+std::vector<LayerRow> timing_layer_rows(const model::Run& run) {
+  std::vector<LayerRow> rows;
+  int64_t grand_total = 0;
+  for (auto& t : layer_timing_rows(run)) {
+    LayerRow r;
+    r.layer = t.layer;
+    r.direction = t.direction;
+    r.timing_only = true;
+    r.total_ns = t.stats.total_ns;
+    r.instances = t.stats.count;
+    r.instance_median_ns = t.stats.median_ns;
+    r.instance_min_ns = t.stats.min_ns;
+    r.instance_max_ns = t.stats.max_ns;
+    grand_total += t.stats.total_ns;
+    rows.push_back(std::move(r));
+  }
+  for (size_t i = 0; i < rows.size(); ++i) {
+    rows[i].first_order = i;
+    if (grand_total > 0) rows[i].percent = 100.0 * static_cast<double>(rows[i].total_ns) / grand_total;
+  }
+  return rows;
+}
+
+std::vector<IterationDetail> select_details(std::vector<IterationDetail> details,
+                                            const std::unordered_set<uint64_t>* selection) {
+  if (!selection) return details;
+  std::vector<IterationDetail> kept;
+  for (auto& d : details)
+    if (selection->count(d.range_id)) kept.push_back(std::move(d));
+  return kept;
 }
 
 }  // namespace clprof::analyses

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "analyses/kernels.hpp"
@@ -39,7 +40,7 @@ struct LayerRow {
   std::string layer;      // range path, or kNoLayer
   uint64_t count = 0;     // timed launches
   int64_t total_ns = 0;   // kernel time over all instances
-  double percent = 0;     // share of total kernel time, 0..100
+  std::optional<double> percent;  // share of total kernel time, 0..100 (none when it is 0)
   uint64_t instances = 0;  // range instances with launches (iterations of this layer)
   int64_t instance_median_ns = 0;  // per-instance kernel time: median, min, max
   int64_t instance_min_ns = 0;
@@ -47,6 +48,10 @@ struct LayerRow {
   uint64_t first_order = UINT64_MAX;
   std::vector<KernelRow> kernels;  // percent over the whole total, like KernelRow
   std::optional<int64_t> est_total_ns;  // with --speedup
+  // An imported layer time without kernels (Caffe per_layer_info): count is 0, instances
+  // are the measurements and percent is over the imported layer times.
+  bool timing_only = false;
+  std::string direction;  // timing_only: "forward", "backward" or ""
 };
 
 // Rows in execution order (first launch first).
@@ -67,7 +72,7 @@ struct IterationDetail {
     std::string name;
     uint64_t count = 0;
     int64_t total_ns = 0;
-    double percent = 0;  // of this iteration's kernel time (only in `kernels`)
+    std::optional<double> percent;  // of this iteration's kernel time (only in `kernels`)
   };
   struct Layer {
     std::string layer;  // path below the iteration range; "" for launches directly in it
@@ -90,5 +95,12 @@ struct LayerTimingRow {
   DurationStats stats;
 };
 std::vector<LayerTimingRow> layer_timing_rows(const model::Run& run);
+// The same as layer rows (timing_only), in the order the input gives them.
+std::vector<LayerRow> timing_layer_rows(const model::Run& run);
+
+// The detail of the iterations `selection` keeps, for
+// --per-iteration after --iteration / --skip-first (nullptr: all).
+std::vector<IterationDetail> select_details(std::vector<IterationDetail> details,
+                                            const std::unordered_set<uint64_t>* selection);
 
 }  // namespace clprof::analyses

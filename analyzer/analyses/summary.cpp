@@ -85,7 +85,18 @@ Summary make_summary(SummaryAnalysis& a, const model::Run& run,
                      const std::map<uint32_t, double>& gflop_per_device) {
   Summary s;
   s.processes = run.processes.size();
-  for (const auto& p : run.processes) s.truncated_processes += p.truncated ? 1 : 0;
+  for (const auto& p : run.processes) {
+    s.truncated_processes += p.truncated ? 1 : 0;
+    const bool trace = p.source_format == "clprof-trace";
+    s.launches_known |= trace;
+    s.transfers_known |= trace;
+    s.builds_known |= trace;
+  }
+  s.builds_known |= !run.builds.empty();
+  for (const auto& [id, d] : a.devices()) {
+    s.launches_known |= d.launches > 0;
+    s.transfers_known |= d.transfers > 0;
+  }
 
   // Wall time: from the earliest to the latest host event of the run, on the absolute
   // host clock so that several processes line up; importers without host times give

@@ -73,6 +73,12 @@ struct Summary {
   std::vector<DeviceSummary> devices;
   uint64_t processes = 0;
   uint64_t truncated_processes = 0;
+  // What the inputs record at all: importers know kernels (mostly) but no transfers or
+  // builds, a Caffe layer-timing profile no kernels either; their figures are then unknown,
+  // not 0. A clprof trace records all three.
+  bool launches_known = false;
+  bool transfers_known = false;
+  bool builds_known = false;
 };
 
 // The figures of `analysis` over `run` (its metadata: processes, devices, builds, ranges,

@@ -16,6 +16,9 @@
 #include <set>
 
 #include "cli/commands.hpp"
+#include "cli/request.hpp"
+#include "output/log.hpp"
+#include "output/tables/settings.hpp"
 #include "clprof/settings_table.hpp"
 
 namespace clprof::cli {
@@ -90,33 +93,21 @@ std::string list_options_text(output::Format format) {
     }
     return out;
   }
-  if (format == output::Format::Json) {
-    output::JsonWriter j;
-    j.begin_array();
-    for (const auto& d : kAll) {
-      j.begin_object();
-      j.field("name", d.env_name);
-      j.field("type", settings::type_name(d.type));
-      j.field("default", d.default_value);
-      j.field("help", d.help);
-      j.end_object();
-    }
-    j.end_array();
-    return j.str();
-  }
-  output::Table t({{"Name", "name", output::Align::Left},
-                   {"Type", "type", output::Align::Left},
-                   {"Default", "default", output::Align::Left},
-                   {"Description", "help", output::Align::Left}});
-  for (const auto& d : kAll) {
-    const std::string def(d.default_value);
-    t.add_row({output::text_cell(format == output::Format::Markdown ? "`" + std::string(d.env_name) + "`"
-                                                                     : std::string(d.env_name)),
-               output::text_cell(std::string(settings::type_name(d.type))),
-               output::Cell{def.empty() ? "(empty)" : "`" + def + "`", def},
-               output::text_cell(std::string(d.help))});
-  }
-  return output::render(t, format, SIZE_MAX);
+  return output::render_to_string(output::tables::settings_result(format == output::Format::Markdown),
+                                  output::RenderOptions{format, SIZE_MAX, false});
+}
+
+// The trace is written by the shim inside the program, which cannot tell the user: a
+// directory that does not exist or cannot be written is refused before the program runs.
+void check_output_directory(const std::string& output) {
+  const size_t slash = output.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : output.substr(0, slash);
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0)
+    throw UsageError("-o " + output + ": cannot write there: " + dir + ": " + std::strerror(errno));
+  if (!S_ISDIR(st.st_mode)) throw UsageError("-o " + output + ": " + dir + " is not a directory");
+  if (access(dir.c_str(), W_OK | X_OK) != 0)
+    throw UsageError("-o " + output + ": cannot write in " + dir + ": " + std::strerror(errno));
 }
 
 std::string self_dir() {
@@ -224,6 +215,7 @@ int run_record(const RecordOptions& o) {
     const char* env = std::getenv("CLPROF_OUTPUT");
     output = env && *env ? env : "clprof-%p.json";
   }
+  check_output_directory(output);
   const char* old_preload = std::getenv("LD_PRELOAD");
   const std::string preload = compose_preload(shim, old_preload ? old_preload : "");
 
@@ -281,14 +273,13 @@ int run_record(const RecordOptions& o) {
   if (stat(expanded.c_str(), &target) == 0 && !S_ISREG(target.st_mode)) return rc;
   auto traces = find_traces(output, pid, start);
   if (traces.empty()) {
-    std::cerr << "clprof: warning: no trace was written (expected " << expanded
-              << "): the program made no OpenCL call, or the shim said why above\n";
+    log::warning("no trace was written (expected " + expanded +
+                 "): the program made no OpenCL call, or the shim said why above");
   }
   for (const auto& t : traces) {
     const auto info = inspect_trace(t);
-    std::cerr << "clprof: " << t << ": " << info.launches << " kernel launch"
-              << (info.launches == 1 ? "" : "es") << (info.complete ? "" : " (truncated: no end record)")
-              << "\n";
+    log::info(t + ": " + std::to_string(info.launches) + " kernel launch" + (info.launches == 1 ? "" : "es") +
+              (info.complete ? "" : " (truncated: no end record)"));
   }
   return rc;
 }

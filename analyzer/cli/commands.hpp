@@ -1,16 +1,31 @@
-// The subcommands' setup functions (one file each: cmd_<name>.cpp).
+// The subcommands: each registers its options on its CLI11 app and returns the function
+// that runs it (after a successful parse; returns the exit status). One file each:
+// cmd_<name>.cpp, thin: options -> Request -> analysis -> output::Result -> emit.
 #pragma once
 
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
 #include <vector>
 
-#include "analyses/kernels.hpp"
-#include "cli/common.hpp"
-#include "output/json_writer.hpp"
-#include "output/table.hpp"
+#include "analyses/speedup.hpp"
+#include "output/render.hpp"
+#include "output/schema_doc.hpp"
 
 namespace clprof::cli {
 
-// Each registers its options on `app` and returns the function that runs the command.
+using Runner = std::function<int()>;
+
+struct Command {
+  const char* name;
+  const char* help;
+  Runner (*setup)(CLI::App& app);
+};
+
+// Every subcommand, in --help order.
+const std::vector<Command>& all_commands();
+
 Runner setup_record(CLI::App& app);
 Runner setup_summary(CLI::App& app);
 Runner setup_kernels(CLI::App& app);
@@ -22,11 +37,11 @@ Runner setup_gemm(CLI::App& app);
 // before CLI11 parses (CLI11 2.1 rejects positionals after "--" in a prefix command).
 std::vector<std::string>& record_command_after_dashes();
 
-// The JSON array of kernel objects (fields as documented in docs/cli.md), shared by
-// `kernels` and `layers`.
-void write_kernels_json_array(output::JsonWriter& j, const std::vector<analyses::KernelRow>& rows);
-// The kernels table: the 80-column set, or every column when `wide` or `machine` (CSV).
-output::Table kernels_table(const std::vector<analyses::KernelRow>& rows, bool wide, bool machine,
-                            bool with_estimate);
+// The --speedup rules (throws UsageError naming the bad one).
+analyses::Speedup parse_speedup_options(const std::vector<std::string>& specs);
+// `CMD --help`'s footer: `intro`, then the output fields of `command` (output/tables).
+std::string help_footer(const std::string& command, const std::string& intro);
+// Sorts `result` by `column` (npos: keeps the order) and keeps the first `top` rows.
+void order(output::Result& result, size_t column, size_t top);
 
 }  // namespace clprof::cli

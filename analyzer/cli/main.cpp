@@ -1,27 +1,116 @@
-// clprof: record OpenCL kernel launches and analyse the traces. This file only holds the
-// table of subcommands and the mapping of failures to exit statuses.
+// clprof: record OpenCL kernel launches and analyse the traces. This file holds the table
+// of subcommands, the options every command shares (--verbose, --quiet) and the mapping of
+// failures to exit statuses: 0 success, 1 failure (cannot write the output, ...), 2 bad
+// usage or bad input; `record` exits with the program's status.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <iostream>
 
 #include "cli/commands.hpp"
-#include "cli/common.hpp"
+#include "cli/request.hpp"
+#include "output/log.hpp"
+#include "output/tables/registry.hpp"
 #include "readers/reader.hpp"
 
 #ifndef CLPROF_VERSION
 #define CLPROF_VERSION "unknown"
 #endif
 
-using namespace clprof::cli;
+namespace clprof::cli {
 
-static const Command kCommands[] = {
-    {"record", "Run a program under the clprof shim and write its trace(s)", setup_record},
-    {"summary", "Run overview: wall time, device busy time, launches, transfers", setup_summary},
-    {"kernels", "Per-kernel breakdown: count, total, median, min, max, share", setup_kernels},
-    {"launches", "One row per kernel launch: sizes, arguments, device phases", setup_launches},
-    {"layers", "Per-layer (range) breakdown with each layer's kernels", setup_layers},
-    {"gemm", "GEMM launches: M, N, K, batch, time, GFLOPS (and % of peak)", setup_gemm},
-};
+const std::vector<Command>& all_commands() {
+  static const std::vector<Command> commands = {
+      {"record", "Run a program under the clprof shim and write its trace(s)", setup_record},
+      {"summary", "Run overview: wall time, device busy time, launches, transfers", setup_summary},
+      {"kernels", "Per-kernel breakdown: count, total, median, min, max, share", setup_kernels},
+      {"launches", "One row per kernel launch: sizes, arguments, device phases", setup_launches},
+      {"layers", "Per-layer (range) breakdown with each layer's kernels", setup_layers},
+      {"gemm", "GEMM launches: M, N, K, batch, time, GFLOPS (and % of peak)", setup_gemm},
+  };
+  return commands;
+}
+
+analyses::Speedup parse_speedup_options(const std::vector<std::string>& specs) {
+  std::vector<analyses::SpeedupRule> rules;
+  for (const auto& s : specs) {
+    try {
+      rules.push_back(analyses::parse_speedup(s));
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+  }
+  return analyses::Speedup(std::move(rules));
+}
+
+std::string help_footer(const std::string& command, const std::string& intro) {
+  return intro + "\n" + output::help_fields(output::tables::command_views(command));
+}
+
+void order(output::Result& result, size_t column, size_t top) {
+  if (column == output::Schema::npos) output::keep_top(result, top);
+  else output::order_rows(result, column, top);
+}
+
+namespace {
+
+// Edit distance (insertions, deletions, substitutions, adjacent swaps).
+size_t distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i)
+    for (size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  return d[a.size()][b.size()];
+}
+
+// " (did you mean 'x'?)" for the candidate closest to `word`, if it is close enough.
+std::string suggestion(const std::string& word, const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_d = SIZE_MAX;
+  for (const auto& c : candidates) {
+    const size_t d = distance(word, c);
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  const size_t limit = std::max<size_t>(2, word.size() / 3);
+  if (best.empty() || best_d > limit) return "";
+  return " (did you mean '" + best + "'?)";
+}
+
+// The first option word of `args` that `sub` does not know, with a suggestion.
+std::string unknown_option(CLI::App& sub, const std::vector<std::string>& args) {
+  std::vector<std::string> names;
+  for (const CLI::Option* opt : sub.get_options()) {
+    for (const auto& l : opt->get_lnames()) names.push_back("--" + l);
+    for (const auto& s : opt->get_snames()) names.push_back("-" + s);
+  }
+  for (const auto& a : args) {
+    if (a == "--") break;
+    if (a.size() < 2 || a[0] != '-') continue;
+    const std::string name = a.substr(0, a.find('='));
+    if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+    return "unknown option '" + name + "'" + suggestion(name, names);
+  }
+  return "";
+}
+
+void set_log_level(bool verbose, bool quiet) {
+  if (quiet) log::set_level(log::Level::Error);
+  else if (verbose) log::set_level(log::Level::Debug);
+}
+
+}  // namespace
+
+}  // namespace clprof::cli
+
+using namespace clprof;
+using namespace clprof::cli;
 
 int main(int argc, char** argv) {
   CLI::App app{"clprof: an OpenCL kernel profiler. Record with `clprof record -- app args`, "
@@ -29,11 +118,16 @@ int main(int argc, char** argv) {
                "clprof"};
   app.set_version_flag("--version", std::string("clprof ") + CLPROF_VERSION);
   app.require_subcommand(1);
+  bool verbose = false, quiet = false;
   Runner chosen;
-  for (const auto& c : kCommands) {
+  std::vector<std::string> names;
+  for (const auto& c : all_commands()) {
     CLI::App* sub = app.add_subcommand(c.name, c.help);
+    sub->add_flag("-v,--verbose", verbose, "Say more on stderr (what is read, and how)");
+    sub->add_flag("-q,--quiet", quiet, "Print errors only on stderr (no warnings)");
     Runner r = c.setup(*sub);
     sub->callback([&chosen, r] { chosen = r; });
+    names.push_back(c.name);
   }
   if (argc > 1 && std::string(argv[1]) == "record") {
     for (int i = 2; i < argc; ++i) {
@@ -44,32 +138,39 @@ int main(int argc, char** argv) {
     }
   }
   // CLI11 reports an unknown first word only as "A subcommand is required"; say which.
-  if (argc > 1 && argv[1][0] != '-') {
-    bool known = false;
-    for (const auto& c : kCommands) known = known || c.name == std::string(argv[1]);
-    if (!known) {
-      std::cerr << "clprof: error: unknown command '" << argv[1]
-                << "' (run clprof --help for the list)\n";
-      return 2;
-    }
+  if (argc > 1 && argv[1][0] != '-' && std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+    log::error(std::string("unknown command '") + argv[1] + "'" + suggestion(argv[1], names) +
+               " (run clprof --help for the list)");
+    return 2;
   }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    const int rc = app.exit(e);
-    // --help and --version are successes; every other parse failure is bad usage.
-    return rc == 0 ? 0 : 2;
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);  // --help, --version
+    CLI::App* sub = nullptr;
+    if (argc > 1 && std::find(names.begin(), names.end(), argv[1]) != names.end()) sub = app.get_subcommand(argv[1]);
+    const std::string where = sub ? std::string(argv[1]) + ": " : "";
+    std::string message = e.what();
+    if (dynamic_cast<const CLI::ExtrasError*>(&e) && sub) {
+      const std::string u = unknown_option(*sub, std::vector<std::string>(argv + 2, argv + argc));
+      if (!u.empty()) message = u;
+    }
+    if (dynamic_cast<const CLI::RequiredError*>(&e) && message.rfind("traces", 0) == 0) message = "a TRACE is required";
+    log::error(where + message + " (run clprof " + (sub ? std::string(argv[1]) + " " : "") + "--help)");
+    return 2;
   }
+  set_log_level(verbose, quiet);
   try {
     return chosen ? chosen() : 2;
-  } catch (const clprof::readers::InputError& e) {
-    std::cerr << "clprof: error: " << e.what() << "\n";
+  } catch (const readers::InputError& e) {
+    // Line 0: about the file as a whole ("FILE: not a regular file"), not a place in it.
+    log::error(e.line() == 0 ? e.file() + ": " + e.message() : std::string(e.what()));
     return 2;
   } catch (const UsageError& e) {
-    std::cerr << "clprof: error: " << e.what() << "\n";
+    log::error(e.what());
     return 2;
   } catch (const std::exception& e) {
-    std::cerr << "clprof: error: " << e.what() << "\n";
+    log::error(e.what());
     return 1;
   }
 }

@@ -293,6 +293,12 @@ int main(int argc, char** argv) {
     else if (a == "--schemas" && i + 1 < argc) o.schemas = argv[++i];
     else o.cases.push_back(a);
   }
+  if (!o.clprof.empty()) {
+    // clprof runs in each case's directory: a relative path must not depend on that.
+    char* abs = realpath(o.clprof.c_str(), nullptr);
+    if (abs) o.clprof = abs;
+    std::free(abs);
+  }
   if (o.clprof.empty() || o.cases.empty()) {
     std::cerr << "usage: golden_runner --clprof BIN [--schemas DIR] [--update] CASE_DIR...\n";
     return 2;

@@ -309,6 +309,7 @@ GemmResult finish_gemm(GemmAnalysis&& a, const model::Run& run, double peak_gflo
     g.padded = m.rule->padded;
     g.count = m.count;
     auto s = compute_stats(m.durations);
+    g.timed = s.count;
     g.total_ns = s.total_ns;
     g.median_ns = s.median_ns;
     g.min_ns = s.min_ns;

@@ -105,6 +105,7 @@ struct GemmGroupRow {
   bool padded = false;
   std::optional<int64_t> m, n, k, batch;
   uint64_t count = 0;
+  uint64_t timed = 0;  // launches with a kernel time (median and min are over these)
   int64_t total_ns = 0;
   int64_t median_ns = 0;
   int64_t min_ns = 0;

@@ -8,7 +8,7 @@
 #include "analyses/gemm/gemm.hpp"
 #include "analyses/gemm/gemm_rules.hpp"
 #include "readers/reader.hpp"
-#include "unit_helpers.hpp"
+#include "model_builders.hpp"
 
 using namespace clprof;
 using unit::buffer;

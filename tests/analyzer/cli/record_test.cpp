@@ -2,8 +2,10 @@
 #include <doctest/doctest.h>
 
 #include <dirent.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 
 #include "cli_support.hpp"
 
@@ -116,6 +118,21 @@ TEST_CASE("record: errors") {
   auto no_shim = run({"record", "--", "true"}, {{"CLPROF_SHIM", "/nonexistent/libclprof.so"}});
   CHECK(no_shim.status == 1);
   CHECK(no_shim.err.find("CLPROF_SHIM") != std::string::npos);
+}
+
+TEST_CASE("record: an output directory that cannot be written is refused before the program runs") {
+  const auto dir = clitest::temp_dir();
+  std::ofstream(dir + "/file") << "a file, not a directory";
+  for (const std::string& out : {std::string("/nonexistent/dir/x.json"), dir + "/file/x.json"}) {
+    auto r = run({"record", "-o", out, "--", "sh", "-c", "touch ran; exit 0"}, {{"CLPROF_SHIM", CLPROF_TEST_SHIM}}, dir);
+    CHECK(r.status == 2);
+    CHECK(r.err.find("clprof: error: -o " + out + ": ") == 0);
+    CHECK(::access((dir + "/ran").c_str(), F_OK) != 0);  // the program never ran
+  }
+  // %p in the file name is fine: only the directory is checked.
+  auto ok = run({"record", "-o", dir + "/t.%p.json", "--", "sh", "-c", "exit 0"},
+                {{"CLPROF_SHIM", CLPROF_TEST_SHIM}, {"CLPROF_TEST_LAUNCHES", "1"}}, dir);
+  CHECK(ok.status == 0);
 }
 
 TEST_CASE("record --list-options prints the settings table") {

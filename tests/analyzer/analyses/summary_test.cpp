@@ -7,7 +7,7 @@
 #include "readers/clpeak/peak.hpp"
 #include "analyses/speedup.hpp"
 #include "analyses/summary.hpp"
-#include "unit_helpers.hpp"
+#include "model_builders.hpp"
 
 using namespace clprof;
 

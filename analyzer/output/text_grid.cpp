@@ -1,4 +1,4 @@
-#include "output/table.hpp"
+#include "output/text_grid.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,33 +9,6 @@
 #include <stdexcept>
 
 namespace clprof::output {
-
-Cell text_cell(std::string text) { return Cell{text, text}; }
-
-Cell int_cell(std::optional<int64_t> value) {
-  if (!value) return Cell{"-", ""};
-  return Cell{std::to_string(*value), std::to_string(*value)};
-}
-
-Cell ns_cell(std::optional<int64_t> ns) {
-  if (!ns) return Cell{"-", ""};
-  return Cell{format_ns(*ns), std::to_string(*ns)};
-}
-
-Cell fixed_cell(std::optional<double> value, int decimals) {
-  if (!value || !std::isfinite(*value)) return Cell{"-", ""};
-  char buf[64];
-  // %.17g round-trips a double, so CSV consumers get the exact value we computed.
-  std::snprintf(buf, sizeof buf, "%.17g", *value);
-  return Cell{format_fixed(*value, decimals), buf};
-}
-
-Cell bytes_cell(uint64_t bytes) { return Cell{format_bytes(bytes), std::to_string(bytes)}; }
-
-void Table::add_row(std::vector<Cell> row) {
-  if (row.size() != columns_.size()) throw std::logic_error("table row has the wrong width");
-  rows_.push_back(std::move(row));
-}
 
 size_t display_width(std::string_view text) {
   size_t n = 0;
@@ -198,16 +171,6 @@ std::string shorten_head(const std::string& text, size_t width) {
 
 namespace {
 
-static std::string csv_field(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char ch : s) {
-    if (ch == '"') q += '"';
-    q += ch;
-  }
-  return q + "\"";
-}
-
 static std::string md_escape(const std::string& s) {
   std::string r;
   for (char ch : visible_text(s)) {
@@ -230,26 +193,8 @@ const std::string& visible(const std::string& text, std::string& scratch) {
   return text;
 }
 
-// Collects the output in chunks of about 64 KiB before handing them to the sink.
-class Buffered {
- public:
-  explicit Buffered(const TextSink& sink) : sink_(sink) {}
-  std::string& text() { return buf_; }
-  void line_done() {
-    if (buf_.size() >= (64u << 10)) flush();
-  }
-  void flush() {
-    if (!buf_.empty()) sink_(buf_);
-    buf_.clear();
-  }
-
- private:
-  const TextSink& sink_;
-  std::string buf_;
-};
-
 template <typename Rows>
-void stream_text(const std::vector<Column>& cols, size_t count, const Rows& rows, size_t width,
+void stream_text(const std::vector<GridColumn>& cols, size_t count, const Rows& rows, size_t width,
                  const TextSink& sink) {
   std::vector<size_t> w(cols.size());
   // The distinct texts of each shrinkable column that may be shortened: longer than the
@@ -262,9 +207,9 @@ void stream_text(const std::vector<Column>& cols, size_t count, const Rows& rows
   }
   std::string scratch;
   for (size_t i = 0; i < count; ++i) {
-    const std::vector<Cell>& row = rows(i);
+    const std::vector<std::string>& row = rows(i);
     for (size_t c = 0; c < cols.size(); ++c) {
-      const std::string& text = visible(row[c].display, scratch);
+      const std::string& text = visible(row[c], scratch);
       const size_t chars = display_width(text);
       w[c] = std::max(w[c], chars);
       if (chars > narrowest[c]) distinct[c].insert(text);
@@ -317,8 +262,8 @@ void stream_text(const std::vector<Column>& cols, size_t count, const Rows& rows
   }
   out.text() += '\n';
   for (size_t i = 0; i < count; ++i) {
-    const std::vector<Cell>& row = rows(i);
-    for (size_t c = 0; c < cols.size(); ++c) emit(c, row[c].display);
+    const std::vector<std::string>& row = rows(i);
+    for (size_t c = 0; c < cols.size(); ++c) emit(c, row[c]);
     out.text() += '\n';
     out.line_done();
   }
@@ -326,21 +271,7 @@ void stream_text(const std::vector<Column>& cols, size_t count, const Rows& rows
 }
 
 template <typename Rows>
-void stream_csv(const std::vector<Column>& cols, size_t count, const Rows& rows, const TextSink& sink) {
-  Buffered out(sink);
-  for (size_t c = 0; c < cols.size(); ++c) out.text() += (c ? "," : "") + csv_field(cols[c].key);
-  out.text() += '\n';
-  for (size_t i = 0; i < count; ++i) {
-    const std::vector<Cell>& row = rows(i);
-    for (size_t c = 0; c < cols.size(); ++c) out.text() += (c ? "," : "") + csv_field(row[c].raw);
-    out.text() += '\n';
-    out.line_done();
-  }
-  out.flush();
-}
-
-template <typename Rows>
-void stream_markdown(const std::vector<Column>& cols, size_t count, const Rows& rows,
+void stream_markdown(const std::vector<GridColumn>& cols, size_t count, const Rows& rows,
                      const TextSink& sink) {
   Buffered out(sink);
   out.text() += "|";
@@ -349,75 +280,25 @@ void stream_markdown(const std::vector<Column>& cols, size_t count, const Rows& 
   for (const auto& c : cols) out.text() += c.align == Align::Right ? "---:|" : "---|";
   out.text() += '\n';
   for (size_t i = 0; i < count; ++i) {
-    const std::vector<Cell>& row = rows(i);
+    const std::vector<std::string>& row = rows(i);
     out.text() += "|";
-    for (const auto& cell : row) out.text() += " " + md_escape(cell.display) + " |";
+    for (const auto& cell : row) out.text() += " " + md_escape(cell) + " |";
     out.text() += '\n';
     out.line_done();
   }
   out.flush();
 }
 
-// The rows of a Table, by reference.
-struct TableRows {
-  const Table& table;
-  const std::vector<Cell>& operator()(size_t i) const { return table.rows()[i]; }
-};
-
-// The rows of a RowSource, in one reused buffer (checked: one cell per column).
-struct SourceRows {
-  const RowSource& source;
-  size_t width;
-  mutable std::vector<Cell> row;
-  const std::vector<Cell>& operator()(size_t i) const {
-    row.clear();
-    source(i, row);
-    if (row.size() != width) throw std::logic_error("table row has the wrong width");
-    return row;
-  }
-};
-
-std::string collect(const std::function<void(const TextSink&)>& render) {
-  std::string out;
-  render([&out](std::string_view s) { out.append(s); });
-  return out;
-}
-
 }  // namespace
 
-void render_stream(const std::vector<Column>& columns, size_t count, const RowSource& source,
-                   Format format, size_t width, const TextSink& sink) {
-  switch (format) {
-    case Format::Csv: stream_csv(columns, count, SourceRows{source, columns.size(), {}}, sink); break;
-    case Format::Markdown: stream_markdown(columns, count, SourceRows{source, columns.size(), {}}, sink); break;
-    default: stream_text(columns, count, SourceRows{source, columns.size(), {}}, width, sink); break;
-  }
+void render_grid_text(const std::vector<GridColumn>& columns, size_t count, const GridRows& rows,
+                      size_t width, const TextSink& sink) {
+  stream_text(columns, count, rows, width, sink);
 }
 
-std::string render_text(const Table& table, size_t width) {
-  return collect([&](const TextSink& sink) {
-    stream_text(table.columns(), table.rows().size(), TableRows{table}, width, sink);
-  });
-}
-
-std::string render_csv(const Table& table) {
-  return collect([&](const TextSink& sink) {
-    stream_csv(table.columns(), table.rows().size(), TableRows{table}, sink);
-  });
-}
-
-std::string render_markdown(const Table& table) {
-  return collect([&](const TextSink& sink) {
-    stream_markdown(table.columns(), table.rows().size(), TableRows{table}, sink);
-  });
-}
-
-std::string render(const Table& table, Format format, size_t width) {
-  switch (format) {
-    case Format::Csv: return render_csv(table);
-    case Format::Markdown: return render_markdown(table);
-    default: return render_text(table, width);
-  }
+void render_grid_markdown(const std::vector<GridColumn>& columns, size_t count,
+                          const GridRows& rows, const TextSink& sink) {
+  stream_markdown(columns, count, rows, sink);
 }
 
 }  // namespace clprof::output

@@ -25,8 +25,6 @@ std::string temp_dir();
 std::string write_temp(const std::string& name, const std::string& content);
 // The content of a file ("" if it cannot be read).
 std::string read_file(const std::string& path);
-// RFC 4180 CSV: rows of fields (quotes and embedded commas/newlines handled).
-std::vector<std::vector<std::string>> parse_csv(const std::string& text);
 // The path of tests/analyzer/data/<name>.
 std::string data(const std::string& name);
 

@@ -4,7 +4,7 @@
 #include "analyses/kernels.hpp"
 #include "analyses/layers.hpp"
 #include "analyses/ranges.hpp"
-#include "unit_helpers.hpp"
+#include "model_builders.hpp"
 
 using namespace clprof;
 using unit::launch;
@@ -38,7 +38,7 @@ TEST_CASE("kernels: totals, percent, phases, untimed launches") {
   CHECK(rows[0].stats.count == 2);
   CHECK(rows[0].untimed == 1);
   CHECK(rows[0].stats.total_ns == 1000);
-  CHECK(rows[0].percent == doctest::Approx(100.0 * 1000 / 1150));
+  CHECK(*rows[0].percent == doctest::Approx(100.0 * 1000 / 1150));
   CHECK(rows[0].queued_to_submit_ns == 20);  // 10 per timed launch
   CHECK(rows[0].submit_to_start_ns == 40);
   CHECK(rows[1].name == "act");
@@ -67,6 +67,17 @@ TEST_CASE("kernels: importer durations (duration_override_ns) are used") {
   analyses::KernelsAnalysis a;
   a.add_launch(l);
   CHECK(a.rows()[0].stats.total_ns == 1234);
+  // Phases it does not know are unknown, not 0.
+  CHECK(!a.rows()[0].queued_to_submit_ns);
+  CHECK(!a.rows()[0].submit_to_start_ns);
+  CHECK(!a.rows()[0].enqueue_ns);
+  // No kernel time at all: no share either.
+  model::Launch untimed;
+  untimed.name = "untimed";
+  analyses::KernelsAnalysis u;
+  u.add_launch(untimed);
+  CHECK(u.rows()[0].stats.count == 0);
+  CHECK(!u.rows()[0].percent);
 }
 
 TEST_CASE("layers: innermost range path, aggregated over iterations") {
@@ -84,7 +95,7 @@ TEST_CASE("layers: innermost range path, aggregated over iterations") {
   CHECK(rows[1].layer == "inference/conv/relu");
   CHECK(rows[1].total_ns == 120);
   CHECK(rows[2].layer == "(no layer)");
-  CHECK(rows[2].percent == doctest::Approx(100.0 * 30 / 1150));
+  CHECK(*rows[2].percent == doctest::Approx(100.0 * 30 / 1150));
   REQUIRE(analyses::sort_layer_rows(rows, "total"));
   CHECK(rows[2].layer == "(no layer)");
   CHECK(!analyses::sort_layer_rows(rows, "colour"));
@@ -117,7 +128,7 @@ TEST_CASE("layers: per-iteration detail with importer wall times") {
   CHECK(d[0].layers[0].layer == "conv");
   CHECK(d[0].layers[1].layer == "conv/relu");
   CHECK(d[1].kernels[0].name == "gemm");
-  CHECK(d[1].kernels[0].percent == doctest::Approx(100.0 * 600 / 670));
+  CHECK(*d[1].kernels[0].percent == doctest::Approx(100.0 * 600 / 670));
   run.processes[0].iteration_wall_ns.clear();
   auto d2 = analyses::iteration_details(a, run, its);
   CHECK(d2[1].wall_ns == 150);  // the range's own host duration

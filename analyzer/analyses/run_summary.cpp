@@ -1,0 +1,29 @@
+#include "analyses/run_summary.hpp"
+
+namespace clprof::analyses {
+
+RunSummaryAnalysis::RunSummaryAnalysis(LaunchPredicate keep)
+    : gemm(std::make_shared<std::vector<gemm::Rule>>(gemm::builtin_rules()), keep, true), keep_(std::move(keep)) {}
+
+void RunSummaryAnalysis::add_launch(const model::Launch& l) {
+  if (keep_ && !keep_(l)) return;
+  summary.add_launch(l);
+  gemm.add_launch(l);
+}
+
+void RunSummaryAnalysis::add_transfer(const model::Transfer& t) { summary.add_transfer(t); }
+
+void RunSummaryAnalysis::merge(Analysis&& other) {
+  auto& o = dynamic_cast<RunSummaryAnalysis&>(other);
+  summary.merge(std::move(o.summary));
+  gemm.merge(std::move(o.gemm));
+}
+
+Summary summarize(RunSummaryAnalysis&& a, const model::Run& run) {
+  const auto g = finish_gemm(std::move(a.gemm), run, 0);
+  auto s = make_summary(a.summary, run, g.gflop_per_device);
+  s.run.kernels_distinct = a.summary.kernel_names().size();
+  return s;
+}
+
+}  // namespace clprof::analyses

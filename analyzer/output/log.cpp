@@ -1,0 +1,60 @@
+#include "output/log.hpp"
+
+#include <spdlog/pattern_formatter.h>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <memory>
+#include <set>
+
+namespace clprof::log {
+
+namespace {
+
+// "warning: " and "error: " after "clprof: "; nothing for information and debug lines.
+class LevelPrefix : public spdlog::custom_flag_formatter {
+ public:
+  void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
+    std::string_view p;
+    if (msg.level == spdlog::level::warn) p = "warning: ";
+    else if (msg.level >= spdlog::level::err) p = "error: ";
+    else if (msg.level <= spdlog::level::debug) p = "debug: ";
+    dest.append(p.data(), p.data() + p.size());
+  }
+  std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<LevelPrefix>(); }
+};
+
+spdlog::logger& logger() {
+  static std::shared_ptr<spdlog::logger> l = [] {
+    auto sink = std::make_shared<spdlog::sinks::stderr_sink_st>();
+    auto formatter = std::make_unique<spdlog::pattern_formatter>();
+    formatter->add_flag<LevelPrefix>('*').set_pattern("clprof: %*%v");
+    sink->set_formatter(std::move(formatter));
+    auto lg = std::make_shared<spdlog::logger>("clprof", sink);
+    lg->set_level(spdlog::level::info);
+    lg->flush_on(spdlog::level::trace);  // stderr order must follow stdout's
+    return lg;
+  }();
+  return *l;
+}
+
+}  // namespace
+
+void set_level(Level level) {
+  static const spdlog::level::level_enum levels[] = {spdlog::level::debug, spdlog::level::info,
+                                                     spdlog::level::warn, spdlog::level::err};
+  logger().set_level(levels[static_cast<int>(level)]);
+}
+
+void debug(std::string_view m) { logger().debug("{}", m); }
+void info(std::string_view m) { logger().info("{}", m); }
+void warning(std::string_view m) { logger().warn("{}", m); }
+void error(std::string_view m) { logger().error("{}", m); }
+
+void warnings(const std::vector<std::string>& messages) {
+  std::set<std::string> seen;
+  for (const auto& w : messages)
+    if (seen.insert(w).second) warning(w);
+}
+
+}  // namespace clprof::log

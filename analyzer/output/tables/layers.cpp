@@ -1,0 +1,199 @@
+#include "output/tables/layers.hpp"
+
+#include "output/format.hpp"
+#include "output/tables/kernels.hpp"
+
+namespace clprof::output::tables {
+
+const Schema& layers_schema() {
+  static const Schema s = [] {
+    Schema l;
+    l.name = "layers";
+    l.title = "one row per layer (the path of a launch's innermost range), its kernels nested";
+    l.layout = Layout::Tree;
+    l.default_order = "execution order (first launch first)";
+    l.extra_sorts = {{"order", "execution order (the default)"}};
+    l.columns = {
+        column("layer", "Layer / kernel", Type::Text, "",
+               "range path from the outermost range, e.g. net/conv1; \"(no layer)\" outside ranges")
+            .shrink()
+            .alias("name"),
+        column("direction", "Direction", Type::Text, "",
+               "imported layer times: forward or backward (null for kernel layers)")
+            .allow_null()
+            .when_known(),
+        column("count", "Calls", Type::Int, "",
+               "launches with a kernel time (null: an imported layer time without kernels)")
+            .allow_null(),
+        column("total_ns", "Total", Type::Duration, "ns", "kernel time over all instances").alias("percent"),
+        column("percent", "%", Type::Real, "%", "share of the total kernel time, 0-100").allow_null().unsortable(),
+        column("instances", "Iter", Type::Int, "",
+               "range instances (iterations) with launches, or imported measurements")
+            .alias("iterations"),
+        column("median_ns", "Median/it", Type::Duration, "ns", "median kernel time per instance").allow_null(),
+        column("min_ns", "Min/it", Type::Duration, "ns", "shortest instance").allow_null(),
+        column("max_ns", "Max/it", Type::Duration, "ns", "longest instance").allow_null(),
+        column("est_total_ns", "Est. total", Type::Duration, "ns",
+               "estimated total if the --speedup rules applied")
+            .allow_null()
+            .only_with("--speedup"),
+        nested("kernels", "Kernels", kernels_schema(),
+               "the layer's kernels (per-launch statistics; percent of the whole total)")
+            .csv_label_as("kernel")
+            .unless("--no-kernels"),
+    };
+    return l;
+  }();
+  return s;
+}
+
+namespace {
+
+const Schema& iteration_layer_kernels_schema() {
+  static const Schema s = [] {
+    Schema k;
+    k.name = "iteration_layer_kernels";
+    k.title = "a layer's kernels in one iteration, in execution order";
+    k.columns = {
+        column("name", "Kernel", Type::Text, "", "kernel function name").shrink(),
+        column("count", "Calls", Type::Int, "", "launches with a kernel time"),
+        column("total_ns", "Time", Type::Duration, "ns", "kernel time"),
+    };
+    return k;
+  }();
+  return s;
+}
+
+const Schema& iteration_layers_schema() {
+  static const Schema s = [] {
+    Schema l;
+    l.name = "iteration_layers";
+    l.title = "the layers of one iteration, in execution order";
+    l.layout = Layout::Tree;
+    l.columns = {
+        column("layer", "Layer / kernel", Type::Text, "",
+               "range path below the iteration range (\"\" for launches directly in it)")
+            .shrink(),
+        column("total_ns", "Time", Type::Duration, "ns", "kernel time (null: a layer without kernels)")
+            .allow_null(),
+        nested("kernels", "Kernels", iteration_layer_kernels_schema(), "the layer's kernels")
+            .csv_label_as("kernel"),
+    };
+    return l;
+  }();
+  return s;
+}
+
+const Schema& iteration_kernels_schema() {
+  static const Schema s = [] {
+    Schema k;
+    k.name = "iteration_kernels";
+    k.title = "kernel totals of one iteration, by time";
+    k.columns = {
+        column("name", "Kernel", Type::Text, "", "kernel function name").shrink(),
+        column("count", "Calls", Type::Int, "", "launches with a kernel time"),
+        column("total_ns", "Total", Type::Duration, "ns", "kernel time"),
+        column("percent", "%", Type::Real, "%", "share of the iteration's kernel time, 0-100")
+            .allow_null()
+            .digits(2),
+    };
+    return k;
+  }();
+  return s;
+}
+
+}  // namespace
+
+const Schema& iterations_schema() {
+  static const Schema s = [] {
+    Schema i;
+    i.name = "layers";
+    i.view = "--per-iteration";
+    i.title = "one row per iteration of the iteration range, its layers and kernels nested";
+    i.layout = Layout::Sections;
+    i.csv_leaves = true;
+    i.heading = "Iteration {iteration} ({range}): wall time {wall_ns}, kernel time {kernel_ns}";
+    i.default_order = "iteration";
+    i.columns = {
+        column("iteration", "Iteration", Type::Int, "", "iteration number, from 1").ascending(),
+        column("range", "Range", Type::Text, "", "name of the iteration range"),
+        column("wall_ns", "Wall time", Type::Duration, "ns",
+               "the importer's wall time of the iteration, else the range's host duration")
+            .allow_null(),
+        column("kernel_ns", "Kernel time", Type::Duration, "ns", "kernel time in the iteration"),
+        nested("layers", "Layers", iteration_layers_schema(), "the iteration's layers and their kernels"),
+        nested("kernels", "Kernels", iteration_kernels_schema(),
+               "the iteration's kernel totals (in JSON and the table; CSV has them per layer)")
+            .not_in_csv(),
+    };
+    return i;
+  }();
+  return s;
+}
+
+Result layers_result(const std::vector<analyses::LayerRow>& rows, bool speedup, bool kernels) {
+  Result out(layers_schema());
+  if (speedup) out.options.push_back("--speedup");
+  if (!kernels) out.options.push_back("--no-kernels");
+  int64_t total = 0, est = 0, timed_total = 0;
+  bool any_kernels = false, any_timings = false;
+  for (const auto& r : rows) {
+    std::vector<Row> kernels;
+    for (const auto& k : r.kernels) kernels.push_back(kernel_row(k));
+    const bool stats = r.timing_only || r.count > 0;
+    auto stat = [stats](int64_t v) { return stats ? Value::integer(v) : Value::null(); };
+    out.rows.push_back({Value::text(r.layer),
+                        r.timing_only ? Value::text(r.direction) : Value::null(),
+                        r.timing_only ? Value::null() : Value::uint(r.count),
+                        Value::integer(r.total_ns),
+                        Value::real(r.percent),
+                        Value::uint(r.instances),
+                        stat(r.instance_median_ns),
+                        stat(r.instance_min_ns),
+                        stat(r.instance_max_ns),
+                        r.timing_only ? Value::null() : Value::integer(r.est_total_ns.value_or(r.total_ns)),
+                        Value::rows(std::move(kernels))});
+    if (r.timing_only) {
+      any_timings = true;
+      timed_total += r.total_ns;
+    } else {
+      any_kernels = true;
+      total += r.total_ns;
+      est += r.est_total_ns.value_or(r.total_ns);
+    }
+  }
+  if (any_kernels || !any_timings) {
+    std::string note = "Total kernel time " + format_ns(total);
+    if (speedup) note += "; estimated with --speedup: " + format_ns(est);
+    out.notes.push_back(note + ".");
+  }
+  if (any_timings)
+    out.notes.push_back("Total layer time " + format_ns(timed_total) +
+                        " (imported layer times, without kernels).");
+  return out;
+}
+
+Result iterations_result(const std::vector<analyses::IterationDetail>& details,
+                         const std::string& range_name) {
+  Result out(iterations_schema());
+  for (const auto& d : details) {
+    std::vector<Row> layers;
+    for (const auto& l : d.layers) {
+      std::vector<Row> kernels;
+      for (const auto& k : l.kernels)
+        kernels.push_back({Value::text(k.name), Value::uint(k.count), Value::integer(k.total_ns)});
+      // A layer without kernels (e.g. Arm NN's memory workloads) has no kernel time.
+      layers.push_back({Value::text(l.layer), l.kernels.empty() ? Value::null() : Value::integer(l.total_ns),
+                        Value::rows(std::move(kernels))});
+    }
+    std::vector<Row> kernels;
+    for (const auto& k : d.kernels)
+      kernels.push_back({Value::text(k.name), Value::uint(k.count), Value::integer(k.total_ns), Value::real(k.percent)});
+    out.rows.push_back({Value::uint(d.index), Value::text(range_name), Value::integer(d.wall_ns),
+                        Value::integer(d.kernel_ns), Value::rows(std::move(layers)),
+                        Value::rows(std::move(kernels))});
+  }
+  return out;
+}
+
+}  // namespace clprof::output::tables

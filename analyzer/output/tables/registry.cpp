@@ -1,0 +1,30 @@
+#include "output/tables/registry.hpp"
+
+#include <stdexcept>
+
+#include "output/tables/gemm.hpp"
+#include "output/tables/kernels.hpp"
+#include "output/tables/launches.hpp"
+#include "output/tables/layers.hpp"
+#include "output/tables/summary.hpp"
+
+namespace clprof::output::tables {
+
+const std::vector<CommandViews>& all_commands() {
+  static const std::vector<CommandViews> all = {
+      {"summary", {&summary_schema()}},
+      {"kernels", {&kernels_schema()}},
+      {"launches", {&launches_schema()}},
+      {"layers", {&layers_schema(), &iterations_schema()}},
+      {"gemm", {&gemm_schema(), &gemm_group_schema()}},
+  };
+  return all;
+}
+
+const CommandViews& command_views(const std::string& command) {
+  for (const auto& c : all_commands())
+    if (c.command == command) return c;
+  throw std::out_of_range("no command " + command);
+}
+
+}  // namespace clprof::output::tables

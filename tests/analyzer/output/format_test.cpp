@@ -1,0 +1,54 @@
+// Number formatting and the JSON writer (output/format.hpp, output/json_writer.hpp).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <string>
+
+#include "output/format.hpp"
+#include "output/json_writer.hpp"
+
+using namespace clprof;
+
+TEST_CASE("format_ns: adaptive units") {
+  CHECK(output::format_ns(0) == "0 ns");
+  CHECK(output::format_ns(950) == "950 ns");
+  CHECK(output::format_ns(1234) == "1.234 us");
+  CHECK(output::format_ns(12345) == "12.35 us");
+  CHECK(output::format_ns(123456) == "123.5 us");
+  CHECK(output::format_ns(12345678) == "12.35 ms");
+  CHECK(output::format_ns(2'500'000'000) == "2.500 s");
+  CHECK(output::format_ns(-1500) == "-1.500 us");
+  CHECK(output::format_bytes(512) == "512 B");
+  CHECK(output::format_bytes(4096) == "4.0 KiB");
+  CHECK(output::format_general(0.000262144) == "0.0002621");
+}
+
+TEST_CASE("json writer: optional as null, non-finite as null") {
+  output::JsonWriter j;
+  j.begin_object();
+  j.field("a", std::optional<int64_t>{});
+  j.field("b", 1.0 / 0.0);
+  j.field("c", int64_t{-3});
+  j.end_object();
+  CHECK(j.str() == "{\n  \"a\": null,\n  \"b\": null,\n  \"c\": -3\n}\n");
+}
+
+TEST_CASE("json writer: drain() streams a document in pieces") {
+  output::JsonWriter whole, parts;
+  std::string streamed;
+  for (auto* j : {&whole, &parts}) j->begin_array();
+  for (int i = 0; i < 10; ++i) {
+    for (auto* j : {&whole, &parts}) {
+      j->begin_object();
+      j->field("i", i);
+      j->end_object();
+    }
+    if (i % 3 == 0) streamed += parts.drain();
+  }
+  for (auto* j : {&whole, &parts}) j->end_array();
+  streamed += parts.drain();
+  CHECK(streamed + "\n" == whole.str());
+  CHECK(parts.drain().empty());
+}

@@ -1,0 +1,160 @@
+// The text layout of tables (output/text_grid.hpp): alignment, shortening to a width by
+// character, control characters made visible.
+#include <doctest/doctest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "output/text_grid.hpp"
+
+using namespace clprof;
+using output::Align;
+using output::GridColumn;
+
+namespace {
+
+std::string grid(const std::vector<GridColumn>& cols, const std::vector<std::vector<std::string>>& rows,
+                 size_t width, bool markdown = false) {
+  std::string out;
+  auto get = [&rows](size_t i) -> const std::vector<std::string>& { return rows[i]; };
+  auto sink = [&out](std::string_view s) { out.append(s); };
+  if (markdown) output::render_grid_markdown(cols, rows.size(), get, sink);
+  else output::render_grid_text(cols, rows.size(), get, width, sink);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("grid: aligned text, shrinking the name column to the width") {
+  const std::vector<GridColumn> cols = {{"Name", Align::Left, true}, {"Count"}};
+  const std::string text = grid(cols, {{std::string(100, 'x') + "END", "7"}, {"short", "12345"}}, 40);
+  CHECK(text == "Name                               Count\n"
+                "---------------------------------  -----\n"
+                "xxxxxxxxxxxxxxxx..xxxxxxxxxxxxEND      7\n"
+                "short                              12345\n");
+  CHECK(output::shorten_middle("abcdefghij", 6) == "ab..ij");
+  // No width limit: nothing is shortened.
+  CHECK(grid(cols, {{std::string(100, 'x'), "7"}}, SIZE_MAX).find(std::string(100, 'x')) != std::string::npos);
+}
+
+TEST_CASE("grid: markdown escapes '|' and right-aligns numbers") {
+  const std::vector<GridColumn> cols = {{"Name", Align::Left}, {"Time"}};
+  CHECK(grid(cols, {{"x|y", "-"}}, 80, true) == "| Name | Time |\n|---|---:|\n| x\\|y | - |\n");
+}
+
+TEST_CASE("grid: names from the trace with control characters and non-ASCII letters") {
+  // A range name with a newline, a tab and an ANSI colour sequence keeps to one row and
+  // sends the terminal no escape; UTF-8 names are measured and cut by character, so the
+  // columns stay aligned and no character is split.
+  CHECK(output::visible_text("a\nb\tc\x1b[31m\x7f\r") == "a\\nb\\tc\\x1b[31m\\x7f\\r");
+  CHECK(output::display_width("caf\xC3\xA9") == 4);
+  CHECK(output::display_width("\xE5\x8D\xB7\xE7\xA7\xAF") == 2);  // two CJK characters
+  const std::vector<GridColumn> cols = {{"Layer", Align::Left, true}, {"Calls"}};
+  const std::vector<std::vector<std::string>> rows = {{"conv\n1\x1b[0m", "1"}, {"caf\xC3\xA9", "22"}};
+  CHECK(grid(cols, rows, 80) ==
+        "Layer           Calls\n"
+        "--------------  -----\n"
+        "conv\\n1\\x1b[0m      1\n"
+        "caf\xC3\xA9               22\n");
+  CHECK(grid(cols, rows, 80, true).find("| conv\\n1\\x1b[0m | 1 |") != std::string::npos);
+  // Shortening counts characters and never splits one (each "\xC3\xA9" is one).
+  const std::string e = "\xC3\xA9";
+  std::string long_name;
+  for (int i = 0; i < 30; ++i) long_name += e;
+  CHECK(output::shorten_middle(long_name, 8) == e + e + e + ".." + e + e + e);
+  CHECK(output::shorten_head(long_name, 5) == ".." + e + e + e);
+  const std::vector<std::string> alike = {"a" + long_name + "1" + long_name, "a" + long_name + "2" + long_name};
+  for (const std::string& shown : output::shorten_column(alike, 20, output::Shorten::Middle)) {
+    CHECK(output::display_width(shown) <= 20);
+    CHECK(shown.find("..") != std::string::npos);
+    for (size_t i = 0; i < shown.size(); ++i)  // bytes of "\xC3\xA9" stay in pairs
+      if (static_cast<unsigned char>(shown[i]) == 0xC3) CHECK(static_cast<unsigned char>(shown[i + 1]) == 0xA9);
+  }
+}
+
+TEST_CASE("shorten_head keeps the tail, cut at a '/' when that keeps half of the width") {
+  CHECK(output::shorten_head("inference/conv1", 15) == "inference/conv1");
+  // Tail "ence/block3/conv2" (17 = 19 - 2): from its '/', "/block3/conv2" keeps 12 >= 9.
+  CHECK(output::shorten_head("inference/block3/conv2", 19) == "../block3/conv2");
+  // The innermost name alone would keep too little: the cut stays inside a name.
+  CHECK(output::shorten_head("resnet50_v1_inference_iteration/fc", 25) == ".._inference_iteration/fc");
+  CHECK(output::shorten_head("abcdefghij", 6) == "..ghij");
+  CHECK(output::shorten_head("abcdefghij", 3) == "hij");
+}
+
+TEST_CASE("grid: many rows asked on demand, twice for the text layout, in chunks") {
+  const std::vector<GridColumn> cols = {{"Name", Align::Left, true},
+                                        {"Layer", Align::Left, true, output::Shorten::Head, 12},
+                                        {"Time"}};
+  std::vector<std::string> row;
+  size_t asked = 0;
+  auto get = [&](size_t i) -> const std::vector<std::string>& {
+    ++asked;
+    row = {"kernel_with_a_rather_long_name_number_" + std::to_string(i),
+           "network_with_a_long_name/block" + std::to_string(i) + "/a_long_layer_name_" + std::to_string(i),
+           std::to_string(i) + " us"};
+    return row;
+  };
+  std::string text;
+  size_t chunks = 0;
+  output::render_grid_text(cols, 5000, get, 80, [&](std::string_view s) {
+    text.append(s);
+    ++chunks;
+  });
+  CHECK(asked == 10000);
+  CHECK(chunks > 1);  // > 64 KiB
+  // Widths 42 + 57 + 7 + 4: the name column gives 26 (down to 16), the layer column the
+  // remaining 4 (57 -> 53), keeping its tail from a '/'; every line fits in 80 columns.
+  CHECK(text.find("kernel_..er_4999  ../block4999/a_long_layer_name_4999") != std::string::npos);
+  CHECK(text.find("network_with_a_long_name/block4999") == std::string::npos);
+  for (size_t b = 0, e; (e = text.find('\n', b)) != std::string::npos; b = e + 1) CHECK(e - b <= 80);
+}
+
+TEST_CASE("shorten_column: names that would read alike are shortened so that they differ") {
+  // clpeak's kernels: the middle is cut, and v1/v2/v4 ... all read "global_bandwi..lobal_offset".
+  std::vector<std::string> names;
+  for (const char* v : {"v1", "v2", "v4", "v8", "v16"})
+    for (const char* o : {"global", "local"})
+      names.push_back(std::string("global_bandwidth_") + v + "_" + o + "_offset");
+  names.push_back("short_kernel");
+  names.push_back("a_kernel_with_a_rather_long_unique_name");
+  const std::vector<std::string> shown = output::shorten_column(names, 27, output::Shorten::Middle);
+  REQUIRE(shown.size() == names.size());
+  CHECK(std::set<std::string>(shown.begin(), shown.end()).size() == names.size());
+  for (const std::string& s : shown) CHECK(s.size() <= 27);
+  CHECK(shown[0] == "..andwidth_v1_global_offset");  // the ends differ: the tail is kept
+  CHECK(shown[9] == "..andwidth_v16_local_offset");
+  // Names that read alike with no other: shortened the column's way, or not at all.
+  CHECK(shown[10] == "short_kernel");
+  CHECK(shown[11] == output::shorten_middle(names[11], 27));
+
+  // Alike at both ends, different only in the middle: the part that differs is shown.
+  const std::string head = "conv2d_winograd_nchw_", tail = "_fp16_relu_batch_norm_fused";
+  const std::vector<std::string> convs = {head + "3x3" + tail, head + "5x5" + tail};
+  const std::vector<std::string> c = output::shorten_column(convs, 24, output::Shorten::Middle);
+  CHECK(c[0] == "conv2d..chw_3x3_fp16_r..");
+  CHECK(c[1] == "conv2d..chw_5x5_fp16_r..");
+  CHECK(c[0].find("3x3") != std::string::npos);
+  CHECK(c[1].find("5x5") != std::string::npos);
+
+  // Layer paths (shortened from the head): alike at the end, told apart by their start.
+  const std::vector<std::string> paths = {"encoder/block_one/attention/softmax",
+                                          "decoder/block_one/attention/softmax"};
+  const std::vector<std::string> p = output::shorten_column(paths, 20, output::Shorten::Head);
+  CHECK(p[0] != p[1]);
+  CHECK(p[0].rfind("encoder", 0) == 0);
+
+  // Too narrow to tell apart any other way: shown whole (wider than the column, but true).
+  const std::vector<std::string> tight = {"aaaaaaaaaaXbbbbbbbbbb", "aaaaaaaaaaYbbbbbbbbbb"};
+  CHECK(output::shorten_column(tight, 8, output::Shorten::Middle) == tight);
+}
+
+TEST_CASE("grid: rows whose shortened names would read alike stay distinguishable") {
+  const std::vector<GridColumn> cols = {{"Kernel", Align::Left, true}, {"Calls"}};
+  CHECK(grid(cols, {{"global_bandwidth_v1_global_offset", "22"}, {"global_bandwidth_v2_global_offset", "22"}}, 25) ==
+        "Kernel              Calls\n"
+        "------------------  -----\n"
+        "..v1_global_offset     22\n"
+        "..v2_global_offset     22\n");
+}
