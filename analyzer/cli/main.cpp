@@ -83,18 +83,31 @@ std::string suggestion(const std::string& word, const std::vector<std::string>& 
   return " (did you mean '" + best + "'?)";
 }
 
-// The first option word of `args` that `sub` does not know, with a suggestion.
-std::string unknown_option(CLI::App& sub, const std::vector<std::string>& args) {
+std::vector<std::string> option_names(const CLI::App& sub) {
   std::vector<std::string> names;
   for (const CLI::Option* opt : sub.get_options()) {
     for (const auto& l : opt->get_lnames()) names.push_back("--" + l);
     for (const auto& s : opt->get_snames()) names.push_back("-" + s);
   }
+  return names;
+}
+
+// The first option word of `args` that `sub` does not know, with a suggestion, or the
+// commands that have it.
+std::string unknown_option(CLI::App& app, CLI::App& sub, const std::vector<std::string>& args) {
+  const std::vector<std::string> names = option_names(sub);
   for (const auto& a : args) {
     if (a == "--") break;
     if (a.size() < 2 || a[0] != '-') continue;
     const std::string name = a.substr(0, a.find('='));
     if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+    std::string others;
+    for (const CLI::App* other : app.get_subcommands({})) {
+      const auto theirs = option_names(*other);
+      if (std::find(theirs.begin(), theirs.end(), name) != theirs.end())
+        others += (others.empty() ? "" : ", ") + other->get_name();
+    }
+    if (!others.empty()) return "'" + name + "' does not apply here (it is an option of " + others + ")";
     return "unknown option '" + name + "'" + suggestion(name, names);
   }
   return "";
@@ -152,7 +165,7 @@ int main(int argc, char** argv) {
     const std::string where = sub ? std::string(argv[1]) + ": " : "";
     std::string message = e.what();
     if (dynamic_cast<const CLI::ExtrasError*>(&e) && sub) {
-      const std::string u = unknown_option(*sub, std::vector<std::string>(argv + 2, argv + argc));
+      const std::string u = unknown_option(app, *sub, std::vector<std::string>(argv + 2, argv + argc));
       if (!u.empty()) message = u;
     }
     if (dynamic_cast<const CLI::RequiredError*>(&e) && message.rfind("traces", 0) == 0) message = "a TRACE is required";

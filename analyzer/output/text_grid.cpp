@@ -264,7 +264,10 @@ void stream_text(const std::vector<GridColumn>& cols, size_t count, const Rows& 
   for (size_t i = 0; i < count; ++i) {
     const std::vector<std::string>& row = rows(i);
     for (size_t c = 0; c < cols.size(); ++c) emit(c, row[c]);
-    out.text() += '\n';
+    // Blank cells at the end of a line (a nested row's missing columns) leave no spaces.
+    std::string& t = out.text();
+    while (!t.empty() && t.back() == ' ') t.pop_back();
+    t += '\n';
     out.line_done();
   }
   out.flush();

@@ -134,10 +134,10 @@ TEST_CASE("nested rows: a tree in the table, parent then nested lines in CSV, ar
   CHECK(as(r, Format::Table) ==
         "Layer / kernel  Calls   Total  Iter     %\n"
         "--------------  -----  ------  ----  ----\n"
-        "net/conv1           3  900 ns     2      \n"
+        "net/conv1           3  900 ns     2\n"
         "  gemm              2  600 ns        66.7\n"
         "  vadd              1  300 ns        33.3\n"
-        "net/fc              0    0 ns     1      \n");
+        "net/fc              0    0 ns     1\n");
   CHECK(as(r, Format::Csv) ==
         "layer,kernel,count,total_ns,instances,percent,bytes\n"
         "net/conv1,,3,900,2,,\n"
