@@ -1,6 +1,7 @@
 #include "output/schema_doc.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "output/json_writer.hpp"
 
@@ -41,20 +42,30 @@ std::string view_title(const std::string& command, const Schema& s) {
   return "clprof " + command + (s.view.empty() ? "" : " " + s.view);
 }
 
-// The schemas reachable from `views` through nested rows, each once, in order.
-std::vector<const Schema*> with_nested(const std::vector<const Schema*>& views) {
-  std::vector<const Schema*> out;
-  std::vector<const Schema*> todo(views.rbegin(), views.rend());
+// The schemas reachable from `views` through nested rows, each once, in order, with the
+// path of JSON keys that leads to it ("" for a view, "layers[].kernels[]").
+std::vector<std::pair<const Schema*, std::string>> with_paths(const std::vector<const Schema*>& views) {
+  std::vector<std::pair<const Schema*, std::string>> out;
+  std::vector<std::pair<const Schema*, std::string>> todo;
+  for (auto it = views.rbegin(); it != views.rend(); ++it) todo.emplace_back(*it, "");
   while (!todo.empty()) {
-    const Schema* s = todo.back();
+    auto [s, path] = todo.back();
     todo.pop_back();
-    if (std::find(out.begin(), out.end(), s) != out.end()) continue;
-    out.push_back(s);
-    std::vector<const Schema*> kids;
+    bool seen = false;
+    for (const auto& o : out) seen |= o.first == s;
+    if (seen) continue;
+    out.emplace_back(s, path);
+    std::vector<std::pair<const Schema*, std::string>> kids;
     for (const auto& c : s->columns)
-      if (c.nested) kids.push_back(c.nested);
+      if (c.nested) kids.emplace_back(c.nested, (path.empty() ? "" : path + ".") + c.key + "[]");
     todo.insert(todo.end(), kids.rbegin(), kids.rend());
   }
+  return out;
+}
+
+std::vector<const Schema*> with_nested(const std::vector<const Schema*>& views) {
+  std::vector<const Schema*> out;
+  for (const auto& [s, path] : with_paths(views)) out.push_back(s);
   return out;
 }
 
@@ -69,8 +80,8 @@ std::string help_fields(const CommandViews& cmd) {
   std::string out;
   for (const Schema* view : cmd.views) {
     out += "\n" + view_title(cmd.command, *view) + " --format json|csv: " + view->title + "\n";
-    for (const Schema* s : with_nested({view})) {
-      if (s != view) out += "  " + s->name + "[] (nested rows):\n";
+    for (const auto& [s, path] : with_paths({view})) {
+      if (s != view) out += "  " + path + ": each\n";
       for (const auto& c : s->columns) {
         std::string where = table_place(c);
         out += "  " + pad(c.key, 20) + " " + pad(c.unit, 6) + " " + pad(where, 28) + " " + c.meaning + "\n";
@@ -88,14 +99,14 @@ std::string help_fields(const CommandViews& cmd) {
 std::string markdown_columns(const CommandViews& cmd) {
   std::string out;
   for (const Schema* view : cmd.views) {
-    for (const Schema* s : with_nested({view})) {
+    for (const auto& [s, path] : with_paths({view})) {
       out += "\n**`" + view_title(cmd.command, *view) + "`**" +
              (s == view ? ": " + s->title + (s->single ? " (JSON: one object)" : "")
-                        : ", nested `" + s->name + "`: " + s->title) +
+                        : ", `" + path + "`: " + s->title) +
              "\n\n| field | table | type | unit | meaning |\n|---|---|---|---|---|\n";
       for (const auto& c : s->columns) {
         std::string meaning = c.meaning;
-        if (c.nested) meaning += " (`" + c.nested->name + "` below)";
+        if (c.nested) meaning += " (below)";
         if (c.nullable) meaning += "; null when unknown";
         std::string where = table_place(c);
         for (size_t p = 0; (p = where.find('|', p)) != std::string::npos; p += 2) where.insert(p, "\\");
