@@ -42,6 +42,9 @@ Session run_session(const Request& r, const AnalysisMaker& make, SessionNeeds ne
   check_readable(r.inputs);
   if (!r.layers_from.empty()) check_readable({r.layers_from});
   Session s;
+  // --merge (Request::merge): the readers accept traces of unrelated runs today, so the
+  // merge it asks for is what happens. When readers/load.* gains the check that traces
+  // belong to one run (issue 17 section 2, another change), pass r.merge to it here.
   const bool memory = needs.memory || sel.needs_run() || !r.layers_from.empty() || !all_clprof(r);
   try {
     if (!memory) {
