@@ -15,10 +15,10 @@
 //
 // Usage: golden_runner --clprof BIN --schemas DIR [--update] CASE_DIR...
 // --update rewrites `expected` and `expected_stderr` from what clprof prints now.
-#include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
+
+#include "run_child.hpp"
 
 #include <rapidjson/document.h>
 #include <rapidjson/error/en.h>
@@ -96,47 +96,6 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
   for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
     s.replace(at, from.size(), to);
   return s;
-}
-
-struct Outcome {
-  int status = -1;
-  std::string out, err;
-};
-
-Outcome run(const std::string& bin, const std::vector<std::string>& args,
-            const std::vector<std::pair<std::string, std::string>>& env, const std::string& cwd,
-            const std::string& scratch) {
-  const std::string out_path = scratch + "/.stdout", err_path = scratch + "/.stderr";
-  std::vector<std::string> argv_s = {bin};
-  argv_s.insert(argv_s.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::cout.flush();
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const int o = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    const int e = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (o < 0 || e < 0) _exit(97);
-    dup2(o, 1);
-    dup2(e, 2);
-    for (const auto& [k, v] : env) {
-      if (v.empty()) unsetenv(k.c_str());
-      else setenv(k.c_str(), v.c_str(), 1);
-    }
-    if (chdir(cwd.c_str()) != 0) _exit(99);
-    execv(argv[0], argv.data());
-    _exit(98);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  Outcome r;
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  read_file(out_path, r.out);
-  read_file(err_path, r.err);
-  unlink(out_path.c_str());
-  unlink(err_path.c_str());
-  return r;
 }
 
 // Validates `json` against `schema_path`; "" when valid, else why not.
@@ -232,7 +191,9 @@ bool run_case(const Options& o, const std::string& dir) {
     leading = false;
     args.push_back(w);
   }
-  Outcome r = run(o.clprof, args, env, dir, tmp);
+  std::vector<std::string> argv = {o.clprof};
+  argv.insert(argv.end(), args.begin(), args.end());
+  clprof::test::ChildResult r = clprof::test::run_child(argv, env, dir, tmp);
   (void)!std::system(("rm -rf '" + tmp + "'").c_str());
   r.out = replace_all(r.out, tmp, "$TMP");
   r.err = replace_all(r.err, tmp, "$TMP");

@@ -1,8 +1,8 @@
 #include "cli_support.hpp"
 
-#include <fcntl.h>
+#include "run_child.hpp"
+
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -14,12 +14,7 @@ namespace clitest {
 
 std::string data(const std::string& name) { return std::string(CLPROF_TEST_DATA) + "/" + name; }
 
-std::string read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
+std::string read_file(const std::string& path) { return clprof::test::slurp(path); }
 
 namespace {
 struct TempRoot {
@@ -53,34 +48,10 @@ std::string write_temp(const std::string& name, const std::string& content) {
 
 Result run(const std::vector<std::string>& args,
            const std::vector<std::pair<std::string, std::string>>& env, const std::string& cwd) {
-  const std::string dir = temp_dir();
-  const std::string out_path = dir + "/stdout", err_path = dir + "/stderr";
-  std::vector<std::string> argv_s = {CLPROF_BIN};
-  for (const auto& a : args) argv_s.push_back(!a.empty() && a[0] == '@' ? data(a.substr(1)) : a);
-  std::vector<char*> argv;
-  for (auto& a : argv_s) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    const int o = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    const int e = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    dup2(o, 1);
-    dup2(e, 2);
-    for (const auto& [k, v] : env) {
-      if (v.empty()) unsetenv(k.c_str());
-      else setenv(k.c_str(), v.c_str(), 1);
-    }
-    if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(99);
-    execv(argv[0], argv.data());
-    _exit(98);
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  Result r;
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = read_file(out_path);
-  r.err = read_file(err_path);
-  return r;
+  std::vector<std::string> argv = {CLPROF_BIN};
+  for (const auto& a : args) argv.push_back(!a.empty() && a[0] == '@' ? data(a.substr(1)) : a);
+  const auto c = clprof::test::run_child(argv, env, cwd, temp_dir());
+  return Result{c.status, c.out, c.err};
 }
 
 }  // namespace clitest
