@@ -77,7 +77,7 @@ const Schema& gemm_group_schema() {
     g.columns.push_back(column("count", "Calls", Type::Int, "", "launches"));
     g.columns.push_back(column("total_ns", "Total", Type::Duration, "ns", "sum of the kernel times").wide());
     g.columns.push_back(column("median_ns", "Median", Type::Duration, "ns", "median kernel time").allow_null());
-    g.columns.push_back(column("min_ns", "Min", Type::Duration, "ns", "shortest kernel time").allow_null());
+    g.columns.push_back(column("min_ns", "Min", Type::Duration, "ns", "shortest kernel time").allow_null().wide());
     g.columns.push_back(column("gflops_median", "GF/s med", Type::Real, "GFLOPS", "2*M*N*K*batch / median time")
                             .allow_null()
                             .digits(2));

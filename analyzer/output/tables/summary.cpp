@@ -25,9 +25,11 @@ std::vector<Column> figure_columns() {
           .allow_null(),
       column("transfer_bytes", "Xfer bytes", Type::Bytes, "bytes", "bytes of the transfers")
           .allow_null()
+          .wide()
           .labelled("Transfer bytes"),
       column("transfer_ns", "Xfer time", Type::Duration, "ns", "device time of the transfers")
           .allow_null()
+          .wide()
           .labelled("Transfer time"),
       column("gflop_total", "GFLOP", Type::Real, "GFLOP", "GEMM work: sum of 2*M*N*K*batch / 1e9 over timed GEMM launches")
           .allow_null()
