@@ -1,19 +1,31 @@
 // Enqueue micro-benchmark: the host cost of one launch (clSetKernelArg x3 +
-// clEnqueueNDRangeKernel, no event, queue without profiling), bare or under libclprof.so.
-// Run by bench/enqueue/run.sh; see there for the method.
+// clEnqueueNDRangeKernel), bare or under a tool preloaded on top (libclprof.so, clIntercept).
+// Run by bench/peer/run.sh (tools side by side) and bench/enqueue/compare.sh (shim builds
+// side by side); see there for the method.
 //
-//   enqueue_bench [ITERATIONS [FINISH_EVERY [WARMUP]]]
+//   enqueue_bench [--events | --latency | --init-only] [ITERATIONS [FINISH_EVERY [WARMUP]]]
 //
-// ENQUEUE_BENCH_EVENTS=1 makes the app itself do what a tracer needs from the driver: a
-// profiling queue and an event per launch (released right away). run.sh uses it to tell
-// the driver's share of the shim's cost from clprof's own.
+// Modes (one at most):
+//   (none)       the loop: no event, queue without profiling, clFinish every FINISH_EVERY.
+//   --events     the same loop, but the app itself does what an event-based tracer needs from
+//                the driver: a profiling queue and an event per launch, released at once. It
+//                tells the driver's share of a tool's cost from the tool's own.
+//   --latency    clpeak's --kernel-latency loop: a profiling queue, one launch with an event,
+//                clFinish, then the event's QUEUED/START/END times; per launch + wait it
+//                prints the host time and the event times (the device side of the latency).
+//   --init-only  sets up everything (context, queue, program build, kernel, buffers) and
+//                exits without a launch: the fixed cost per process of a tool.
 //
-// Prints "key value" lines: platform, iterations, launches (incl. warm-up), ns_per_iter
-// (wall clock), thread_cpu_ns_per_iter (CPU time of the enqueuing thread),
-// process_cpu_ns_per_iter (all threads: driver and clprof background threads included),
-// peak_rss_kb (VmHWM at the end).
+// Prints "key value" lines: platform, mode, iterations, launches (incl. warm-up),
+// ns_per_iter (wall clock, steady_clock, of the timed loop), thread_cpu_ns_per_iter (CPU of
+// the enqueuing thread), process_cpu_ns_per_iter (all threads: driver and tool background
+// threads included), user_ns_per_iter / sys_ns_per_iter (getrusage, all threads),
+// peak_rss_kb (VmHWM at the end); with --latency also queued_to_start_ns_per_iter and
+// queued_to_end_ns_per_iter (event profiling, device clock). Single-threaded; exits 1 on
+// any OpenCL error, 2 on bad arguments.
 #include <CL/cl.h>
 
+#include <sys/resource.h>
 #include <time.h>
 
 #include <chrono>
@@ -30,6 +42,8 @@ const char* kSource =
     "  size_t i = get_global_id(0); if ((int)i < n) a[i] = b[i];\n"
     "}\n";
 
+enum class Mode { Loop, Events, Latency, InitOnly };
+
 void check(cl_int rc, const char* what) {
   if (rc != CL_SUCCESS) {
     std::fprintf(stderr, "enqueue_bench: %s failed: %d\n", what, rc);
@@ -45,24 +59,60 @@ long peak_rss_kb() {
   return -1;
 }
 
-double cpu_ns(clockid_t clock) {
+double clock_ns(clockid_t clock) {
   timespec ts{};
   clock_gettime(clock, &ts);
   return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
 }
 
-unsigned long arg_or(int argc, char** argv, int i, unsigned long fallback) {
-  return argc > i ? std::strtoul(argv[i], nullptr, 10) : fallback;
+double ns_of(const timeval& tv) {
+  return static_cast<double>(tv.tv_sec) * 1e9 + static_cast<double>(tv.tv_usec) * 1e3;
+}
+
+// CPU figures of the timed loop, all in ns since the previous snapshot.
+struct CpuSnapshot {
+  double thread_ns, process_ns, user_ns, sys_ns;
+  static CpuSnapshot now() {
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    return {clock_ns(CLOCK_THREAD_CPUTIME_ID), clock_ns(CLOCK_PROCESS_CPUTIME_ID),
+            ns_of(ru.ru_utime), ns_of(ru.ru_stime)};
+  }
+};
+
+bool parse_count(const char* text, unsigned long* out) {
+  char* end = nullptr;
+  const unsigned long value = std::strtoul(text, &end, 10);
+  if (!*text || *end || text[0] == '-') return false;
+  *out = value;
+  return true;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const unsigned long iterations = arg_or(argc, argv, 1, 200000);
-  const unsigned long finish_every = arg_or(argc, argv, 2, 1000);
-  const unsigned long warmup = arg_or(argc, argv, 3, 2000);
-  if (iterations == 0 || finish_every == 0) {
-    std::fprintf(stderr, "usage: %s [ITERATIONS [FINISH_EVERY [WARMUP]]]\n", argv[0]);
+  Mode mode = Mode::Loop;
+  unsigned long counts[3] = {200000, 1000, 2000};  // iterations, finish_every, warm-up
+  int positional = 0;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (mode == Mode::Loop && arg == "--events") mode = Mode::Events;
+    else if (mode == Mode::Loop && arg == "--latency") mode = Mode::Latency;
+    else if (mode == Mode::Loop && arg == "--init-only") mode = Mode::InitOnly;
+    else if (positional < 3 && parse_count(argv[i], &counts[positional])) ++positional;
+    else {
+      std::fprintf(stderr,
+                   "usage: %s [--events | --latency | --init-only] "
+                   "[ITERATIONS [FINISH_EVERY [WARMUP]]]\n(at %s)\n",
+                   argv[0], argv[i]);
+      return 2;
+    }
+  }
+  const unsigned long iterations = mode == Mode::InitOnly ? 0 : counts[0];
+  const unsigned long finish_every = counts[1];
+  const unsigned long warmup = mode == Mode::InitOnly ? 0 : counts[2];
+  if ((mode != Mode::InitOnly && iterations == 0) || finish_every == 0) {
+    std::fprintf(stderr, "enqueue_bench: ITERATIONS and FINISH_EVERY must be > 0\n");
     return 2;
   }
 
@@ -75,10 +125,9 @@ int main(int argc, char** argv) {
   cl_int rc = 0;
   cl_context ctx = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &rc);
   check(rc, "clCreateContext");
-  const char* events_env = std::getenv("ENQUEUE_BENCH_EVENTS");
-  const bool with_events = events_env && std::strcmp(events_env, "1") == 0;
-  cl_command_queue q = clCreateCommandQueue(
-      ctx, device, with_events ? CL_QUEUE_PROFILING_ENABLE : 0, &rc);  // normally no profiling
+  const bool profiling = mode == Mode::Events || mode == Mode::Latency;
+  cl_command_queue q =
+      clCreateCommandQueue(ctx, device, profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &rc);
   check(rc, "clCreateCommandQueue");
   cl_program prog = clCreateProgramWithSource(ctx, 1, &kSource, nullptr, &rc);
   check(rc, "clCreateProgramWithSource");
@@ -91,6 +140,8 @@ int main(int argc, char** argv) {
   cl_mem b = clCreateBuffer(ctx, CL_MEM_READ_WRITE, gws * sizeof(float), nullptr, &rc);
   check(rc, "clCreateBuffer");
 
+  double queued_to_start_ns = 0, queued_to_end_ns = 0;  // --latency: sums over the timed loop
+  bool timed = false;
   auto one = [&](unsigned long i) {
     const cl_int n = static_cast<cl_int>(i & 63);
     clSetKernelArg(k, 0, sizeof a, &a);
@@ -98,33 +149,60 @@ int main(int argc, char** argv) {
     clSetKernelArg(k, 2, sizeof n, &n);
     cl_event e = nullptr;
     check(clEnqueueNDRangeKernel(q, k, 1, nullptr, &gws, nullptr, 0, nullptr,
-                                 with_events ? &e : nullptr),
+                                 profiling ? &e : nullptr),
           "clEnqueueNDRangeKernel");
+    if (mode == Mode::Latency) {
+      check(clFinish(q), "clFinish");
+      cl_ulong queued = 0, start = 0, end = 0;
+      check(clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_QUEUED, sizeof queued, &queued,
+                                    nullptr),
+            "clGetEventProfilingInfo");
+      check(clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_START, sizeof start, &start,
+                                    nullptr),
+            "clGetEventProfilingInfo");
+      check(clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr),
+            "clGetEventProfilingInfo");
+      if (timed) {
+        queued_to_start_ns += static_cast<double>(start - queued);
+        queued_to_end_ns += static_cast<double>(end - queued);
+      }
+    }
     if (e) clReleaseEvent(e);
-    // Bounds the queue (same in both modes) so that memory, not launches, is constant.
-    if (i % finish_every == finish_every - 1) check(clFinish(q), "clFinish");
+    // Bounds the queue (same in every mode) so that memory, not launches, is constant.
+    if (mode != Mode::Latency && i % finish_every == finish_every - 1)
+      check(clFinish(q), "clFinish");
   };
 
   // Warm-up: PoCL compiles the kernel for the work-group size at the first launch.
   for (unsigned long i = 0; i < warmup; ++i) one(i);
   check(clFinish(q), "clFinish");
 
-  const double thread0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
-  const double process0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
+  timed = true;
+  const CpuSnapshot cpu0 = CpuSnapshot::now();
   const auto t0 = std::chrono::steady_clock::now();
   for (unsigned long i = 0; i < iterations; ++i) one(i);
   check(clFinish(q), "clFinish");
   const auto t1 = std::chrono::steady_clock::now();
-  const double ns = std::chrono::duration<double, std::nano>(t1 - t0).count();
-  const double thread_ns = cpu_ns(CLOCK_THREAD_CPUTIME_ID) - thread0;
-  const double process_ns = cpu_ns(CLOCK_PROCESS_CPUTIME_ID) - process0;
+  const CpuSnapshot cpu1 = CpuSnapshot::now();
 
+  static const char* const kModeNames[] = {"loop", "events", "latency", "init-only"};
   std::printf("platform %s\n", name);
+  std::printf("mode %s\n", kModeNames[static_cast<int>(mode)]);
   std::printf("iterations %lu\n", iterations);
   std::printf("launches %lu\n", iterations + warmup);
-  std::printf("ns_per_iter %.1f\n", ns / static_cast<double>(iterations));
-  std::printf("thread_cpu_ns_per_iter %.1f\n", thread_ns / static_cast<double>(iterations));
-  std::printf("process_cpu_ns_per_iter %.1f\n", process_ns / static_cast<double>(iterations));
+  if (iterations > 0) {
+    const double per = 1.0 / static_cast<double>(iterations);
+    std::printf("ns_per_iter %.1f\n",
+                std::chrono::duration<double, std::nano>(t1 - t0).count() * per);
+    std::printf("thread_cpu_ns_per_iter %.1f\n", (cpu1.thread_ns - cpu0.thread_ns) * per);
+    std::printf("process_cpu_ns_per_iter %.1f\n", (cpu1.process_ns - cpu0.process_ns) * per);
+    std::printf("user_ns_per_iter %.1f\n", (cpu1.user_ns - cpu0.user_ns) * per);
+    std::printf("sys_ns_per_iter %.1f\n", (cpu1.sys_ns - cpu0.sys_ns) * per);
+    if (mode == Mode::Latency) {
+      std::printf("queued_to_start_ns_per_iter %.1f\n", queued_to_start_ns * per);
+      std::printf("queued_to_end_ns_per_iter %.1f\n", queued_to_end_ns * per);
+    }
+  }
   std::printf("peak_rss_kb %ld\n", peak_rss_kb());
 
   clReleaseMemObject(a);
