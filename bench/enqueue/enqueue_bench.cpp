@@ -1,7 +1,7 @@
 // Enqueue micro-benchmark: the host cost of one launch (clSetKernelArg x3 +
 // clEnqueueNDRangeKernel), bare or under a tool preloaded on top (libclprof.so, clIntercept).
-// Run by bench/peer/run.sh (tools side by side) and bench/enqueue/compare.sh (shim builds
-// side by side); see there for the method.
+// Run by bench/peer/run.sh (tools, or builds of the shim, side by side; bench/peer/README.md
+// has the method).
 //
 //   enqueue_bench [--events | --latency | --init-only] [ITERATIONS [FINISH_EVERY [WARMUP]]]
 //

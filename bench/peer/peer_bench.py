@@ -146,7 +146,10 @@ def parse_args():
                                    "it the clIntercept variants are skipped")
     ap.add_argument("--rounds", type=int, default=15, help="rounds per case (15)")
     ap.add_argument("--long-rounds", type=int, default=5,
-                    help="rounds of the long cases, xim2col and fake-loop-4x (5)")
+                    help="rounds of the long cases: xim2col and the 4x loops (5)")
+    ap.add_argument("--shim", action="append", default=[], metavar="LABEL=PATH",
+                    help="also run the clprof variants with this libclprof.so (repeatable): "
+                         "builds of the shim side by side, e.g. before=/tmp/before.so")
     ap.add_argument("--cases", default=",".join(c.name for c in cases_mod.CASES))
     ap.add_argument("--variants", default=",".join(v.name for v in variants_mod.VARIANTS))
     ap.add_argument("--iters-pocl", type=int, default=200000)
@@ -197,6 +200,13 @@ def main():
             sys.exit(f"peer_bench: missing {tools[need]} (build the targets enqueue_bench "
                      "clprof_shim clprof_fake_icd clblast_network)")
     variants = select(opts.variants, variants_mod.BY_NAME, "variant")
+    for spec in opts.shim:
+        label, _, path = spec.partition("=")
+        if not label or not os.path.isfile(path):
+            sys.exit(f"peer_bench: --shim {spec}: expected LABEL=PATH of a libclprof.so")
+        chosen = {v.name for v in variants}
+        variants += [v for v in variants_mod.other_shim(label, os.path.abspath(path))
+                     if v.name.split("@")[0] in chosen]
     if opts.peer:
         tools["peer"] = find_peer(opts.peer)
         for conf in (os.path.expanduser("~/clintercept.conf"), "/etc/OpenCL/clintercept.conf"):
@@ -278,11 +288,11 @@ def main():
             "ratio to bare = median [min–max] of the per-round ratios (each run against the "
             "bare run of the same round); added = median of the per-round differences",
             "", "### Ratio to bare, first column of each case", "",
-            report.headline(per_case, variants_mod.VARIANTS)]
+            report.headline(per_case, variants)]
     for case, rows in per_case:
         text += ["", f"### {case.name}: {case.title}", "",
                  f"`{' '.join(case.argv(opts))}`", "",
-                 report.case_table(case, rows, variants_mod.VARIANTS)]
+                 report.case_table(case, rows, variants)]
     table = "\n".join(text) + "\n"
     with open(os.path.join(opts.out, "table.md"), "w") as f:
         f.write(table)

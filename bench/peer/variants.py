@@ -19,6 +19,8 @@ class Variant:
     env: dict = field(default_factory=dict)   # besides LD_PRELOAD and the output path
     args: tuple = ()     # extra arguments of enqueue_bench (the app's own events)
     loop_only: bool = False  # only the plain enqueue_bench loop cases run it
+    to_null: bool = False    # clprof writes its trace to /dev/null
+    shim: str = ""           # another libclprof.so than the build's (--shim LABEL=PATH)
 
 
 VARIANTS = (
@@ -26,13 +28,20 @@ VARIANTS = (
     Variant("bare-events", "bare, app asks profiling + an event per launch", "",
             args=("--events",), loop_only=True),
     Variant("clprof", "clprof (trace file)", "clprof"),
-    Variant("clprof-null", "clprof, trace to /dev/null", "clprof"),
+    Variant("clprof-null", "clprof, trace to /dev/null", "clprof", to_null=True),
     Variant("cli-dpt", "clIntercept DevicePerformanceTiming (summary)", "clintercept",
             env={"CLI_DevicePerformanceTiming": "1"}),
     Variant("cli-chrome", "clIntercept ChromePerformanceTiming (per-launch trace)",
             "clintercept", env={"CLI_ChromePerformanceTiming": "1"}),
 )
 BY_NAME = {v.name: v for v in VARIANTS}
+
+
+def other_shim(label, path):
+    """The clprof variants again with another build of the shim: builds side by side."""
+    return (Variant(f"clprof@{label}", f"clprof@{label} (trace file)", "clprof", shim=path),
+            Variant(f"clprof-null@{label}", f"clprof@{label}, trace to /dev/null", "clprof",
+                    to_null=True, shim=path))
 
 # Variables of the tools and of this benchmark: never inherited from the caller's shell, where
 # a CLPROF_* or CLI_* setting would change what is measured.
@@ -47,8 +56,8 @@ def environment(variant, tools, run_dir):
     """The variables that put `variant` in charge; tools: {'shim':, 'peer':, 'loader':}."""
     env = dict(variant.env)
     if variant.tool == "clprof":
-        env["LD_PRELOAD"] = tools["shim"]
-        env["CLPROF_OUTPUT"] = "/dev/null" if variant.name == "clprof-null" else \
+        env["LD_PRELOAD"] = variant.shim or tools["shim"]
+        env["CLPROF_OUTPUT"] = "/dev/null" if variant.to_null else \
             os.path.join(run_dir, "trace.json")
         env["CLPROF_LOG_LEVEL"] = "info"  # one line at start: the proof it recorded
     elif variant.tool == "clintercept":
@@ -88,7 +97,7 @@ def _verify_clprof(variant, run_dir, stderr_text, expected):
                 if l.startswith("clprof: ") and not l.startswith("clprof: recording to ")]
     if warnings:
         raise Unverified(f"clprof warned: {warnings[0]}")
-    if variant.name == "clprof-null":
+    if variant.to_null:
         if "clprof: recording to /dev/null" not in stderr_text:
             raise Unverified("no 'clprof: recording to /dev/null' line: the shim did not record")
         return {}
