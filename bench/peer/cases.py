@@ -132,19 +132,26 @@ def _bench(opts):
 
 LOOP_KEYS = ("launches", "ns_per_iter", "user_ns_per_iter", "sys_ns_per_iter", "peak_rss_kb")
 
+
+def _loop(platform, title, iters_of, times=1):
+    """The plain enqueue loop; times > 1: a long run, for memory that must stay flat."""
+    name = f"{platform}-loop" + (f"-{times}x" if times > 1 else "")
+    if times > 1:
+        title = f"the {'PoCL' if platform == 'pocl' else 'fake-driver'} loop {times}x as long " \
+                "(memory must stay flat)"
+    return Case(name, title, platform,
+                lambda o: [_bench(o), str(times * iters_of(o)), "1000"],
+                lambda s: parse_enqueue_bench(s, LOOP_KEYS), LOOP_COLUMNS, loop=True,
+                events=times == 1, long=times > 1)
+
+
 CASES = (
-    Case("pocl-loop", "enqueue loop on PoCL (setarg x3 + enqueue, no event)", "pocl",
-         lambda o: [_bench(o), str(o.iters_pocl), "1000"],
-         lambda s: parse_enqueue_bench(s, LOOP_KEYS), LOOP_COLUMNS, loop=True, events=True),
-    Case("pocl-loop-4x", "the PoCL loop 4x as long (memory must stay flat)", "pocl",
-         lambda o: [_bench(o), str(4 * o.iters_pocl), "1000"],
-         lambda s: parse_enqueue_bench(s, LOOP_KEYS), LOOP_COLUMNS, loop=True, long=True),
-    Case("fake-loop", "enqueue loop on the fake driver (the tool's own code alone)", "fake",
-         lambda o: [_bench(o), str(o.iters_fake), "1000"],
-         lambda s: parse_enqueue_bench(s, LOOP_KEYS), LOOP_COLUMNS, loop=True, events=True),
-    Case("fake-loop-4x", "the fake-driver loop 4x as long (memory must stay flat)", "fake",
-         lambda o: [_bench(o), str(4 * o.iters_fake), "1000"],
-         lambda s: parse_enqueue_bench(s, LOOP_KEYS), LOOP_COLUMNS, loop=True, long=True),
+    _loop("pocl", "enqueue loop on PoCL (setarg x3 + enqueue, no event)",
+          lambda o: o.iters_pocl),
+    _loop("pocl", "", lambda o: o.iters_pocl, times=4),
+    _loop("fake", "enqueue loop on the fake driver (the tool's own code alone)",
+          lambda o: o.iters_fake),
+    _loop("fake", "", lambda o: o.iters_fake, times=4),
     Case("pocl-latency", "launch + clFinish latency on PoCL (clpeak's loop, own timers)",
          "pocl", lambda o: [_bench(o), "--latency", str(o.iters_latency), "1000", "200"],
          lambda s: parse_enqueue_bench(s, LOOP_KEYS + ("queued_to_start_ns_per_iter",)),
