@@ -283,7 +283,7 @@ def main():
             f"{'/'.join(f'{x:.2f}' for x in load1)} at end, 1-min load "
             f"{min(loads, default=0):.2f}–{max(loads, default=0):.2f} over the runs; "
             f"steal {steal_pct(ticks0, ticks1):.1f}% of CPU time over the run",
-            f"* {opts.rounds} rounds ({opts.long_rounds} for the long cases), the variants "
+            f"* rounds: {opts.rounds} ({opts.long_rounds} for the long cases); the variants "
             f"in a new random order each round (seed {seed}); median [min–max] over rounds; "
             "ratio to bare = median [min–max] of the per-round ratios (each run against the "
             "bare run of the same round); added = median of the per-round differences",
