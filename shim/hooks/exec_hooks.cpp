@@ -11,7 +11,7 @@
 
 #include <cstdarg>
 
-#include "runtime/runtime.hpp"
+#include "runtime/lifecycle.hpp"
 
 namespace {
 

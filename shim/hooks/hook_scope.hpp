@@ -7,9 +7,10 @@
 
 #include <cstdint>
 
-#include "recording/host_clock.hpp"
 #include "loader/real_opencl.hpp"
-#include "runtime/runtime.hpp"
+#include "recording/host_clock.hpp"
+#include "recording/thread_state.hpp"
+#include "runtime/lifecycle.hpp"
 
 namespace clprof::shim {
 

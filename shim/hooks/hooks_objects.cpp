@@ -7,6 +7,7 @@
 #include "hooks/hook_scope.hpp"
 #include "recording/objects.hpp"
 #include "output/record_format.hpp"
+#include "runtime/handoff.hpp"
 
 namespace clprof::shim {
 namespace {

@@ -9,6 +9,7 @@
 #include "recording/objects.hpp"
 #include "output/output_names.hpp"
 #include "output/record_format.hpp"
+#include "runtime/handoff.hpp"
 
 namespace clprof::shim {
 namespace {

@@ -6,6 +6,7 @@
 #include "clprof/trace_format.hpp"
 #include "hooks/hook_scope.hpp"
 #include "output/record_format.hpp"
+#include "runtime/handoff.hpp"
 
 namespace clprof::shim {
 namespace {

@@ -12,7 +12,7 @@
 #include <type_traits>
 
 #include "runtime/log.hpp"
-#include "runtime/runtime.hpp"
+#include "runtime/lifecycle.hpp"
 
 namespace clprof::shim {
 

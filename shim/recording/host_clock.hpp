@@ -1,4 +1,5 @@
-// The host clock of the trace: CLOCK_MONOTONIC in ns (vDSO, no syscall).
+// The host clock of the trace: CLOCK_MONOTONIC in ns (vDSO, no syscall), relative to the
+// trace's origin in records; and the cheap ticks the enqueue path reads instead.
 #pragma once
 
 #include <time.h>
@@ -19,6 +20,16 @@ inline std::int64_t unix_now_ns() {
   timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   return static_cast<std::int64_t>(ts.tv_sec) * 1000000000LL + ts.tv_nsec;
+}
+
+// The trace's origin: CLOCK_MONOTONIC ns when this process's trace started
+// (header.host_start_ns). Set once by the start-up (runtime/lifecycle.cpp) before any
+// record is taken, read after recording_active() said so (which orders the two).
+inline std::int64_t g_trace_origin_ns = 0;
+
+// A CLOCK_MONOTONIC time on the trace's host clock (relative to the origin), ns.
+inline std::int64_t to_trace_ns(std::int64_t monotonic_ns) {
+  return monotonic_ns - g_trace_origin_ns;
 }
 
 }  // namespace clprof::shim

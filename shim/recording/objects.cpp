@@ -6,9 +6,10 @@
 #include <cstring>
 #include <unordered_set>
 
-#include "recording/host_clock.hpp"
 #include "loader/real_opencl.hpp"
 #include "output/record_format.hpp"
+#include "recording/host_clock.hpp"
+#include "runtime/handoff.hpp"
 
 namespace clprof::shim {
 

@@ -14,7 +14,7 @@
 
 #include "recording/clock_sync.hpp"
 #include "recording/record.hpp"
-#include "runtime/runtime.hpp"
+#include "recording/thread_state.hpp"
 
 namespace clprof::shim {
 

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "recording/objects.hpp"
+#include "runtime/handoff.hpp"
 
 namespace clprof::shim {
 namespace {
@@ -105,7 +106,7 @@ void record_sync(HookScope& scope, const char* api, cl_int rc, cl_command_queue 
   r.status = OpStatus::Complete;
   publish_record(slot);
   // Everything enqueued before this wait may be done now: harvest it promptly.
-  wake_harvester();
+  app_sync_point();
 }
 
 }  // namespace clprof::shim

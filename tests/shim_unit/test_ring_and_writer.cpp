@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "runtime/handbacks.hpp"
+#include "runtime/handback_queues.hpp"
 #include "recording/record.hpp"
 #include "recording/record_ring.hpp"
 #include "output/trace_writer.hpp"

@@ -1,5 +1,6 @@
-// Private events the background thread is done with, waiting to go back to the app's
-// threads (runtime.cpp says why and how). Plain data: no OpenCL calls of its own.
+// The two queues of the event hand-back (runtime/handback.hpp says why and how): events
+// waiting to go back to the app's threads, and ring cells freed without one. Plain data:
+// no OpenCL calls of their own (unit-tested).
 #pragma once
 
 #include <cstddef>

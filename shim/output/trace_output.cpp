@@ -1,0 +1,49 @@
+#include "output/trace_output.hpp"
+
+#include <utility>
+#include <vector>
+
+#include "clprof/trace_format.hpp"
+#include "runtime/log.hpp"
+
+namespace clprof::shim {
+
+namespace tf = clprof::trace;
+
+void TraceOutput::restart_flush_timer(std::int64_t now_ns) {
+  last_flush_ns_ = now_ns;
+  writes_seen_ = writer_.writes();
+}
+
+void TraceOutput::flush_if_due(std::int64_t now_ns, std::int64_t every_ns) {
+  if (writer_.writes() != writes_seen_) {
+    writes_seen_ = writer_.writes();
+    last_flush_ns_ = now_ns;
+  } else if (writer_.buffered_bytes() > 0 && now_ns - last_flush_ns_ >= every_ns) {
+    writer_.flush();
+    writes_seen_ = writer_.writes();
+    last_flush_ns_ = now_ns;
+  }
+}
+
+void TraceOutput::warn_if_lost() {
+  if (!writer_.lost() || lost_warned_) return;
+  lost_warned_ = true;
+  log_message(LogLevel::Warn,
+              "the program closed the trace file's descriptor (or opened another file in its "
+              "place); the trace stops there, nothing is written to that descriptor");
+}
+
+void TraceOutput::finish(std::int64_t end_ns, std::uint64_t incomplete) {
+  std::vector<std::pair<std::string, std::uint64_t>> counts;
+  counts.emplace_back(std::string(tf::kind::kLaunch), op_counts_[0]);
+  counts.emplace_back(std::string(tf::kind::kTransfer), op_counts_[1]);
+  counts.emplace_back(std::string(tf::kind::kSync), op_counts_[2]);
+  for (int k = 0; k < static_cast<int>(LineKind::Count); ++k) {
+    counts.emplace_back(std::string(line_kind_name(static_cast<LineKind>(k))), line_counts_[k]);
+  }
+  writer_.finish(format_end_record(end_ns, counts, incomplete, 0));
+  warn_if_lost();
+}
+
+}  // namespace clprof::shim

@@ -1,0 +1,57 @@
+// The clocks of the records the harvester completes: the host ticks a record carries
+// (host_ticks_now, taken on the enqueue path) become the trace's host clock, and each
+// device's clock is tied to the host's by the enqueue brackets of its commands.
+//
+// Threads: one owner (the harvester, then the finaliser); start() runs at start-up,
+// before the harvester exists. Clocks: in, host ticks (TSC or CLOCK_MONOTONIC ns, see
+// host_clock.hpp) and device ns as the driver reports them; out, trace ns
+// (CLOCK_MONOTONIC relative to the trace's origin). No OpenCL, no allocation but the
+// map's one node per device: unit-tested.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+
+#include "recording/clock_sync.hpp"
+#include "recording/host_clock.hpp"
+
+namespace clprof::shim {
+
+class TraceClocks {
+ public:
+  // A first calibration point, then a busy 2 ms for a first slope (ticks per ns); the
+  // harvester lengthens the baseline as the run goes (recalibrate).
+  void start();
+  // Adds a calibration point (the harvester once per poll interval, the finaliser once).
+  void recalibrate() { calibrate(false); }
+
+  // A record's host ticks on the trace's host clock.
+  std::int64_t trace_ns_of_ticks(std::uint64_t ticks) const {
+    return to_trace_ns(ticks_.to_monotonic_ns(ticks));
+  }
+
+  // A command that completed on `device_id`: its enqueue call's host interval (trace ns)
+  // brackets its device `queued` time. Runs per completed command: one device per run is
+  // the usual case, so the last device's estimator is kept at hand.
+  void add_bracket(std::uint64_t device_id, std::int64_t host_begin_ns, std::int64_t host_end_ns,
+                   std::uint64_t queued_device_ns) {
+    if (device_id != bracket_device_) {
+      bracket_ = &brackets_[device_id];  // nodes are stable across rehashes
+      bracket_device_ = device_id;
+    }
+    bracket_->add(host_begin_ns, host_end_ns, queued_device_ns);
+  }
+  // Device id -> its estimator (the clock_sync records at the end of the trace).
+  const std::unordered_map<std::uint64_t, BracketEstimator>& brackets() const { return brackets_; }
+
+ private:
+  // Host ticks against CLOCK_MONOTONIC: paired reads, the best of a few.
+  void calibrate(bool first);
+
+  TickConverter ticks_;
+  std::unordered_map<std::uint64_t, BracketEstimator> brackets_;
+  std::uint64_t bracket_device_ = 0;  // device of bracket_ (0: none yet)
+  BracketEstimator* bracket_ = nullptr;
+};
+
+}  // namespace clprof::shim

@@ -1,0 +1,151 @@
+#include "runtime/harvester.hpp"
+
+#include <signal.h>
+
+#include <algorithm>
+
+#include "recording/host_clock.hpp"
+#include "runtime/lifecycle.hpp"
+
+namespace clprof::shim {
+
+int Harvester::start() {
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  const int error = pthread_create(&thread_, nullptr, &Harvester::thread_main, this);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  started_ = error == 0;
+  return error;
+}
+
+void Harvester::stop() {
+  {
+    std::lock_guard<std::mutex> lock(wake_mutex_);
+    stop_.store(true);
+  }
+  wake_cv_.notify_one();
+  if (!started_) return;
+  started_ = false;
+  if (pthread_equal(thread_, pthread_self())) {
+    pthread_detach(thread_);
+  } else {
+    pthread_join(thread_, nullptr);
+  }
+}
+
+void Harvester::wake() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with run()'s
+  if (!sleeping_.load(std::memory_order_relaxed)) return;
+  {
+    std::lock_guard<std::mutex> lock(wake_mutex_);
+    wake_flag_ = true;
+  }
+  wake_cv_.notify_one();
+}
+
+MpscRing<OpRecord>::Slot Harvester::wait_for_space(std::chrono::microseconds timeout) {
+  std::unique_lock<std::mutex> lock(space_mutex_);
+  space_waiters_.fetch_add(1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with cells_freed()
+  wake();
+  space_cv_.wait_for(lock, timeout);
+  space_waiters_.fetch_sub(1, std::memory_order_relaxed);
+  lock.unlock();
+  return ring_.try_claim();
+}
+
+bool Harvester::cells_freed() {
+  // A fence and a load when no producer waits.
+  std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with wait_for_space()
+  if (space_waiters_.load(std::memory_order_relaxed) != 0) {
+    { std::lock_guard<std::mutex> lock(space_mutex_); }
+    space_cv_.notify_all();
+  }
+  return !park_requested_.load(std::memory_order_relaxed);
+}
+
+bool Harvester::park_for_fork(std::chrono::milliseconds timeout) {
+  std::unique_lock<std::mutex> lock(park_mutex_);
+  if (!running_) return true;
+  park_requested_.store(true, std::memory_order_relaxed);
+  lock.unlock();
+  wake();
+  lock.lock();
+  return park_cv_.wait_for(lock, timeout, [this] { return parked_ || !running_; });
+}
+
+void Harvester::unpark() {
+  {
+    std::lock_guard<std::mutex> lock(park_mutex_);
+    park_requested_.store(false, std::memory_order_relaxed);
+  }
+  park_cv_.notify_all();
+}
+
+void* Harvester::thread_main(void* self) {
+  auto* h = static_cast<Harvester*>(self);
+  pthread_setname_np(pthread_self(), "clprof-harvest");
+  h->run();
+  {
+    std::lock_guard<std::mutex> lock(h->park_mutex_);
+    h->running_ = false;
+  }
+  h->park_cv_.notify_all();
+  return nullptr;
+}
+
+void Harvester::park() {
+  std::unique_lock<std::mutex> lock(park_mutex_);
+  parked_ = true;
+  park_cv_.notify_all();
+  park_cv_.wait(lock, [this] { return !park_requested_.load(std::memory_order_relaxed); });
+  parked_ = false;
+}
+
+void Harvester::run() {
+  const Settings& s = settings();
+  const auto poll = std::chrono::microseconds(std::max<std::uint64_t>(s.poll_interval_us, 50));
+  const std::int64_t poll_ns = static_cast<std::int64_t>(poll.count()) * 1000;
+  const std::int64_t flush_every_ns = static_cast<std::int64_t>(s.flush_interval_ms) * 1000000;
+  // A drain this long is a real backlog: go again at once.
+  const std::size_t busy_records = ring_.capacity() / 8;
+  output_.restart_flush_timer(monotonic_now_ns());
+  std::int64_t last_calibration_ns = 0;
+  bool busy = false;
+  for (;;) {
+    if (park_requested_.load(std::memory_order_relaxed)) park();
+    if (busy) {
+      // A backlog: go again at once (no lock, no sleep) while records keep coming.
+      if (stop_.load(std::memory_order_relaxed)) return;
+    } else {
+      completion_.handback().on_harvester_idle();
+      sleeping_.store(true, std::memory_order_relaxed);
+      std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with wake()
+      std::unique_lock<std::mutex> lock(wake_mutex_);
+      if (!ring_.front()) {
+        wake_cv_.wait_for(lock, poll, [this] { return wake_flag_ || stop_.load(); });
+      }
+      wake_flag_ = false;
+      sleeping_.store(false, std::memory_order_relaxed);
+      if (stop_.load()) return;
+    }
+    std::int64_t now_ns = monotonic_now_ns();
+    if (now_ns - last_calibration_ns >= poll_ns) {
+      completion_.clocks().recalibrate();
+      last_calibration_ns = now_ns;
+    }
+    std::size_t n = completion_.drain_ring(*this);
+    completion_.poll_pending();
+    n += completion_.drain_ring(*this);
+    // Only a real backlog keeps the harvester going without a pause. Otherwise it sleeps
+    // a poll interval (producers nudge it every quarter ring, sync points at once):
+    // draining in batches costs less per record and leaves the CPU to the driver's own
+    // threads, which on a CPU device run the app's kernels.
+    busy = n >= busy_records;
+    output_.flush_if_due(monotonic_now_ns(), flush_every_ns);
+    output_.warn_if_lost();
+  }
+}
+
+}  // namespace clprof::shim

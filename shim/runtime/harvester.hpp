@@ -1,0 +1,100 @@
+// The harvester: the shim's one background thread. It sleeps a poll interval at a time,
+// or until woken (a quarter of the ring filled, the app reached a sync point), then
+// drains the ring and polls the commands still running (RecordCompletion), recalibrates
+// the host ticks, and flushes the trace on a timer (TraceOutput). Its pacing lives here:
+// a real backlog keeps it going without a pause, anything less lets it sleep, so records
+// are drained in batches and the CPU is left to the driver's threads, which on a CPU
+// device run the app's kernels.
+//
+// Threads: start() and stop() on the lifecycle's thread (start-up, ending); wake() and
+// wait_for_space() on the app's enqueuing threads; park_for_fork() and unpark() in the
+// pthread_atfork handlers; everything else on the harvester's own thread. Ownership: the
+// thread is a plain pthread owning no heap state (a fork child, where it does not exist,
+// leaks none); the ring, completion and output belong to the ProcessTrace. Clocks:
+// waits are measured on CLOCK_MONOTONIC (MonotonicCondition).
+#pragma once
+
+#include <pthread.h>
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+
+#include "output/trace_output.hpp"
+#include "recording/record.hpp"
+#include "recording/record_ring.hpp"
+#include "runtime/completion.hpp"
+#include "runtime/monotonic_condition.hpp"
+
+namespace clprof::shim {
+
+class Harvester final : private DrainListener {
+ public:
+  Harvester(MpscRing<OpRecord>& ring, RecordCompletion& completion, TraceOutput& output)
+      : ring_(ring), completion_(completion), output_(output) {}
+
+  // Starts the thread, with every signal blocked (it must never run the app's signal
+  // handlers). 0, or pthread_create's error.
+  int start();
+  // Stops the thread and waits for it (detaches it when called on it); after this the
+  // caller owns the completion and the output. Idempotent.
+  void stop();
+  // The end of the trace, after stop(): completes what the ring and the pending commands
+  // hold, waiting at most `wait_ns` for running ones (RecordCompletion::finish). Returns
+  // the number of records written incomplete.
+  std::uint64_t finish(std::int64_t wait_ns) { return completion_.finish(*this, wait_ns); }
+
+  // The app reached a sync point (clFinish, clWaitForEvents): what it waited for is done.
+  // Today this wakes the harvester, which polls at once instead of at its next interval.
+  // Harvesting that work here, on the app's thread, is the way to keep it when the
+  // process then ends abruptly (issue 18's crash endings).
+  void app_sync_point() { wake(); }
+
+  // Never blocks; takes the mutex and signals only when the harvester is asleep (while it
+  // works through a backlog it drains again without waiting, so a nudge is not needed).
+  void wake();
+  // The ring was full (a producer): sleeps until the harvester has freed a batch of
+  // slots (it notifies every RecordCompletion::kSpaceBatch records and when it has
+  // drained the ring), at most `timeout`, then tries to claim. Blocking instead of
+  // spinning leaves the CPU to the harvester, and the producer then fills a batch at once
+  // instead of following the harvester slot by slot. The timeout bounds the rare wait
+  // that misses a notify (registered just after the harvester's last one).
+  MpscRing<OpRecord>::Slot wait_for_space(std::chrono::microseconds timeout);
+
+  // fork(), before: stops the harvester at the top of its loop, where it holds no lock
+  // (ours, the driver's or the allocator's), so the child inherits none of them held. An
+  // allocator that does not take its own locks around fork (the AddressSanitizer runtime
+  // of GCC 12) otherwise hangs the child now and then. Waits at most `timeout`; false if
+  // the harvester is still running then.
+  bool park_for_fork(std::chrono::milliseconds timeout);
+  // fork(), after, in the parent: lets the harvester go on.
+  void unpark();
+
+ private:
+  static void* thread_main(void* self);
+  void run();
+  void park();  // the harvester's side of park_for_fork()
+  // DrainListener: wakes producers waiting for space; false when a fork waits.
+  bool cells_freed() override;
+
+  MpscRing<OpRecord>& ring_;
+  RecordCompletion& completion_;
+  TraceOutput& output_;
+  pthread_t thread_{};
+  bool started_ = false;
+  std::mutex wake_mutex_;
+  MonotonicCondition wake_cv_;
+  bool wake_flag_ = false;             // guarded by wake_mutex_
+  std::atomic<bool> stop_{false};      // written under wake_mutex_
+  std::atomic<bool> sleeping_{false};  // the harvester waits (or is about to) on wake_cv_
+  std::mutex park_mutex_;              // park_for_fork() and the harvester
+  MonotonicCondition park_cv_;
+  std::atomic<bool> park_requested_{false};  // written under park_mutex_
+  bool parked_ = false;                      // guarded by park_mutex_
+  bool running_ = true;                      // guarded by park_mutex_; false once it returned
+  std::mutex space_mutex_;                   // producers waiting for ring space
+  MonotonicCondition space_cv_;
+  std::atomic<unsigned> space_waiters_{0};
+};
+
+}  // namespace clprof::shim

@@ -1,0 +1,50 @@
+// The trace of one process: the ring the app's threads fill, the harvester that drains
+// it, the completion of its records, and the file. A fork child starts a trace of its
+// own and leaves its parent's behind.
+//
+// Threads: created by the start-up under the lifecycle's lock, published through
+// g_process_trace (release) before any producer can use it; its parts state their own
+// threads. Ownership: never freed. A finished trace stays current (hooks pass through
+// by then); a trace left behind (a fork child's inherited one, whose harvester does not
+// exist there and whose ring may hold half-written slots, or one whose harvester could
+// not start) stays reachable from g_left_behind, so leak checkers (LeakSanitizer in an
+// app built with it) see no leak. Clocks: see the parts.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+
+#include "output/trace_output.hpp"
+#include "recording/record.hpp"
+#include "recording/record_ring.hpp"
+#include "runtime/completion.hpp"
+#include "runtime/harvester.hpp"
+
+namespace clprof::shim {
+
+struct ProcessTrace {
+  static constexpr std::size_t kRingCapacity = 2048;
+
+  explicit ProcessTrace(long pid) : pid(pid) {}
+  ProcessTrace(const ProcessTrace&) = delete;
+  ProcessTrace& operator=(const ProcessTrace&) = delete;
+
+  const long pid;  // the process that started it (a vfork child shares it, with another pid)
+  MpscRing<OpRecord> ring{kRingCapacity};
+  TraceOutput output;
+  RecordCompletion completion{ring, output};
+  Harvester harvester{ring, completion, output};
+  ProcessTrace* next_left_behind = nullptr;
+};
+
+// The trace being recorded into (or finished), or nullptr. Written by the lifecycle.
+inline std::atomic<ProcessTrace*> g_process_trace{nullptr};
+
+// Traces this process will never write again (see above). Under the lifecycle's lock.
+inline ProcessTrace* g_left_behind = nullptr;
+inline void leave_behind(ProcessTrace* trace) {
+  trace->next_left_behind = g_left_behind;
+  g_left_behind = trace;
+}
+
+}  // namespace clprof::shim
