@@ -1,5 +1,17 @@
-// Finding the real OpenCL functions, and the dlsym interposer that hands apps which
-// bypass symbol interposition (dlopen + dlsym of libOpenCL) the shim's hooks instead.
+// How the shim reaches the real OpenCL functions, and how apps that bypass symbol
+// interposition (dlopen + dlsym of libOpenCL) get the hooks anyway.
+//
+// Where the table of real functions comes from: in preload mode (today's only mode)
+// real_opencl.cpp resolves each entry point by name, once (CLPROF_OPENCL_LIBRARY, else
+// the next definition after libclprof.so, else dlopen("libOpenCL.so.1")). A loader-layer
+// mode (issue 18: clGetLayerInfo, clInitLayer, clInitLayerWithProperties, loaded through
+// OPENCL_LAYERS) would fill the same RealTable from the next layer's dispatch table and
+// publish it through g_real_table: every hook calls the driver through real() only, so
+// none changes. dlsym_interposer.cpp is the interposed dlsym.
+//
+// Threads: any; resolution happens once under a lock, after which real() is one load.
+// Ownership: the table is leaked on purpose (hooks may run during exit). Static TLS: one
+// byte (t_resolving_real_opencl).
 #pragma once
 
 #include <atomic>
@@ -9,9 +21,7 @@
 
 namespace clprof::shim {
 
-// The real functions. Resolves on first use (CLPROF_OPENCL_LIBRARY, else RTLD_NEXT,
-// else dlopen("libOpenCL.so.1")). Threads: any; resolution happens once, after which
-// this is one load.
+// The real functions, resolved on first use.
 const RealTable& real_slow();
 extern std::atomic<const RealTable*> g_real_table;
 inline const RealTable& real() {
@@ -21,6 +31,10 @@ inline const RealTable& real() {
 
 // True when a real OpenCL library was found (else real() holds stubs only).
 bool real_opencl_found();
+
+// True on a thread that is resolving the table: the libraries it loads may call dlsym
+// from their constructors, and the interposer then answers exactly as libc does.
+extern thread_local bool t_resolving_real_opencl __attribute__((tls_model("initial-exec")));
 
 // The real dlsym (never the interposer). Threads: any.
 void* real_dlsym(void* handle, const char* name);
