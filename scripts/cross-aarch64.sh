@@ -71,7 +71,7 @@ cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_TOOLCHAIN_FILE="$PWD/cmake/aarch64-linux-gnu.cmake" \
   -DCLPROF_BUILD_ANALYZER=OFF -DCLPROF_BUILD_EXAMPLES=OFF -DCLPROF_BUILD_BENCH=OFF >/dev/null
 targets=(clprof_shim clprof_fake_icd fake_icd_test clprof_shim_unit_tests shim_test_app
-  shim_trace_test)
+  shim_trace_test shim_dlopen_test)
 cmake --build "$dir" -j"$jobs" --target "${targets[@]}"
 
 description=$(file -L "$dir/lib/libclprof.so")

@@ -8,7 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
-targets=(clprof_shim clprof_fake_icd shim_test_app shim_trace_test clprof_shim_unit_tests)
+targets=(clprof_shim clprof_fake_icd shim_test_app shim_trace_test clprof_shim_unit_tests
+  shim_dlopen_test)
 for kind in asan tsan; do
   dir=build-$kind
   option=-DCLPROF_${kind^^}=ON

@@ -1,3 +1,5 @@
+// The trace file's writer (output/trace_writer.hpp): whole lines only, aligned writes on
+// regular files, a pipe served line by line, a descriptor the app took back.
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <rapidjson/document.h>
@@ -5,278 +7,21 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "runtime/handback_queues.hpp"
-#include "recording/record.hpp"
-#include "recording/record_ring.hpp"
 #include "output/trace_writer.hpp"
+#include "test_files.hpp"
 
 using namespace clprof::shim;
-
-TEST_CASE("ring: every item from many producers arrives exactly once") {
-  struct Item {
-    int producer;
-    int index;
-  };
-  MpscRing<Item> ring(64);  // small, so producers meet a full ring often
-  constexpr int kProducers = 4;
-  constexpr int kPerProducer = 20000;
-  std::vector<std::thread> producers;
-  for (int p = 0; p < kProducers; ++p) {
-    producers.emplace_back([&ring, p] {
-      for (int i = 0; i < kPerProducer; ++i) {
-        auto slot = ring.try_claim();
-        while (!slot.value) {
-          std::this_thread::yield();
-          slot = ring.try_claim();
-        }
-        slot.value->producer = p;
-        slot.value->index = i;
-        ring.publish(slot);
-      }
-    });
-  }
-  std::vector<int> next(kProducers, 0);
-  int received = 0;
-  bool in_order = true;
-  while (received < kProducers * kPerProducer) {
-    if (Item* it = ring.front()) {
-      // One producer's items keep their order.
-      if (it->index != next[it->producer]) in_order = false;
-      next[it->producer] = it->index + 1;
-      ring.pop();
-      ++received;
-    } else {
-      std::this_thread::yield();
-    }
-  }
-  for (auto& t : producers) t.join();
-  CHECK(in_order);
-  CHECK(ring.front() == nullptr);
-  for (int p = 0; p < kProducers; ++p) CHECK(next[p] == kPerProducer);
-}
-
-TEST_CASE("ring: full ring refuses, then accepts after a pop") {
-  MpscRing<int> ring(2);
-  auto a = ring.try_claim();
-  REQUIRE(a.value);
-  ring.publish(a);
-  auto b = ring.try_claim();
-  REQUIRE(b.value);
-  ring.publish(b);
-  CHECK(ring.try_claim().value == nullptr);
-  REQUIRE(ring.front());
-  ring.pop();
-  CHECK(ring.try_claim().value != nullptr);
-}
-
-TEST_CASE("ring: a hand-back left at pop goes to the next claimer of that cell, once") {
-  MpscRing<int> ring(2);
-  int token_a = 0, token_b = 0;
-  auto s0 = ring.try_claim();  // position 0, cell 0
-  REQUIRE(s0.value);
-  CHECK(s0.handback == nullptr);
-  ring.publish(s0);
-  REQUIRE(ring.front());
-  ring.pop(&token_a);          // cell 0 freed, carrying token_a
-  auto s1 = ring.try_claim();  // position 1, cell 1: nothing there
-  REQUIRE(s1.value);
-  CHECK(s1.handback == nullptr);
-  ring.publish(s1);
-  auto s2 = ring.try_claim();  // position 2, cell 0 again
-  REQUIRE(s2.value);
-  CHECK(s2.handback == &token_a);
-  ring.publish(s2);
-  CHECK(ring.take_handback(0) == nullptr);  // the claimer took it already
-  REQUIRE(ring.front());
-  ring.pop(&token_b);  // position 1 -> cell 1
-  CHECK(ring.dequeue_pos() == 2);
-  CHECK(ring.take_handback(1) == &token_b);  // the consumer takes it back itself
-  CHECK(ring.take_handback(1) == nullptr);
-  REQUIRE(ring.front());
-  ring.pop();
-  auto s3 = ring.try_claim();  // position 3, cell 1: taken back, so empty
-  REQUIRE(s3.value);
-  CHECK(s3.handback == nullptr);
-}
-
-TEST_CASE("ring: a hand-back offered to a freed cell later reaches its next claimer") {
-  MpscRing<int> ring(4);
-  int token_a = 0, token_b = 0, token_c = 0;
-  for (int i = 0; i < 2; ++i) {  // positions 0 and 1, freed without hand-backs
-    auto s = ring.try_claim();
-    REQUIRE(s.value);
-    ring.publish(s);
-    REQUIRE(ring.front());
-    CHECK(ring.pop() == nullptr);
-  }
-  CHECK(ring.offer_handback(0, &token_a));
-  CHECK_FALSE(ring.offer_handback(0, &token_b));  // one per cell
-  // Positions 2, 3, then 4 = cell 0 again: its claimer takes token_a.
-  std::vector<MpscRing<int>::Slot> slots;
-  for (int i = 0; i < 3; ++i) {
-    slots.push_back(ring.try_claim());
-    REQUIRE(slots.back().value);
-  }
-  CHECK(slots[2].pos == 4);
-  CHECK(slots[2].handback == &token_a);
-  // Cell 1, freed at position 1, is claimed next at position 5, not yet: an offer lands.
-  CHECK(ring.offer_handback(1, &token_b));
-  // A cell claimed since it was freed (position 0 -> claimed as 4) takes no offer.
-  CHECK_FALSE(ring.offer_handback(0, &token_c));
-  for (auto& s : slots) ring.publish(s);
-  // (An offer that lands just after a claimer looked would come back from pop(); that
-  // needs two threads at the same moment, which this test does not stage.)
-  REQUIRE(ring.front());
-  CHECK(ring.pop() == nullptr);  // position 2
-  auto s5 = ring.try_claim();    // position 5, cell 1: takes token_b
-  REQUIRE(s5.value);
-  CHECK(s5.handback == &token_b);
-  ring.publish(s5);
-  REQUIRE(ring.front());
-  CHECK(ring.pop() == nullptr);  // position 3
-  REQUIRE(ring.front());
-  CHECK(ring.pop() == nullptr);  // position 4 (cell 0): token_a went to its claimer
-}
-
-TEST_CASE("freed cells: oldest first; only the last `capacity` positions are kept") {
-  FreedCells f(4);
-  std::size_t pos = 99;
-  CHECK_FALSE(f.pop(pos));
-  for (std::size_t p = 10; p < 16; ++p) f.push(p);  // 10 and 11 dropped
-  CHECK(f.size() == 4);
-  for (std::size_t want = 12; want < 16; ++want) {
-    REQUIRE(f.pop(pos));
-    CHECK(pos == want);
-  }
-  CHECK_FALSE(f.pop(pos));
-  f.push(20);
-  f.clear();
-  CHECK_FALSE(f.pop(pos));
-}
+using shim_test::read_file;
+using shim_test::TempFile;
 
 namespace {
-std::vector<void*> g_released;
-void note_release(void* e) {
-  g_released.push_back(e);
-}
-void* event_no(std::size_t i) {
-  return reinterpret_cast<void*>(0x1000 + 16 * i);
-}
-}  // namespace
-
-TEST_CASE("hand-backs: first in first out; beyond kMaxWaiting an event is released at once") {
-  g_released.clear();
-  Handbacks h(note_release);
-  CHECK(h.next() == nullptr);
-  constexpr std::size_t kMax = Handbacks::kMaxWaiting;
-  for (std::size_t i = 0; i < kMax + 10; ++i) h.add(event_no(i));
-  CHECK(h.waiting() == kMax);
-  REQUIRE(g_released.size() == 10);
-  for (std::size_t i = 0; i < 10; ++i) CHECK(g_released[i] == event_no(kMax + i));
-  // Taking some makes room again; order is kept across the wrap of the fixed array.
-  for (std::size_t i = 0; i < 100; ++i) CHECK(h.next() == event_no(i));
-  for (std::size_t i = 0; i < 100; ++i) h.add(event_no(1000 + i));
-  CHECK(h.waiting() == kMax);
-  CHECK(g_released.size() == 10);
-  for (std::size_t i = 100; i < kMax; ++i) CHECK(h.next() == event_no(i));
-  CHECK(h.next() == event_no(1000));
-  h.release_all();
-  CHECK(h.waiting() == 0);
-  CHECK(h.next() == nullptr);
-  REQUIRE(g_released.size() == 10 + 99);
-  CHECK(g_released.back() == event_no(1099));
-}
-
-namespace {
-// A launch with n arguments whose fields and argument bytes all differ.
-void fill_launch(OpRecord& r, unsigned n_args, std::uint64_t salt) {
-  std::memset(static_cast<void*>(&r), 0xEE, sizeof r);  // args past n_args: junk
-  r.kind = RecordKind::Launch;
-  r.n_args = static_cast<std::uint16_t>(n_args);
-  r.total_args = static_cast<std::uint16_t>(n_args);
-  r.n_ranges = 2;
-  r.ranges[0] = 7;
-  r.ranges[1] = 9;
-  r.kernel_id = salt;
-  r.gws[0] = salt * 3;
-  r.host_end_ns = static_cast<std::int64_t>(salt * 5);
-  r.event = &r;
-  for (unsigned i = 0; i < n_args; ++i) {
-    r.args[i].kind = ArgKind::Scalar;
-    r.args[i].size = 8;
-    for (unsigned b = 0; b < sizeof r.args[i].bytes; ++b)
-      r.args[i].bytes[b] = static_cast<std::uint8_t>(salt + i + b);
-  }
-}
-}  // namespace
-
-TEST_CASE("pending copies: a copy keeps the used part, in storage sized for it, reused per size") {
-  CHECK(PendingCopies::room_for(0) == 4);
-  CHECK(PendingCopies::room_for(3) == 4);
-  CHECK(PendingCopies::room_for(5) == 8);
-  CHECK(PendingCopies::room_for(16) == 16);
-  CHECK(PendingCopies::room_for(17) == kMaxRecordedArgs);
-  CHECK(PendingCopies::bytes_for_args(kMaxRecordedArgs) == sizeof(OpRecord));
-  CHECK(PendingCopies::bytes_for_args(4) * 3 < sizeof(OpRecord));
-  auto slot = std::make_unique<OpRecord>();
-  PendingCopies copies;
-  for (unsigned n : {0u, 3u, 8u, 20u, kMaxRecordedArgs}) {
-    CAPTURE(n);
-    fill_launch(*slot, n, 40 + n);
-    OpRecord* c = copies.copy(*slot);
-    REQUIRE(c);
-    CHECK(c->n_args == n);
-    CHECK(c->n_ranges == 2);
-    CHECK(c->ranges[1] == 9);
-    CHECK(c->kernel_id == 40 + n);
-    CHECK(c->gws[0] == (40 + n) * 3);
-    CHECK(c->host_end_ns == static_cast<std::int64_t>((40 + n) * 5));
-    CHECK(c->event == slot.get());
-    for (unsigned i = 0; i < n; ++i) {
-      CHECK(c->args[i].kind == ArgKind::Scalar);
-      CHECK(std::memcmp(c->args[i].bytes, slot->args[i].bytes, sizeof c->args[i].bytes) == 0);
-    }
-    // Freed and asked again for the same size: the same storage; another size: other storage.
-    copies.recycle(c);
-    OpRecord* again = copies.copy(*slot);
-    CHECK(again == c);
-    fill_launch(*slot, n < 4 ? 30 : 1, 1);
-    OpRecord* other = copies.copy(*slot);
-    CHECK(other != c);
-    copies.recycle(again);
-    copies.recycle(other);
-  }
-}
-
-namespace {
-
-// A new empty file for a writer test, removed at the end.
-struct TempFile {
-  char path[32] = "/tmp/clprof_writer_test_XXXXXX";
-  TempFile() {
-    const int fd = mkstemp(path);
-    REQUIRE(fd >= 0);
-    close(fd);
-  }
-  ~TempFile() { std::remove(path); }
-};
-
-std::string read_file(const char* path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 // A mark record whose text is `chars` long (name padded with 'x'), numbered `i`.
 std::string mark_of_length(std::size_t chars, int i) {
@@ -285,7 +30,9 @@ std::string mark_of_length(std::size_t chars, int i) {
   return head + std::string(chars - head.size() - tail.size(), 'x') + tail;
 }
 
+
 }  // namespace
+
 
 TEST_CASE("trace writer: whole lines, one valid JSON document") {
   TempFile file;
@@ -331,7 +78,7 @@ TEST_CASE("trace writer: a descriptor the app closed or replaced is never writte
     REQUIRE(w.flush());
     REQUIRE(close(fd) == 0);
     if (replace) {
-      const int app_fd = open(apps.path, O_WRONLY | O_APPEND);
+      const int app_fd = open(apps.path.c_str(), O_WRONLY | O_APPEND);
       REQUIRE(app_fd >= 0);
       REQUIRE(dup2(app_fd, fd) == fd);
       close(app_fd);
@@ -364,7 +111,7 @@ TEST_CASE("trace writer: an unwritable path is an error, not a crash") {
 
 TEST_CASE("trace writer: writes to a file end on multiples of kFlushBytes, on whole lines") {
   TempFile file;
-  const char* path = file.path;
+  const char* path = file.path.c_str();
   TraceWriter w;
   std::string error;
   REQUIRE(w.open(path, R"({"format":"clprof-trace","version":1,"header":{},"records":[)", error));
@@ -500,3 +247,4 @@ TEST_CASE("trace writer: writes past a file size limit fail; the file holds all 
   CHECK(expected.compare(0, text.size(), text) == 0);
   CHECK(text.find('\0') == std::string::npos);
 }
+

@@ -10,23 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "test_files.hpp"
+
 namespace shim_test {
-
-// A fresh directory under $TMPDIR (or /tmp), removed with everything in it on destruction.
-class TempDir {
- public:
-  TempDir();
-  ~TempDir();
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  // Absolute path of the directory.
-  const std::string& path() const { return path_; }
-  // path() + "/" + name.
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
 
 // Environment changes for one run: a value sets the variable, nullopt removes it.
 using EnvChanges = std::map<std::string, std::optional<std::string>>;
@@ -60,13 +46,6 @@ RunResult run_app(const RunOptions& options, const std::string& io_dir,
 // stdout without the lines that legitimately differ between runs (pid, tid, child).
 std::string stable_output(const std::string& out);
 
-// The whole file ("" if it cannot be read).
-std::string read_file(const std::string& path);
-// True if `path` exists (any kind of file).
-bool file_exists(const std::string& path);
-// Names of the entries of directory `path`, unsorted.
-std::vector<std::string> list_dir(const std::string& path);
-
 // A parsed trace file plus its records grouped by type.
 struct Trace {
   std::string text;  // the file as read (`doc` keeps its own copies of the strings)
@@ -83,6 +62,15 @@ struct Trace {
 // Parses a complete trace file; fails the current doctest case with the reason if the file
 // is not a valid trace (one JSON document, one record per line, "end" last).
 bool load_trace(const std::string& path, Trace& out);
+
+// One run of `scenario` under the shim (with `env`) in a fresh directory, its trace (x.json
+// there) loaded. Fails the case when the app does not exit 0 or the trace is not valid.
+struct TracedRun {
+  explicit TracedRun(const std::string& scenario, const EnvChanges& env = {});
+  TempDir dir;
+  RunResult app;
+  Trace trace;
+};
 
 // FNV-1a 64 of `s` as the trace writes it: "fnv1a64:<16 lower-case hex digits>".
 std::string fnv1a64(const std::string& s);

@@ -5,34 +5,17 @@
 #include <rapidjson/error/en.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 
 extern char** environ;
 
 namespace shim_test {
-
-TempDir::TempDir() {
-  const char* base = std::getenv("TMPDIR");
-  std::string tmpl = std::string(base && *base ? base : "/tmp") + "/clprof_shim_test.XXXXXX";
-  std::vector<char> buf(tmpl.begin(), tmpl.end());
-  buf.push_back('\0');
-  REQUIRE(mkdtemp(buf.data()) != nullptr);
-  path_ = buf.data();
-}
-
-TempDir::~TempDir() {
-  std::error_code ec;
-  std::filesystem::remove_all(path_, ec);
-}
 
 namespace {
 
@@ -118,6 +101,13 @@ RunResult run_app(const RunOptions& options, const std::string& io_dir, const st
   return wait_app(spawn_app(options, io_dir, app), io_dir);
 }
 
+TracedRun::TracedRun(const std::string& scenario, const EnvChanges& env) {
+  const std::string out = dir.file("x.json");
+  app = run_app({scenario, true, out, env}, dir.path());
+  REQUIRE_MESSAGE(app.exit_code == 0, scenario, " under the shim: ", app.err);
+  REQUIRE(load_trace(out, trace));
+}
+
 std::string stable_output(const std::string& out) {
   std::istringstream lines(out);
   std::string line, kept;
@@ -127,26 +117,6 @@ std::string stable_output(const std::string& out) {
     kept += line + "\n";
   }
   return kept;
-}
-
-std::string read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-bool file_exists(const std::string& path) {
-  struct stat st {};
-  return stat(path.c_str(), &st) == 0;
-}
-
-std::vector<std::string> list_dir(const std::string& path) {
-  std::vector<std::string> names;
-  std::error_code ec;
-  for (const auto& e : std::filesystem::directory_iterator(path, ec))
-    names.push_back(e.path().filename().string());
-  return names;
 }
 
 std::vector<const rapidjson::Value*> Trace::of_type(const char* type) const {

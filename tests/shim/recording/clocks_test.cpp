@@ -1,43 +1,13 @@
+// The trace's clocks: enqueue brackets and device timer samples (recording/clock_sync.hpp),
+// host ticks and their conversion (recording/host_clock.hpp), and TraceClocks, which the
+// harvester completes records with (recording/trace_clocks.hpp).
 #include <doctest/doctest.h>
 
 #include "recording/clock_sync.hpp"
 #include "recording/host_clock.hpp"
-#include "recording/range_stack.hpp"
+#include "recording/trace_clocks.hpp"
 
 using namespace clprof::shim;
-
-TEST_CASE("range stack: push, pop, outermost first") {
-  RangeStack s;
-  bool open = true;
-  CHECK(s.pop(open) == 0);
-  CHECK_FALSE(open);  // unbalanced pop is reported, not fatal
-  s.push(1);
-  s.push(2);
-  s.push(3);
-  CHECK(s.top() == 3);
-  std::uint32_t ids[2];
-  CHECK(s.copy_outermost(ids, 2) == 2);
-  CHECK(ids[0] == 1);
-  CHECK(ids[1] == 2);
-  CHECK(s.pop(open) == 3);
-  CHECK(open);
-  CHECK(s.top() == 2);
-  CHECK(s.depth() == 2);
-}
-
-TEST_CASE("range stack: nesting deeper than the capacity is counted, not stored") {
-  RangeStack s;
-  for (std::uint32_t i = 1; i <= RangeStack::kCapacity + 2; ++i) s.push(i);
-  CHECK(s.depth() == RangeStack::kCapacity + 2);
-  CHECK(s.stored() == RangeStack::kCapacity);
-  CHECK(s.top() == 0);
-  bool open = false;
-  CHECK(s.pop(open) == 0);
-  CHECK(open);
-  CHECK(s.pop(open) == 0);
-  CHECK(s.pop(open) == RangeStack::kCapacity);
-  CHECK(s.top() == RangeStack::kCapacity - 1);
-}
 
 TEST_CASE("enqueue bracket: intersection of offset intervals") {
   BracketEstimator e;
@@ -87,4 +57,30 @@ TEST_CASE("host clocks move forward") {
   const auto b = monotonic_now_ns();
   CHECK(b >= a);
   CHECK(unix_now_ns() > 1600000000000000000LL);
+}
+
+TEST_CASE("trace clocks: a record's ticks on the trace's clock; brackets kept per device") {
+  // Ticks are CLOCK_MONOTONIC ns unless the TSC stands in (a start-up decision).
+  g_ticks_are_tsc.store(false);
+  const std::int64_t saved_origin = g_trace_origin_ns;
+  g_trace_origin_ns = 1'000'000;
+  TraceClocks clocks;
+  clocks.start();
+  CHECK(clocks.trace_ns_of_ticks(1'000'000) == 0);
+  CHECK(clocks.trace_ns_of_ticks(1'250'000) == 250'000);
+  clocks.recalibrate();
+  CHECK(clocks.trace_ns_of_ticks(3'000'000) == 2'000'000);
+  g_trace_origin_ns = saved_origin;
+
+  // Device 1 twice with device 2 in between: each estimate gets only its own commands.
+  clocks.add_bracket(1, 100, 200, 50);  // offset in [50, 150]
+  clocks.add_bracket(2, 1000, 1010, 0);  // offset in [1000, 1010]
+  clocks.add_bracket(1, 120, 180, 50);  // offset in [70, 130]
+  const auto& b = clocks.brackets();
+  REQUIRE(b.size() == 2);
+  CHECK(b.at(1).samples() == 2);
+  CHECK(b.at(1).offset_ns() == 100);
+  CHECK(b.at(1).uncertainty_ns() == 30);
+  CHECK(b.at(2).samples() == 1);
+  CHECK(b.at(2).offset_ns() == 1005);
 }

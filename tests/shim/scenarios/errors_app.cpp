@@ -1,0 +1,85 @@
+// Scenarios of the test app. Failures the app must see unchanged: injected enqueue failures, a
+// failed build, an app that closes the trace's descriptor (errors_test.cpp).
+#include <CL/cl.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <thread>
+
+#include "app_support.hpp"
+#include "kernel_source.hpp"
+
+namespace shim_test {
+namespace {
+
+// Failed enqueues: the app gets the driver's code; the shim must not crash or hide it.
+int scenario_inject(const ScenarioArgs&) {
+  Cl cl;
+  const size_t gws = 128;
+  cl_event e = nullptr;
+  say("rc1", cl.launch_vadd(gws));
+  say("rc2", cl.launch_vadd(gws, &e));  // FAKE_CL_FAIL makes this one fail
+  say("event2_null", e == nullptr ? 1 : 0);
+  if (e) clReleaseEvent(e);  // only if the injection did not happen
+  say("rc3", cl.launch_vadd(gws));
+  const cl_uint bad_index = 3;
+  say("rc_bad_arg", clSetKernelArg(cl.vadd, bad_index, sizeof cl.a, &cl.a));
+  say("rc4", cl.launch_vadd(gws));
+  check(clFinish(cl.queue), "clFinish");
+  return 0;
+}
+
+// A build that fails (the fake's injected-failure option) and a clWaitForEvents sync.
+int scenario_build_and_wait(const ScenarioArgs&) {
+  Cl cl;
+  cl_int rc = 0;
+  const char* src = shim_test::kSource;
+  cl_program bad = clCreateProgramWithSource(cl.context, 1, &src, nullptr, &rc);
+  check(rc, "clCreateProgramWithSource");
+  // The options also carry a byte that is not UTF-8 (a Latin-1 e acute).
+  say("build_rc",
+      clBuildProgram(bad, 1, &cl.device, "-DFAKE_CL_BUILD_FAIL -DNAME=caf\xE9", nullptr, nullptr));
+  clReleaseProgram(bad);
+  cl_event e[2] = {nullptr, nullptr};
+  check(cl.launch_vadd(32, &e[0]), "launch");
+  check(cl.launch_vadd(33, &e[1]), "launch");
+  say("wait_rc", clWaitForEvents(2, e));
+  clReleaseEvent(e[0]);
+  clReleaseEvent(e[1]);
+  return 0;
+}
+
+// Like a daemon: after some launches, close every descriptor but stdin/out/err, open a file
+// of its own and put it at every other number (so it sits where the trace was), write to it,
+// launch again. The file must hold only what the app wrote. SHIM_TEST_APP_FILE: its path.
+int scenario_close_fds(const ScenarioArgs&) {
+  Cl cl;
+  check(cl.launch_vadd(60), "launch 60");
+  check(clFinish(cl.queue), "finish");
+  const char* path = std::getenv("SHIM_TEST_APP_FILE");
+  if (!path) return 2;
+  for (int fd = 3; fd < 1024; ++fd) close(fd);
+  const int f = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (f < 0) return 3;
+  for (int fd = 3; fd < 1024; ++fd)
+    if (fd != f) dup2(f, fd);
+  const char kText[] = "the app's own data\n";
+  if (write(f, kText, sizeof kText - 1) != static_cast<ssize_t>(sizeof kText - 1)) return 4;
+  for (int i = 0; i < 3000; ++i) check(cl.launch_vadd(61), "launch 61");
+  check(clFinish(cl.queue), "finish");
+  std::this_thread::sleep_for(std::chrono::milliseconds(250));  // a flush interval or two
+  say("after_close", 1);
+  return 0;
+}
+
+}  // namespace
+
+const ScenarioList kErrorsScenarios = {
+    {"inject", scenario_inject},
+    {"build_and_wait", scenario_build_and_wait},
+    {"close_fds", scenario_close_fds},
+};
+
+}  // namespace shim_test

@@ -1,0 +1,124 @@
+// End-to-end tests of libclprof.so on the fake driver. Failures reach the app unchanged and the
+// trace as they were: injected enqueue failures, commands failing on the device, a failed build,
+// a trace descriptor the app took.
+#include <doctest/doctest.h>
+#include <rapidjson/document.h>
+
+#include <string>
+#include <vector>
+
+#include "run_app.hpp"
+#include "trace_checks.hpp"
+
+using rapidjson::Value;
+using namespace shim_test;
+
+TEST_CASE("errors: an injected enqueue failure reaches the app and the record") {
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const EnvChanges env = {{"FAKE_CL_FAIL", "clEnqueueNDRangeKernel:2:-54"}};
+  const RunResult shim = run_app({"inject", true, out, env}, dir.path());
+  const RunResult bare = run_app({"inject", false, "", env}, dir.path());
+  REQUIRE(shim.exit_code == 0);
+  CHECK(stable_output(shim.out) == stable_output(bare.out));
+  CHECK(shim.values.at("rc1") == 0);
+  CHECK(shim.values.at("rc2") == -54);
+  CHECK(shim.values.at("rc3") == 0);
+  CHECK(shim.values.at("rc_bad_arg") == -49);  // CL_INVALID_ARG_INDEX passed through
+  CHECK(shim.values.at("rc4") == 0);
+  Trace t;
+  REQUIRE(load_trace(out, t));
+  const std::vector<const Value*> l = by_seq(t, "launch");
+  REQUIRE(l.size() == 4);
+  CHECK(num(*l[1], "rc") == -54);
+  CHECK(str(*l[1], "status") == "not_enqueued");
+  CHECK(is_null(*l[1], "device_ns"));
+  for (int i : {0, 2, 3}) {
+    CAPTURE(i);
+    CHECK(num(*l[i], "rc") == 0);
+    CHECK(str(*l[i], "status") == "complete");
+  }
+  // Failed enqueues take no command number in the driver.
+  CHECK(nums(*l[0], "device_ns") == fake_times(1, 1000 + 128));
+  CHECK(nums(*l[2], "device_ns") == fake_times(2, 1000 + 128));
+  CHECK(nums(*l[3], "device_ns") == fake_times(3, 1000 + 128));
+  check_seq_unique_and_complete(t);
+}
+
+TEST_CASE("errors: a command that fails on the device is recorded with its execution status") {
+  // scal (launches 3 and 4 of "basic") fails with CL_OUT_OF_RESOURCES after a successful
+  // enqueue; the driver then has no profiling times for it.
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const EnvChanges env = {{"FAKE_CL_EXEC_ERROR", "scal:-5"}};
+  const RunResult shim = run_app({"basic", true, out, env}, dir.path());
+  const RunResult bare = run_app({"basic", false, "", env}, dir.path());
+  REQUIRE(shim.exit_code == 0);
+  CHECK(stable_output(shim.out) == stable_output(bare.out));
+  Trace t;
+  REQUIRE(load_trace(out, t));
+  const std::vector<const Value*> l = by_seq(t, "launch");
+  REQUIRE(l.size() == 6);
+  for (int i = 0; i < 6; ++i) {
+    CAPTURE(i);
+    CHECK(num(*l[i], "rc") == 0);
+    if (str(*l[i], "kernel") == "scal") {
+      CHECK(str(*l[i], "status") == "error");
+      CHECK(num(*l[i], "exec_status") == -5);
+      CHECK(is_null(*l[i], "device_ns"));
+    } else {
+      CHECK(str(*l[i], "status") == "complete");
+      CHECK(!l[i]->HasMember("exec_status"));
+      CHECK(nums(*l[i], "device_ns").size() == 4);
+    }
+  }
+  CHECK(str(*l[2], "kernel") == "scal");
+  CHECK(str(*l[3], "kernel") == "scal");
+  CHECK(num(*t.records.back(), "incomplete") == 0);
+  check_seq_unique_and_complete(t);
+}
+
+TEST_CASE("errors: an app that closes the trace's descriptor and opens its own file there") {
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const std::string app_file = dir.file("app.txt");
+  const RunResult shim =
+      run_app({"close_fds", true, out, {{"SHIM_TEST_APP_FILE", app_file}}}, dir.path());
+  REQUIRE(shim.exit_code == 0);
+  CHECK(shim.values.at("after_close") == 1);
+  CHECK(read_file(app_file) == "the app's own data\n");  // no trace line in it
+  // One warning; the trace keeps what was written before (a cut-short trace).
+  std::size_t warnings = 0;
+  for (std::size_t at = 0; (at = shim.err.find("closed the trace file", at)) != std::string::npos;
+       ++at)
+    ++warnings;
+  CHECK(warnings == 1);
+  const std::string text = read_file(out);
+  CHECK(text.find("{\"format\":\"clprof-trace\"") == 0);
+  CHECK(text.find("\"type\":\"end\"") == std::string::npos);
+}
+
+TEST_CASE("errors: a failed build and a clWaitForEvents are recorded") {
+  const TracedRun run("build_and_wait");
+  const RunResult& shim = run.app;
+  CHECK(shim.values.at("build_rc") == -11);  // CL_BUILD_PROGRAM_FAILURE passed through
+  CHECK(shim.values.at("wait_rc") == 0);
+  const Trace& t = run.trace;
+  const auto builds = t.of_type("build");
+  REQUIRE(builds.size() == 2);
+  const Value* failed = nullptr;
+  for (const Value* b : builds)
+    if (num(*b, "rc") != 0) failed = b;
+  REQUIRE(failed);
+  CHECK(num(*failed, "rc") == -11);
+  CHECK(str(*failed, "options") == "-DFAKE_CL_BUILD_FAIL -DNAME=caf\xEF\xBF\xBD");  // U+FFFD
+  CHECK(nums(*failed, "build_status") == Ints{-2});  // CL_BUILD_ERROR
+  CHECK(to_json(member(*failed, "kernels")) == "[]");
+  const auto syncs = t.of_type("sync");
+  REQUIRE(syncs.size() == 1);
+  CHECK(str(*syncs[0], "api") == "clWaitForEvents");
+  CHECK(num(*syncs[0], "queue_id") == 0);
+  CHECK(num(*syncs[0], "rc") == 0);
+  check_host_ns(*syncs[0]);
+  check_seq_unique_and_complete(t);
+}
