@@ -12,7 +12,7 @@
 
 namespace clprof::shim {
 
-thread_local bool t_resolving_real_opencl __attribute__((tls_model("initial-exec"))) = false;
+__thread bool t_resolving_real_opencl __attribute__((tls_model("initial-exec"))) = false;
 
 namespace {
 

@@ -34,7 +34,10 @@ bool real_opencl_found();
 
 // True on a thread that is resolving the table: the libraries it loads may call dlsym
 // from their constructors, and the interposer then answers exactly as libc does.
-extern thread_local bool t_resolving_real_opencl __attribute__((tls_model("initial-exec")));
+// __thread, not thread_local: C++ reads a thread_local of another file through a wrapper
+// function, which a sanitizer build instruments, and the dlsym path runs before the
+// sanitizer's runtime is set up (a ThreadSanitizer build crashed there).
+extern __thread bool t_resolving_real_opencl __attribute__((tls_model("initial-exec")));
 
 // The real dlsym (never the interposer). Threads: any.
 void* real_dlsym(void* handle, const char* name);
