@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "hooks/hook_scope.hpp"
-#include "recording/objects.hpp"
 #include "output/record_format.hpp"
+#include "recording/objects.hpp"
 #include "runtime/handoff.hpp"
 
 namespace clprof::shim {

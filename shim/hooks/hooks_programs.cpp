@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "hooks/hook_scope.hpp"
-#include "recording/objects.hpp"
 #include "output/output_names.hpp"
 #include "output/record_format.hpp"
+#include "recording/objects.hpp"
 #include "runtime/handoff.hpp"
 
 namespace clprof::shim {

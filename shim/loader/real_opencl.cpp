@@ -113,7 +113,6 @@ int hook_index(const char* name) {
   return -1;
 }
 
-
 }  // namespace
 
 std::atomic<const RealTable*> g_real_table{nullptr};

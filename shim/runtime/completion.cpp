@@ -30,7 +30,7 @@ std::size_t RecordCompletion::drain_ring(DrainListener& listener) {
     // Measured side by side: ~7 ns per launch less on the fake driver, ~13 ns less CPU.
     ring_.prefetch_next(kPrefetchBytes);
     take(*r);
-    handback_.free_front_cell();
+    handback_.free_front_cell(ring_);
     ++n;
     // Another thread may keep the ring from ever running dry: fork() must not wait.
     if ((n & (kSpaceBatch - 1)) == 0 && !listener.cells_freed()) break;

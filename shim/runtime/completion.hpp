@@ -5,9 +5,10 @@
 // Lines made on the app's threads (objects, builds, markers) are written as they come.
 //
 // Threads: the harvester's, then the finaliser's once the harvester has stopped; never
-// two at once. Ownership: a drained slot until its cell is freed; the copies of running
-// commands (PendingCopies) until written; one reference to each record's event until
-// EventHandback lets it go. Clocks: host ticks in, trace ns out (TraceClocks); device ns
+// two at once (the producers use only ring()). Ownership: the ring and the output (the
+// consumer's side owns them); a drained slot until its cell is freed; the copies of
+// running commands (PendingCopies) until written; one reference to each record's event
+// until EventHandback lets it go. Clocks: host ticks in, trace ns out (TraceClocks); device ns
 // as the driver reports them.
 #pragma once
 
@@ -39,8 +40,13 @@ class RecordCompletion {
   // Producers blocked on a full ring are woken every this many freed cells.
   static constexpr std::size_t kSpaceBatch = 256;
 
-  RecordCompletion(MpscRing<OpRecord>& ring, TraceOutput& output)
-      : ring_(ring), output_(output), handback_(ring) {}
+  // A ring of `ring_capacity` records (a power of two).
+  explicit RecordCompletion(std::size_t ring_capacity) : ring_(ring_capacity), handback_(ring_) {}
+
+  // The ring the app's threads publish into (they reach it through ProcessTrace).
+  MpscRing<OpRecord>& ring() { return ring_; }
+  // The file: opened by the start-up, written here, ended by the finaliser.
+  TraceOutput& output() { return output_; }
 
   // Takes the published records, at most a ring's worth; returns how many. (The writer
   // writes as its buffer fills, so a long backlog does not grow its memory.) The cap lets
@@ -69,8 +75,10 @@ class RecordCompletion {
   void take(OpRecord& slot);
   void complete(OpRecord& r, int exec, const Probe& probe, bool from_pending = false);
 
-  MpscRing<OpRecord>& ring_;
-  TraceOutput& output_;
+  // Owned, not referred to: the drain reaches them without a load of their address after
+  // each store into a record (which the compiler must assume may change it).
+  MpscRing<OpRecord> ring_;
+  TraceOutput output_;
   EventHandback handback_;
   TraceClocks clocks_;
   std::vector<OpRecord*> pending_;  // commands still running, in enqueue order

@@ -6,7 +6,8 @@
 
 namespace clprof::shim {
 
-EventHandback::EventHandback(MpscRing<OpRecord>& ring) : ring_(ring), freed_cells_(ring.capacity()) {}
+EventHandback::EventHandback(MpscRing<OpRecord>& ring)
+    : ring_(ring), freed_cells_(ring.capacity()) {}
 
 void EventHandback::release_app_event(void* event) {
   event_ref_release(static_cast<cl_event>(event));
@@ -34,7 +35,8 @@ void EventHandback::hand_back(void* event) {
   std::size_t pos = 0;
   while (freed_cells_.pop(pos)) {
     if (ring_.offer_handback(pos, event)) {
-      handback_scan_from_ = std::min(handback_scan_from_, pos);  // on_harvester_idle looks there too
+      handback_scan_from_ =
+          std::min(handback_scan_from_, pos);  // on_harvester_idle looks there too
       return;
     }
   }

@@ -45,13 +45,14 @@ class EventHandback {
  public:
   explicit EventHandback(MpscRing<OpRecord>& ring);
 
-  // Frees the ring's front cell (after its record was taken), leaving in it the oldest
-  // event waiting to go back, if any; a cell freed without one is remembered for an event
-  // whose command completes later (hand_back). Per record: inline.
-  void free_front_cell() {
-    const std::size_t pos = ring_.dequeue_pos();
+  // Frees the front cell of `ring` (this one's, after its record was taken), leaving in it
+  // the oldest event waiting to go back, if any; a cell freed without one is remembered for
+  // an event whose command completes later (hand_back). Per record: inline, and the ring
+  // comes from its owner, not through ring_ (a load less per access, measured).
+  void free_front_cell(MpscRing<OpRecord>& ring) {
+    const std::size_t pos = ring.dequeue_pos();
     void* handback = waiting_.next();
-    if (void* left = ring_.pop(handback)) waiting_.add(left);
+    if (void* left = ring.pop(handback)) waiting_.add(left);
     if (!handback) freed_cells_.push(pos);
   }
   // `n` cells were freed in a drain (on_harvester_idle tells an idle app by none).

@@ -11,7 +11,7 @@ namespace clprof::shim {
 
 MpscRing<OpRecord>::Slot claim_record() {
   ProcessTrace* t = g_process_trace.load(std::memory_order_acquire);
-  auto slot = t->ring.try_claim();
+  auto slot = t->ring().try_claim();
   if (__builtin_expect(slot.value != nullptr, 1)) {
     // Keep the harvester ahead of bursts: a nudge every quarter ring (amortised ~free).
     if ((slot.pos & (ProcessTrace::kRingCapacity / 4 - 1)) == 0) t->harvester.wake();
@@ -26,7 +26,7 @@ MpscRing<OpRecord>::Slot claim_record() {
 }
 
 void publish_record(const MpscRing<OpRecord>::Slot& slot) {
-  g_process_trace.load(std::memory_order_relaxed)->ring.publish(slot);
+  g_process_trace.load(std::memory_order_relaxed)->ring().publish(slot);
   if (slot.handback) release_on_app_thread(slot.handback);
 }
 

@@ -10,7 +10,7 @@
 // wait_for_space() on the app's enqueuing threads; park_for_fork() and unpark() in the
 // pthread_atfork handlers; everything else on the harvester's own thread. Ownership: the
 // thread is a plain pthread owning no heap state (a fork child, where it does not exist,
-// leaks none); the ring, completion and output belong to the ProcessTrace. Clocks:
+// leaks none); the completion (with the ring and the output) is the ProcessTrace's. Clocks:
 // waits are measured on CLOCK_MONOTONIC (MonotonicCondition).
 #pragma once
 
@@ -30,8 +30,8 @@ namespace clprof::shim {
 
 class Harvester final : private DrainListener {
  public:
-  Harvester(MpscRing<OpRecord>& ring, RecordCompletion& completion, TraceOutput& output)
-      : ring_(ring), completion_(completion), output_(output) {}
+  explicit Harvester(RecordCompletion& completion)
+      : ring_(completion.ring()), completion_(completion), output_(completion.output()) {}
 
   // Starts the thread, with every signal blocked (it must never run the app's signal
   // handlers). 0, or pthread_create's error.

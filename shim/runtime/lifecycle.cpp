@@ -86,7 +86,7 @@ int start_trace() {
   }
   auto* trace = new ProcessTrace(h.pid);
   std::string error;
-  if (!trace->output.open(path, format_header_line(h), error)) {
+  if (!trace->output().open(path, format_header_line(h), error)) {
     log_once_warn("%s; running untouched", error.c_str());
     delete trace;
     return kPassThrough;
@@ -136,11 +136,11 @@ void end_trace(ProcessTrace& trace) {
   trace.harvester.stop();
   const std::uint64_t incomplete =
       trace.harvester.finish(static_cast<std::int64_t>(settings().exit_wait_ms) * 1000000);
-  write_open_range_ends(trace.output);
+  write_open_range_ends(trace.output());
   for (const std::string& line : final_clock_sync_lines(trace.completion.clocks().brackets())) {
-    trace.output.write_line(LineKind::ClockSync, line);
+    trace.output().write_line(LineKind::ClockSync, line);
   }
-  trace.output.finish(to_trace_ns(monotonic_now_ns()), incomplete);
+  trace.output().finish(to_trace_ns(monotonic_now_ns()), incomplete);
 }
 
 // `wait`: false gives up when the lock is taken (exec may be called from a signal handler

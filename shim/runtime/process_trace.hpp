@@ -1,6 +1,7 @@
 // The trace of one process: the ring the app's threads fill, the harvester that drains
-// it, the completion of its records, and the file. A fork child starts a trace of its
-// own and leaves its parent's behind.
+// it, the completion of its records, and the file (the ring and the file are the
+// completion's, ring() and output() reach them). A fork child starts a trace of its own
+// and leaves its parent's behind.
 //
 // Threads: created by the start-up under the lifecycle's lock, published through
 // g_process_trace (release) before any producer can use it; its parts state their own
@@ -30,11 +31,12 @@ struct ProcessTrace {
   ProcessTrace& operator=(const ProcessTrace&) = delete;
 
   const long pid;  // the process that started it (a vfork child shares it, with another pid)
-  MpscRing<OpRecord> ring{kRingCapacity};
-  TraceOutput output;
-  RecordCompletion completion{ring, output};
-  Harvester harvester{ring, completion, output};
+  RecordCompletion completion{kRingCapacity};  // owns the ring and the output
+  Harvester harvester{completion};
   ProcessTrace* next_left_behind = nullptr;
+
+  MpscRing<OpRecord>& ring() { return completion.ring(); }
+  TraceOutput& output() { return completion.output(); }
 };
 
 // The trace being recorded into (or finished), or nullptr. Written by the lifecycle.

@@ -53,7 +53,8 @@ std::string text_of(const OpRecord& r) {
 
 }  // namespace
 
-TEST_CASE("trace output: lines in the order written, the formatter's text, counts in the end record") {
+TEST_CASE(
+    "trace output: lines in the order written, the formatter's text, counts in the end record") {
   TempFile file;
   TraceOutput out;
   std::string error;
@@ -73,10 +74,9 @@ TEST_CASE("trace output: lines in the order written, the formatter's text, count
   out.finish(/*end_ns=*/900, /*incomplete=*/3);
 
   const std::string text = read_file(file.path);
-  const std::string expected_records = std::string(kHeader) + "\n" + text_of(*launch1) + ",\n" +
-                                       mark + ",\n" + text_of(*launch2) + ",\n" +
-                                       text_of(*transfer) + ",\n" + text_of(*sync) + ",\n" +
-                                       range_end + ",\n";
+  const std::string expected_records =
+      std::string(kHeader) + "\n" + text_of(*launch1) + ",\n" + mark + ",\n" + text_of(*launch2) +
+      ",\n" + text_of(*transfer) + ",\n" + text_of(*sync) + ",\n" + range_end + ",\n";
   REQUIRE(text.compare(0, expected_records.size(), expected_records) == 0);
   rapidjson::Document d;
   d.Parse(text.c_str());

@@ -30,9 +30,7 @@ std::string mark_of_length(std::size_t chars, int i) {
   return head + std::string(chars - head.size() - tail.size(), 'x') + tail;
 }
 
-
 }  // namespace
-
 
 TEST_CASE("trace writer: whole lines, one valid JSON document") {
   TempFile file;
@@ -247,4 +245,3 @@ TEST_CASE("trace writer: writes past a file size limit fail; the file holds all 
   CHECK(expected.compare(0, text.size(), text) == 0);
   CHECK(text.find('\0') == std::string::npos);
 }
-

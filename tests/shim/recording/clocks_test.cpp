@@ -73,9 +73,9 @@ TEST_CASE("trace clocks: a record's ticks on the trace's clock; brackets kept pe
   g_trace_origin_ns = saved_origin;
 
   // Device 1 twice with device 2 in between: each estimate gets only its own commands.
-  clocks.add_bracket(1, 100, 200, 50);  // offset in [50, 150]
+  clocks.add_bracket(1, 100, 200, 50);   // offset in [50, 150]
   clocks.add_bracket(2, 1000, 1010, 0);  // offset in [1000, 1010]
-  clocks.add_bracket(1, 120, 180, 50);  // offset in [70, 130]
+  clocks.add_bracket(1, 120, 180, 50);   // offset in [70, 130]
   const auto& b = clocks.brackets();
   REQUIRE(b.size() == 2);
   CHECK(b.at(1).samples() == 2);

@@ -18,8 +18,8 @@ void early_dlsym(int, char**, char** envp) {
   for (char** e = envp; e && *e; ++e)
     if (std::strcmp(*e, "SHIM_TEST_EARLY_DLSYM=1") == 0) g_early_mmap = dlsym(RTLD_NEXT, "mmap");
 }
-__attribute__((section(".preinit_array"), used)) void (*const g_preinit)(int, char**, char**) =
-    early_dlsym;
+__attribute__((section(".preinit_array"), used)) void (*const g_preinit)(int, char**,
+                                                                         char**) = early_dlsym;
 
 const shim_test::ScenarioList* const kGroups[] = {
     &shim_test::kRecordsScenarios, &shim_test::kArgumentsScenarios, &shim_test::kErrorsScenarios,

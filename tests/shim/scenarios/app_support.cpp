@@ -10,9 +10,13 @@
 
 namespace shim_test {
 
-long tid() { return static_cast<long>(syscall(SYS_gettid)); }
+long tid() {
+  return static_cast<long>(syscall(SYS_gettid));
+}
 
-void say(const char* key, long long value) { std::printf("%s %lld\n", key, value); }
+void say(const char* key, long long value) {
+  std::printf("%s %lld\n", key, value);
+}
 
 void check(cl_int rc, const char* what) {
   if (rc != CL_SUCCESS) {

@@ -26,8 +26,7 @@ int scenario_app_view(const ScenarioArgs&) {
   say("refs_after_release", refs);
   check(clFinish(cl.queue), "finish");
   cl_ulong t = 0;
-  say("profiling_rc",
-      clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof t, &t, nullptr));
+  say("profiling_rc", clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof t, &t, nullptr));
   check(clReleaseEvent(e), "release");
   // The same through clCreateCommandQueueWithProperties.
   const cl_queue_properties qp[] = {CL_QUEUE_PROPERTIES, 0, 0};

@@ -29,7 +29,8 @@ int scenario_ids(const ScenarioArgs&) {
   check(clSetKernelArg(cl.vadd, 0, sizeof y, &y), "arg y");
   check(cl.launch_vadd(41), "launch 41");
   const cl_buffer_region region{1024, 512};
-  cl_mem sub = clCreateSubBuffer(cl.a, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &rc);
+  cl_mem sub =
+      clCreateSubBuffer(cl.a, CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION, &region, &rc);
   check(rc, "sub");
   check(clSetKernelArg(cl.vadd, 0, sizeof sub, &sub), "arg sub");
   check(cl.launch_vadd(42), "launch 42");
@@ -53,7 +54,8 @@ int scenario_ids(const ScenarioArgs&) {
   check(rc, "k3");
   check(clSetKernelArg(k3, 0, sizeof cl.a, &cl.a), "arg");
   const size_t gws = 44;
-  say("unset_rc", clEnqueueNDRangeKernel(cl.queue, k3, 1, nullptr, &gws, nullptr, 0, nullptr, nullptr));
+  say("unset_rc",
+      clEnqueueNDRangeKernel(cl.queue, k3, 1, nullptr, &gws, nullptr, 0, nullptr, nullptr));
   // An app's mistake: no kernel at all. The driver refuses it; the trace keeps the attempt.
   const size_t gws_null = 46;
   say("null_kernel_rc", clEnqueueNDRangeKernel(cl.queue, nullptr, 1, nullptr, &gws_null, nullptr, 0,

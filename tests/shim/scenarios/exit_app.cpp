@@ -54,11 +54,8 @@ int scenario_atexit(const ScenarioArgs&) {
 }  // namespace
 
 const ScenarioList kExitScenarios = {
-    {"exit_return", scenario_exit},
-    {"exit_exit", scenario_exit},
-    {"exit_std_exit", scenario_exit},
-    {"forever", scenario_forever},
-    {"atexit", scenario_atexit},
+    {"exit_return", scenario_exit}, {"exit_exit", scenario_exit}, {"exit_std_exit", scenario_exit},
+    {"forever", scenario_forever},  {"atexit", scenario_atexit},
 };
 
 }  // namespace shim_test

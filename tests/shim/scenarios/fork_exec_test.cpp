@@ -97,12 +97,11 @@ TEST_CASE("exit: fork while another thread keeps enqueuing finds the background 
   if (fork_without_exec_unsupported()) return;
   TempDir dir;
   const std::string out = dir.file("x.json");
-  const RunResult shim =
-      run_app({"fork_while_enqueuing",
-               true,
-               out,
-               {{"CLPROF_LOG_LEVEL", "debug"}, {"FAKE_CL_QUERY_DELAY_US", "2"}}},
-              dir.path());
+  const RunResult shim = run_app({"fork_while_enqueuing",
+                                  true,
+                                  out,
+                                  {{"CLPROF_LOG_LEVEL", "debug"}, {"FAKE_CL_QUERY_DELAY_US", "2"}}},
+                                 dir.path());
   REQUIRE(shim.exit_code == 0);
   CHECK(shim.values.at("forks_ok") == 10);
   // Logged when fork() gave up waiting for the background thread to park (docs/trace-format.md).

@@ -73,7 +73,8 @@ int scenario_basic(const ScenarioArgs&) {
 int scenario_transfers(const ScenarioArgs&) {
   Cl cl;
   cl_int rc = 0;
-  void* p = clEnqueueMapBuffer(cl.queue, cl.a, CL_TRUE, CL_MAP_READ, 0, 256, 0, nullptr, nullptr, &rc);
+  void* p =
+      clEnqueueMapBuffer(cl.queue, cl.a, CL_TRUE, CL_MAP_READ, 0, 256, 0, nullptr, nullptr, &rc);
   check(rc, "map");
   check(clEnqueueUnmapMemObject(cl.queue, cl.a, p, 0, nullptr, nullptr), "unmap");
   std::vector<unsigned char> host(4096);

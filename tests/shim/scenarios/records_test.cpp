@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "kernel_source.hpp"
 #include "run_app.hpp"
 #include "trace_checks.hpp"
-#include "kernel_source.hpp"
 
 using rapidjson::Value;
 using namespace shim_test;
@@ -168,7 +168,8 @@ TEST_CASE("trace: launches hold kernel names, work sizes and argument snapshots"
   CHECK(nums(*l[5], "lws") == Ints{1});
   // "api" is required for tasks only; an NDRange launch omits it or names itself.
   auto api0 = l[0]->FindMember("api");
-  if (api0 != l[0]->MemberEnd()) CHECK(std::string(api0->value.GetString()) == "clEnqueueNDRangeKernel");
+  if (api0 != l[0]->MemberEnd())
+    CHECK(std::string(api0->value.GetString()) == "clEnqueueNDRangeKernel");
 
   // Arguments: buffers as [kind, size, mem_id, mem_bytes].
   const Value& a0 = member(*l[0], "args");
@@ -184,7 +185,8 @@ TEST_CASE("trace: launches hold kernel names, work sizes and argument snapshots"
   CHECK(a0[0][3].GetInt64() == 4096);
   CHECK(a0[1][3].GetInt64() == 4096);
   CHECK(a0[2][3].GetInt64() == 1024);
-  const long long id_a = a0[0][2].GetInt64(), id_b = a0[1][2].GetInt64(), id_c = a0[2][2].GetInt64();
+  const long long id_a = a0[0][2].GetInt64(), id_b = a0[1][2].GetInt64(),
+                  id_c = a0[2][2].GetInt64();
   // Buffers a, b, c were the app's first mem objects: ids 1, 2, 3 in creation order.
   CHECK(id_a == 1);
   CHECK(id_b == 2);

@@ -123,7 +123,8 @@ std::vector<const rapidjson::Value*> Trace::of_type(const char* type) const {
   std::vector<const rapidjson::Value*> out;
   for (const rapidjson::Value* r : records) {
     auto it = r->FindMember("type");
-    if (it != r->MemberEnd() && it->value.IsString() && std::strcmp(it->value.GetString(), type) == 0)
+    if (it != r->MemberEnd() && it->value.IsString() &&
+        std::strcmp(it->value.GetString(), type) == 0)
       out.push_back(r);
   }
   return out;
@@ -146,7 +147,8 @@ bool load_trace(const std::string& path, Trace& t) {
   // Well-formed UTF-8 too: the analyzer's parser requires it (docs/trace-format.md).
   t.doc.Parse<rapidjson::kParseValidateEncodingFlag>(t.text.c_str(), t.text.size());
   if (t.doc.HasParseError()) {
-    FAIL_CHECK("trace ", path, " is not valid JSON: ", rapidjson::GetParseError_En(t.doc.GetParseError()),
+    FAIL_CHECK("trace ", path,
+               " is not valid JSON: ", rapidjson::GetParseError_En(t.doc.GetParseError()),
                " at offset ", t.doc.GetErrorOffset());
     return false;
   }

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "kernel_source.hpp"
 #include "run_app.hpp"
 #include "trace_checks.hpp"
-#include "kernel_source.hpp"
 
 using rapidjson::Value;
 using namespace shim_test;
@@ -103,7 +103,8 @@ TEST_CASE("settings: a bad value gives a warning and the default") {
   std::istringstream err(shim.err);
   std::string line;
   int mentions = 0;
-  while (std::getline(err, line)) mentions += line.find("CLPROF_POLL_INTERVAL_US") != std::string::npos;
+  while (std::getline(err, line))
+    mentions += line.find("CLPROF_POLL_INTERVAL_US") != std::string::npos;
   CHECK_MESSAGE(mentions == 1, "stderr: ", shim.err);
   Trace t;
   REQUIRE(load_trace(out, t));

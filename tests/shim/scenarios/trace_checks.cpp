@@ -37,7 +37,9 @@ long long num(const Value& r, const char* key) {
   return v.GetInt64();
 }
 
-bool is_null(const Value& r, const char* key) { return member(r, key).IsNull(); }
+bool is_null(const Value& r, const char* key) {
+  return member(r, key).IsNull();
+}
 
 std::vector<long long> nums(const Value& r, const char* key) {
   const Value& v = member(r, key);
@@ -101,9 +103,9 @@ void check_end_counts(const Trace& t) {
   // Every kind but "end", in the documented order.
   std::vector<std::string> keys;
   for (const auto& m : counts.GetObject()) keys.emplace_back(m.name.GetString());
-  CHECK(keys == std::vector<std::string>{"launch", "transfer", "sync", "device", "clock_sync", "queue",
-                                         "program", "build", "kernel", "range_begin", "range_end",
-                                         "mark", "warning"});
+  CHECK(keys == std::vector<std::string>{"launch", "transfer", "sync", "device", "clock_sync",
+                                         "queue", "program", "build", "kernel", "range_begin",
+                                         "range_end", "mark", "warning"});
   for (const auto& m : counts.GetObject()) {
     CAPTURE(m.name.GetString());
     CHECK(m.value.GetInt64() == static_cast<long long>(t.of_type(m.name.GetString()).size()));
@@ -116,16 +118,18 @@ void check_end_counts(const Trace& t) {
 
 void check_objects_before_use(const Trace& t) {
   std::set<std::pair<std::string, long long>> seen;
-  const std::pair<const char*, const char*> refs[] = {
-      {"device_id", "device"}, {"queue_id", "queue"}, {"program_id", "program"}, {"kernel_id", "kernel"}};
+  const std::pair<const char*, const char*> refs[] = {{"device_id", "device"},
+                                                      {"queue_id", "queue"},
+                                                      {"program_id", "program"},
+                                                      {"kernel_id", "kernel"}};
   for (const Value* r : t.records) {
     const std::string type = str(*r, "type");
     for (const auto& [field, kind] : refs) {
       auto it = r->FindMember(field);
       if (it == r->MemberEnd() || !it->value.IsInt64() || it->value.GetInt64() == 0) continue;
       if (type == kind) continue;
-      CHECK_MESSAGE(seen.count({kind, it->value.GetInt64()}) == 1, kind, " ",
-                    it->value.GetInt64(), " used before its record by ", to_json(*r));
+      CHECK_MESSAGE(seen.count({kind, it->value.GetInt64()}) == 1, kind, " ", it->value.GetInt64(),
+                    " used before its record by ", to_json(*r));
     }
     auto id = r->FindMember("id");
     if (id != r->MemberEnd() && id->value.IsInt64()) seen.insert({type, id->value.GetInt64()});
