@@ -1,6 +1,8 @@
 // The one list of OpenCL entry points clprof intercepts, and the table of the real
 // functions they forward to. Types come from CL/cl.h through decltype(&::clX): no
-// prototype is copied by hand.
+// prototype is copied by hand. Another library's entry points (BLAS, issue 18) would get a
+// list of their own beside this one, hooks of the same shape in hooks/, and their names in
+// exports.map.
 #pragma once
 
 #include <CL/cl.h>
