@@ -6,7 +6,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
+
+#include "run_child.hpp"
 
 namespace shim_test {
 
@@ -29,10 +30,7 @@ TempFile::TempFile() : path(dir.file("file")) {
 }
 
 std::string read_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+  return clprof::test::slurp(path);
 }
 
 bool file_exists(const std::string& path) {
