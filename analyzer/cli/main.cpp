@@ -1,7 +1,8 @@
 // clprof: record OpenCL kernel launches and analyse the traces. This file holds the table
 // of subcommands, the options every command shares (--verbose, --quiet) and the mapping of
 // failures to exit statuses: 0 success, 1 failure (cannot write the output, ...), 2 bad
-// usage or bad input; `record` exits with the program's status.
+// usage or bad input, 3 `compare --fail-if-slower` tripped; `record` exits with the
+// program's status.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -27,6 +28,7 @@ const std::vector<Command>& all_commands() {
       {"launches", "One row per kernel launch: sizes, arguments, device phases", setup_launches},
       {"layers", "Per-layer (range) breakdown with each layer's kernels", setup_layers},
       {"gemm", "GEMM launches: M, N, K, batch, time, GFLOPS (and % of peak)", setup_gemm},
+      {"compare", "BASE against OTHER runs: per kernel, layer, GEMM shape; delta, speedup", setup_compare},
   };
   return commands;
 }

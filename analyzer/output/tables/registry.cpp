@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "output/tables/compare.hpp"
 #include "output/tables/gemm.hpp"
 #include "output/tables/kernels.hpp"
 #include "output/tables/launches.hpp"
@@ -17,6 +18,7 @@ const std::vector<CommandViews>& all_commands() {
       {"launches", {&launches_schema()}},
       {"layers", {&layers_schema(), &iterations_schema()}},
       {"gemm", {&gemm_schema(), &gemm_group_schema()}},
+      {"compare", {&compare_schema()}},
   };
   return all;
 }

@@ -7,7 +7,7 @@
 
 namespace clprof::output::tables {
 
-// summary, kernels, launches, layers, gemm: each with its views.
+// summary, kernels, launches, layers, gemm, compare: each with its views.
 const std::vector<CommandViews>& all_commands();
 // The views of `command` (throws std::out_of_range for an unknown one).
 const CommandViews& command_views(const std::string& command);
