@@ -19,10 +19,11 @@ void RunSummaryAnalysis::merge(Analysis&& other) {
   gemm.merge(std::move(o.gemm));
 }
 
-Summary summarize(RunSummaryAnalysis&& a, const model::Run& run) {
-  const auto g = finish_gemm(std::move(a.gemm), run, 0);
+Summary summarize(RunSummaryAnalysis&& a, const model::Run& run, GemmResult* gemm, double peak_gflops) {
+  auto g = finish_gemm(std::move(a.gemm), run, peak_gflops);
   auto s = make_summary(a.summary, run, g.gflop_per_device);
   s.run.kernels_distinct = a.summary.kernel_names().size();
+  if (gemm) *gemm = std::move(g);
   return s;
 }
 

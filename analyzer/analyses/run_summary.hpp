@@ -21,7 +21,9 @@ class RunSummaryAnalysis : public Analysis {
   LaunchPredicate keep_;
 };
 
-// The summary of `analysis` over `run` (consumes the analysis).
-Summary summarize(RunSummaryAnalysis&& analysis, const model::Run& run);
+// The summary of `analysis` over `run` (consumes the analysis). `gemm`: also receives the
+// finished GEMM groups (percent of `peak_gflops` when > 0), for the report.
+Summary summarize(RunSummaryAnalysis&& analysis, const model::Run& run, GemmResult* gemm = nullptr,
+                  double peak_gflops = 0);
 
 }  // namespace clprof::analyses

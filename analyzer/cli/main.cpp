@@ -29,6 +29,7 @@ const std::vector<Command>& all_commands() {
       {"layers", "Per-layer (range) breakdown with each layer's kernels", setup_layers},
       {"gemm", "GEMM launches: M, N, K, batch, time, GFLOPS (and % of peak)", setup_gemm},
       {"compare", "BASE against OTHER runs: per kernel, layer, GEMM shape; delta, speedup", setup_compare},
+      {"report", "One self-contained HTML page with charts and tables (two runs: their comparison)", setup_report},
   };
   return commands;
 }

@@ -74,20 +74,28 @@ Session read_run(const Request& request, const RunSpec& run, const AnalysisMaker
   }
 }
 
-analyses::RunFigures figures_of(const Session& session, analyses::ProfileAnalysis& profile, const Request& request,
-                                const std::string& label, analyses::Stat stat) {
+SelectedIterations select_iterations(const model::Run& run, const Request& request, const std::string& label) {
   const auto& sel = request.selection;
   try {
-    const analyses::Iterations its = analyses::iterations_for(session.run, sel, false);
-    std::unordered_set<uint64_t> keep;
-    if (sel.selects_iterations()) keep = analyses::selected_iterations(its, sel);
-    std::optional<analyses::GemmResult> gemm;
-    if (profile.gemm) gemm = analyses::finish_gemm(std::move(*profile.gemm), session.run, 0);
-    return analyses::run_figures(label, profile, session.run, its, sel.selects_iterations() ? &keep : nullptr, stat,
-                                 gemm ? &*gemm : nullptr);
+    SelectedIterations s;
+    s.iterations = analyses::iterations_for(run, sel, false);
+    if (sel.selects_iterations()) {
+      s.kept = analyses::selected_iterations(s.iterations, sel);
+      s.all = false;
+    }
+    return s;
   } catch (const analyses::SelectionError& e) {
     throw UsageError(label + ": " + e.what());
   }
+}
+
+analyses::RunFigures figures_of(const Session& session, analyses::ProfileAnalysis& profile, const Request& request,
+                                const std::string& label, analyses::Stat stat) {
+  const SelectedIterations its = select_iterations(session.run, request, label);
+  std::optional<analyses::GemmResult> gemm;
+  if (profile.gemm) gemm = analyses::finish_gemm(std::move(*profile.gemm), session.run, 0);
+  return analyses::run_figures(label, profile, session.run, its.iterations, its.selected(), stat,
+                               gemm ? &*gemm : nullptr);
 }
 
 analyses::RunFigures read_run_figures(const Request& request, const RunSpec& run, analyses::Stat stat, bool gemm) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "analyses/compare.hpp"
@@ -24,6 +25,16 @@ std::vector<RunSpec> parse_runs(const std::vector<std::string>& args);
 // Reads `run` with `request`'s options and selection into one Analysis made by `make`
 // (--iteration-range is always used). Throws UsageError naming the run, readers::InputError.
 Session read_run(const Request& request, const RunSpec& run, const AnalysisMaker& make);
+
+// The run's iteration range and the iterations the request's selection keeps.
+struct SelectedIterations {
+  analyses::Iterations iterations;
+  std::unordered_set<uint64_t> kept;
+  bool all = true;
+  const std::unordered_set<uint64_t>* selected() const { return all ? nullptr : &kept; }
+};
+// Throws UsageError naming the run (`label`) when the selection does not fit it.
+SelectedIterations select_iterations(const model::Run& run, const Request& request, const std::string& label);
 
 // The figures compare compares, from `profile` fed with `session`'s run (its GEMM launches
 // are consumed). Throws UsageError when the selection does not fit the run.

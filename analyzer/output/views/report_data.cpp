@@ -1,0 +1,217 @@
+#include "output/views/report_data.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+namespace clprof::output::report {
+
+bool QueueSpans::LaneKey::operator<(const LaneKey& o) const {
+  return std::tie(process, device, queue) < std::tie(o.process, o.device, o.queue);
+}
+
+uint32_t QueueSpans::name_id(const std::string& name) {
+  auto [it, fresh] = name_ids_.try_emplace(name, static_cast<uint32_t>(names_.size()));
+  if (fresh) names_.push_back(name);
+  return it->second;
+}
+
+uint32_t QueueSpans::lane_id(const LaneKey& key) {
+  auto [it, fresh] = lane_ids_.try_emplace(key, static_cast<uint32_t>(lanes_.size()));
+  if (fresh) lanes_.push_back(key);
+  return it->second;
+}
+
+void QueueSpans::add(uint32_t process, uint32_t device, uint64_t queue, int64_t start, int64_t end,
+                     const std::string& name) {
+  if (start == model::kNoTime || end == model::kNoTime || end < start) return;
+  if (spans_.size() >= kMaxTimelineSpans) {
+    ++dropped_;
+    return;
+  }
+  spans_.push_back(Span{start, end, name_id(name), lane_id(LaneKey{process, device, queue})});
+}
+
+void QueueSpans::add_launch(const model::Launch& l) {
+  add(l.process, l.device, l.queue_id, l.start_ns, l.end_ns, l.name);
+}
+
+void QueueSpans::add_transfer(const model::Transfer& t) {
+  add(t.process, t.device, t.queue_id, t.start_ns, t.end_ns, "transfer: " + t.op);
+}
+
+void QueueSpans::merge(Analysis&& other) {
+  auto& o = dynamic_cast<QueueSpans&>(other);
+  for (const auto& s : o.spans_) {
+    if (spans_.size() >= kMaxTimelineSpans) {
+      ++dropped_;
+      continue;
+    }
+    spans_.push_back(Span{s.start_ns, s.end_ns, name_id(o.names_[s.name]), lane_id(o.lanes_[s.lane])});
+  }
+  dropped_ += o.dropped_;
+  o.spans_ = {};
+}
+
+ReportAnalysis::ReportAnalysis(analyses::LaunchPredicate keep, std::shared_ptr<const std::vector<gemm::Rule>> rules)
+    : summary(analyses::LaunchPredicate{}), profile(analyses::LaunchPredicate{}, std::move(rules)), keep_(std::move(keep)) {}
+
+void ReportAnalysis::add_launch(const model::Launch& l) {
+  if (keep_ && !keep_(l)) return;
+  summary.add_launch(l);
+  profile.add_launch(l);
+  spans.add_launch(l);
+}
+
+void ReportAnalysis::add_transfer(const model::Transfer& t) {
+  summary.add_transfer(t);
+  spans.add_transfer(t);
+}
+
+void ReportAnalysis::merge(Analysis&& other) {
+  auto& o = dynamic_cast<ReportAnalysis&>(other);
+  summary.merge(std::move(o.summary));
+  profile.merge(std::move(o.profile));
+  spans.merge(std::move(o.spans));
+}
+
+namespace {
+
+// Linear interpolation between order statistics (the default of numpy and R type 7).
+double quantile(const std::vector<int64_t>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const size_t i = static_cast<size_t>(std::floor(pos));
+  const double frac = pos - static_cast<double>(i);
+  if (i + 1 >= sorted.size()) return static_cast<double>(sorted.back());
+  return static_cast<double>(sorted[i]) + frac * static_cast<double>(sorted[i + 1] - sorted[i]);
+}
+
+}  // namespace
+
+Distribution distribution(std::string name, std::vector<int64_t>& v) {
+  Distribution d;
+  d.name = std::move(name);
+  if (v.empty()) return d;
+  std::sort(v.begin(), v.end());
+  d.count = v.size();
+  for (int64_t x : v) d.total_ns += x;
+  d.min = static_cast<double>(v.front());
+  d.max = static_cast<double>(v.back());
+  d.q1 = quantile(v, 0.25);
+  d.median = quantile(v, 0.5);
+  d.q3 = quantile(v, 0.75);
+  const double iqr = d.q3 - d.q1, lo = d.q1 - 1.5 * iqr, hi = d.q3 + 1.5 * iqr;
+  d.whisker_lo = d.q1;
+  d.whisker_hi = d.q3;
+  std::vector<double> low, high;
+  for (int64_t x : v) {
+    const double f = static_cast<double>(x);
+    if (f < lo) {
+      low.push_back(f);
+    } else if (f > hi) {
+      high.push_back(f);
+    } else {
+      d.whisker_lo = std::min(d.whisker_lo, f);
+      d.whisker_hi = std::max(d.whisker_hi, f);
+    }
+  }
+  d.outliers_total = low.size() + high.size();
+  // The most extreme of each side (low is ascending, high ascending).
+  const size_t half = kMaxOutliers / 2;
+  for (size_t i = 0; i < low.size() && i < half; ++i) d.outliers.push_back(low[i]);
+  for (size_t i = high.size() > half ? high.size() - half : 0; i < high.size(); ++i) d.outliers.push_back(high[i]);
+  return d;
+}
+
+std::optional<int64_t> host_time(const model::Run& run, uint32_t process, uint32_t device, int64_t device_ns) {
+  if (device == 0 || device > run.devices.size()) return std::nullopt;
+  const model::Device& d = run.devices[device - 1];
+  if (!d.has_clock_offset) return std::nullopt;
+  int64_t base = 0;
+  if (process < run.processes.size() && run.processes[process].host_start_ns != model::kNoTime)
+    base = run.processes[process].host_start_ns;
+  return device_ns + d.device_to_host_offset_ns + base;
+}
+
+namespace {
+
+Timeline make_timeline(const QueueSpans& q, const model::Run& run) {
+  Timeline t;
+  t.names = q.names();
+  t.dropped = q.dropped();
+  t.host_clock = !q.spans().empty();
+  for (const auto& lane : q.lanes()) t.host_clock &= host_time(run, lane.process, lane.device, 0).has_value();
+  // Lanes in (process, device, queue) order.
+  std::vector<uint32_t> order(q.lanes().size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&q](uint32_t a, uint32_t b) { return q.lanes()[a] < q.lanes()[b]; });
+  std::vector<size_t> at(order.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    const auto& k = q.lanes()[order[i]];
+    at[order[i]] = i;
+    TimelineLane lane;
+    lane.device = k.device;
+    const bool pid = k.process < run.processes.size() && run.processes[k.process].pid;
+    if (pid) lane.label = "pid " + std::to_string(run.processes[k.process].pid) + " · ";
+    if (k.device > 0 && k.device <= run.devices.size()) lane.label += run.devices[k.device - 1].name + " · ";
+    lane.label += "queue " + std::to_string(k.queue);
+    t.lanes.push_back(std::move(lane));
+  }
+  for (const auto& s : q.spans()) {
+    const auto& k = q.lanes()[s.lane];
+    int64_t b = s.start_ns, e = s.end_ns;
+    if (t.host_clock) {
+      const int64_t shift = *host_time(run, k.process, k.device, 0);
+      b += shift;
+      e += shift;
+    }
+    t.lanes[at[s.lane]].intervals.push_back({b, e, s.name});
+  }
+  for (auto& l : t.lanes)
+    std::sort(l.intervals.begin(), l.intervals.end(),
+              [](const auto& x, const auto& y) { return std::tie(x.begin, x.end) < std::tie(y.begin, y.end); });
+  return t;
+}
+
+}  // namespace
+
+RunReport finish_report(std::string label, ReportAnalysis&& a, const model::Run& run,
+                        const analyses::Iterations& iterations, const std::unordered_set<uint64_t>* selected,
+                        double peak_gflops, bool with_figures, analyses::Stat stat) {
+  RunReport r;
+  r.label = std::move(label);
+  for (const auto& p : run.processes) r.sources.push_back(p.source);
+  for (const auto& d : run.devices)
+    if (std::find(r.devices.begin(), r.devices.end(), d.name) == r.devices.end()) r.devices.push_back(d.name);
+  if (!run.processes.empty()) {
+    for (const auto& w : run.processes.front().command_line) r.command_line += (r.command_line.empty() ? "" : " ") + w;
+    if (run.processes.front().start_unix_ns != model::kNoTime) r.start_unix_ns = run.processes.front().start_unix_ns;
+  }
+  r.summary = analyses::summarize(std::move(a.summary), run, &r.gemm, peak_gflops);
+  r.kernels = a.profile.kernels.rows();
+  r.layers = analyses::layer_rows(a.profile.layers, run, nullptr);
+  for (auto& l : r.layers) l.kernels.clear();
+  for (auto& t : analyses::timing_layer_rows(run)) r.layers.push_back(std::move(t));
+  if (!iterations.range_ids.empty()) {
+    r.iteration_range = iterations.range_name;
+    r.iterations =
+        analyses::select_details(analyses::iteration_details(a.profile.layers, run, iterations), selected);
+  }
+  for (const auto& k : r.kernels) {
+    if (r.distributions.size() >= kMaxBoxes) break;
+    auto acc = a.profile.kernels.accumulators().find(k.name);
+    if (acc == a.profile.kernels.accumulators().end() || acc->second.durations_ns.empty()) continue;
+    std::vector<int64_t> v = acc->second.durations_ns;
+    r.distributions.push_back(distribution(k.name, v));
+  }
+  r.timeline = make_timeline(a.spans, run);
+  if (with_figures) {
+    std::optional<analyses::GemmResult> g;
+    if (a.profile.gemm) g = analyses::finish_gemm(std::move(*a.profile.gemm), run, 0);
+    r.figures = analyses::run_figures(r.label, a.profile, run, iterations, selected, stat, g ? &*g : nullptr);
+  }
+  return r;
+}
+
+}  // namespace clprof::output::report
