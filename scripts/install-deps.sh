@@ -10,6 +10,7 @@ packages=(
   libclblast-dev clblast-utils clpeak
   python3 python3-pyopencl python3-numpy python3-pandas
   libsqlite3-dev libre2-dev time
+  chromium libpng-dev
 )
 
 missing=()

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The main job: install dependencies, build clprof, profile a real OpenCL program on PoCL
 # (a small AlexNet-like network of GEMM layers run through CLBlast, with one range per
-# layer and per iteration) and print the run summary, kernel, layer and GEMM tables (per
-# launch, then grouped per shape).
+# layer and per iteration), print the run summary, kernel, layer and GEMM tables (per
+# launch, then grouped per shape) and write its HTML report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -20,3 +20,7 @@ for cmd in summary kernels layers gemm "gemm --group"; do
   # shellcheck disable=SC2086
   build/bin/clprof $cmd "$out/clblast_network.json"
 done
+echo
+echo "== clprof report $out/clblast_network.json -o $out/report.html"
+build/bin/clprof report "$out/clblast_network.json" -o "$out/report.html"
+echo "report: $(pwd)/$out/report.html (open it in a browser)"

@@ -163,6 +163,10 @@ std::string single_cards(const RunReport& r) {
     std::string sub = escape(f.sub);
     if (f.key == "Launches" && v) sub = escape(std::to_string(r.summary.run.kernels_distinct) + " distinct kernels");
     if (f.key == "Bytes moved" && v) sub = escape(std::to_string(r.summary.run.transfers) + " transfers");
+    if (f.key == "GEMM work" && v && *v == 0 && r.gemm.launches > 0) {
+      cards.push_back({f.key, "–", escape(std::to_string(r.gemm.launches) + " GEMM launches, sizes unknown")});
+      continue;
+    }
     cards.push_back({f.key, v ? f.text(*v) : "–", sub});
   }
   return cards_html(cards);
@@ -232,7 +236,7 @@ std::string run_sections(const RunReport& r, const std::string& p, double peak, 
   h += section(p + "kernels", "Time per kernel", "Device time of each kernel over the run, most first.",
                kernels_chart(r));
   h += section(p + "layers", "Time per layer",
-               r.iterations.empty() ? "Kernel time of each layer (range path)."
+               r.iterations.size() < 2 ? "Kernel time of each layer (range path), in execution order."
                                     : "Kernel time of each iteration, stacked by layer (path below '" +
                                           r.iteration_range + "').",
                layers_chart(r));

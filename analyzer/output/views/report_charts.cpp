@@ -47,8 +47,8 @@ std::string kernels_chart(const RunReport& r) {
     b.label = k.name;
     b.value = seconds(static_cast<double>(k.stats.total_ns));
     b.value_text = si_ns(static_cast<double>(k.stats.total_ns)) +
-                   (total > 0 ? "  " + percent_text(100.0 * static_cast<double>(k.stats.total_ns) / total) : "") +
-                   "  ×" + std::to_string(k.stats.count);
+                   (total > 0 ? " · " + percent_text(100.0 * static_cast<double>(k.stats.total_ns) / total) : "") +
+                   " · ×" + std::to_string(k.stats.count);
     b.tip = k.name + "\n" + count_text(k.stats.count, "launch", "launches") + ", total " +
             format_ns(k.stats.total_ns) + "\nmedian " + format_ns(k.stats.median_ns) + ", min " +
             format_ns(k.stats.min_ns) + ", max " + format_ns(k.stats.max_ns);
@@ -60,7 +60,7 @@ std::string kernels_chart(const RunReport& r) {
     svg::Bar b;
     b.label = count_text(n, "other kernel", "other kernels");
     b.value = seconds(static_cast<double>(rest));
-    b.value_text = si_ns(static_cast<double>(rest)) + "  ×" + std::to_string(rest_launches);
+    b.value_text = si_ns(static_cast<double>(rest)) + " · ×" + std::to_string(rest_launches);
     b.colour = svg::kOtherColour;
     bars.push_back(std::move(b));
   }
@@ -72,7 +72,8 @@ std::string kernels_chart(const RunReport& r) {
 }
 
 std::string layers_chart(const RunReport& r) {
-  if (!r.iterations.empty()) {
+  // Stacked columns need iterations to set side by side; one iteration reads better as bars.
+  if (r.iterations.size() >= 2) {
     // Series: the layers with the most time over the iterations shown; the rest summed.
     const size_t shown = std::min(r.iterations.size(), kMaxIterations);
     std::map<std::string, int64_t> totals;
@@ -113,19 +114,25 @@ std::string layers_chart(const RunReport& r) {
     return h;
   }
   std::vector<svg::Bar> bars;
+  size_t layers = 0;
   for (const auto& l : r.layers) {
-    if (l.layer == "(no layer)" || bars.size() >= kMaxBars) continue;
+    if (l.layer == "(no layer)") continue;
+    if (++layers > kMaxBars) continue;
     svg::Bar b;
     b.label = l.layer + (l.direction.empty() ? "" : " (" + l.direction + ")");
     b.value = seconds(static_cast<double>(l.total_ns));
-    b.value_text = si_ns(static_cast<double>(l.total_ns)) + (l.percent ? "  " + percent_text(*l.percent) : "");
+    b.value_text = si_ns(static_cast<double>(l.total_ns)) + (l.percent ? " · " + percent_text(*l.percent) : "");
     bars.push_back(std::move(b));
   }
   if (bars.empty())
     return note("No layers: the run has no range markers (clprof_range_push / clprof_range_pop, or an importer's "
                 "workloads), so every launch is outside any layer.");
-  return svg::bar_chart("Kernel time per layer", bars, "s") +
-         note("The run has no repeated iteration range: one bar per layer over the whole run.");
+  std::string h = svg::bar_chart("Kernel time per layer", bars, "s");
+  h += note(r.iterations.size() == 1 ? "One iteration of '" + r.iteration_range + "': one bar per layer."
+                                     : "The run has no repeated iteration range: one bar per layer over the whole run.");
+  if (layers > kMaxBars)
+    h += note("The first " + std::to_string(kMaxBars) + " of " + std::to_string(layers) + " layers (the table has them all).");
+  return h;
 }
 
 std::string gemm_chart(const RunReport& r, double peak_gflops) {
@@ -175,8 +182,11 @@ std::string gemm_chart(const RunReport& r, double peak_gflops) {
     c.peak = peak_gflops * 1e9;
     c.peak_label = "peak " + svg::si(peak_gflops * 1e9, "FLOP/s") + " (--peak)";
   }
+  const size_t decodable = groups.size() - undecoded;
+  if (decodable == 0)
+    return note(count_text(groups.size(), "GEMM kernel shape", "GEMM kernel shapes") +
+                " found, none with known M, N, K and time (an importer without kernel arguments cannot decode them).");
   std::string h = svg::scatter_log_x(c);
-  size_t decodable = groups.size() - undecoded;
   if (decodable > kMaxPoints)
     h += note("The " + std::to_string(kMaxPoints) + " shapes with the most time of " + std::to_string(decodable) + ".");
   if (undecoded) h += note(count_text(undecoded, "shape", "shapes") + " with unknown sizes or time not drawn.");
