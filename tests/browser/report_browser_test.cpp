@@ -18,11 +18,13 @@
 #include <string>
 #include <vector>
 
+#include "occurrences.hpp"
 #include "png_pixels.hpp"
 #include "run_child.hpp"
 
 namespace fs = std::filesystem;
 using clprof::test::ChildResult;
+using clprof::test::occurrences;
 using clprof::test::run_child;
 using clprof::test::slurp;
 
@@ -51,12 +53,6 @@ ChildResult chromium(const std::string& what, const fs::path& page) {
               "--disable-background-networking", "--disable-component-update", "--disable-sync",
               "--enable-logging=stderr", "--v=0", "--user-data-dir=" + profile.string(), "--window-size=1280,2000",
               "--hide-scrollbars", what, "file://" + fs::absolute(page).string()});
-}
-
-size_t count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + what.size())) ++n;
-  return n;
 }
 
 std::string attribute(const std::string& dom, const std::string& name) {
@@ -119,7 +115,7 @@ TEST_CASE("the report of a PoCL run renders in chromium: charts and tables in th
   const std::string& d = dom.out;
   CHECK(d.find("Uncaught") == std::string::npos);
   CHECK(dom.err.find("Uncaught") == std::string::npos);
-  CHECK(count(d, "<svg") >= 5);
+  CHECK(occurrences(d, "<svg") >= 5);
   // Every kernel of the run has its bar (the run has fewer than the chart's 25).
   size_t kernels = 0;
   for (size_t p = r.kernels_csv.find('\n'); p != std::string::npos && p + 1 < r.kernels_csv.size();
@@ -129,15 +125,15 @@ TEST_CASE("the report of a PoCL run renders in chromium: charts and tables in th
     CHECK_MESSAGE(d.find("<td>" + name + "</td>") != std::string::npos, name);
   }
   REQUIRE(kernels > 0);
-  CHECK(count(d, "class=\"bar\"") == kernels);
-  CHECK(count(d, "class=\"box\"") == kernels);
-  CHECK(count(d, "class=\"span\"") >= 1);
-  CHECK(count(d, "<table class=\"sortable\"") >= 3);
-  CHECK(count(d, "<script") == 1);
+  CHECK(occurrences(d, "class=\"bar\"") == kernels);
+  CHECK(occurrences(d, "class=\"box\"") == kernels);
+  CHECK(occurrences(d, "class=\"span\"") >= 1);
+  CHECK(occurrences(d, "<table class=\"sortable\"") >= 3);
+  CHECK(occurrences(d, "<script") == 1);
   if (std::string(CLPROF_EXAMPLE).find("clblast_network") != std::string::npos) {
-    CHECK(count(d, "class=\"seg\"") >= 8);   // 8 layers stacked per iteration
-    CHECK(count(d, "class=\"point\"") >= 1);  // GEMM shapes
-    CHECK(count(d, "class=\"peak\"") == 1);
+    CHECK(occurrences(d, "class=\"seg\"") >= 8);   // 8 layers stacked per iteration
+    CHECK(occurrences(d, "class=\"point\"") >= 1);  // GEMM shapes
+    CHECK(occurrences(d, "class=\"peak\"") == 1);
   }
 }
 
@@ -205,7 +201,7 @@ TEST_CASE("a kernel named <script> stays text in the browser") {
   REQUIRE(rep.status == 0);
   const auto dom = chromium("--dump-dom", html);
   REQUIRE(dom.status == 0);
-  CHECK(count(dom.out, "<script") == 1);
+  CHECK(occurrences(dom.out, "<script") == 1);
   CHECK(dom.out.find("<img") == std::string::npos);
   CHECK(dom.out.find("pwned") != std::string::npos);  // as text
   CHECK(dom.out.find("<title>clprof report") != std::string::npos);  // the title is ours

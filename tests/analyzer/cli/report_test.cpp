@@ -7,18 +7,10 @@
 #include <string>
 
 #include "cli_support.hpp"
+#include "occurrences.hpp"
 
+using clprof::test::occurrences;
 using clitest::run;
-
-namespace {
-
-size_t count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + what.size())) ++n;
-  return n;
-}
-
-}  // namespace
 
 TEST_CASE("report: one clprof trace, to a file") {
   const std::string out = clitest::temp_dir() + "/basic.html";
@@ -31,11 +23,11 @@ TEST_CASE("report: one clprof trace, to a file") {
   CHECK(p.find("<title>clprof report — basic.json</title>") != std::string::npos);
   // basic.json: 3 kernels, 2 iterations of inference {conv1, fc}, 7 launches and 1 transfer
   // on one queue (each wider than a pixel of the 21.5 us it spans), 2 decoded GEMM kernels.
-  CHECK(count(p, "class=\"bar\"") == 3);
-  CHECK(count(p, "class=\"box\"") == 3);
-  CHECK(count(p, "class=\"seg\"") == 4);
-  CHECK(count(p, "class=\"span\"") == 8);
-  CHECK(count(p, "class=\"point\"") == 2);
+  CHECK(occurrences(p, "class=\"bar\"") == 3);
+  CHECK(occurrences(p, "class=\"box\"") == 3);
+  CHECK(occurrences(p, "class=\"seg\"") == 4);
+  CHECK(occurrences(p, "class=\"span\"") == 8);
+  CHECK(occurrences(p, "class=\"point\"") == 2);
   CHECK(p.find(">29.5 µs<") != std::string::npos);  // wall time card (clprof summary: 29.50 us)
   CHECK(p.find(">4.0 KiB<") != std::string::npos);  // bytes moved
   // The CLI's tables, from the column model: every kernels column, values as the table shows them.
@@ -43,7 +35,7 @@ TEST_CASE("report: one clprof trace, to a file") {
   CHECK(p.find("<td class=\"num\" data-v=\"2000\">2.000 us</td>") != std::string::npos);  // gemmlowp total
   CHECK(p.find("data-schema=\"layers\"") != std::string::npos);
   CHECK(p.find("data-schema=\"gemm\"") != std::string::npos);
-  CHECK(count(p, "<script") == 1);
+  CHECK(occurrences(p, "<script") == 1);
 }
 
 TEST_CASE("report: stdout without -o, and an importer's input") {
@@ -52,8 +44,8 @@ TEST_CASE("report: stdout without -o, and an importer's input") {
   CHECK(r.err.empty());
   CHECK(r.out.rfind("<!DOCTYPE html>", 0) == 0);
   CHECK(r.out.find("No device timestamps in this input") != std::string::npos);
-  CHECK(count(r.out, "class=\"bar\"") == 7);  // 7 kernels
-  CHECK(count(r.out, "class=\"seg\"") == 10);  // 2 inferences x 5 layers with kernels
+  CHECK(occurrences(r.out, "class=\"bar\"") == 7);  // 7 kernels
+  CHECK(occurrences(r.out, "class=\"seg\"") == 10);  // 2 inferences x 5 layers with kernels
 }
 
 TEST_CASE("report: two runs, BASE against OTHER") {

@@ -6,22 +6,18 @@
 
 #include "analyses/ranges.hpp"
 #include "model_builders.hpp"
+#include "occurrences.hpp"
 #include "output/views/report.hpp"
 #include "output/views/report_charts.hpp"
 #include "output/views/report_data.hpp"
 
+using clprof::test::occurrences;
 using namespace clprof;
 using unit::launch;
 using unit::range;
 namespace report = clprof::output::report;
 
 namespace {
-
-size_t count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + what.size())) ++n;
-  return n;
-}
 
 // `kernels` kernels, each launched `per` times in each of 2 iterations of "inference" {conv}.
 model::Run run_with(const std::vector<std::string>& kernels, int per = 1) {
@@ -91,11 +87,11 @@ TEST_CASE("report: one run gives every section, one mark per kernel") {
   CHECK(p.rfind("<!DOCTYPE html>", 0) == 0);
   for (const char* id : {"summary", "kernels", "layers", "gemm", "distributions", "timeline", "tables"})
     CHECK_MESSAGE(p.find(std::string("<section id=\"") + id + "\">") != std::string::npos, id);
-  CHECK(count(p, "class=\"bar\"") == 3);
-  CHECK(count(p, "class=\"box\"") == 3);
-  CHECK(count(p, "class=\"seg\"") == 2);    // 2 iterations x 1 layer
-  CHECK(count(p, "class=\"span\"") == 6);   // 6 launches, each wider than a pixel
-  CHECK(count(p, "<table class=\"sortable\"") >= 3);
+  CHECK(occurrences(p, "class=\"bar\"") == 3);
+  CHECK(occurrences(p, "class=\"box\"") == 3);
+  CHECK(occurrences(p, "class=\"seg\"") == 2);    // 2 iterations x 1 layer
+  CHECK(occurrences(p, "class=\"span\"") == 6);   // 6 launches, each wider than a pixel
+  CHECK(occurrences(p, "<table class=\"sortable\"") >= 3);
   CHECK(p.find("<td>gemm</td>") != std::string::npos);
   CHECK(p.find("No GEMM launches decoded") != std::string::npos);
   CHECK(p.find("Device clock: the run records no device-to-host clock offset") != std::string::npos);
@@ -103,8 +99,8 @@ TEST_CASE("report: one run gives every section, one mark per kernel") {
 
 TEST_CASE("report: the page is self-contained and its one script is ours") {
   const std::string p = page(run_with({"<script>alert(1)</script>", "\"><img src=x onerror=alert(2)>"}));
-  CHECK(count(p, "<script") == 1);
-  CHECK(count(p, "</script>") == 1);
+  CHECK(occurrences(p, "<script") == 1);
+  CHECK(occurrences(p, "</script>") == 1);
   CHECK(p.find("&lt;script&gt;alert(1)&lt;/script&gt;") != std::string::npos);
   CHECK(p.find("<img") == std::string::npos);
   CHECK(p.find("&quot;&gt;&lt;img src=x onerror=alert(2)&gt;") != std::string::npos);
@@ -116,17 +112,17 @@ TEST_CASE("report: limits are kept and said") {
   std::vector<std::string> names;
   for (int i = 0; i < 30; ++i) names.push_back("k" + std::to_string(i));
   const std::string p = page(run_with(names));
-  CHECK(count(p, "class=\"bar\"") == report::kMaxBars + 1);  // and one for the other 5
+  CHECK(occurrences(p, "class=\"bar\"") == report::kMaxBars + 1);  // and one for the other 5
   CHECK(p.find("The 25 kernels with the most time of 30; the other 5 are summed in the last bar.") !=
         std::string::npos);
-  CHECK(count(p, "class=\"box\"") == report::kMaxBoxes);
+  CHECK(occurrences(p, "class=\"box\"") == report::kMaxBoxes);
   CHECK(p.find("The 20 kernels with the most time of 30.") != std::string::npos);
 }
 
 TEST_CASE("report: intervals narrower than a pixel are drawn together") {
   // 2000 launches of 100 ns one after the other: far more than the lane's ~700 pixels.
   const std::string p = page(run_with({"tiny"}, 1000));
-  const size_t spans = count(p, "class=\"span\"");
+  const size_t spans = occurrences(p, "class=\"span\"");
   CHECK(spans > 100);
   CHECK(spans < 1500);
 }

@@ -4,20 +4,12 @@
 #include <cmath>
 #include <string>
 
+#include "occurrences.hpp"
 #include "output/views/svg.hpp"
 #include "output/views/svg_charts.hpp"
 
+using clprof::test::occurrences;
 using namespace clprof::output;
-
-namespace {
-
-size_t count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + what.size())) ++n;
-  return n;
-}
-
-}  // namespace
 
 TEST_CASE("svg: escape makes markup text and control characters visible") {
   CHECK(svg::escape("<script>alert('x') & \"y\"</script>") ==
@@ -91,33 +83,33 @@ TEST_CASE("svg: a writer's elements, tooltips and escaped text") {
         std::string::npos);
   CHECK(s.find("&lt;script&gt;x&lt;/script&gt;") != std::string::npos);
   CHECK(s.find("<script") == std::string::npos);
-  CHECK(count(s, "<g") == count(s, "</g>"));
+  CHECK(occurrences(s, "<g") == occurrences(s, "</g>"));
   CHECK(s.size() > 10);
   CHECK(s.substr(s.size() - 6) == "</svg>");
 }
 
 TEST_CASE("svg charts: one mark per datum, with its class") {
   std::vector<svg::Bar> bars = {{"a", 1e-3, "1 ms", "", nullptr}, {"b", 2e-3, "2 ms", "", nullptr}};
-  CHECK(count(svg::bar_chart("t", bars, "s"), "class=\"bar\"") == 2);
+  CHECK(occurrences(svg::bar_chart("t", bars, "s"), "class=\"bar\"") == 2);
   svg::StackedColumns c;
   c.categories = {"1", "2", "3"};
   c.series = {"x", "y"};
   c.values = {{1, 2}, {1, 0}, {0, 0}};  // zero parts are not drawn
   c.unit = "s";
-  CHECK(count(svg::stacked_columns(c), "class=\"seg\"") == 3);
+  CHECK(occurrences(svg::stacked_columns(c), "class=\"seg\"") == 3);
   svg::Scatter sc;
   sc.series = {"k"};
   sc.points = {{1e6, 1e9, std::nullopt, 0, "p"}, {1e8, 5e9, 6e9, 0, "q"}};
   sc.peak = 2e10;
   const std::string scatter = svg::scatter_log_x(sc);
-  CHECK(count(scatter, "class=\"point\"") == 2);
-  CHECK(count(scatter, "class=\"peak\"") == 1);
-  CHECK(count(scatter, "class=\"whisker\"") == 1);
+  CHECK(occurrences(scatter, "class=\"point\"") == 2);
+  CHECK(occurrences(scatter, "class=\"peak\"") == 1);
+  CHECK(occurrences(scatter, "class=\"whisker\"") == 1);
   std::vector<svg::Box> boxes(3);
   for (auto& b : boxes) b = {"k", 1, 2, 3, 4, 5, {0.5, 9}, ""};
   const std::string bp = svg::box_plot("t", boxes, "s", false);
-  CHECK(count(bp, "class=\"box\"") == 3);
-  CHECK(count(bp, "class=\"outlier\"") == 6);
+  CHECK(occurrences(bp, "class=\"box\"") == 3);
+  CHECK(occurrences(bp, "class=\"outlier\"") == 6);
   std::vector<svg::Lane> lanes = {{"q1", {{0, 1, nullptr, ""}, {2, 3, nullptr, ""}}}, {"q2", {}}};
-  CHECK(count(svg::timeline_chart("t", lanes, 0, 3, "s", {{"k", "#000"}}), "class=\"span\"") == 2);
+  CHECK(occurrences(svg::timeline_chart("t", lanes, 0, 3, "s", {{"k", "#000"}}), "class=\"span\"") == 2);
 }
