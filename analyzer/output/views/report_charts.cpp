@@ -128,7 +128,8 @@ std::string layers_chart(const RunReport& r) {
     return note("No layers: the run has no range markers (clprof_range_push / clprof_range_pop, or an importer's "
                 "workloads), so every launch is outside any layer.");
   std::string h = svg::bar_chart("Kernel time per layer", bars, "s");
-  h += note(r.iterations.size() == 1 ? "One iteration of '" + r.iteration_range + "': one bar per layer."
+  h += note(r.iterations.size() == 1 ? "One iteration of '" + r.iteration_range +
+                                           "', nothing to stack: one bar per layer over the whole run."
                                      : "The run has no repeated iteration range: one bar per layer over the whole run.");
   if (layers > kMaxBars)
     h += note("The first " + std::to_string(kMaxBars) + " of " + std::to_string(layers) + " layers (the table has them all).");
