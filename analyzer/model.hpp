@@ -32,7 +32,7 @@ struct Device {
   std::string clock_method;  // "clGetDeviceAndHostTimer", "enqueue_bracket", ...
 };
 
-// One kernel argument as it was at launch time (see trace_format.hpp arg_kind).
+// One kernel argument as it was at launch time (trace_schema.hpp ArgKind).
 struct KernelArg {
   enum class Kind : uint8_t { Unset, Scalar, Buffer, Image, Pipe, Local, Svm, Sampler };
   Kind kind = Kind::Unset;
@@ -72,7 +72,7 @@ struct Launch {
   std::vector<KernelArg> args;
   int64_t host_begin_ns = kNoTime, host_end_ns = kNoTime;  // inside the enqueue call
   int64_t queued_ns = kNoTime, submit_ns = kNoTime, start_ns = kNoTime, end_ns = kNoTime;
-  std::string status = "complete";  // trace_format.hpp status::*
+  std::string status = "complete";  // trace_schema.hpp Status names
   int32_t rc = 0;
   std::vector<uint64_t> ranges;  // Range ids, outermost first
   // Importers that only know a duration set this and leave device times kNoTime.

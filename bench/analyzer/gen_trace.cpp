@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "clprof/trace_format.hpp"
+#include "clprof/trace_schema.hpp"
 
 namespace {
 

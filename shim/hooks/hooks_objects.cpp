@@ -32,12 +32,12 @@ void register_queue(cl_command_queue queue, cl_context context, cl_device_id dev
     }
     q->app_array.push_back(0);
   }
-  emit_line(LineKind::Queue, JsonLine(tf::kind::kQueue)
-                                 .unum(tf::field::kId, q->id)
-                                 .unum(tf::field::kContextId, context_id)
-                                 .unum(tf::field::kDeviceId, device_id)
-                                 .unum(tf::field::kProperties, app_properties)
-                                 .boolean(tf::field::kProfilingAdded, profiling_added)
+  emit_line(LineKind::Queue, JsonLine(tf::queue::kTypeName)
+                                 .unum(tf::queue::id, q->id)
+                                 .unum(tf::queue::context_id, context_id)
+                                 .unum(tf::queue::device_id, device_id)
+                                 .unum(tf::queue::properties, app_properties)
+                                 .boolean(tf::queue::profiling_added, profiling_added)
                                  .finish());
 }
 

@@ -21,16 +21,16 @@ void register_program(cl_program program, cl_context context, const char* origin
   const std::uint64_t context_id = context_id_of(context);
   ProgramInfo* p = programs().create(program);
   p->context_id = context_id;
-  JsonLine line(tf::kind::kProgram);
-  line.unum(tf::field::kId, p->id)
-      .unum(tf::field::kContextId, context_id)
-      .str(tf::field::kOrigin, origin);
+  JsonLine line(tf::program::kTypeName);
+  line.unum(tf::program::id, p->id)
+      .unum(tf::program::context_id, context_id)
+      .str(tf::program::origin, origin);
   if (bytes) {
     p->has_source = true;
     p->source_hash = fnv1a64(kFnvOffset, bytes, n_bytes);
-    line.str(tf::field::kSourceHash, source_hash_text(p->source_hash))
-        .unum(tf::field::kSourceBytes, n_bytes);
-    if (source && settings().capture_source) line.str(tf::field::kSource, *source);
+    line.str(tf::program::source_hash, source_hash_text(p->source_hash))
+        .unum(tf::program::source_bytes, n_bytes);
+    if (source && settings().capture_source) line.str(tf::program::source, *source);
   }
   emit_line(LineKind::Program, line.finish());
 }
@@ -86,19 +86,19 @@ void record_build(HookScope& scope, const char* api, cl_program program, cl_uint
       status.push_back(s);
     }
   }
-  JsonLine line(tf::kind::kBuild);
-  line.str(tf::field::kApi, api)
-      .unum(tf::field::kProgramId, p ? p->id : 0)
-      .str(tf::field::kOptions, options ? options : "")
-      .unums(tf::field::kDeviceIds, ids)
-      .nums(tf::field::kHostNs, {to_trace_ns(scope.begin_ns()), to_trace_ns(end_ns)})
-      .num(tf::field::kRc, rc)
-      .nums(tf::field::kBuildStatus, status)
-      .strs(tf::field::kKernels,
+  JsonLine line(tf::build::kTypeName);
+  line.str(tf::build::api, api)
+      .unum(tf::build::program_id, p ? p->id : 0)
+      .str(tf::build::options, options ? options : "")
+      .unums(tf::build::device_ids, ids)
+      .nums(tf::build::host_ns, {to_trace_ns(scope.begin_ns()), to_trace_ns(end_ns)})
+      .num(tf::build::rc, rc)
+      .nums(tf::build::build_status, status)
+      .strs(tf::build::kernels,
             rc == CL_SUCCESS && program && std::strcmp(api, "clCompileProgram") != 0
                 ? kernel_names(program)
                 : std::vector<std::string>{});
-  if (p && p->has_source) line.str(tf::field::kSourceHash, source_hash_text(p->source_hash));
+  if (p && p->has_source) line.str(tf::build::source_hash, source_hash_text(p->source_hash));
   emit_line(LineKind::Build, line.finish());
 }
 

@@ -3,7 +3,7 @@
 // the trace file.
 #include <atomic>
 
-#include "clprof/trace_format.hpp"
+#include "clprof/trace_schema.hpp"
 #include "hooks/hook_scope.hpp"
 #include "output/record_format.hpp"
 #include "runtime/handoff.hpp"
@@ -24,12 +24,12 @@ CLPROF_EXPORT void clprof_shim_range_push_v1(const char* name) {
   const std::uint32_t id = g_next_range_id.fetch_add(1, std::memory_order_relaxed) + 1;
   const std::uint32_t parent = t.ranges.top();
   t.ranges.push(id);
-  emit_line(LineKind::RangeBegin, JsonLine(tf::kind::kRangeBegin)
-                                      .unum(tf::field::kId, id)
-                                      .unum(tf::field::kParent, parent)
-                                      .str(tf::field::kName, name)
-                                      .num(tf::field::kTid, t.tid)
-                                      .num(tf::field::kHostNs, to_trace_ns(scope.begin_ns()))
+  emit_line(LineKind::RangeBegin, JsonLine(tf::range_begin::kTypeName)
+                                      .unum(tf::range_begin::id, id)
+                                      .unum(tf::range_begin::parent, parent)
+                                      .str(tf::range_begin::name, name)
+                                      .num(tf::range_begin::tid, t.tid)
+                                      .num(tf::range_begin::host_ns, to_trace_ns(scope.begin_ns()))
                                       .finish());
 }
 
@@ -42,27 +42,27 @@ CLPROF_EXPORT void clprof_shim_range_pop_v1(void) {
   const std::int64_t now_ns = to_trace_ns(scope.begin_ns());
   if (!was_open) {
     emit_line(LineKind::Warning,
-              JsonLine(tf::kind::kWarning)
-                  .str(tf::field::kMessage,
+              JsonLine(tf::warning::kTypeName)
+                  .str(tf::warning::message,
                        "clprof_range_pop with no open range (tid " + std::to_string(t.tid) + ")")
-                  .num(tf::field::kHostNs, now_ns)
+                  .num(tf::warning::host_ns, now_ns)
                   .finish());
     return;
   }
   if (id == 0) return;  // nested deeper than the stack keeps: its begin had an id too
-  emit_line(LineKind::RangeEnd, JsonLine(tf::kind::kRangeEnd)
-                                    .unum(tf::field::kId, id)
-                                    .num(tf::field::kTid, t.tid)
-                                    .num(tf::field::kHostNs, now_ns)
+  emit_line(LineKind::RangeEnd, JsonLine(tf::range_end::kTypeName)
+                                    .unum(tf::range_end::id, id)
+                                    .num(tf::range_end::tid, t.tid)
+                                    .num(tf::range_end::host_ns, now_ns)
                                     .finish());
 }
 
 CLPROF_EXPORT void clprof_shim_mark_v1(const char* name) {
   HookScope scope(HookScope::Timing::Timed);
   if (!scope.active() || !name) return;
-  emit_line(LineKind::Mark, JsonLine(tf::kind::kMark)
-                                .str(tf::field::kName, name)
-                                .num(tf::field::kTid, scope.thread().tid)
-                                .num(tf::field::kHostNs, to_trace_ns(scope.begin_ns()))
+  emit_line(LineKind::Mark, JsonLine(tf::mark::kTypeName)
+                                .str(tf::mark::name, name)
+                                .num(tf::mark::tid, scope.thread().tid)
+                                .num(tf::mark::host_ns, to_trace_ns(scope.begin_ns()))
                                 .finish());
 }

@@ -13,7 +13,7 @@
 namespace clprof::shim {
 namespace {
 
-namespace tf = clprof::trace;
+namespace ts = clprof::trace;
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
 void key(Writer& w, std::string_view k) {
@@ -76,6 +76,10 @@ class Out {
   void lit(const char (&s)[N]) {
     std::memcpy(p_, s, N - 1);
     p_ += N - 1;
+  }
+  template <std::size_t N>
+  void lit(const ts::Text<N>& t) {  // a text of the schema (a key, a record's opening)
+    lit(t.c);
   }
   void raw(std::string_view s) {
     std::memcpy(p_, s.data(), s.size());
@@ -141,6 +145,32 @@ class Out {
   char* p_;
 };
 
+// {"type":"launch","seq": and the like, each one text made at compile time.
+constexpr auto kLaunchHead = ts::concat(ts::launch::kOpen, ts::launch::seq.member);
+constexpr auto kTransferHead = ts::concat(ts::transfer::kOpen, ts::transfer::seq.member);
+constexpr auto kSyncHead = ts::concat(ts::sync::kOpen, ts::sync::seq.member);
+// ,"host_ns":[ and the like: a key and the array it opens.
+constexpr auto kHostNsOpen = ts::concat(ts::launch::host_ns.member, ts::text("["));
+constexpr auto kRangesOpen = ts::concat(ts::launch::ranges.member, ts::text("["));
+constexpr auto kArgsOpen = ts::concat(ts::launch::args.member, ts::text("["));
+
+// head(), host_times() and device_and_status() write the fields launch, transfer and sync
+// records share with the launch's keys: the schema must spell them alike.
+constexpr bool same_key(std::string_view a, std::string_view b) {
+  return a == b;
+}
+static_assert(same_key(ts::launch::tid, ts::transfer::tid) &&
+                  same_key(ts::launch::tid, ts::sync::tid) &&
+                  same_key(ts::launch::rc, ts::transfer::rc) &&
+                  same_key(ts::launch::rc, ts::sync::rc) &&
+                  same_key(ts::launch::host_ns, ts::transfer::host_ns) &&
+                  same_key(ts::launch::host_ns, ts::sync::host_ns) &&
+                  same_key(ts::launch::device_ns, ts::transfer::device_ns) &&
+                  same_key(ts::launch::status, ts::transfer::status) &&
+                  same_key(ts::launch::exec_status, ts::transfer::exec_status) &&
+                  same_key(ts::launch::ranges, ts::transfer::ranges),
+              "shared fields of launch, transfer and sync records");
+
 Out sizes(Out o, bool present, const std::uint64_t* v, unsigned n) {
   if (!present) {
     o.lit("null");
@@ -155,56 +185,18 @@ Out sizes(Out o, bool present, const std::uint64_t* v, unsigned n) {
   return o;
 }
 
-constexpr std::string_view arg_kind_name(ArgKind k) {
-  switch (k) {
-    case ArgKind::Scalar:
-      return tf::arg_kind::kScalar;
-    case ArgKind::Buffer:
-      return tf::arg_kind::kBuffer;
-    case ArgKind::Image:
-      return tf::arg_kind::kImage;
-    case ArgKind::Pipe:
-      return tf::arg_kind::kPipe;
-    case ArgKind::Local:
-      return tf::arg_kind::kLocal;
-    case ArgKind::Svm:
-      return tf::arg_kind::kSvm;
-    case ArgKind::Sampler:
-      return tf::arg_kind::kSampler;
-    case ArgKind::Unset:
-      break;
-  }
-  return tf::arg_kind::kUnset;
-}
-
-constexpr std::string_view status_name(OpStatus s) {
-  switch (s) {
-    case OpStatus::Complete:
-      return tf::status::kComplete;
-    case OpStatus::Incomplete:
-      return tf::status::kIncomplete;
-    case OpStatus::Error:
-      return tf::status::kError;
-    case OpStatus::NotEnqueued:
-      return tf::status::kNotEnqueued;
-  }
-  return tf::status::kIncomplete;
-}
-
 // The quoted names by enum value (the enums are dense from 0).
 constexpr auto kArgKindText = [] {
-  std::array<QuotedName, 8> t{};
-  for (unsigned k = 0; k < t.size(); ++k)
-    t[k] = quoted_name(arg_kind_name(static_cast<ArgKind>(k)));
+  std::array<QuotedName, ts::kArgKindCount> t{};
+  for (unsigned k = 0; k < t.size(); ++k) t[k] = quoted_name(ts::name(static_cast<ArgKind>(k)));
   return t;
 }();
-static_assert(static_cast<unsigned>(ArgKind::Sampler) == 7, "kArgKindText covers every kind");
 constexpr auto kStatusText = [] {
-  std::array<QuotedName, 4> t{};
-  for (unsigned k = 0; k < t.size(); ++k) t[k] = quoted_name(status_name(static_cast<OpStatus>(k)));
+  std::array<QuotedName, ts::kStatusCount> t{};
+  for (unsigned k = 0; k < t.size(); ++k) t[k] = quoted_name(ts::name(static_cast<OpStatus>(k)));
   return t;
 }();
-static_assert(static_cast<unsigned>(OpStatus::NotEnqueued) == 3, "kStatusText covers every status");
+static_assert(ts::kStatusCount == 4, "kStatusText is indexed with status & 3");
 
 // "00" "01" ... "ff": two hex digits per table load.
 constexpr auto kHexPairs = [] {
@@ -230,7 +222,7 @@ Out arg(Out o, const ArgSnapshot& a) {
       o.ch(',');
       o.u64(a.size);
       o.lit(",\"");
-      const unsigned kept = a.size < tf::kMaxScalarBytes ? a.size : tf::kMaxScalarBytes;
+      const unsigned kept = a.size < ts::kMaxScalarBytes ? a.size : ts::kMaxScalarBytes;
       char* p = o.pos();
       // The first eight bytes in one load (the snapshot always holds kMaxScalarBytes).
       std::uint64_t first8;
@@ -289,26 +281,13 @@ Out arg(Out o, const ArgSnapshot& a) {
 }
 
 std::string_view op_name(TransferOp op) {
-  switch (op) {
-    case TransferOp::Read:
-      return tf::transfer_op::kRead;
-    case TransferOp::Write:
-      return tf::transfer_op::kWrite;
-    case TransferOp::Copy:
-      return tf::transfer_op::kCopy;
-    case TransferOp::Fill:
-      return tf::transfer_op::kFill;
-    case TransferOp::Map:
-      return tf::transfer_op::kMap;
-    case TransferOp::Unmap:
-      return tf::transfer_op::kUnmap;
-  }
-  return tf::transfer_op::kCopy;
+  const auto i = static_cast<unsigned>(op);
+  return i < ts::kTransferOpCount ? ts::name(op) : ts::name(TransferOp::Copy);
 }
 
 // `cache`: optional (see LaunchTextCache::Prefix).
 Out host_times(Out o, const OpRecord& r, LaunchTextCache* cache) {
-  o.lit(",\"host_ns\":[");
+  o.lit(kHostNsOpen);
   if (cache && r.host_begin_ns >= 0 && r.host_end_ns >= 0) {
     o.u64_prefixed(static_cast<std::uint64_t>(r.host_begin_ns), cache->host_prefix);
     o.ch(',');
@@ -323,7 +302,7 @@ Out host_times(Out o, const OpRecord& r, LaunchTextCache* cache) {
 }
 
 Out device_and_status(Out o, const OpRecord& r, LaunchTextCache* cache) {
-  o.lit(",\"device_ns\":");
+  o.lit(ts::launch::device_ns.member);
   if (r.has_device_ns) {
     o.ch('[');
     constexpr std::uint64_t k1e8 = 100000000ULL;
@@ -355,13 +334,13 @@ Out device_and_status(Out o, const OpRecord& r, LaunchTextCache* cache) {
   } else {
     o.lit("null");
   }
-  o.lit(",\"status\":");
+  o.lit(ts::launch::status.member);
   o.quoted(kStatusText[static_cast<unsigned>(r.status) & 3]);
   if (r.status == OpStatus::Error) {
-    o.lit(",\"exec_status\":");
+    o.lit(ts::launch::exec_status.member);
     o.i64(r.exec_status);
   }
-  o.lit(",\"ranges\":[");
+  o.lit(kRangesOpen);
   for (unsigned i = 0; i < r.n_ranges; ++i) {
     if (i) o.ch(',');
     o.u64(r.ranges[i]);
@@ -383,11 +362,11 @@ bool increment_decimal(char* text, std::size_t len) {
 }
 
 template <std::size_t N>
-Out head(Out o, const char (&type_prefix)[N], const OpRecord& r, LaunchTextCache* cache) {
+Out head(Out o, const ts::Text<N>& type_prefix, const OpRecord& r, LaunchTextCache* cache) {
   o.lit(type_prefix);
   if (!cache) {
     o.u64(r.seq);
-    o.lit(",\"tid\":");
+    o.lit(ts::launch::tid.member);
     o.i64(r.tid);
   } else {
     LaunchTextCache::Head& h = cache->head;
@@ -409,7 +388,7 @@ Out head(Out o, const char (&type_prefix)[N], const OpRecord& r, LaunchTextCache
     }
     h.seq = r.seq;
     o.skip(h.seq_len);
-    o.lit(",\"tid\":");
+    o.lit(ts::launch::tid.member);
     if (!h.tid_valid || h.tid != r.tid) {
       char* const end = write_i64(h.tid_text, r.tid);
       h.tid_len = static_cast<std::uint8_t>(end - h.tid_text);
@@ -419,34 +398,34 @@ Out head(Out o, const char (&type_prefix)[N], const OpRecord& r, LaunchTextCache
     std::memcpy(o.pos(), h.tid_text, sizeof h.tid_text);
     o.skip(h.tid_len);
   }
-  o.lit(",\"rc\":");
+  o.lit(ts::launch::rc.member);
   o.i64(r.rc);
   return o;
 }
 
 // ,"kernel":...,"lws":... of a launch.
 Out launch_fixed(Out o, const OpRecord& r) {
-  o.lit(",\"kernel\":");
+  o.lit(ts::launch::kernel.member);
   if (r.kernel_name) {
     o.raw(r.kernel_name);  // pre-quoted and escaped (json_quote)
   } else {
     o.lit("\"\"");
   }
-  o.lit(",\"kernel_id\":");
+  o.lit(ts::launch::kernel_id.member);
   o.u64(r.kernel_id);
-  o.lit(",\"program_id\":");
+  o.lit(ts::launch::program_id.member);
   o.u64(r.program_id);
-  o.lit(",\"queue_id\":");
+  o.lit(ts::launch::queue_id.member);
   o.u64(r.queue_id);
-  o.lit(",\"context_id\":");
+  o.lit(ts::launch::context_id.member);
   o.u64(r.context_id);
-  o.lit(",\"device_id\":");
+  o.lit(ts::launch::device_id.member);
   o.u64(r.device_id);
-  o.lit(",\"gwo\":");
+  o.lit(ts::launch::gwo.member);
   o = sizes(o, r.has_gwo, r.gwo, r.work_dim);
-  o.lit(",\"gws\":");
+  o.lit(ts::launch::gws.member);
   o = sizes(o, true, r.gws, r.work_dim);
-  o.lit(",\"lws\":");
+  o.lit(ts::launch::lws.member);
   o = sizes(o, r.has_lws, r.lws, r.work_dim);
   return o;
 }
@@ -504,7 +483,7 @@ bool same_arg(const ArgSnapshot& a, const ArgSnapshot& b) {
         return ((x ^ y) & mask) == 0;
       }
       return std::memcmp(a.bytes, b.bytes,
-                         a.size < tf::kMaxScalarBytes ? a.size : tf::kMaxScalarBytes) == 0;
+                         a.size < ts::kMaxScalarBytes ? a.size : ts::kMaxScalarBytes) == 0;
     }
     case ArgKind::Buffer:
     case ArgKind::Image:
@@ -555,9 +534,9 @@ char* format_op(const OpRecord& r, char* buffer, LaunchTextCache* cache) {
   Out o(buffer);
   switch (r.kind) {
     case RecordKind::Launch:
-      o = head(o, "{\"type\":\"launch\",\"seq\":", r, cache);
+      o = head(o, kLaunchHead, r, cache);
       if (r.api) {
-        o.lit(",\"api\":");
+        o.lit(ts::launch::api.member);
         o.quoted_plain(r.api);
       }
       if (!cache) {
@@ -569,7 +548,7 @@ char* format_op(const OpRecord& r, char* buffer, LaunchTextCache* cache) {
         o = launch_fixed(o, r);
         remember_launch(cache->launch, r, start, static_cast<std::size_t>(o.pos() - start));
       }
-      o.lit(",\"args\":[");
+      o.lit(kArgsOpen);
       for (unsigned i = 0; i < r.n_args; ++i) {
         if (i) o.ch(',');
         if (cache && i < kMaxRecordedArgs) {
@@ -580,25 +559,25 @@ char* format_op(const OpRecord& r, char* buffer, LaunchTextCache* cache) {
       }
       o.ch(']');
       if (r.total_args > r.n_args) {
-        o.lit(",\"args_total\":");
+        o.lit(ts::launch::args_total.member);
         o.u64(r.total_args);
       }
       o = host_times(o, r, cache);
       o = device_and_status(o, r, cache);
       break;
     case RecordKind::Transfer:
-      o = head(o, "{\"type\":\"transfer\",\"seq\":", r, cache);
-      o.lit(",\"api\":");
+      o = head(o, kTransferHead, r, cache);
+      o.lit(ts::transfer::api.member);
       o.quoted_plain(r.api ? r.api : "");
-      o.lit(",\"op\":");
+      o.lit(ts::transfer::op.member);
       o.quoted_plain(op_name(r.op));
-      o.lit(",\"queue_id\":");
+      o.lit(ts::launch::queue_id.member);
       o.u64(r.queue_id);
-      o.lit(",\"device_id\":");
+      o.lit(ts::launch::device_id.member);
       o.u64(r.device_id);
-      o.lit(",\"bytes\":");
+      o.lit(ts::transfer::bytes.member);
       o.u64(r.bytes);
-      o.lit(",\"blocking\":");
+      o.lit(ts::transfer::blocking.member);
       if (r.blocking) {
         o.lit("true");
       } else {
@@ -608,10 +587,10 @@ char* format_op(const OpRecord& r, char* buffer, LaunchTextCache* cache) {
       o = device_and_status(o, r, cache);
       break;
     case RecordKind::Sync:
-      o = head(o, "{\"type\":\"sync\",\"seq\":", r, cache);
-      o.lit(",\"api\":");
+      o = head(o, kSyncHead, r, cache);
+      o.lit(ts::sync::api.member);
       o.quoted_plain(r.api ? r.api : "");
-      o.lit(",\"queue_id\":");
+      o.lit(ts::launch::queue_id.member);
       o.u64(r.queue_id);
       o = host_times(o, r, cache);
       break;
@@ -664,29 +643,29 @@ std::string json_quote(std::string_view s) {
 std::string_view line_kind_name(LineKind k) {
   switch (k) {
     case LineKind::Device:
-      return tf::kind::kDevice;
+      return ts::device::kTypeName;
     case LineKind::ClockSync:
-      return tf::kind::kClockSync;
+      return ts::clock_sync::kTypeName;
     case LineKind::Queue:
-      return tf::kind::kQueue;
+      return ts::queue::kTypeName;
     case LineKind::Program:
-      return tf::kind::kProgram;
+      return ts::program::kTypeName;
     case LineKind::Build:
-      return tf::kind::kBuild;
+      return ts::build::kTypeName;
     case LineKind::Kernel:
-      return tf::kind::kKernel;
+      return ts::kernel::kTypeName;
     case LineKind::RangeBegin:
-      return tf::kind::kRangeBegin;
+      return ts::range_begin::kTypeName;
     case LineKind::RangeEnd:
-      return tf::kind::kRangeEnd;
+      return ts::range_end::kTypeName;
     case LineKind::Mark:
-      return tf::kind::kMark;
+      return ts::mark::kTypeName;
     case LineKind::Warning:
-      return tf::kind::kWarning;
+      return ts::warning::kTypeName;
     case LineKind::Count:
       break;
   }
-  return tf::kind::kWarning;
+  return ts::warning::kTypeName;
 }
 
 struct JsonLine::Impl {
@@ -696,7 +675,7 @@ struct JsonLine::Impl {
 
 JsonLine::JsonLine(std::string_view type) : impl_(std::make_unique<Impl>()) {
   impl_->w.StartObject();
-  str(tf::field::kType, type);
+  str(ts::type_key, type);
 }
 JsonLine::~JsonLine() = default;
 
@@ -756,31 +735,31 @@ std::string format_header_line(const HeaderFacts& h) {
   rapidjson::StringBuffer sb;
   Writer w(sb);
   w.StartObject();
-  key(w, tf::top::kFormat);
-  string(w, tf::kFormatName);
-  key(w, tf::top::kVersion);
-  w.Int(tf::kVersion);
-  key(w, tf::top::kHeader);
+  key(w, ts::top::format);
+  string(w, ts::kFormatName);
+  key(w, ts::top::version);
+  w.Int(ts::kVersion);
+  key(w, ts::top::header);
   w.StartObject();
-  key(w, tf::header::kPid);
+  key(w, ts::header::pid);
   w.Int64(h.pid);
-  key(w, tf::header::kPpid);
+  key(w, ts::header::ppid);
   w.Int64(h.ppid);
-  key(w, tf::header::kCommandLine);
+  key(w, ts::header::command_line);
   w.StartArray();
   for (const auto& a : h.command_line) string(w, a);
   w.EndArray();
-  key(w, tf::header::kStartUnixNs);
+  key(w, ts::header::start_unix_ns);
   w.Int64(h.start_unix_ns);
-  key(w, tf::header::kHostStartNs);
+  key(w, ts::header::host_start_ns);
   w.Int64(h.host_start_ns);
-  key(w, tf::header::kHostClock);
+  key(w, ts::header::host_clock);
   string(w, "CLOCK_MONOTONIC");
-  key(w, tf::header::kHostName);
+  key(w, ts::header::host_name);
   string(w, h.host_name);
-  key(w, tf::header::kClprofVersion);
+  key(w, ts::header::clprof_version);
   string(w, h.clprof_version);
-  key(w, tf::header::kSettings);
+  key(w, ts::header::settings);
   w.StartObject();
   for (const auto& [k, v] : h.settings) {
     key(w, k);
@@ -790,9 +769,8 @@ std::string format_header_line(const HeaderFacts& h) {
   w.EndObject();
   // The records array stays open: records follow one per line, then "]}".
   std::string out(sb.GetString(), sb.GetSize());
-  out += ",\"";
-  out += tf::top::kRecords;
-  out += "\":[";
+  out += ts::top::records.member.view();
+  out += '[';
   return out;
 }
 
@@ -802,20 +780,20 @@ std::string format_end_record(std::int64_t host_ns,
   rapidjson::StringBuffer sb;
   Writer w(sb);
   w.StartObject();
-  key(w, tf::field::kType);
-  string(w, tf::kind::kEnd);
-  key(w, tf::field::kHostNs);
+  key(w, ts::type_key);
+  string(w, ts::end::kTypeName);
+  key(w, ts::end::host_ns);
   w.Int64(host_ns);
-  key(w, tf::field::kCounts);
+  key(w, ts::end::counts);
   w.StartObject();
   for (const auto& [k, v] : counts) {
     key(w, k);
     w.Uint64(v);
   }
   w.EndObject();
-  key(w, tf::field::kIncomplete);
+  key(w, ts::end::incomplete);
   w.Uint64(incomplete);
-  key(w, tf::field::kDropped);
+  key(w, ts::end::dropped);
   w.Uint64(dropped);
   w.EndObject();
   return std::string(sb.GetString(), sb.GetSize());

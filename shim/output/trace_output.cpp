@@ -3,7 +3,7 @@
 #include <utility>
 #include <vector>
 
-#include "clprof/trace_format.hpp"
+#include "clprof/trace_schema.hpp"
 #include "runtime/log.hpp"
 
 namespace clprof::shim {
@@ -36,9 +36,9 @@ void TraceOutput::warn_if_lost() {
 
 void TraceOutput::finish(std::int64_t end_ns, std::uint64_t incomplete) {
   std::vector<std::pair<std::string, std::uint64_t>> counts;
-  counts.emplace_back(std::string(tf::kind::kLaunch), op_counts_[0]);
-  counts.emplace_back(std::string(tf::kind::kTransfer), op_counts_[1]);
-  counts.emplace_back(std::string(tf::kind::kSync), op_counts_[2]);
+  counts.emplace_back(std::string(tf::launch::kTypeName), op_counts_[0]);
+  counts.emplace_back(std::string(tf::transfer::kTypeName), op_counts_[1]);
+  counts.emplace_back(std::string(tf::sync::kTypeName), op_counts_[2]);
   for (int k = 0; k < static_cast<int>(LineKind::Count); ++k) {
     counts.emplace_back(std::string(line_kind_name(static_cast<LineKind>(k))), line_counts_[k]);
   }

@@ -152,11 +152,11 @@ bool version_at_least(const std::string& version, int major, int minor) {
 
 std::string clock_sync_line(std::uint64_t device_id, std::string_view method,
                             std::int64_t offset_ns, std::int64_t uncertainty_ns) {
-  return JsonLine(tf::kind::kClockSync)
-      .unum(tf::field::kDeviceId, device_id)
-      .str(tf::field::kMethod, method)
-      .num(tf::field::kOffsetNs, offset_ns)
-      .num(tf::field::kUncertaintyNs, uncertainty_ns)
+  return JsonLine(tf::clock_sync::kTypeName)
+      .unum(tf::clock_sync::device_id, device_id)
+      .str(tf::clock_sync::method, method)
+      .num(tf::clock_sync::offset_ns, offset_ns)
+      .num(tf::clock_sync::uncertainty_ns, uncertainty_ns)
       .finish();
 }
 
@@ -184,22 +184,22 @@ std::uint64_t device_id_of(cl_device_id device) {
       },
       created);
   if (!created) return info->id;  // another thread registered it meanwhile
-  JsonLine line(tf::kind::kDevice);
-  line.unum(tf::field::kId, info->id)
-      .str(tf::field::kName, device_string(device, CL_DEVICE_NAME))
-      .str(tf::device::kVendor, device_string(device, CL_DEVICE_VENDOR))
-      .str(tf::device::kPlatform, platform ? platform_string(platform, CL_PLATFORM_NAME) : "")
-      .str(tf::device::kPlatformVersion,
+  JsonLine line(tf::device::kTypeName);
+  line.unum(tf::device::id, info->id)
+      .str(tf::device::name, device_string(device, CL_DEVICE_NAME))
+      .str(tf::device::vendor, device_string(device, CL_DEVICE_VENDOR))
+      .str(tf::device::platform, platform ? platform_string(platform, CL_PLATFORM_NAME) : "")
+      .str(tf::device::platform_version,
            platform ? platform_string(platform, CL_PLATFORM_VERSION) : "")
-      .str(tf::device::kVersion, device_string(device, CL_DEVICE_VERSION))
-      .str(tf::device::kDriverVersion, device_string(device, CL_DRIVER_VERSION))
-      .str(tf::device::kDeviceType,
+      .str(tf::device::version, device_string(device, CL_DEVICE_VERSION))
+      .str(tf::device::driver_version, device_string(device, CL_DRIVER_VERSION))
+      .str(tf::device::device_type,
            device_type_name(device_value<cl_device_type>(device, CL_DEVICE_TYPE)))
-      .unum(tf::device::kComputeUnits, device_value<cl_uint>(device, CL_DEVICE_MAX_COMPUTE_UNITS))
-      .unum(tf::device::kMaxClockMhz, device_value<cl_uint>(device, CL_DEVICE_MAX_CLOCK_FREQUENCY))
-      .unum(tf::device::kGlobalMemBytes, device_value<cl_ulong>(device, CL_DEVICE_GLOBAL_MEM_SIZE))
-      .unum(tf::device::kLocalMemBytes, device_value<cl_ulong>(device, CL_DEVICE_LOCAL_MEM_SIZE))
-      .unum(tf::device::kTimerResolutionNs,
+      .unum(tf::device::compute_units, device_value<cl_uint>(device, CL_DEVICE_MAX_COMPUTE_UNITS))
+      .unum(tf::device::max_clock_mhz, device_value<cl_uint>(device, CL_DEVICE_MAX_CLOCK_FREQUENCY))
+      .unum(tf::device::global_mem_bytes, device_value<cl_ulong>(device, CL_DEVICE_GLOBAL_MEM_SIZE))
+      .unum(tf::device::local_mem_bytes, device_value<cl_ulong>(device, CL_DEVICE_LOCAL_MEM_SIZE))
+      .unum(tf::device::timer_resolution_ns,
             device_value<size_t>(device, CL_DEVICE_PROFILING_TIMER_RESOLUTION));
   emit_line(LineKind::Device, line.finish());
   if (timer_ok) {
@@ -270,12 +270,12 @@ QueueInfo* queue_info(cl_command_queue queue) {
       },
       created);
   if (!created) return q;
-  emit_line(LineKind::Queue, JsonLine(tf::kind::kQueue)
-                                 .unum(tf::field::kId, q->id)
-                                 .unum(tf::field::kContextId, context_id)
-                                 .unum(tf::field::kDeviceId, device_id)
-                                 .unum(tf::field::kProperties, props)
-                                 .boolean(tf::field::kProfilingAdded, false)
+  emit_line(LineKind::Queue, JsonLine(tf::queue::kTypeName)
+                                 .unum(tf::queue::id, q->id)
+                                 .unum(tf::queue::context_id, context_id)
+                                 .unum(tf::queue::device_id, device_id)
+                                 .unum(tf::queue::properties, props)
+                                 .boolean(tf::queue::profiling_added, false)
                                  .finish());
   return q;
 }
@@ -312,12 +312,12 @@ KernelInfo* add_kernel(cl_kernel kernel, bool lazily) {
   bool created = true;
   KernelInfo* k = lazily ? kernels().learn(kernel, fill, created) : kernels().create(kernel, fill);
   if (!created) return k;
-  emit_line(LineKind::Kernel, JsonLine(tf::kind::kKernel)
-                                  .unum(tf::field::kId, k->id)
-                                  .unum(tf::field::kProgramId, k->program_id)
-                                  .unum(tf::field::kContextId, k->context_id)
-                                  .str(tf::field::kName, name)
-                                  .unum(tf::field::kNumArgs, num_args)
+  emit_line(LineKind::Kernel, JsonLine(tf::kernel::kTypeName)
+                                  .unum(tf::kernel::id, k->id)
+                                  .unum(tf::kernel::program_id, k->program_id)
+                                  .unum(tf::kernel::context_id, k->context_id)
+                                  .str(tf::kernel::name, name)
+                                  .unum(tf::kernel::num_args, num_args)
                                   .finish());
   return k;
 }

@@ -8,14 +8,17 @@
 #include <cstring>
 #include <vector>
 
-#include "clprof/trace_format.hpp"
+#include "clprof/trace_schema.hpp"
 
 namespace clprof::shim {
 
 inline constexpr unsigned kMaxRecordedArgs = 32;    // arguments beyond are summarised
 inline constexpr unsigned kMaxRecordedRanges = 16;  // outermost ranges kept beyond
 
-enum class ArgKind : std::uint8_t { Unset, Scalar, Buffer, Image, Pipe, Local, Svm, Sampler };
+// The value enums of the trace schema (include/clprof/trace_schema.hpp).
+using ArgKind = trace::ArgKind;
+using TransferOp = trace::TransferOp;
+using OpStatus = trace::Status;
 
 // One kernel argument as set by clSetKernelArg(SVMPointer). 72 bytes, trivially copyable.
 struct ArgSnapshot {
@@ -47,10 +50,6 @@ enum class LineKind : std::uint8_t {
   Warning,
   Count
 };
-
-enum class TransferOp : std::uint8_t { Read, Write, Copy, Fill, Map, Unmap };
-
-enum class OpStatus : std::uint8_t { Complete, Incomplete, Error, NotEnqueued };
 
 // A launch, transfer or sync (fixed fields), or a pre-formatted Line. Filled in place
 // in a ring slot by the enqueuing thread; completed (device times, status) and

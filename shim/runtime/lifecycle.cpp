@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "clprof/trace_format.hpp"
+#include "clprof/trace_schema.hpp"
 #include "loader/real_opencl.hpp"
 #include "output/output_names.hpp"
 #include "output/record_format.hpp"
@@ -121,11 +121,11 @@ void write_open_range_ends(TraceOutput& output) {
       bool was_open = false;
       const std::uint32_t id = t->ranges.pop(was_open);
       if (id == 0) continue;
-      output.write_line(LineKind::RangeEnd, JsonLine(tf::kind::kRangeEnd)
-                                                .unum(tf::field::kId, id)
-                                                .num(tf::field::kTid, t->tid)
-                                                .num(tf::field::kHostNs, now_ns)
-                                                .boolean(tf::field::kOpen, true)
+      output.write_line(LineKind::RangeEnd, JsonLine(tf::range_end::kTypeName)
+                                                .unum(tf::range_end::id, id)
+                                                .num(tf::range_end::tid, t->tid)
+                                                .num(tf::range_end::host_ns, now_ns)
+                                                .boolean(tf::range_end::open, true)
                                                 .finish());
     }
   }

@@ -1,6 +1,6 @@
 #include "e2e_support.hpp"
 
-#include <clprof/trace_format.hpp>
+#include <clprof/trace_schema.hpp>
 
 #include <doctest/doctest.h>
 #include <rapidjson/error/en.h>
@@ -200,9 +200,9 @@ Trace::Trace(const fs::path& file) {
                                              << doc_.GetErrorOffset() << ": "
                                              << rapidjson::GetParseError_En(doc_.GetParseError()));
   REQUIRE(doc_.IsObject());
-  CHECK(get_string(doc_, tf::top::kFormat) == tf::kFormatName);
-  CHECK(get_int(doc_, tf::top::kVersion) == tf::kVersion);
-  const Json& record_array = member(doc_, tf::top::kRecords);
+  CHECK(get_string(doc_, tf::top::format) == tf::kFormatName);
+  CHECK(get_int(doc_, tf::top::version) == tf::kVersion);
+  const Json& record_array = member(doc_, tf::top::records);
   REQUIRE(record_array.IsArray());
   for (const Json& r : record_array.GetArray()) {
     REQUIRE(r.IsObject());
@@ -232,68 +232,68 @@ Trace::Trace(const fs::path& file) {
   CHECK(lines.back().rfind("{\"type\":\"end\"", 0) == 0);
   CHECK(lines.back().size() >= 2);
   CHECK(lines.back().substr(lines.back().size() - 2) == "]}");
-  REQUIRE_MESSAGE(get_string(*all_.back(), tf::field::kType) == tf::kind::kEnd,
+  REQUIRE_MESSAGE(get_string(*all_.back(), tf::type_key) == tf::end::kTypeName,
                   "the last record is not \"end\": the trace was cut short");
 
-  for (const Json* r : records(tf::kind::kLaunch)) {
+  for (const Json* r : records(tf::launch::kTypeName)) {
     Launch l;
     l.record = r;
-    l.seq = get_uint(*r, tf::field::kSeq);
-    l.tid = get_int(*r, tf::field::kTid);
-    l.rc = get_int(*r, tf::field::kRc);
-    l.kernel = get_string(*r, tf::field::kKernel);
-    l.kernel_id = get_uint(*r, tf::field::kKernelId);
-    l.queue_id = get_uint(*r, tf::field::kQueueId);
-    l.device_id = get_uint(*r, tf::field::kDeviceId);
-    l.gws = uint_array(member(*r, tf::field::kGws), "gws");
-    l.lws = optional_uint_array(member(*r, tf::field::kLws), "lws");
-    l.gwo = optional_uint_array(member(*r, tf::field::kGwo), "gwo");
-    l.host_ns = int_array(member(*r, tf::field::kHostNs), "host_ns");
-    const Json& dev = member(*r, tf::field::kDeviceNs);
+    l.seq = get_uint(*r, tf::launch::seq);
+    l.tid = get_int(*r, tf::launch::tid);
+    l.rc = get_int(*r, tf::launch::rc);
+    l.kernel = get_string(*r, tf::launch::kernel);
+    l.kernel_id = get_uint(*r, tf::launch::kernel_id);
+    l.queue_id = get_uint(*r, tf::launch::queue_id);
+    l.device_id = get_uint(*r, tf::launch::device_id);
+    l.gws = uint_array(member(*r, tf::launch::gws), "gws");
+    l.lws = optional_uint_array(member(*r, tf::launch::lws), "lws");
+    l.gwo = optional_uint_array(member(*r, tf::launch::gwo), "gwo");
+    l.host_ns = int_array(member(*r, tf::launch::host_ns), "host_ns");
+    const Json& dev = member(*r, tf::launch::device_ns);
     if (!dev.IsNull()) l.device_ns = int_array(dev, "device_ns");
-    l.status = get_string(*r, tf::field::kStatus);
-    l.ranges = uint_array(member(*r, tf::field::kRanges), "ranges");
-    l.args = &member(*r, tf::field::kArgs);
+    l.status = get_string(*r, tf::launch::status);
+    l.ranges = uint_array(member(*r, tf::launch::ranges), "ranges");
+    l.args = &member(*r, tf::launch::args);
     REQUIRE(l.args->IsArray());
     launches_.push_back(std::move(l));
   }
   std::sort(launches_.begin(), launches_.end(),
             [](const Launch& a, const Launch& b) { return a.seq < b.seq; });
 
-  for (const Json* r : records(tf::kind::kRangeBegin)) {
+  for (const Json* r : records(tf::range_begin::kTypeName)) {
     Range g;
-    g.id = get_uint(*r, tf::field::kId);
-    g.parent = get_uint(*r, tf::field::kParent);
-    g.name = get_string(*r, tf::field::kName);
-    g.tid = get_int(*r, tf::field::kTid);
-    g.begin_ns = get_int(*r, tf::field::kHostNs);
+    g.id = get_uint(*r, tf::range_begin::id);
+    g.parent = get_uint(*r, tf::range_begin::parent);
+    g.name = get_string(*r, tf::range_begin::name);
+    g.tid = get_int(*r, tf::range_begin::tid);
+    g.begin_ns = get_int(*r, tf::range_begin::host_ns);
     INFO("range id " << g.id);
     CHECK_MESSAGE(g.id != 0, "range id 0 is reserved for 'none'");
     CHECK_MESSAGE(ranges_.count(g.id) == 0, "range id used twice");
     ranges_[g.id] = g;
   }
-  for (const Json* r : records(tf::kind::kRangeEnd)) {
-    const uint64_t id = get_uint(*r, tf::field::kId);
+  for (const Json* r : records(tf::range_end::kTypeName)) {
+    const uint64_t id = get_uint(*r, tf::range_end::id);
     INFO("range_end id " << id);
     auto it = ranges_.find(id);
     REQUIRE_MESSAGE(it != ranges_.end(), "range_end without range_begin");
     CHECK_MESSAGE(!it->second.end_ns.has_value(), "two range_end records for one range");
-    it->second.end_ns = get_int(*r, tf::field::kHostNs);
-    CHECK(get_int(*r, tf::field::kTid) == it->second.tid);
-    if (has_member(*r, tf::field::kOpen)) {
-      it->second.closed_at_exit = member(*r, tf::field::kOpen).IsTrue();
+    it->second.end_ns = get_int(*r, tf::range_end::host_ns);
+    CHECK(get_int(*r, tf::range_end::tid) == it->second.tid);
+    if (has_member(*r, tf::range_end::open)) {
+      it->second.closed_at_exit = member(*r, tf::range_end::open).IsTrue();
     }
   }
 }
 
 const Json& Trace::header() const {
-  return member(doc_, tf::top::kHeader);
+  return member(doc_, tf::top::header);
 }
 
 std::vector<const Json*> Trace::records(std::string_view type) const {
   std::vector<const Json*> out;
   for (const Json* r : all_) {
-    if (get_string(*r, tf::field::kType) == type) out.push_back(r);
+    if (get_string(*r, tf::type_key) == type) out.push_back(r);
   }
   return out;
 }
@@ -352,35 +352,36 @@ void check_device_times(const std::optional<std::vector<int64_t>>& device_ns) {
 
 void check_trace_invariants(const Trace& trace) {
   const Json& header = trace.header();
-  CHECK(get_int(header, tf::header::kPid) > 0);
-  CHECK(member(header, tf::header::kCommandLine).IsArray());
-  CHECK(get_string(header, tf::header::kHostClock) == "CLOCK_MONOTONIC");
-  get_int(header, tf::header::kHostStartNs);
-  get_int(header, tf::header::kStartUnixNs);
+  CHECK(get_int(header, tf::header::pid) > 0);
+  CHECK(member(header, tf::header::command_line).IsArray());
+  CHECK(get_string(header, tf::header::host_clock) == "CLOCK_MONOTONIC");
+  get_int(header, tf::header::host_start_ns);
+  get_int(header, tf::header::start_unix_ns);
 
-  const Json& end = *trace.records(tf::kind::kEnd).back();
-  CHECK(trace.records(tf::kind::kEnd).size() == 1);
-  CHECK(get_uint(end, tf::field::kDropped) == 0);
-  CHECK(get_uint(end, tf::field::kIncomplete) == 0);
-  const Json& counts = member(end, tf::field::kCounts);
-  CHECK(get_uint(counts, tf::kind::kLaunch) == trace.launches().size());
+  const Json& end = *trace.records(tf::end::kTypeName).back();
+  CHECK(trace.records(tf::end::kTypeName).size() == 1);
+  CHECK(get_uint(end, tf::end::dropped) == 0);
+  CHECK(get_uint(end, tf::end::incomplete) == 0);
+  const Json& counts = member(end, tf::end::counts);
+  CHECK(get_uint(counts, tf::launch::kTypeName) == trace.launches().size());
 
   std::set<uint64_t> device_ids, queue_ids;
-  for (const Json* d : trace.records(tf::kind::kDevice)) {
-    device_ids.insert(get_uint(*d, tf::field::kId));
+  for (const Json* d : trace.records(tf::device::kTypeName)) {
+    device_ids.insert(get_uint(*d, tf::device::id));
   }
   REQUIRE_MESSAGE(!device_ids.empty(), "no device record");
-  for (const Json* q : trace.records(tf::kind::kQueue)) {
-    queue_ids.insert(get_uint(*q, tf::field::kId));
-    CHECK(device_ids.count(get_uint(*q, tf::field::kDeviceId)) == 1);
+  for (const Json* q : trace.records(tf::queue::kTypeName)) {
+    queue_ids.insert(get_uint(*q, tf::queue::id));
+    CHECK(device_ids.count(get_uint(*q, tf::queue::device_id)) == 1);
   }
   std::map<uint64_t, const Json*> kernels;
-  for (const Json* k : trace.records(tf::kind::kKernel)) kernels[get_uint(*k, tf::field::kId)] = k;
+  for (const Json* k : trace.records(tf::kernel::kTypeName))
+    kernels[get_uint(*k, tf::kernel::id)] = k;
 
   // seq: one per-process counter over launch, transfer and sync records.
   std::set<uint64_t> seqs;
   auto take_seq = [&seqs](const Json& r) {
-    const uint64_t seq = get_uint(r, tf::field::kSeq);
+    const uint64_t seq = get_uint(r, tf::launch::seq);
     INFO("seq " << seq);
     CHECK_MESSAGE(seqs.insert(seq).second, "seq used twice");
   };
@@ -389,7 +390,7 @@ void check_trace_invariants(const Trace& trace) {
     INFO("launch seq " << l.seq << " kernel " << l.kernel);
     take_seq(*l.record);
     CHECK(l.rc == 0);
-    CHECK(l.status == tf::status::kComplete);
+    CHECK(l.status == tf::name(tf::Status::Complete));
     check_device_times(l.device_ns);
     REQUIRE(l.host_ns.size() == 2);
     CHECK(l.host_ns[0] <= l.host_ns[1]);
@@ -401,36 +402,36 @@ void check_trace_invariants(const Trace& trace) {
     if (l.gwo) CHECK(l.gwo->size() == l.gws.size());
     const auto k = kernels.find(l.kernel_id);
     REQUIRE_MESSAGE(k != kernels.end(), "kernel_id " << l.kernel_id << " has no kernel record");
-    CHECK(get_string(*k->second, tf::field::kName) == l.kernel);
-    CHECK(l.args->Size() == get_uint(*k->second, tf::field::kNumArgs));
+    CHECK(get_string(*k->second, tf::kernel::name) == l.kernel);
+    CHECK(l.args->Size() == get_uint(*k->second, tf::kernel::num_args));
     for (const Json& a : l.args->GetArray()) {
       REQUIRE(a.IsArray());
       REQUIRE(a.Size() >= 1);
       REQUIRE(a[0].IsString());
-      CHECK_MESSAGE(std::string(a[0].GetString()) != tf::arg_kind::kUnset,
+      CHECK_MESSAGE(std::string(a[0].GetString()) != tf::name(tf::ArgKind::Unset),
                     "an argument is recorded as unset although the launch succeeded");
     }
     check_record_ranges(trace, l.ranges, l.tid, l.host_ns[0], l.host_ns[1]);
   }
 
-  for (const Json* t : trace.records(tf::kind::kTransfer)) {
-    INFO("transfer seq " << get_uint(*t, tf::field::kSeq));
+  for (const Json* t : trace.records(tf::transfer::kTypeName)) {
+    INFO("transfer seq " << get_uint(*t, tf::transfer::seq));
     take_seq(*t);
-    CHECK(get_int(*t, tf::field::kRc) == 0);
-    CHECK(get_string(*t, tf::field::kStatus) == tf::status::kComplete);
-    const Json& dev = member(*t, tf::field::kDeviceNs);
+    CHECK(get_int(*t, tf::transfer::rc) == 0);
+    CHECK(get_string(*t, tf::transfer::status) == tf::name(tf::Status::Complete));
+    const Json& dev = member(*t, tf::transfer::device_ns);
     check_device_times(dev.IsNull()
                            ? std::nullopt
                            : std::optional<std::vector<int64_t>>(int_array(dev, "device_ns")));
-    const std::vector<int64_t> host = int_array(member(*t, tf::field::kHostNs), "host_ns");
+    const std::vector<int64_t> host = int_array(member(*t, tf::transfer::host_ns), "host_ns");
     REQUIRE(host.size() == 2);
     CHECK(host[0] <= host[1]);
-    check_record_ranges(trace, uint_array(member(*t, tf::field::kRanges), "ranges"),
-                        get_int(*t, tf::field::kTid), host[0], host[1]);
+    check_record_ranges(trace, uint_array(member(*t, tf::transfer::ranges), "ranges"),
+                        get_int(*t, tf::transfer::tid), host[0], host[1]);
   }
-  for (const Json* s : trace.records(tf::kind::kSync)) {
+  for (const Json* s : trace.records(tf::sync::kTypeName)) {
     take_seq(*s);
-    const std::vector<int64_t> host = int_array(member(*s, tf::field::kHostNs), "host_ns");
+    const std::vector<int64_t> host = int_array(member(*s, tf::sync::host_ns), "host_ns");
     REQUIRE(host.size() == 2);
     CHECK(host[0] <= host[1]);
   }
@@ -449,13 +450,13 @@ void check_trace_invariants(const Trace& trace) {
     }
   }
   // A well-behaved program triggers no clprof warning.
-  for (const Json* w : trace.records(tf::kind::kWarning)) {
-    FAIL_CHECK("clprof warning in the trace: " << get_string(*w, tf::field::kMessage));
+  for (const Json* w : trace.records(tf::warning::kTypeName)) {
+    FAIL_CHECK("clprof warning in the trace: " << get_string(*w, tf::warning::message));
   }
 }
 
 std::vector<uint64_t> record_range_ids(const Json& record) {
-  return uint_array(member(record, tf::field::kRanges), "ranges");
+  return uint_array(member(record, tf::launch::ranges), "ranges");
 }
 
 // ---- arguments -----------------------------------------------------------------------
@@ -467,7 +468,7 @@ uint64_t scalar_arg(const Launch& launch, unsigned index, unsigned size) {
   REQUIRE(a.IsArray());
   REQUIRE(a.Size() == 4);
   REQUIRE(a[0].IsString());
-  REQUIRE(std::string(a[0].GetString()) == tf::arg_kind::kScalar);
+  REQUIRE(std::string(a[0].GetString()) == tf::name(tf::ArgKind::Scalar));
   REQUIRE(a[1].IsUint());
   CHECK(a[1].GetUint() == size);
   REQUIRE(a[2].IsString());
@@ -490,7 +491,7 @@ std::pair<uint64_t, uint64_t> buffer_arg(const Launch& launch, unsigned index) {
   REQUIRE(a.IsArray());
   REQUIRE(a.Size() == 4);
   REQUIRE(a[0].IsString());
-  REQUIRE(std::string(a[0].GetString()) == tf::arg_kind::kBuffer);
+  REQUIRE(std::string(a[0].GetString()) == tf::name(tf::ArgKind::Buffer));
   REQUIRE(a[1].IsUint());
   CHECK(a[1].GetUint() == sizeof(void*));
   REQUIRE(a[2].IsUint64());
@@ -557,7 +558,7 @@ void check_launches_match_printed(const Trace& trace, const std::vector<PrintedL
     }
     const auto api = want[i].values.find("api");
     if (api != want[i].values.end()) {
-      CHECK(get_string(*got[i].record, tf::field::kApi) == api->second);
+      CHECK(get_string(*got[i].record, tf::launch::api) == api->second);
     }
   }
 }

@@ -7,7 +7,7 @@
 
 #include "e2e_support.hpp"
 
-#include <clprof/trace_format.hpp>
+#include <clprof/trace_schema.hpp>
 
 #include <algorithm>
 #include <map>
@@ -98,7 +98,7 @@ void check_vector_add_trace(const Trace& t, const std::string& out) {
       REQUIRE(l.gwo.has_value());
       CHECK(*l.gwo == std::vector<uint64_t>{kSaxpy[i].gwo});
     }
-    CHECK_FALSE(has_member(*l.record, tf::field::kApi));  // clEnqueueNDRangeKernel: default
+    CHECK_FALSE(has_member(*l.record, tf::launch::api));  // clEnqueueNDRangeKernel: default
     CHECK(t.range_names(l.ranges) == Names{"vector_add", "saxpy"});
     CHECK(l.queue_id == saxpy[0].queue_id);
   }
@@ -114,7 +114,7 @@ void check_vector_add_trace(const Trace& t, const std::string& out) {
 
   // The clEnqueueTask launch: one work-item, marked with its API.
   const Launch& s = task[0];
-  CHECK(get_string(*s.record, tf::field::kApi) == "clEnqueueTask");
+  CHECK(get_string(*s.record, tf::launch::api) == "clEnqueueTask");
   CHECK(s.gws == std::vector<uint64_t>{1});
   CHECK(buffer_arg(s, 0) == z);
   const auto sum = buffer_arg(s, 1);
@@ -123,23 +123,24 @@ void check_vector_add_trace(const Trace& t, const std::string& out) {
   CHECK(t.range_names(s.ranges) == Names{"vector_add", "reduce"});
 
   // Two blocking uploads and three blocking downloads, each in its range.
-  const auto transfers = t.records(tf::kind::kTransfer);
+  const auto transfers = t.records(tf::transfer::kTypeName);
   REQUIRE(transfers.size() == 5);
   int writes = 0, reads = 0;
   for (const Json* r : transfers) {
-    const std::string op = get_string(*r, tf::field::kOp);
+    const std::string op = get_string(*r, tf::transfer::op);
     const Names ranges = t.range_names(record_range_ids(*r));
-    const uint64_t bytes = get_uint(*r, tf::field::kBytes);
-    CHECK((bytes == kVectorBytes || (op == tf::transfer_op::kRead && bytes == sizeof(float))));
-    CHECK(member(*r, tf::field::kBlocking).IsTrue());
-    if (op == tf::transfer_op::kWrite) {
+    const uint64_t bytes = get_uint(*r, tf::transfer::bytes);
+    CHECK((bytes == kVectorBytes ||
+           (op == tf::name(tf::TransferOp::Read) && bytes == sizeof(float))));
+    CHECK(member(*r, tf::transfer::blocking).IsTrue());
+    if (op == tf::name(tf::TransferOp::Write)) {
       ++writes;
-      CHECK(get_string(*r, tf::field::kApi) == "clEnqueueWriteBuffer");
+      CHECK(get_string(*r, tf::transfer::api) == "clEnqueueWriteBuffer");
       CHECK(ranges == Names{"vector_add", "upload"});
     } else {
       ++reads;
-      CHECK(op == tf::transfer_op::kRead);
-      CHECK(get_string(*r, tf::field::kApi) == "clEnqueueReadBuffer");
+      CHECK(op == tf::name(tf::TransferOp::Read));
+      CHECK(get_string(*r, tf::transfer::api) == "clEnqueueReadBuffer");
       CHECK(ranges == Names{"vector_add", "download"});
     }
   }
@@ -147,38 +148,38 @@ void check_vector_add_trace(const Trace& t, const std::string& out) {
   CHECK(reads == 3);
 
   // The program, its build, its kernels, the queue and the clFinish.
-  const auto builds = t.records(tf::kind::kBuild);
+  const auto builds = t.records(tf::build::kTypeName);
   REQUIRE(builds.size() == 1);
-  CHECK(get_string(*builds[0], tf::field::kApi) == "clBuildProgram");
-  CHECK(get_int(*builds[0], tf::field::kRc) == 0);
+  CHECK(get_string(*builds[0], tf::build::api) == "clBuildProgram");
+  CHECK(get_int(*builds[0], tf::build::rc) == 0);
   std::set<std::string> built;
-  for (const Json& k : member(*builds[0], tf::field::kKernels).GetArray())
+  for (const Json& k : member(*builds[0], tf::build::kernels).GetArray())
     built.insert(k.GetString());
   CHECK(built == std::set<std::string>{"saxpy", "vadd", "sum_first"});
   std::map<std::string, uint64_t> num_args;
-  for (const Json* k : t.records(tf::kind::kKernel)) {
-    num_args[get_string(*k, tf::field::kName)] = get_uint(*k, tf::field::kNumArgs);
+  for (const Json* k : t.records(tf::kernel::kTypeName)) {
+    num_args[get_string(*k, tf::kernel::name)] = get_uint(*k, tf::kernel::num_args);
   }
   CHECK(num_args == std::map<std::string, uint64_t>{{"saxpy", 4}, {"vadd", 3}, {"sum_first", 3}});
-  const auto queues = t.records(tf::kind::kQueue);
+  const auto queues = t.records(tf::queue::kTypeName);
   REQUIRE(queues.size() == 1);
-  CHECK(get_uint(*queues[0], tf::field::kId) == v.queue_id);
-  CHECK(get_uint(*queues[0], tf::field::kProperties) == 0);
-  CHECK(member(*queues[0], tf::field::kProfilingAdded).IsTrue());
+  CHECK(get_uint(*queues[0], tf::queue::id) == v.queue_id);
+  CHECK(get_uint(*queues[0], tf::queue::properties) == 0);
+  CHECK(member(*queues[0], tf::queue::profiling_added).IsTrue());
   bool finish_seen = false;
-  for (const Json* s : t.records(tf::kind::kSync)) {
-    if (get_string(*s, tf::field::kApi) == "clFinish") {
+  for (const Json* s : t.records(tf::sync::kTypeName)) {
+    if (get_string(*s, tf::sync::api) == "clFinish") {
       finish_seen = true;
-      CHECK(get_uint(*s, tf::field::kQueueId) == v.queue_id);
+      CHECK(get_uint(*s, tf::sync::queue_id) == v.queue_id);
       // clFinish comes after every launch in program order.
-      CHECK(get_uint(*s, tf::field::kSeq) > t.launches().back().seq);
+      CHECK(get_uint(*s, tf::sync::seq) > t.launches().back().seq);
     }
   }
   CHECK(finish_seen);
 
-  const auto marks = t.records(tf::kind::kMark);
+  const auto marks = t.records(tf::mark::kTypeName);
   REQUIRE(marks.size() == 1);
-  CHECK(get_string(*marks[0], tf::field::kName) == "buffers");
+  CHECK(get_string(*marks[0], tf::mark::name) == "buffers");
   std::multiset<std::string> range_names;
   for (const auto& [id, g] : t.ranges()) range_names.insert(g.name);
   CHECK(range_names == std::multiset<std::string>{"build", "vector_add", "upload", "saxpy", "vadd",
@@ -216,7 +217,7 @@ TEST_CASE("vector_add_record") {
     const Trace t(trace);
     check_vector_add_trace(t, plain.out);
     // The header's command line is the app's, not clprof's.
-    const Json& cmd = member(t.header(), tf::header::kCommandLine);
+    const Json& cmd = member(t.header(), tf::header::command_line);
     REQUIRE(cmd.Size() >= 1);
     CHECK(std::string(cmd[0].GetString()) == app);
   }
@@ -309,7 +310,7 @@ TEST_CASE("multi_thread") {
   CHECK(own_queues.size() == kThreads);
   CHECK(own_queues.count(shared_queue) == 0);
   CHECK(buffers.size() == kThreads);
-  CHECK(t.records(tf::kind::kQueue).size() == kThreads + 1);
+  CHECK(t.records(tf::queue::kTypeName).size() == kThreads + 1);
 
   // The main thread's range holds no launch and belongs to none of the workers.
   int threads_ranges = 0;
@@ -354,11 +355,11 @@ TEST_CASE("api_misuse") {
     CHECK(l.status == "not_enqueued");
     CHECK_FALSE(l.device_ns.has_value());
   }
-  const auto transfers = t.records(tf::kind::kTransfer);
+  const auto transfers = t.records(tf::transfer::kTypeName);
   CHECK(transfers.size() == transfer_calls);
   for (const Json* x : transfers) {
-    CHECK(get_int(*x, tf::field::kRc) < 0);
-    CHECK(get_string(*x, tf::field::kStatus) == "not_enqueued");
+    CHECK(get_int(*x, tf::transfer::rc) < 0);
+    CHECK(get_string(*x, tf::transfer::status) == "not_enqueued");
   }
 }
 
@@ -382,11 +383,11 @@ TEST_CASE("dlopen_app") {
     CHECK(scalar_arg(launches[i], 2, 4) == float_bits(biases[i]));
     CHECK(t.range_names(launches[i].ranges) == Names{"dlopen_compute"});
   }
-  CHECK(t.records(tf::kind::kBuild).size() == 1);
-  const auto transfers = t.records(tf::kind::kTransfer);
+  CHECK(t.records(tf::build::kTypeName).size() == 1);
+  const auto transfers = t.records(tf::transfer::kTypeName);
   REQUIRE(transfers.size() == 1);
-  CHECK(get_string(*transfers[0], tf::field::kOp) == tf::transfer_op::kRead);
-  CHECK(get_uint(*transfers[0], tf::field::kBytes) == 1024 * sizeof(float));
+  CHECK(get_string(*transfers[0], tf::transfer::op) == tf::name(tf::TransferOp::Read));
+  CHECK(get_uint(*transfers[0], tf::transfer::bytes) == 1024 * sizeof(float));
 }
 
 #ifdef CLPROF_E2E_HAVE_CLBLAST
@@ -524,9 +525,9 @@ TEST_CASE("clblast_network") {
   REQUIRE(names_per_iteration.size() == kIterations);
   CHECK(names_per_iteration.begin()->second == names_per_iteration.rbegin()->second);
 
-  const auto marks = t.records(tf::kind::kMark);
+  const auto marks = t.records(tf::mark::kTypeName);
   REQUIRE(marks.size() == 1);
-  CHECK(get_string(*marks[0], tf::field::kName) == "weights loaded");
+  CHECK(get_string(*marks[0], tf::mark::name) == "weights loaded");
 
   // The GEMM decoder of the CLI reads the same trace: each direct layer's exact shape must
   // appear as consecutive "M N K" columns on a line naming its kernel (the column layout
@@ -595,9 +596,9 @@ TEST_CASE("pyopencl") {
     // relu works in place on the affine output buffer.
     CHECK(buffer_arg(relu[i], 0) == buffer_arg(affine[i], 2));
   }
-  const auto marks = t.records(tf::kind::kMark);
+  const auto marks = t.records(tf::mark::kTypeName);
   REQUIRE(marks.size() == 1);
-  CHECK(get_string(*marks[0], tf::field::kName) == "weights loaded");
+  CHECK(get_string(*marks[0], tf::mark::name) == "weights loaded");
 }
 
 // exec after OpenCL use (issue 2: the trace must be whole): the replaced program's trace is

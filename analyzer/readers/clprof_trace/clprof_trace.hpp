@@ -1,4 +1,4 @@
-// The reader of clprof's own traces (docs/trace-format.md, include/clprof/trace_format.hpp),
+// The reader of clprof's own traces (docs/trace-format.md, include/clprof/trace_schema.hpp),
 // in two forms: the Reader (whole content in memory -> model::Run) and the parallel
 // streaming path used by load.hpp's stream_clprof_traces.
 #pragma once

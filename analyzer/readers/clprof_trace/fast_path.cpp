@@ -7,7 +7,7 @@
 #include <limits>
 #include <string_view>
 
-#include "clprof/trace_format.hpp"
+#include "clprof/trace_schema.hpp"
 #include "readers/clprof_trace/records.hpp"
 
 namespace clprof::readers::detail {
@@ -388,7 +388,7 @@ bool TraceParser::fast_launch(const char* text, size_t n) {
     }
     bool ok;
     if (lk == LaunchKey::Type)
-      ok = sc.str(s) && s == tf::kind::kLaunch;
+      ok = sc.str(s) && s == tf::launch::kTypeName;
     else if (lk == LaunchKey::Seq)
       ok = sc.u64(l.seq);
     else if (lk == LaunchKey::Tid)

@@ -2,7 +2,7 @@
 // the streaming readers (see clprof_trace_lines.hpp).
 #include "readers/clprof_trace/lines.hpp"
 
-#include "clprof/trace_format.hpp"
+#include "clprof/trace_schema.hpp"
 
 namespace clprof::readers::detail {
 

@@ -4,25 +4,25 @@
 
 #include <algorithm>
 
-#include "clprof/trace_format.hpp"
+#include "clprof/trace_schema.hpp"
 
 namespace clprof::readers::detail {
 
 namespace tf = clprof::trace;
 
 RecordKind classify(std::string_view type) {
-  if (type == tf::kind::kLaunch) return RecordKind::Launch;
-  if (type == tf::kind::kTransfer) return RecordKind::Transfer;
-  if (type == tf::kind::kSync) return RecordKind::Sync;
-  if (type == tf::kind::kRangeBegin) return RecordKind::RangeBegin;
-  if (type == tf::kind::kRangeEnd) return RecordKind::RangeEnd;
-  if (type == tf::kind::kDevice) return RecordKind::Device;
-  if (type == tf::kind::kClockSync) return RecordKind::ClockSync;
-  if (type == tf::kind::kProgram) return RecordKind::Program;
-  if (type == tf::kind::kBuild) return RecordKind::Build;
-  if (type == tf::kind::kMark) return RecordKind::Mark;
-  if (type == tf::kind::kWarning) return RecordKind::Warning;
-  if (type == tf::kind::kEnd) return RecordKind::End;
+  if (type == tf::launch::kTypeName) return RecordKind::Launch;
+  if (type == tf::transfer::kTypeName) return RecordKind::Transfer;
+  if (type == tf::sync::kTypeName) return RecordKind::Sync;
+  if (type == tf::range_begin::kTypeName) return RecordKind::RangeBegin;
+  if (type == tf::range_end::kTypeName) return RecordKind::RangeEnd;
+  if (type == tf::device::kTypeName) return RecordKind::Device;
+  if (type == tf::clock_sync::kTypeName) return RecordKind::ClockSync;
+  if (type == tf::program::kTypeName) return RecordKind::Program;
+  if (type == tf::build::kTypeName) return RecordKind::Build;
+  if (type == tf::mark::kTypeName) return RecordKind::Mark;
+  if (type == tf::warning::kTypeName) return RecordKind::Warning;
+  if (type == tf::end::kTypeName) return RecordKind::End;
   return RecordKind::Ignored;  // queue, kernel and record types of later versions
 }
 

@@ -6,7 +6,7 @@
 
 #include <limits>
 
-#include "clprof/trace_format.hpp"
+#include "clprof/trace_schema.hpp"
 
 namespace clprof::readers::detail {
 
@@ -249,10 +249,10 @@ RecordKind TraceParser::parse_general(const char* text, size_t n, bool* closing)
   RecordKind kind;
   {
     od::value tv;
-    error_code e = obj.find_field_unordered(tf::field::kType).get(tv);
+    error_code e = obj.find_field_unordered(tf::type_key).get(tv);
     if (e == simdjson::NO_SUCH_FIELD) fail(text, "expected a \"type\" field in the record");
     if (e) fail_json(e);
-    kind = classify(get_string(tv, tf::field::kType));
+    kind = classify(get_string(tv, tf::type_key));
     bool ignored;
     if (obj.reset().get(ignored)) fail_json(simdjson::TAPE_ERROR);
   }
@@ -320,21 +320,21 @@ void TraceParser::parse_top(const char* text, size_t n, model::Process& proc,
   // The format and version decide whether the rest can be read at all, whatever the
   // key order of a re-formatted document.
   od::value v;
-  error_code e = obj.find_field_unordered(tf::top::kFormat).get(v);
+  error_code e = obj.find_field_unordered(tf::top::format).get(v);
   if (e == simdjson::NO_SUCH_FIELD)
     fail(text, "not a clprof trace: expected a \"format\":\"clprof-trace\" field");
   if (e) fail_json(e);
-  std::string_view format = get_string(v, tf::top::kFormat);
+  std::string_view format = get_string(v, tf::top::format);
   if (format != tf::kFormatName)
     fail(where(v), "not a clprof trace: expected \"format\":\"clprof-trace\", got \"" +
                        quoted_snippet(format) + "\"");
   bool ignored;
   if (obj.reset().get(ignored)) fail_json(simdjson::TAPE_ERROR);
-  e = obj.find_field_unordered(tf::top::kVersion).get(v);
+  e = obj.find_field_unordered(tf::top::version).get(v);
   if (e == simdjson::NO_SUCH_FIELD) fail(text, "expected a \"version\" field");
   if (e) fail_json(e);
   const char* version_at = where(v);
-  int64_t version = get_i64(v, tf::top::kVersion);
+  int64_t version = get_i64(v, tf::top::version);
   if (version < 1) fail(version_at, "\"version\": expected a positive integer");
   if (version > tf::kVersion)
     fail(version_at, "unsupported trace version " + std::to_string(version) +
@@ -344,9 +344,9 @@ void TraceParser::parse_top(const char* text, size_t n, model::Process& proc,
   if (obj.reset().get(ignored)) fail_json(simdjson::TAPE_ERROR);
   bool has_records = false;
   for_each_field(obj, [&](std::string_view key, od::value& fv) {
-    if (key == tf::top::kHeader) {
+    if (key == tf::top::header) {
       parse_header(fv, proc);
-    } else if (key == tf::top::kRecords) {
+    } else if (key == tf::top::records) {
       has_records = true;
       for_each_element(fv, key, "an array of records", [&](od::value& rv) {
         od::object ro;
@@ -364,20 +364,19 @@ void TraceParser::parse_top(const char* text, size_t n, model::Process& proc,
 void TraceParser::parse_header(od::value& hv, model::Process& proc) {
   od::object h;
   if (auto e = hv.get_object().get(h)) {
-    if (e == simdjson::INCORRECT_TYPE) fail_type(hv, tf::top::kHeader, "an object");
+    if (e == simdjson::INCORRECT_TYPE) fail_type(hv, tf::top::header, "an object");
     fail_json(e);
   }
   for_each_field(h, [&](std::string_view key, od::value& v) {
-    namespace hd = tf::header;
-    if (key == hd::kPid)
+    if (key == tf::header::pid)
       proc.pid = get_i64(v, key);
-    else if (key == hd::kStartUnixNs)
+    else if (key == tf::header::start_unix_ns)
       proc.start_unix_ns = get_i64(v, key);
-    else if (key == hd::kHostStartNs)
+    else if (key == tf::header::host_start_ns)
       proc.host_start_ns = get_i64(v, key);
-    else if (key == hd::kHostName)
+    else if (key == tf::header::host_name)
       proc.host_name.assign(get_string(v, key));
-    else if (key == hd::kCommandLine) {
+    else if (key == tf::header::command_line) {
       proc.command_line.clear();
       for_each_element(v, key, "an array of strings",
                        [&](od::value& e) { proc.command_line.emplace_back(get_string(e, key)); });
@@ -392,19 +391,19 @@ void TraceParser::parse_arg(od::value& v, model::KernelArg& a) {
     if (n == 0) {
       std::string_view kind = get_string(x, kKey);
       using K = model::KernelArg::Kind;
-      if (kind == tf::arg_kind::kScalar)
+      if (kind == tf::name(tf::ArgKind::Scalar))
         a.kind = K::Scalar;
-      else if (kind == tf::arg_kind::kBuffer)
+      else if (kind == tf::name(tf::ArgKind::Buffer))
         a.kind = K::Buffer;
-      else if (kind == tf::arg_kind::kLocal)
+      else if (kind == tf::name(tf::ArgKind::Local))
         a.kind = K::Local;
-      else if (kind == tf::arg_kind::kImage)
+      else if (kind == tf::name(tf::ArgKind::Image))
         a.kind = K::Image;
-      else if (kind == tf::arg_kind::kPipe)
+      else if (kind == tf::name(tf::ArgKind::Pipe))
         a.kind = K::Pipe;
-      else if (kind == tf::arg_kind::kSvm)
+      else if (kind == tf::name(tf::ArgKind::Svm))
         a.kind = K::Svm;
-      else if (kind == tf::arg_kind::kSampler)
+      else if (kind == tf::name(tf::ArgKind::Sampler))
         a.kind = K::Sampler;
       else
         a.kind = K::Unset;  // "unset" and kinds of later versions
@@ -449,33 +448,32 @@ void TraceParser::parse_launch(od::object& obj) {
   reset_launch();
   size_t nargs = 0;
   for_each_field(obj, [&](std::string_view key, od::value& v) {
-    namespace f = tf::field;
-    if (key == f::kSeq)
+    if (key == tf::launch::seq)
       l.seq = get_u64(v, key);
-    else if (key == f::kTid)
+    else if (key == tf::launch::tid)
       l.tid = get_u64(v, key);
-    else if (key == f::kRc)
+    else if (key == tf::launch::rc)
       l.rc = get_i32(v, key);
-    else if (key == f::kKernel)
+    else if (key == tf::launch::kernel)
       l.name.assign(get_string(v, key));
-    else if (key == f::kKernelId)
+    else if (key == tf::launch::kernel_id)
       l.kernel_id = get_u64(v, key);
-    else if (key == f::kProgramId)
+    else if (key == tf::launch::program_id)
       l.program_id = get_u64(v, key);
-    else if (key == f::kQueueId)
+    else if (key == tf::launch::queue_id)
       l.queue_id = get_u64(v, key);
-    else if (key == f::kContextId)
+    else if (key == tf::launch::context_id)
       l.context_id = get_u64(v, key);
-    else if (key == f::kDeviceId)
+    else if (key == tf::launch::device_id)
       l.device = map_device(get_u64(v, key));
-    else if (key == f::kGwo) {
+    else if (key == tf::launch::gwo) {
       if (is_null(v, key))
         l.gwo.clear();
       else
         get_u64_array(v, key, l.gwo);
-    } else if (key == f::kGws)
+    } else if (key == tf::launch::gws)
       get_u64_array(v, key, l.gws);
-    else if (key == f::kLws) {
+    else if (key == tf::launch::lws) {
       if (is_null(v, key)) {
         if (l.lws) {
           spare_lws_ = std::move(*l.lws);
@@ -485,26 +483,26 @@ void TraceParser::parse_launch(od::object& obj) {
         if (!l.lws) l.lws.emplace(std::move(spare_lws_));
         get_u64_array(v, key, *l.lws);
       }
-    } else if (key == f::kArgs) {
+    } else if (key == tf::launch::args) {
       nargs = 0;
       for_each_element(v, key, "an array of arguments", [&](od::value& a) {
         parse_arg(a, next_arg(nargs));
         ++nargs;
       });
-    } else if (key == f::kHostNs)
+    } else if (key == tf::launch::host_ns)
       get_host_interval(v, key, l.host_begin_ns, l.host_end_ns);
-    else if (key == f::kDeviceNs) {
+    else if (key == tf::launch::device_ns) {
       int64_t t[4] = {model::kNoTime, model::kNoTime, model::kNoTime, model::kNoTime};
       get_device_times(v, key, t);
       l.queued_ns = t[0];
       l.submit_ns = t[1];
       l.start_ns = t[2];
       l.end_ns = t[3];
-    } else if (key == f::kStatus)
+    } else if (key == tf::launch::status)
       l.status.assign(get_string(v, key));
-    else if (key == f::kRanges)
+    else if (key == tf::launch::ranges)
       get_ranges(v, key, l.ranges);
-    else if (key == f::kApi)
+    else if (key == tf::launch::api)
       l.api.assign(get_string(v, key));
   });
   trim_args(nargs);
@@ -523,41 +521,40 @@ void TraceParser::parse_transfer(od::object& obj) {
   t.blocking = false;
   t.host_begin_ns = t.host_end_ns = model::kNoTime;
   t.queued_ns = t.submit_ns = t.start_ns = t.end_ns = model::kNoTime;
-  t.status.assign(tf::status::kComplete);
+  t.status.assign(tf::name(tf::Status::Complete));
   t.rc = 0;
   t.ranges.clear();
   for_each_field(obj, [&](std::string_view key, od::value& v) {
-    namespace f = tf::field;
-    if (key == f::kSeq)
+    if (key == tf::transfer::seq)
       t.seq = get_u64(v, key);
-    else if (key == f::kTid)
+    else if (key == tf::transfer::tid)
       t.tid = get_u64(v, key);
-    else if (key == f::kRc)
+    else if (key == tf::transfer::rc)
       t.rc = get_i32(v, key);
-    else if (key == f::kApi)
+    else if (key == tf::transfer::api)
       t.api.assign(get_string(v, key));
-    else if (key == f::kOp)
+    else if (key == tf::transfer::op)
       t.op.assign(get_string(v, key));
-    else if (key == f::kQueueId)
+    else if (key == tf::transfer::queue_id)
       t.queue_id = get_u64(v, key);
-    else if (key == f::kDeviceId)
+    else if (key == tf::transfer::device_id)
       t.device = map_device(get_u64(v, key));
-    else if (key == f::kBytes)
+    else if (key == tf::transfer::bytes)
       t.bytes = get_u64(v, key);
-    else if (key == f::kBlocking)
+    else if (key == tf::transfer::blocking)
       t.blocking = get_bool(v, key);
-    else if (key == f::kHostNs)
+    else if (key == tf::transfer::host_ns)
       get_host_interval(v, key, t.host_begin_ns, t.host_end_ns);
-    else if (key == f::kDeviceNs) {
+    else if (key == tf::transfer::device_ns) {
       int64_t x[4] = {model::kNoTime, model::kNoTime, model::kNoTime, model::kNoTime};
       get_device_times(v, key, x);
       t.queued_ns = x[0];
       t.submit_ns = x[1];
       t.start_ns = x[2];
       t.end_ns = x[3];
-    } else if (key == f::kStatus)
+    } else if (key == tf::transfer::status)
       t.status.assign(get_string(v, key));
-    else if (key == f::kRanges)
+    else if (key == tf::transfer::ranges)
       get_ranges(v, key, t.ranges);
   });
 }
@@ -566,30 +563,29 @@ void TraceParser::parse_device(od::object& obj) {
   model::Device d;
   uint64_t local = 0;
   for_each_field(obj, [&](std::string_view key, od::value& v) {
-    namespace dv = tf::device;
-    if (key == tf::field::kId)
+    if (key == tf::device::id)
       local = get_u64(v, key);
-    else if (key == tf::field::kName)
+    else if (key == tf::device::name)
       d.name.assign(get_string(v, key));
-    else if (key == dv::kVendor)
+    else if (key == tf::device::vendor)
       d.vendor.assign(get_string(v, key));
-    else if (key == dv::kPlatform)
+    else if (key == tf::device::platform)
       d.platform.assign(get_string(v, key));
-    else if (key == dv::kPlatformVersion)
+    else if (key == tf::device::platform_version)
       d.platform_version.assign(get_string(v, key));
-    else if (key == dv::kVersion)
+    else if (key == tf::device::version)
       d.version.assign(get_string(v, key));
-    else if (key == dv::kDriverVersion)
+    else if (key == tf::device::driver_version)
       d.driver_version.assign(get_string(v, key));
-    else if (key == dv::kDeviceType)
+    else if (key == tf::device::device_type)
       d.type.assign(get_string(v, key));
-    else if (key == dv::kComputeUnits)
+    else if (key == tf::device::compute_units)
       d.compute_units = get_u32(v, key);
-    else if (key == dv::kMaxClockMhz)
+    else if (key == tf::device::max_clock_mhz)
       d.max_clock_mhz = get_u32(v, key);
-    else if (key == dv::kGlobalMemBytes)
+    else if (key == tf::device::global_mem_bytes)
       d.global_mem_bytes = get_u64(v, key);
-    else if (key == dv::kLocalMemBytes)
+    else if (key == tf::device::local_mem_bytes)
       d.local_mem_bytes = get_u64(v, key);
   });
   auto& slot = meta_->add(RecordKind::Device, meta_->devices);
@@ -600,12 +596,12 @@ void TraceParser::parse_device(od::object& obj) {
 void TraceParser::parse_clock_sync(od::object& obj) {
   ClockSyncRecord& c = meta_->add(RecordKind::ClockSync, meta_->clock_syncs);
   for_each_field(obj, [&](std::string_view key, od::value& v) {
-    if (key == tf::field::kDeviceId)
+    if (key == tf::clock_sync::device_id)
       c.device = get_u64(v, key);
-    else if (key == tf::field::kOffsetNs) {
+    else if (key == tf::clock_sync::offset_ns) {
       c.offset_ns = get_i64(v, key);
       c.has_offset = true;
-    } else if (key == tf::field::kMethod)
+    } else if (key == tf::clock_sync::method)
       c.method.assign(get_string(v, key));
   });
 }
@@ -614,16 +610,15 @@ void TraceParser::parse_program(od::object& obj) {
   model::Program& p = meta_->add(RecordKind::Program, meta_->programs);
   p.process = process_;
   for_each_field(obj, [&](std::string_view key, od::value& v) {
-    namespace f = tf::field;
-    if (key == f::kId)
+    if (key == tf::program::id)
       p.id = get_u64(v, key);
-    else if (key == f::kOrigin)
+    else if (key == tf::program::origin)
       p.origin.assign(get_string(v, key));
-    else if (key == f::kSourceHash)
+    else if (key == tf::program::source_hash)
       p.source_hash.assign(get_string(v, key));
-    else if (key == f::kSourceBytes)
+    else if (key == tf::program::source_bytes)
       p.source_bytes = get_u64(v, key);
-    else if (key == f::kSource)
+    else if (key == tf::program::source)
       p.source.assign(get_string(v, key));
   });
 }
@@ -633,21 +628,20 @@ void TraceParser::parse_build(od::object& obj) {
   model::Build& b = rec.build;
   b.process = process_;
   for_each_field(obj, [&](std::string_view key, od::value& v) {
-    namespace f = tf::field;
-    if (key == f::kProgramId)
+    if (key == tf::build::program_id)
       b.program_id = get_u64(v, key);
-    else if (key == f::kApi)
+    else if (key == tf::build::api)
       b.api.assign(get_string(v, key));
-    else if (key == f::kOptions)
+    else if (key == tf::build::options)
       b.options.assign(get_string(v, key));
-    else if (key == f::kDeviceIds) {
+    else if (key == tf::build::device_ids) {
       for_each_element(v, key, "an array of device ids",
                        [&](od::value& e) { rec.devices.push_back(get_u64(e, key)); });
-    } else if (key == f::kHostNs)
+    } else if (key == tf::build::host_ns)
       get_host_interval(v, key, b.host_begin_ns, b.host_end_ns);
-    else if (key == f::kRc)
+    else if (key == tf::build::rc)
       b.rc = get_i32(v, key);
-    else if (key == f::kKernels) {
+    else if (key == tf::build::kernels) {
       for_each_element(v, key, "an array of kernel names",
                        [&](od::value& e) { b.kernels.emplace_back(get_string(e, key)); });
     }
@@ -658,18 +652,17 @@ void TraceParser::parse_sync(od::object& obj) {
   model::Sync& s = meta_->add(RecordKind::Sync, meta_->syncs);
   s.process = process_;
   for_each_field(obj, [&](std::string_view key, od::value& v) {
-    namespace f = tf::field;
-    if (key == f::kSeq)
+    if (key == tf::sync::seq)
       s.seq = get_u64(v, key);
-    else if (key == f::kTid)
+    else if (key == tf::sync::tid)
       s.tid = get_u64(v, key);
-    else if (key == f::kRc)
+    else if (key == tf::sync::rc)
       s.rc = get_i32(v, key);
-    else if (key == f::kApi)
+    else if (key == tf::sync::api)
       s.api.assign(get_string(v, key));
-    else if (key == f::kQueueId)
+    else if (key == tf::sync::queue_id)
       s.queue_id = get_u64(v, key);
-    else if (key == f::kHostNs)
+    else if (key == tf::sync::host_ns)
       get_host_interval(v, key, s.host_begin_ns, s.host_end_ns);
   });
 }
@@ -678,16 +671,15 @@ void TraceParser::parse_range_begin(od::object& obj) {
   model::Range& r = meta_->add(RecordKind::RangeBegin, meta_->range_begins);
   r.process = process_;
   for_each_field(obj, [&](std::string_view key, od::value& v) {
-    namespace f = tf::field;
-    if (key == f::kId)
+    if (key == tf::range_begin::id)
       r.id = get_range_id(v, key);
-    else if (key == f::kParent)
+    else if (key == tf::range_begin::parent)
       r.parent = get_range_id(v, key);
-    else if (key == f::kName)
+    else if (key == tf::range_begin::name)
       r.name.assign(get_string(v, key));
-    else if (key == f::kTid)
+    else if (key == tf::range_begin::tid)
       r.tid = get_u64(v, key);
-    else if (key == f::kHostNs) {
+    else if (key == tf::range_begin::host_ns) {
       int64_t e;
       get_host_interval(v, key, r.host_begin_ns, e);
     }
@@ -697,12 +689,11 @@ void TraceParser::parse_range_begin(od::object& obj) {
 void TraceParser::parse_range_end(od::object& obj) {
   RangeEndRecord& r = meta_->add(RecordKind::RangeEnd, meta_->range_ends);
   for_each_field(obj, [&](std::string_view key, od::value& v) {
-    namespace f = tf::field;
-    if (key == f::kId)
+    if (key == tf::range_end::id)
       r.id = get_range_id(v, key);
-    else if (key == f::kOpen)
+    else if (key == tf::range_end::open)
       r.open = get_bool(v, key);
-    else if (key == f::kHostNs) {
+    else if (key == tf::range_end::host_ns) {
       int64_t b;
       get_host_interval(v, key, b, r.end_ns);
     }
@@ -713,12 +704,11 @@ void TraceParser::parse_mark(od::object& obj) {
   model::Run::Mark& m = meta_->add(RecordKind::Mark, meta_->marks);
   m.process = process_;
   for_each_field(obj, [&](std::string_view key, od::value& v) {
-    namespace f = tf::field;
-    if (key == f::kName)
+    if (key == tf::mark::name)
       m.name.assign(get_string(v, key));
-    else if (key == f::kTid)
+    else if (key == tf::mark::tid)
       m.tid = get_u64(v, key);
-    else if (key == f::kHostNs) {
+    else if (key == tf::mark::host_ns) {
       int64_t e;
       get_host_interval(v, key, m.host_ns, e);
     }
@@ -728,16 +718,16 @@ void TraceParser::parse_mark(od::object& obj) {
 void TraceParser::parse_warning(od::object& obj) {
   std::string& message = meta_->add(RecordKind::Warning, meta_->warnings);
   for_each_field(obj, [&](std::string_view key, od::value& v) {
-    if (key == tf::field::kMessage) message.assign(get_string(v, key));
+    if (key == tf::warning::message) message.assign(get_string(v, key));
   });
 }
 
 void TraceParser::parse_end(od::object& obj) {
   EndRecord& e = meta_->add(RecordKind::End, meta_->ends);
   for_each_field(obj, [&](std::string_view key, od::value& v) {
-    if (key == tf::field::kIncomplete)
+    if (key == tf::end::incomplete)
       e.incomplete = get_u64(v, key);
-    else if (key == tf::field::kDropped)
+    else if (key == tf::end::dropped)
       e.dropped = get_u64(v, key);
   });
 }

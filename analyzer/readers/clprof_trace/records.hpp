@@ -18,7 +18,7 @@
 
 #include <simdjson.h>
 
-#include "clprof/trace_format.hpp"
+#include "clprof/trace_schema.hpp"
 #include "model.hpp"
 #include "readers/clprof_trace/meta.hpp"
 
@@ -253,7 +253,7 @@ class TraceParser {
     }
     l.host_begin_ns = l.host_end_ns = model::kNoTime;
     l.queued_ns = l.submit_ns = l.start_ns = l.end_ns = model::kNoTime;
-    l.status.assign(clprof::trace::status::kComplete);
+    l.status.assign(clprof::trace::name(clprof::trace::Status::Complete));
     l.rc = 0;
     l.ranges.clear();
     l.duration_override_ns.reset();

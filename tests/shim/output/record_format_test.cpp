@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "clprof/trace_format.hpp"
+#include "clprof/trace_schema.hpp"
 #include "output/record_format.hpp"
 #include "output/utf8.hpp"
 
@@ -524,35 +524,50 @@ TEST_CASE("launch text cache: an argument that changes at every launch, then rep
   for (std::uint64_t i = 0; i < 300; ++i) check_same(i * 0x9e3779b97f4a7c15ULL, 1 + i % 8);
 }
 
-// The hot-path formatter spells its keys as literals for speed; this ties every key it
-// writes to the shared schema in trace_format.hpp, so writer and reader cannot drift apart.
-TEST_CASE("every key the formatter writes is a trace_format.hpp constant") {
-  namespace tf = clprof::trace;
-  const std::string_view known[] = {
-      tf::field::kType,     tf::field::kSeq,       tf::field::kTid,       tf::field::kRc,
-      tf::field::kApi,      tf::field::kKernel,    tf::field::kKernelId,  tf::field::kProgramId,
-      tf::field::kQueueId,  tf::field::kContextId, tf::field::kDeviceId,  tf::field::kGwo,
-      tf::field::kGws,      tf::field::kLws,       tf::field::kArgs,      tf::field::kHostNs,
-      tf::field::kDeviceNs, tf::field::kStatus,    tf::field::kExecStatus, tf::field::kRanges,
-      tf::field::kOp,       tf::field::kBytes,     tf::field::kBlocking,  tf::field::kArgsTotal};
+// The hot-path formatter copies its keys from the schema (trace_schema.hpp); this checks
+// that it writes exactly the schema's fields, in the schema's order: every key it writes
+// is one of the record type's fields, and every field the schema says is always written
+// is there.
+TEST_CASE("the formatter writes each record type's schema fields, in order") {
+  namespace ts = clprof::trace;
   auto launch = vadd_launch();
   launch->status = OpStatus::Error;
   launch->exec_status = -5;
+  launch->api = "clEnqueueTask";
+  launch->total_args = 40;
   auto transfer = blank(RecordKind::Transfer);
   transfer->api = "clEnqueueReadBuffer";
   auto sync = blank(RecordKind::Sync);
   sync->api = "clFinish";
-  for (const OpRecord* r : {launch.get(), transfer.get(), sync.get()}) {
+  const std::pair<const OpRecord*, ts::RecordType> records[] = {
+      {launch.get(), ts::RecordType::Launch},
+      {transfer.get(), ts::RecordType::Transfer},
+      {sync.get(), ts::RecordType::Sync}};
+  for (const auto& [r, type] : records) {
+    CAPTURE(ts::name(type));
+    const auto& schema = ts::kRecordFields[static_cast<unsigned>(type)];
     const std::string s = format(*r);
     rapidjson::Document d;
     d.Parse(s.c_str());
     REQUIRE_FALSE(d.HasParseError());
-    for (auto m = d.MemberBegin(); m != d.MemberEnd(); ++m) {
+    auto m = d.MemberBegin();
+    REQUIRE(m != d.MemberEnd());
+    CHECK(std::string_view(m->name.GetString()) == "type");
+    CHECK(std::string_view(m->value.GetString()) == ts::name(type));
+    std::size_t next = 0;  // the schema row the next key may be at or after
+    for (++m; m != d.MemberEnd(); ++m) {
       const std::string_view key(m->name.GetString(), m->name.GetStringLength());
-      bool found = false;
-      for (std::string_view k : known) found = found || k == key;
-      CHECK_MESSAGE(found, "key not in trace_format.hpp: " << key);
+      const std::size_t i = ts::find_field(schema.fields, schema.count, key);
+      CHECK_MESSAGE(i < schema.count, "key not in the schema: " << key);
+      CHECK_MESSAGE(i >= next, "key out of the schema's order: " << key);
+      for (; next < i && next < schema.count; ++next)
+        CHECK_MESSAGE(schema.fields[next].presence == ts::Presence::Optional,
+                      "missing: " << schema.fields[next].key);
+      next = i + 1;
     }
+    for (; next < schema.count; ++next)
+      CHECK_MESSAGE(schema.fields[next].presence == ts::Presence::Optional,
+                    "missing: " << schema.fields[next].key);
   }
 }
 
