@@ -12,7 +12,10 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "clprof/trace_schema.hpp"
 
 namespace clprof::model {
 
@@ -26,15 +29,17 @@ struct Device {
   uint32_t max_clock_mhz = 0;
   uint64_t global_mem_bytes = 0;
   uint64_t local_mem_bytes = 0;
+  uint64_t timer_resolution_ns = 0;
   // host_ns = device_ns + device_to_host_offset_ns, when has_clock_offset.
   bool has_clock_offset = false;
   int64_t device_to_host_offset_ns = 0;
+  uint64_t clock_uncertainty_ns = 0;  // half-width of the interval the offset lies in
   std::string clock_method;  // "clGetDeviceAndHostTimer", "enqueue_bracket", ...
 };
 
 // One kernel argument as it was at launch time (trace_schema.hpp ArgKind).
 struct KernelArg {
-  enum class Kind : uint8_t { Unset, Scalar, Buffer, Image, Pipe, Local, Svm, Sampler };
+  using Kind = clprof::trace::ArgKind;  // Unset, Scalar, Buffer, Image, Pipe, Local, Svm, Sampler
   Kind kind = Kind::Unset;
   uint32_t size = 0;        // bytes passed to clSetKernelArg
   std::string hex;          // scalar bytes in memory order (lower-case hex)
@@ -74,6 +79,8 @@ struct Launch {
   int64_t queued_ns = kNoTime, submit_ns = kNoTime, start_ns = kNoTime, end_ns = kNoTime;
   std::string status = "complete";  // trace_schema.hpp Status names
   int32_t rc = 0;
+  int32_t exec_status = 0;  // with status "error": the negative execution status
+  uint32_t args_total = 0;  // the kernel's argument count when args holds fewer, else 0
   std::vector<uint64_t> ranges;  // Range ids, outermost first
   // Importers that only know a duration set this and leave device times kNoTime.
   std::optional<int64_t> duration_override_ns;
@@ -81,10 +88,13 @@ struct Launch {
   std::map<std::string, std::string> extra;
 
   bool has_device_times() const { return start_ns != kNoTime && end_ns != kNoTime; }
-  // Device execution time (end - start), or the importer's duration; nullopt if unknown.
+  // Device execution time (end - start), or the importer's duration; nullopt if unknown,
+  // if end < start, or if the difference does not fit in 64 bits.
   std::optional<int64_t> duration_ns() const {
     if (duration_override_ns) return duration_override_ns;
-    if (has_device_times() && end_ns >= start_ns) return end_ns - start_ns;
+    int64_t d;
+    if (has_device_times() && end_ns >= start_ns && !__builtin_sub_overflow(end_ns, start_ns, &d))
+      return d;
     return std::nullopt;
   }
 };
@@ -103,6 +113,7 @@ struct Transfer {
   int64_t queued_ns = kNoTime, submit_ns = kNoTime, start_ns = kNoTime, end_ns = kNoTime;
   std::string status = "complete";
   int32_t rc = 0;
+  int32_t exec_status = 0;  // with status "error"
   std::vector<uint64_t> ranges;
 };
 
@@ -119,6 +130,7 @@ struct Sync {
 struct Program {
   uint64_t id = 0;
   uint32_t process = 0;
+  uint64_t context_id = 0;
   std::string origin;       // source | binary | il | builtin | link
   std::string source_hash;
   uint64_t source_bytes = 0;
@@ -134,7 +146,28 @@ struct Build {
   std::vector<uint32_t> devices;
   int64_t host_begin_ns = kNoTime, host_end_ns = kNoTime;
   int32_t rc = 0;
+  std::vector<int32_t> build_status;  // per device, after the call
   std::vector<std::string> kernels;
+  std::string source_hash;
+};
+
+// A command queue (clprof traces).
+struct Queue {
+  uint64_t id = 0;
+  uint32_t process = 0;
+  uint64_t context_id = 0;
+  uint32_t device = 0;      // Device::id, 0 = unknown
+  uint64_t properties = 0;  // CL_QUEUE_PROPERTIES as the app asked
+  bool profiling_added = false;
+};
+
+// A kernel object (clprof traces).
+struct Kernel {
+  uint64_t id = 0;
+  uint32_t process = 0;
+  uint64_t program_id = 0, context_id = 0;
+  std::string name;
+  uint32_t num_args = 0;
 };
 
 // A layer timing that does not come with kernels (e.g. Caffe per_layer_info).
@@ -145,19 +178,35 @@ struct LayerTiming {
   uint32_t iteration = 0;
 };
 
+// A warning record the shim wrote into its trace.
+struct ShimWarning {
+  std::string message;
+  int64_t host_ns = kNoTime;
+  bool operator==(const ShimWarning& o) const {
+    return message == o.message && host_ns == o.host_ns;
+  }
+};
+
 struct Process {
   int64_t pid = 0;
+  int64_t ppid = 0;
   std::vector<std::string> command_line;
   int64_t start_unix_ns = kNoTime;
   int64_t host_start_ns = kNoTime;  // absolute CLOCK_MONOTONIC of host time 0
+  std::string host_clock;           // "CLOCK_MONOTONIC"
   std::string host_name;
+  std::string clprof_version;
+  std::string session_id;  // the recorded run (trace version 2; "" before)
+  std::vector<std::pair<std::string, std::string>> settings;  // CLPROF_* in force
   std::string source;        // file it was read from
   std::string source_format;  // "clprof-trace", "armnn", "dvdt-prof", "chrome", "caffe"
   int trace_version = 0;
   bool truncated = false;     // no end record
   uint64_t incomplete_events = 0;
   uint64_t dropped_records = 0;
-  std::vector<std::string> warnings;  // warning records of the shim
+  int64_t end_host_ns = kNoTime;  // the end record's time
+  std::vector<std::pair<std::string, uint64_t>> record_counts;  // the end record's counts
+  std::vector<ShimWarning> warnings;  // warning records of the shim
   // Whole-inference wall times an importer knows (Arm NN "Wall clock time"), per iteration.
   std::vector<int64_t> iteration_wall_ns;
 };
@@ -169,6 +218,8 @@ struct Run {
   std::vector<Range> ranges;
   std::vector<Program> programs;
   std::vector<Build> builds;
+  std::vector<Queue> queues;
+  std::vector<Kernel> kernels;
   std::vector<Launch> launches;
   std::vector<Transfer> transfers;
   std::vector<Sync> syncs;

@@ -39,6 +39,11 @@ struct Diagnostics {
   std::vector<std::string> warnings;
 };
 
+// `text` (from an input file: a name, a token) made safe to print in a message: control
+// characters, DEL and bytes that are not UTF-8 become \n, \t, \xNN escapes, a backslash
+// becomes \\; at most `max_bytes` bytes of `text` are shown, then "...". Pure.
+std::string printable(std::string_view text, size_t max_bytes = 200);
+
 class Reader {
  public:
   virtual ~Reader() = default;

@@ -6,7 +6,7 @@
 //
 // Layout of a trace file (one JSON document, one record per line):
 //
-//   {"format":"clprof-trace","version":1,"header":{...},"records":[
+//   {"format":"clprof-trace","version":2,"header":{...},"records":[
 //   {"type":"device",...},
 //   {"type":"launch",...},
 //   ...
@@ -36,8 +36,10 @@ namespace clprof::trace {
 inline constexpr std::string_view kFormatName = "clprof-trace";
 // Version history (docs/trace-format.md "Versions"):
 //   1: first version.
+//   2: header.session_id (the recorded run a process belongs to); readers check every
+//      record against this schema (version 1 traces are read by the same rules).
 // Readers read every version from kOldestVersion to kVersion; writers write kVersion.
-inline constexpr int kVersion = 1;
+inline constexpr int kVersion = 2;
 inline constexpr int kOldestVersion = 1;
 
 // Scalar arguments keep at most this many bytes in their hex text.
@@ -49,32 +51,33 @@ inline constexpr unsigned kMaxWorkDim = 3;
 
 // ---- value types ------------------------------------------------------------------------
 // What a field's JSON value must be; readers check it and range-check numbers.
-#define CLPROF_TRACE_TYPES(X)                                                            \
-  X(Uint, "uint", "an integer in [0, 2^64)")                                             \
-  X(Int, "int", "an integer in [-2^63, 2^63)")                                           \
-  X(Uint32, "uint32", "an integer in [0, 2^32)")                                         \
-  X(Int32, "int32", "an integer in [-2^31, 2^31)")                                       \
-  X(Seq, "seq", "an integer in [1, 2^64): unique among a trace's launch, transfer and "  \
-                "sync records")                                                          \
-  X(RangeId, "range id", "an integer in [0, 2^40): 0 = none")                            \
-  X(Bool, "bool", "true or false")                                                       \
-  X(String, "string", "a string")                                                        \
-  X(Status, "status", "one of the Status names")                                         \
-  X(TransferOp, "op", "one of the TransferOp names")                                     \
-  X(Uints, "[uint]", "an array of uint")                                                 \
-  X(Int32s, "[int32]", "an array of int32")                                              \
-  X(Strings, "[string]", "an array of strings")                                          \
-  X(RangeIds, "[range id]", "an array of range ids (1 to 2^40 - 1)")                     \
-  X(WorkSizes, "[uint] (1-3)", "an array of 1 to 3 uint")                                \
-  X(WorkSizesOrNull, "[uint] (1-3) or null", "null or an array of 1 to 3 uint")          \
-  X(Args, "[arg]", "an array of kernel arguments, each an array (ArgKind)")              \
-  X(HostSpan, "[begin, end]", "two int: the begin and end of a call")                    \
-  X(HostInstant, "int", "an int: one instant")                                           \
-  X(DeviceTimes, "[queued, submit, start, end] or null",                                 \
-    "null, or four integers in [0, 2^63)")                                               \
-  X(StringMap, "{string: string}", "an object of strings")                               \
-  X(CountMap, "{string: uint}", "an object of uint")                                     \
-  X(Object, "object", "an object")                                                       \
+#define CLPROF_TRACE_TYPES(X)                                                                   \
+  X(Uint, "uint", "an integer in [0, 2^64)")                                                    \
+  X(Int, "int", "an integer in [-2^63, 2^63)")                                                  \
+  X(Uint32, "uint32", "an integer in [0, 2^32)")                                                \
+  X(Int32, "int32", "an integer in [-2^31, 2^31)")                                              \
+  X(Id, "id", "an integer in [1, 2^64): a clprof object id, never reused in a trace")           \
+  X(Seq, "seq",                                                                                 \
+    "an integer in [1, 2^64): unique among a trace's launch, transfer and "                     \
+    "sync records")                                                                             \
+  X(RangeId, "range id", "an integer in [0, 2^40): 0 = none")                                   \
+  X(Bool, "bool", "true or false")                                                              \
+  X(String, "string", "a string")                                                               \
+  X(Status, "status", "one of the Status names")                                                \
+  X(TransferOp, "op", "one of the TransferOp names")                                            \
+  X(Uints, "[uint]", "an array of uint")                                                        \
+  X(Int32s, "[int32]", "an array of int32")                                                     \
+  X(Strings, "[string]", "an array of strings")                                                 \
+  X(RangeIds, "[range id]", "an array of range ids (1 to 2^40 - 1)")                            \
+  X(WorkSizes, "[uint] (1-3)", "an array of 1 to 3 uint")                                       \
+  X(WorkSizesOrNull, "[uint] (1-3) or null", "null or an array of 1 to 3 uint")                 \
+  X(Args, "[arg]", "an array of kernel arguments, each an array (ArgKind)")                     \
+  X(HostSpan, "[begin, end]", "two int: the begin and end of a call")                           \
+  X(HostInstant, "int", "an int: one instant")                                                  \
+  X(DeviceTimes, "[queued, submit, start, end] or null", "null, or four integers in [0, 2^63)") \
+  X(StringMap, "{string: string}", "an object of strings")                                      \
+  X(CountMap, "{string: uint}", "an object of uint")                                            \
+  X(Object, "object", "an object")                                                              \
   X(Records, "[record]", "an array of record objects")
 
 #define CLPROF_TRACE_ENUMERATOR(name, ...) name,
@@ -90,34 +93,34 @@ enum class Presence : std::uint8_t { Required, Always, Optional };
 
 // ---- enums of values ----------------------------------------------------------------------
 // X(Enumerator, name, "doc"); the JSON text is the name.
-#define CLPROF_TRACE_STATUSES(X)                                                               \
-  X(Complete, complete, "the command ran (device_ns null if its times could not be read)")    \
-  X(Incomplete, incomplete,                                                                    \
-    "still pending at exit after CLPROF_EXIT_WAIT_MS, or the driver returned no event")      \
-  X(Error, error, "the command failed: exec_status is its negative execution status")        \
+#define CLPROF_TRACE_STATUSES(X)                                                           \
+  X(Complete, complete, "the command ran (device_ns null if its times could not be read)") \
+  X(Incomplete, incomplete,                                                                \
+    "still pending at exit after CLPROF_EXIT_WAIT_MS, or the driver returned no event")    \
+  X(Error, error, "the command failed: exec_status is its negative execution status")      \
   X(NotEnqueued, not_enqueued, "the enqueue call failed (rc != 0)")
 
-#define CLPROF_TRACE_TRANSFER_OPS(X)          \
-  X(Read, read, "device -> host")             \
-  X(Write, write, "host -> device")           \
-  X(Copy, copy, "device -> device")           \
-  X(Fill, fill, "a pattern -> device")        \
-  X(Map, map, "a mapping for the host")       \
+#define CLPROF_TRACE_TRANSFER_OPS(X)    \
+  X(Read, read, "device -> host")       \
+  X(Write, write, "host -> device")     \
+  X(Copy, copy, "device -> device")     \
+  X(Fill, fill, "a pattern -> device")  \
+  X(Map, map, "a mapping for the host") \
   X(Unmap, unmap, "the end of a mapping")
 
 // Kernel arguments: X(Enumerator, name, min elements, max elements, "layout", "doc").
 // Each element of a launch's "args" is an array [name, ...] of that layout.
-#define CLPROF_TRACE_ARG_KINDS(X)                                                             \
-  X(Unset, unset, 1, 1, R"(["unset"])", "never set before the launch")                        \
-  X(Scalar, scalar, 3, 4, R"(["scalar", size, "hex", value])",                                \
-    "bytes in memory order (at most 64 kept in hex); value, their little-endian unsigned "    \
-    "integer, only for size 1, 2, 4 and 8")                                                   \
-  X(Buffer, buffer, 4, 4, R"(["buffer", size, mem_id, mem_bytes])",                          \
-    "a cl_mem buffer (mem_id 0 = NULL) and its size in bytes")                                \
-  X(Image, image, 4, 4, R"(["image", size, mem_id, mem_bytes])", "an image")                  \
-  X(Pipe, pipe, 4, 4, R"(["pipe", size, mem_id, mem_bytes])", "a pipe")                       \
-  X(Local, local, 2, 2, R"(["local", size])", "__local memory of size bytes (value NULL)")    \
-  X(Svm, svm, 3, 3, R"(["svm", 0, "0x7f..."])", "clSetKernelArgSVMPointer")                   \
+#define CLPROF_TRACE_ARG_KINDS(X)                                                          \
+  X(Unset, unset, 1, 1, R"(["unset"])", "never set before the launch")                     \
+  X(Scalar, scalar, 3, 4, R"(["scalar", size, "hex", value])",                             \
+    "bytes in memory order (at most 64 kept in hex); value, their little-endian unsigned " \
+    "integer, only for size 1, 2, 4 and 8")                                                \
+  X(Buffer, buffer, 4, 4, R"(["buffer", size, mem_id, mem_bytes])",                        \
+    "a cl_mem buffer (mem_id 0 = NULL) and its size in bytes")                             \
+  X(Image, image, 4, 4, R"(["image", size, mem_id, mem_bytes])", "an image")               \
+  X(Pipe, pipe, 4, 4, R"(["pipe", size, mem_id, mem_bytes])", "a pipe")                    \
+  X(Local, local, 2, 2, R"(["local", size])", "__local memory of size bytes (value NULL)") \
+  X(Svm, svm, 3, 3, R"(["svm", 0, "0x7f..."])", "clSetKernelArgSVMPointer")                \
   X(Sampler, sampler, 3, 3, R"(["sampler", size, sampler_id])", "a sampler")
 
 enum class Status : std::uint8_t { CLPROF_TRACE_STATUSES(CLPROF_TRACE_ENUMERATOR) };
@@ -126,20 +129,20 @@ enum class ArgKind : std::uint8_t { CLPROF_TRACE_ARG_KINDS(CLPROF_TRACE_ENUMERAT
 
 // ---- record types -------------------------------------------------------------------------
 // X(Enumerator, name, "doc"); the value of "type" is the name.
-#define CLPROF_TRACE_RECORD_TYPES(X)                                                           \
-  X(Device, device, "an OpenCL device, when first seen")                                      \
-  X(ClockSync, clock_sync, "how a device clock maps to the host clock")                      \
-  X(Queue, queue, "a command queue")                                                          \
-  X(Program, program, "a program object")                                                     \
-  X(Build, build, "a clBuildProgram, clCompileProgram or clLinkProgram call")                 \
-  X(Kernel, kernel, "a kernel object")                                                        \
-  X(Launch, launch, "a kernel launch (clEnqueueNDRangeKernel, clEnqueueTask)")                \
-  X(Transfer, transfer, "a read, write, copy, fill, map or unmap command")                    \
-  X(Sync, sync, "a host wait: clFinish, clWaitForEvents")                                     \
-  X(RangeBegin, range_begin, "the app opened a range (clprof_range_push)")                    \
-  X(RangeEnd, range_end, "a range closed (clprof_range_pop, or at exit)")                     \
-  X(Mark, mark, "an instant marker (clprof_mark)")                                            \
-  X(Warning, warning, "something the shim noticed while recording")                          \
+#define CLPROF_TRACE_RECORD_TYPES(X)                                           \
+  X(Device, device, "an OpenCL device, when first seen")                       \
+  X(ClockSync, clock_sync, "how a device clock maps to the host clock")        \
+  X(Queue, queue, "a command queue")                                           \
+  X(Program, program, "a program object")                                      \
+  X(Build, build, "a clBuildProgram, clCompileProgram or clLinkProgram call")  \
+  X(Kernel, kernel, "a kernel object")                                         \
+  X(Launch, launch, "a kernel launch (clEnqueueNDRangeKernel, clEnqueueTask)") \
+  X(Transfer, transfer, "a read, write, copy, fill, map or unmap command")     \
+  X(Sync, sync, "a host wait: clFinish, clWaitForEvents")                      \
+  X(RangeBegin, range_begin, "the app opened a range (clprof_range_push)")     \
+  X(RangeEnd, range_end, "a range closed (clprof_range_pop, or at exit)")      \
+  X(Mark, mark, "an instant marker (clprof_mark)")                             \
+  X(Warning, warning, "something the shim noticed while recording")            \
   X(End, end, "the last record of a complete trace")
 
 enum class RecordType : std::uint8_t { CLPROF_TRACE_RECORD_TYPES(CLPROF_TRACE_ENUMERATOR) };
@@ -149,58 +152,60 @@ enum class RecordType : std::uint8_t { CLPROF_TRACE_RECORD_TYPES(CLPROF_TRACE_EN
 // X(key, Type, Unit, Clock, Presence, "doc"), in the order the shim writes them.
 
 // The top-level object.
-#define CLPROF_TRACE_TOP_FIELDS(X)                                                     \
-  X(format, String, None, None, Required, "\"clprof-trace\"")                          \
-  X(version, Int, None, None, Required, "the schema version the writer followed")     \
-  X(header, Object, None, None, Always, "the process's facts (below)")                 \
+#define CLPROF_TRACE_TOP_FIELDS(X)                                                \
+  X(format, String, None, None, Required, "\"clprof-trace\"")                     \
+  X(version, Int, None, None, Required, "the schema version the writer followed") \
+  X(header, Object, None, None, Always, "the process's facts (below)")            \
   X(records, Records, None, None, Required, "the records, one per line")
 
 #define CLPROF_TRACE_HEADER_FIELDS(X)                                                          \
   X(pid, Int, None, None, Required, "process id")                                              \
   X(ppid, Int, None, None, Always, "parent process id")                                        \
   X(command_line, Strings, None, None, Always, "argv of the process (/proc/self/cmdline)")     \
-  X(start_unix_ns, Int, Ns, Unix, Always, "when tracing started")                               \
+  X(start_unix_ns, Int, Ns, Unix, Always, "when tracing started")                              \
   X(host_start_ns, Int, Ns, HostAbs, Always, "the host clock at which relative host_ns is 0")  \
-  X(host_clock, String, None, None, Always, "\"CLOCK_MONOTONIC\"")                              \
+  X(host_clock, String, None, None, Always, "\"CLOCK_MONOTONIC\"")                             \
   X(host_name, String, None, None, Always, "gethostname()")                                    \
   X(clprof_version, String, None, None, Always, "version of the shim that wrote the file")     \
-  X(settings, StringMap, None, None, Always, "every CLPROF_* setting in force, name -> value")
+  X(settings, StringMap, None, None, Always, "every CLPROF_* setting in force, name -> value") \
+  X(session_id, String, None, None, Always,                                                    \
+    "the recorded run (CLPROF_SESSION_ID), the same in all its processes; since version 2")
 
-#define CLPROF_TRACE_DEVICE_FIELDS(X)                                                     \
-  X(id, Uint, None, None, Required, "clprof device id")                                   \
-  X(name, String, None, None, Always, "CL_DEVICE_NAME")                                   \
-  X(vendor, String, None, None, Always, "CL_DEVICE_VENDOR")                               \
-  X(platform, String, None, None, Always, "CL_PLATFORM_NAME")                             \
-  X(platform_version, String, None, None, Always, "CL_PLATFORM_VERSION")                  \
-  X(version, String, None, None, Always, "CL_DEVICE_VERSION")                             \
-  X(driver_version, String, None, None, Always, "CL_DRIVER_VERSION")                      \
-  X(device_type, String, None, None, Always, "CPU, GPU, ACCELERATOR, CUSTOM or DEFAULT")  \
-  X(compute_units, Uint32, None, None, Always, "CL_DEVICE_MAX_COMPUTE_UNITS")             \
-  X(max_clock_mhz, Uint32, Mhz, None, Always, "CL_DEVICE_MAX_CLOCK_FREQUENCY")            \
-  X(global_mem_bytes, Uint, Bytes, None, Always, "CL_DEVICE_GLOBAL_MEM_SIZE")             \
-  X(local_mem_bytes, Uint, Bytes, None, Always, "CL_DEVICE_LOCAL_MEM_SIZE")               \
+#define CLPROF_TRACE_DEVICE_FIELDS(X)                                                    \
+  X(id, Id, None, None, Required, "clprof device id")                                    \
+  X(name, String, None, None, Always, "CL_DEVICE_NAME")                                  \
+  X(vendor, String, None, None, Always, "CL_DEVICE_VENDOR")                              \
+  X(platform, String, None, None, Always, "CL_PLATFORM_NAME")                            \
+  X(platform_version, String, None, None, Always, "CL_PLATFORM_VERSION")                 \
+  X(version, String, None, None, Always, "CL_DEVICE_VERSION")                            \
+  X(driver_version, String, None, None, Always, "CL_DRIVER_VERSION")                     \
+  X(device_type, String, None, None, Always, "CPU, GPU, ACCELERATOR, CUSTOM or DEFAULT") \
+  X(compute_units, Uint32, None, None, Always, "CL_DEVICE_MAX_COMPUTE_UNITS")            \
+  X(max_clock_mhz, Uint32, Mhz, None, Always, "CL_DEVICE_MAX_CLOCK_FREQUENCY")           \
+  X(global_mem_bytes, Uint, Bytes, None, Always, "CL_DEVICE_GLOBAL_MEM_SIZE")            \
+  X(local_mem_bytes, Uint, Bytes, None, Always, "CL_DEVICE_LOCAL_MEM_SIZE")              \
   X(timer_resolution_ns, Uint, Ns, None, Always, "CL_DEVICE_PROFILING_TIMER_RESOLUTION")
 
-#define CLPROF_TRACE_CLOCK_SYNC_FIELDS(X)                                                    \
-  X(device_id, Uint, None, None, Required, "the device")                                     \
-  X(method, String, None, None, Always, "clGetDeviceAndHostTimer or enqueue_bracket")        \
-  X(offset_ns, Int, Ns, None, Required, "host clock = device clock + offset_ns")             \
+#define CLPROF_TRACE_CLOCK_SYNC_FIELDS(X)                                             \
+  X(device_id, Uint, None, None, Required, "the device")                              \
+  X(method, String, None, None, Always, "clGetDeviceAndHostTimer or enqueue_bracket") \
+  X(offset_ns, Int, Ns, None, Required, "host clock = device clock + offset_ns")      \
   X(uncertainty_ns, Uint, Ns, None, Always, "half-width of the interval the offset lies in")
 
-#define CLPROF_TRACE_QUEUE_FIELDS(X)                                                             \
-  X(id, Uint, None, None, Required, "clprof queue id")                                           \
-  X(context_id, Uint, None, None, Always, "its context")                                         \
-  X(device_id, Uint, None, None, Always, "its device")                                           \
-  X(properties, Uint, None, None, Always, "the CL_QUEUE_PROPERTIES bits the app asked for")      \
+#define CLPROF_TRACE_QUEUE_FIELDS(X)                                                        \
+  X(id, Id, None, None, Required, "clprof queue id")                                        \
+  X(context_id, Uint, None, None, Always, "its context")                                    \
+  X(device_id, Uint, None, None, Always, "its device")                                      \
+  X(properties, Uint, None, None, Always, "the CL_QUEUE_PROPERTIES bits the app asked for") \
   X(profiling_added, Bool, None, None, Always, "clprof added CL_QUEUE_PROFILING_ENABLE")
 
-#define CLPROF_TRACE_PROGRAM_FIELDS(X)                                                          \
-  X(id, Uint, None, None, Required, "clprof program id")                                        \
-  X(context_id, Uint, None, None, Always, "its context")                                        \
-  X(origin, String, None, None, Always, "source, binary, il, builtin or link")                  \
-  X(source_hash, String, None, None, Optional,                                                  \
-    "\"fnv1a64:<16 hex>\" of the source strings (or IL); origin source and il only")           \
-  X(source_bytes, Uint, Bytes, None, Optional, "total length of the source strings (or IL)")   \
+#define CLPROF_TRACE_PROGRAM_FIELDS(X)                                                       \
+  X(id, Id, None, None, Required, "clprof program id")                                       \
+  X(context_id, Uint, None, None, Always, "its context")                                     \
+  X(origin, String, None, None, Always, "source, binary, il, builtin or link")               \
+  X(source_hash, String, None, None, Optional,                                               \
+    "\"fnv1a64:<16 hex>\" of the source strings (or IL); origin source and il only")         \
+  X(source_bytes, Uint, Bytes, None, Optional, "total length of the source strings (or IL)") \
   X(source, String, None, None, Optional, "the full source, with CLPROF_CAPTURE_SOURCE=1")
 
 #define CLPROF_TRACE_BUILD_FIELDS(X)                                                              \
@@ -210,74 +215,74 @@ enum class RecordType : std::uint8_t { CLPROF_TRACE_RECORD_TYPES(CLPROF_TRACE_EN
   X(device_ids, Uints, None, None, Always, "the devices passed, or all the program's")            \
   X(host_ns, HostSpan, Ns, Host, Always, "the call")                                              \
   X(rc, Int32, None, None, Always, "the call's return code")                                      \
-  X(build_status, Int32s, None, None, Always, "CL_PROGRAM_BUILD_STATUS per device, after the call") \
-  X(kernels, Strings, None, None, Always, "CL_PROGRAM_KERNEL_NAMES when rc is 0, else []")         \
+  X(build_status, Int32s, None, None, Always, "CL_PROGRAM_BUILD_STATUS per device, after it")     \
+  X(kernels, Strings, None, None, Always, "CL_PROGRAM_KERNEL_NAMES when rc is 0, else []")        \
   X(source_hash, String, None, None, Optional, "as in the program record, when it has one")
 
 #define CLPROF_TRACE_KERNEL_FIELDS(X)                               \
-  X(id, Uint, None, None, Required, "clprof kernel id")             \
+  X(id, Id, None, None, Required, "clprof kernel id")               \
   X(program_id, Uint, None, None, Always, "its program")            \
   X(context_id, Uint, None, None, Always, "its context")            \
   X(name, String, None, None, Required, "the kernel function name") \
   X(num_args, Uint32, None, None, Always, "CL_KERNEL_NUM_ARGS")
 
-#define CLPROF_TRACE_LAUNCH_FIELDS(X)                                                           \
-  X(seq, Seq, None, None, Required, "order of the call among the process's commands")           \
-  X(tid, Uint, None, None, Always, "OS thread id of the caller")                                \
-  X(rc, Int32, None, None, Always, "the enqueue call's return code")                            \
-  X(api, String, None, None, Optional, "clEnqueueTask; absent for clEnqueueNDRangeKernel")      \
-  X(kernel, String, None, None, Required, "kernel function name (\"\" for a NULL kernel)")      \
-  X(kernel_id, Uint, None, None, Always, "the kernel")                                          \
-  X(program_id, Uint, None, None, Always, "its program")                                        \
-  X(queue_id, Uint, None, None, Always, "the queue")                                            \
-  X(context_id, Uint, None, None, Always, "the queue's context")                                \
-  X(device_id, Uint, None, None, Always, "the queue's device")                                  \
-  X(gwo, WorkSizesOrNull, None, None, Always, "global work offset, null for NULL")              \
-  X(gws, WorkSizes, None, None, Always, "global work size; its length is work_dim")             \
-  X(lws, WorkSizesOrNull, None, None, Always, "local work size, null for NULL")                 \
-  X(args, Args, None, None, Always, "every argument as set at the launch, element i = arg i")   \
-  X(args_total, Uint32, None, None, Optional, "the kernel's argument count, when above 32")     \
-  X(host_ns, HostSpan, Ns, Host, Always, "the enqueue call")                                    \
+#define CLPROF_TRACE_LAUNCH_FIELDS(X)                                                             \
+  X(seq, Seq, None, None, Required, "order of the call among the process's commands")             \
+  X(tid, Uint, None, None, Always, "OS thread id of the caller")                                  \
+  X(rc, Int32, None, None, Always, "the enqueue call's return code")                              \
+  X(api, String, None, None, Optional, "clEnqueueTask; absent for clEnqueueNDRangeKernel")        \
+  X(kernel, String, None, None, Required, "kernel function name (\"\" for a NULL kernel)")        \
+  X(kernel_id, Uint, None, None, Always, "the kernel")                                            \
+  X(program_id, Uint, None, None, Always, "its program")                                          \
+  X(queue_id, Uint, None, None, Always, "the queue")                                              \
+  X(context_id, Uint, None, None, Always, "the queue's context")                                  \
+  X(device_id, Uint, None, None, Always, "the queue's device")                                    \
+  X(gwo, WorkSizesOrNull, None, None, Always, "global work offset, null for NULL")                \
+  X(gws, WorkSizes, None, None, Always, "global work size; its length is work_dim")               \
+  X(lws, WorkSizesOrNull, None, None, Always, "local work size, null for NULL")                   \
+  X(args, Args, None, None, Always, "every argument as set at the launch, element i = arg i")     \
+  X(args_total, Uint32, None, None, Optional, "the kernel's argument count, when above 32")       \
+  X(host_ns, HostSpan, Ns, Host, Always, "the enqueue call")                                      \
   X(device_ns, DeviceTimes, Ns, Device, Always, "the command's profiling times, null if unknown") \
-  X(status, Status, None, None, Always, "complete, incomplete, error or not_enqueued")          \
-  X(exec_status, Int32, None, None, Optional, "the negative execution status, with error")      \
+  X(status, Status, None, None, Always, "complete, incomplete, error or not_enqueued")            \
+  X(exec_status, Int32, None, None, Optional, "the negative execution status, with error")        \
   X(ranges, RangeIds, None, None, Always, "the caller's open ranges, outermost first (<= 16)")
 
-#define CLPROF_TRACE_TRANSFER_FIELDS(X)                                                            \
-  X(seq, Seq, None, None, Required, "order of the call among the process's commands")              \
-  X(tid, Uint, None, None, Always, "OS thread id of the caller")                                   \
-  X(rc, Int32, None, None, Always, "the enqueue call's return code (map calls: errcode_ret)")      \
-  X(api, String, None, None, Always, "the entry point, e.g. clEnqueueReadBuffer")                  \
-  X(op, TransferOp, None, None, Required, "read, write, copy, fill, map or unmap")                 \
-  X(queue_id, Uint, None, None, Always, "the queue")                                               \
-  X(device_id, Uint, None, None, Always, "the queue's device")                                     \
-  X(bytes, Uint, Bytes, None, Always, "bytes moved (see the table below)")                         \
-  X(blocking, Bool, None, None, Always, "a blocking call")                                         \
+#define CLPROF_TRACE_TRANSFER_FIELDS(X)                                                           \
+  X(seq, Seq, None, None, Required, "order of the call among the process's commands")             \
+  X(tid, Uint, None, None, Always, "OS thread id of the caller")                                  \
+  X(rc, Int32, None, None, Always, "the enqueue call's return code (map calls: errcode_ret)")     \
+  X(api, String, None, None, Always, "the entry point, e.g. clEnqueueReadBuffer")                 \
+  X(op, TransferOp, None, None, Required, "read, write, copy, fill, map or unmap")                \
+  X(queue_id, Uint, None, None, Always, "the queue")                                              \
+  X(device_id, Uint, None, None, Always, "the queue's device")                                    \
+  X(bytes, Uint, Bytes, None, Always, "bytes moved (see the table below)")                        \
+  X(blocking, Bool, None, None, Always, "a blocking call")                                        \
   X(host_ns, HostSpan, Ns, Host, Always, "the call (for a blocking call, the time it waited)")    \
   X(device_ns, DeviceTimes, Ns, Device, Always, "the command's profiling times, null if unknown") \
-  X(status, Status, None, None, Always, "as for launches")                                         \
-  X(exec_status, Int32, None, None, Optional, "the negative execution status, with error")         \
+  X(status, Status, None, None, Always, "as for launches")                                        \
+  X(exec_status, Int32, None, None, Optional, "the negative execution status, with error")        \
   X(ranges, RangeIds, None, None, Always, "the caller's open ranges, outermost first (<= 16)")
 
-#define CLPROF_TRACE_SYNC_FIELDS(X)                                                  \
+#define CLPROF_TRACE_SYNC_FIELDS(X)                                                   \
   X(seq, Seq, None, None, Required, "order of the call among the process's commands") \
-  X(tid, Uint, None, None, Always, "OS thread id of the caller")                     \
-  X(rc, Int32, None, None, Always, "the call's return code")                         \
-  X(api, String, None, None, Always, "clFinish, clWaitForEvents")                    \
-  X(queue_id, Uint, None, None, Always, "the queue (0 for clWaitForEvents)")         \
+  X(tid, Uint, None, None, Always, "OS thread id of the caller")                      \
+  X(rc, Int32, None, None, Always, "the call's return code")                          \
+  X(api, String, None, None, Always, "clFinish, clWaitForEvents")                     \
+  X(queue_id, Uint, None, None, Always, "the queue (0 for clWaitForEvents)")          \
   X(host_ns, HostSpan, Ns, Host, Always, "the call")
 
-#define CLPROF_TRACE_RANGE_BEGIN_FIELDS(X)                                          \
-  X(id, RangeId, None, None, Required, "range id (from 1, over all threads)")       \
+#define CLPROF_TRACE_RANGE_BEGIN_FIELDS(X)                                              \
+  X(id, RangeId, None, None, Required, "range id (from 1, over all threads)")           \
   X(parent, RangeId, None, None, Always, "the thread's innermost open range, 0 = none") \
-  X(name, String, None, None, Always, "the name the app gave")                      \
-  X(tid, Uint, None, None, Always, "OS thread id")                                  \
+  X(name, String, None, None, Always, "the name the app gave")                          \
+  X(tid, Uint, None, None, Always, "OS thread id")                                      \
   X(host_ns, HostInstant, Ns, Host, Required, "when it opened")
 
-#define CLPROF_TRACE_RANGE_END_FIELDS(X)                                    \
-  X(id, RangeId, None, None, Required, "the range")                         \
-  X(tid, Uint, None, None, Always, "OS thread id")                          \
-  X(host_ns, HostInstant, Ns, Host, Required, "when it closed")             \
+#define CLPROF_TRACE_RANGE_END_FIELDS(X)                        \
+  X(id, RangeId, None, None, Required, "the range")             \
+  X(tid, Uint, None, None, Always, "OS thread id")              \
+  X(host_ns, HostInstant, Ns, Host, Required, "when it closed") \
   X(open, Bool, None, None, Optional, "true: never closed by the app, closed by clprof at exit")
 
 #define CLPROF_TRACE_MARK_FIELDS(X)                              \
@@ -285,14 +290,14 @@ enum class RecordType : std::uint8_t { CLPROF_TRACE_RECORD_TYPES(CLPROF_TRACE_EN
   X(tid, Uint, None, None, Always, "OS thread id")               \
   X(host_ns, HostInstant, Ns, Host, Required, "when")
 
-#define CLPROF_TRACE_WARNING_FIELDS(X)                        \
-  X(message, String, None, None, Required, "what happened")   \
+#define CLPROF_TRACE_WARNING_FIELDS(X)                      \
+  X(message, String, None, None, Required, "what happened") \
   X(host_ns, HostInstant, Ns, Host, Always, "when")
 
-#define CLPROF_TRACE_END_FIELDS(X)                                                            \
-  X(host_ns, HostInstant, Ns, Host, Always, "when the trace was finished")                   \
-  X(counts, CountMap, None, None, Always, "records written, per record type (all but end)")  \
-  X(incomplete, Uint, None, None, Always, "launches and transfers written with incomplete")  \
+#define CLPROF_TRACE_END_FIELDS(X)                                                          \
+  X(host_ns, HostInstant, Ns, Host, Always, "when the trace was finished")                  \
+  X(counts, CountMap, None, None, Always, "records written, per record type (all but end)") \
+  X(incomplete, Uint, None, None, Always, "launches and transfers written with incomplete") \
   X(dropped, Uint, None, None, Always, "records lost (0: clprof never drops one)")
 
 // ---- generated tables -----------------------------------------------------------------------
@@ -372,10 +377,18 @@ inline constexpr std::size_t kArgKindCount = 0 CLPROF_TRACE_ARG_KINDS(CLPROF_TRA
 inline constexpr std::size_t kRecordTypeCount = 0 CLPROF_TRACE_RECORD_TYPES(CLPROF_TRACE_COUNT);
 #undef CLPROF_TRACE_COUNT
 
-constexpr std::string_view name(Status s) { return kStatusNames[static_cast<unsigned>(s)]; }
-constexpr std::string_view name(TransferOp o) { return kTransferOpNames[static_cast<unsigned>(o)]; }
-constexpr std::string_view name(ArgKind k) { return kArgKindNames[static_cast<unsigned>(k)]; }
-constexpr std::string_view name(RecordType t) { return kRecordTypeNames[static_cast<unsigned>(t)]; }
+constexpr std::string_view name(Status s) {
+  return kStatusNames[static_cast<unsigned>(s)];
+}
+constexpr std::string_view name(TransferOp o) {
+  return kTransferOpNames[static_cast<unsigned>(o)];
+}
+constexpr std::string_view name(ArgKind k) {
+  return kArgKindNames[static_cast<unsigned>(k)];
+}
+constexpr std::string_view name(RecordType t) {
+  return kRecordTypeNames[static_cast<unsigned>(t)];
+}
 
 // The enumerator named `s`; false if there is none.
 template <class E, std::size_t N>
@@ -387,11 +400,15 @@ constexpr bool parse_name(const std::string_view (&names)[N], std::string_view s
     }
   return false;
 }
-constexpr bool parse(std::string_view s, Status& out) { return parse_name(kStatusNames, s, out); }
+constexpr bool parse(std::string_view s, Status& out) {
+  return parse_name(kStatusNames, s, out);
+}
 constexpr bool parse(std::string_view s, TransferOp& out) {
   return parse_name(kTransferOpNames, s, out);
 }
-constexpr bool parse(std::string_view s, ArgKind& out) { return parse_name(kArgKindNames, s, out); }
+constexpr bool parse(std::string_view s, ArgKind& out) {
+  return parse_name(kArgKindNames, s, out);
+}
 constexpr bool parse(std::string_view s, RecordType& out) {
   return parse_name(kRecordTypeNames, s, out);
 }
@@ -421,29 +438,34 @@ inline constexpr std::string_view kTypeNames[] = {CLPROF_TRACE_TYPES(CLPROF_TRAC
 #define CLPROF_TRACE_TYPE_DOC(E, name, doc) std::string_view(doc),
 inline constexpr std::string_view kTypeDocs[] = {CLPROF_TRACE_TYPES(CLPROF_TRACE_TYPE_DOC)};
 #undef CLPROF_TRACE_TYPE_DOC
-constexpr std::string_view name(Type t) { return kTypeNames[static_cast<unsigned>(t)]; }
+constexpr std::string_view name(Type t) {
+  return kTypeNames[static_cast<unsigned>(t)];
+}
 
 // Per object (records, header, top level), a namespace:
 //   kFields           the Field rows, in writing order
 //   F::key            the index of a field in kFields (F::kCount: how many)
 //   key               the Key constant (name, ,"key": text)
+//   kMembers          the ,"key": texts, by index
 // and for records: kType (RecordType), kTypeName ("launch"), kOpen ({"type":"launch").
 #define CLPROF_TRACE_FIELD_ENUMERATOR(key, ...) key,
 #define CLPROF_TRACE_FIELD_ROW(key, type, unit, clock, presence, doc) \
   Field{#key, Type::type, Unit::unit, Clock::clock, Presence::presence, doc},
 #define CLPROF_TRACE_FIELD_KEY(key, ...) inline constexpr Key<sizeof(#key)> key{#key};
-#define CLPROF_TRACE_OBJECT(FIELDS)                                                   \
-  enum class F : std::uint8_t { FIELDS(CLPROF_TRACE_FIELD_ENUMERATOR) kCount };      \
-  inline constexpr Field kFields[] = {FIELDS(CLPROF_TRACE_FIELD_ROW)};               \
-  FIELDS(CLPROF_TRACE_FIELD_KEY)                                                     \
+#define CLPROF_TRACE_FIELD_MEMBER(key, ...) key.member.view(),
+#define CLPROF_TRACE_OBJECT(FIELDS)                                                        \
+  enum class F : std::uint8_t { FIELDS(CLPROF_TRACE_FIELD_ENUMERATOR) kCount };            \
+  inline constexpr Field kFields[] = {FIELDS(CLPROF_TRACE_FIELD_ROW)};                     \
+  FIELDS(CLPROF_TRACE_FIELD_KEY)                                                           \
+  inline constexpr std::string_view kMembers[] = {FIELDS(CLPROF_TRACE_FIELD_MEMBER)};      \
   static_assert(sizeof kFields / sizeof kFields[0] == static_cast<std::size_t>(F::kCount), \
                 "one row per field");
-#define CLPROF_TRACE_RECORD(E, name, FIELDS)                    \
-  namespace name {                                              \
-  inline constexpr RecordType kType = RecordType::E;            \
-  inline constexpr std::string_view kTypeName = #name;          \
-  inline constexpr auto kOpen = record_open(#name);             \
-  CLPROF_TRACE_OBJECT(FIELDS)                                   \
+#define CLPROF_TRACE_RECORD(E, name, FIELDS)           \
+  namespace name {                                     \
+  inline constexpr RecordType kType = RecordType::E;   \
+  inline constexpr std::string_view kTypeName = #name; \
+  inline constexpr auto kOpen = record_open(#name);    \
+  CLPROF_TRACE_OBJECT(FIELDS)                          \
   }
 
 namespace top {
@@ -469,6 +491,7 @@ CLPROF_TRACE_RECORD(End, end, CLPROF_TRACE_END_FIELDS)
 #undef CLPROF_TRACE_RECORD
 #undef CLPROF_TRACE_OBJECT
 #undef CLPROF_TRACE_FIELD_KEY
+#undef CLPROF_TRACE_FIELD_MEMBER
 #undef CLPROF_TRACE_FIELD_ROW
 #undef CLPROF_TRACE_FIELD_ENUMERATOR
 
@@ -485,7 +508,7 @@ struct RecordFields {
 inline constexpr RecordFields kRecordFields[] = {
     CLPROF_TRACE_RECORD_TYPES(CLPROF_TRACE_RECORD_FIELDS)};
 #undef CLPROF_TRACE_RECORD_FIELDS
-#define CLPROF_TRACE_CHECK_ORDER(E, name, doc)                       \
+#define CLPROF_TRACE_CHECK_ORDER(E, name, doc)                            \
   static_assert(name::kType == RecordType::E && name::kTypeName == #name, \
                 "record namespaces follow CLPROF_TRACE_RECORD_TYPES");
 CLPROF_TRACE_RECORD_TYPES(CLPROF_TRACE_CHECK_ORDER)

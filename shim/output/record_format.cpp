@@ -766,6 +766,8 @@ std::string format_header_line(const HeaderFacts& h) {
     string(w, v);
   }
   w.EndObject();
+  key(w, ts::header::session_id);
+  string(w, h.session_id);
   w.EndObject();
   // The records array stays open: records follow one per line, then "]}".
   std::string out(sb.GetString(), sb.GetSize());

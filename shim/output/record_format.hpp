@@ -122,9 +122,10 @@ struct HeaderFacts {
   std::string host_name;
   std::string clprof_version;
   std::vector<std::pair<std::string, std::string>> settings;
+  std::string session_id;  // CLPROF_SESSION_ID
 };
 
-// Line 1: {"format":"clprof-trace","version":1,"header":{...},"records":[ (no newline).
+// Line 1: {"format":"clprof-trace","version":2,"header":{...},"records":[ (no newline).
 std::string format_header_line(const HeaderFacts& h);
 
 // The "end" record object (no trailing text).

@@ -27,83 +27,61 @@ std::pair<size_t, size_t> locate(std::string_view content, uint64_t pos) {
   return {line, column};
 }
 
-// The in-memory read; throws PositionedError.
+// Appends a launch or transfer the parser holds to the Run (its device mapped later if
+// the device record has not come yet).
+void keep_bulk(RecordType type, TraceParser& p, TraceBuilder& builder, model::Run& run) {
+  if (type == RecordType::Launch) {
+    if (p.pending_device())
+      builder.launch_fixups.emplace_back(run.launches.size(), p.pending_device());
+    run.launches.push_back(p.launch);
+  } else {
+    if (p.pending_device())
+      builder.transfer_fixups.emplace_back(run.transfers.size(), p.pending_device());
+    run.transfers.push_back(p.transfer);
+  }
+}
+
+// The in-memory read; throws PositionedError. Problems found go to `problems`.
 void read_content(const std::string& path, std::string_view content, model::Run& run,
-                  Diagnostics& diagnostics) {
+                  Diagnostics& diagnostics, Problems& problems, bool fast_path) {
   if (trim(content).empty()) throw PositionedError{0, kEmptyMessage};
   size_t nl = content.find('\n');
   std::string_view first = content.substr(0, nl);
   auto process = static_cast<uint32_t>(run.processes.size());
   new_process(run, path);
-  TraceBuilder builder(run, process);
+  TraceBuilder builder(run, process, problems);
+  SequentialLines lines(builder, fast_path);
+  auto on_bulk = [&](RecordType type, TraceParser& p) { keep_bulk(type, p, builder, run); };
 
   if (!is_line_mode_header(first)) {
-    // Re-formatted document: parse it whole, each record through the same record parser.
+    // Re-formatted document: parse it whole, each record through the same record checks.
     simdjson::padded_string doc(content);
     TraceParser top(process);
-    TraceParser records(process);
-    MetaBatch batch;
-    records.set_meta(&batch);
-    records.set_device_map(&builder.devices);
-    uint64_t count = 0;
     try {
       top.parse_top(doc.data(), doc.size(), run.processes[process], [&](std::string_view raw) {
-        const char* text = raw.data();
-        bool closing;
-        RecordKind kind;
-        try {
-          kind = records.parse_record(text, raw.size(), 0, &closing);
-        } catch (RecordError& e) {
-          throw PositionedError{
-              static_cast<uint64_t>(raw.data() - doc.data()) + error_offset(e, text, raw.size()),
-              e.message};
-        }
-        ++count;
-        builder.apply(batch);
-        if (kind == RecordKind::Launch) {
-          if (records.pending_device())
-            builder.launch_fixups.emplace_back(run.launches.size(), records.pending_device());
-          run.launches.push_back(records.launch);
-        } else if (kind == RecordKind::Transfer) {
-          if (records.pending_device())
-            builder.transfer_fixups.emplace_back(run.transfers.size(), records.pending_device());
-          run.transfers.push_back(records.transfer);
-        }
+        const auto offset = static_cast<uint64_t>(raw.data() - doc.data());
+        lines.record(raw, offset, doc.size() - offset - raw.size() + kPadding, on_bulk);
       });
     } catch (RecordError& e) {
       throw PositionedError{error_offset(e, doc.data(), doc.size()), e.message};
     }
-    builder.finish();
-    warn_if_truncated(path, builder, count, diagnostics);
-    return;
-  }
-
-  parse_header_line(first, run, process);
-  SequentialLines lines(builder);
-  // No newline after the header: cut right after it; the loop below reads nothing.
-  size_t pos = nl == std::string_view::npos ? content.size() : nl + 1;
-  while (pos < content.size()) {
-    size_t end = content.find('\n', pos);
-    bool terminated = end != std::string_view::npos;
-    if (!terminated) end = content.size();
-    LineOutcome outcome = lines.process(
-        content.substr(pos, end - pos), pos, terminated, content.size() - end,
-        [&](RecordKind kind, TraceParser& p) {
-          if (kind == RecordKind::Launch) {
-            if (p.pending_device())
-              builder.launch_fixups.emplace_back(run.launches.size(), p.pending_device());
-            run.launches.push_back(p.launch);
-          } else {
-            if (p.pending_device())
-              builder.transfer_fixups.emplace_back(run.transfers.size(), p.pending_device());
-            run.transfers.push_back(p.transfer);
-          }
-        });
-    if (outcome == LineOutcome::Cut) break;
-    pos = end + 1;
+  } else {
+    parse_header_line(first, run, process);
+    // No newline after the header: cut right after it; the loop below reads nothing.
+    size_t pos = nl == std::string_view::npos ? content.size() : nl + 1;
+    while (pos < content.size()) {
+      size_t end = content.find('\n', pos);
+      bool terminated = end != std::string_view::npos;
+      if (!terminated) end = content.size();
+      LineOutcome outcome = lines.process(content.substr(pos, end - pos), pos, terminated,
+                                          content.size() - end, on_bulk);
+      if (outcome == LineOutcome::Cut) break;
+      pos = end + 1;
+    }
   }
   builder.finish();
-  warn_if_truncated(path, builder, lines.records(), diagnostics);
+  problems.merge(std::move(lines.lines().problems));
+  warn_if_truncated(path, builder, lines.lines().records, diagnostics);
 }
 
 }  // namespace
@@ -122,12 +100,20 @@ bool ClprofTraceReader::sniff(std::string_view head) const {
 
 void ClprofTraceReader::read(const std::string& path, std::string_view content, model::Run& run,
                              Diagnostics& diagnostics) const {
+  detail::read_clprof_trace(path, content, run, diagnostics, true);
+}
+
+void detail::read_clprof_trace(const std::string& path, std::string_view content, model::Run& run,
+                               Diagnostics& diagnostics, bool fast_path) {
+  Problems problems;
   try {
-    read_content(path, content, run, diagnostics);
+    read_content(path, content, run, diagnostics, problems, fast_path);
   } catch (PositionedError& e) {
     auto [line, column] = locate(content, e.position);
     throw InputError(path, line, column, e.message);
   }
+  problems.report(
+      path, [&](uint64_t offset) { return locate(content, offset); }, diagnostics);
 }
 
 const Reader& clprof_trace_reader() {

@@ -37,7 +37,12 @@ struct TraceStreamTuning {
   unsigned threads = 1;                  // reading threads (>= 1)
   size_t chunk_bytes = size_t{8} << 20;  // read() size per thread; buffers grow for longer lines
   size_t min_bytes_per_thread = size_t{4} << 20;  // fewer threads for small files
+  bool fast_path = true;  // false: every record through the general parser (tests)
 };
+
+// ClprofTraceReader::read with the fast path on or off (tests compare the two paths).
+void read_clprof_trace(const std::string& path, std::string_view content, model::Run& run,
+                       Diagnostics& diagnostics, bool fast_path);
 
 // Streams one clprof trace file: metadata into `run` (a new Process), every launch and
 // transfer to Analysis instances made by `factory` (one per thread, called from the

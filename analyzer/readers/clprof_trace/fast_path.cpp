@@ -1,18 +1,22 @@
 // The fast path of the clprof trace reader: the shim writes launches (and range markers)
 // in one compact shape. This scanner accepts exactly that shape (no whitespace, no
-// escapes, ASCII strings, integers of <= 18 digits, known keys only) and gives up on
-// anything else, in which case the simdjson path (clprof_trace_records.cpp) parses the
-// record from scratch (and reports errors). It roughly halves the cost per launch.
+// escapes, ASCII strings, integers of <= 18 digits, the schema's keys only) for records
+// that are valid by the schema (trace_schema.hpp: types, ranges, required fields, no key
+// twice), and gives up on anything else, in which case the general path (records.cpp)
+// parses the record from scratch and reports what is wrong. So both read every record
+// alike. Keys and their order come from the schema tables. It roughly halves the cost per
+// launch.
 #include <cstring>
 #include <limits>
 #include <string_view>
 
 #include "clprof/trace_schema.hpp"
 #include "readers/clprof_trace/records.hpp"
+#include "readers/clprof_trace/schema_field.hpp"
 
 namespace clprof::readers::detail {
 
-namespace tf = clprof::trace;
+namespace ts = clprof::trace;
 
 namespace {
 
@@ -128,55 +132,38 @@ class Scan {
   const char* end_;
 };
 
-// [n,...] of unsigned integers into `out` (cleared first).
-bool fast_u64_array(Scan& sc, std::vector<uint64_t>& out) {
+// [n,...] of 1 to 3 unsigned integers (work sizes) into `out` (cleared first).
+bool fast_work_sizes(Scan& sc, std::vector<uint64_t>& out) {
   out.clear();
   return sc.array([&] {
     uint64_t x;
-    if (!sc.u64(x)) return false;
+    if (out.size() == ts::kMaxWorkDim || !sc.u64(x)) return false;
     out.push_back(x);
     return true;
-  });
+  }) && !out.empty();
 }
 
-// The argument kind of the compact shape; false for anything else (incl. kinds of
-// later versions, which the general path maps to Unset).
-bool fast_arg_kind(std::string_view k, model::KernelArg::Kind& kind, bool& unset) {
-  using K = model::KernelArg::Kind;
-  unset = false;
-#define CLPROF_KIND_IS(lit) \
-  (k.size() == sizeof(lit) - 1 && std::memcmp(k.data(), lit, sizeof(lit) - 1) == 0)
-  if (CLPROF_KIND_IS("scalar"))
-    kind = K::Scalar;
-  else if (CLPROF_KIND_IS("buffer"))
-    kind = K::Buffer;
-  else if (CLPROF_KIND_IS("local"))
-    kind = K::Local;
-  else if (CLPROF_KIND_IS("image"))
-    kind = K::Image;
-  else if (CLPROF_KIND_IS("pipe"))
-    kind = K::Pipe;
-  else if (CLPROF_KIND_IS("svm"))
-    kind = K::Svm;
-  else if (CLPROF_KIND_IS("sampler"))
-    kind = K::Sampler;
-  else if (CLPROF_KIND_IS("unset"))
-    unset = true;
-  else
-    return false;
-#undef CLPROF_KIND_IS
-  return true;
+// The argument kind named `k`, by the schema's names (the short strings compared with
+// one memcmp of their known length).
+bool fast_arg_kind(std::string_view k, ts::ArgKind& kind) {
+  for (size_t i = 0; i < ts::kArgKindCount; ++i) {
+    const std::string_view name = ts::kArgKindNames[i];
+    if (k.size() == name.size() && std::memcmp(k.data(), name.data(), name.size()) == 0) {
+      kind = static_cast<ts::ArgKind>(i);
+      return true;
+    }
+  }
+  return false;
 }
 
-// One argument [kind, size, ...] into `a` (reset by the caller).
+// One argument [kind, size, ...] into `a` (reset by the caller), in its schema layout.
 bool fast_arg(Scan& sc, model::KernelArg& a) {
   using K = model::KernelArg::Kind;
   if (!sc.lit('[')) return false;
   std::string_view kind, s;
   uint64_t x;
-  bool unset;
-  if (!sc.str(kind) || !fast_arg_kind(kind, a.kind, unset)) return false;
-  if (unset) return sc.lit(']');
+  if (!sc.str(kind) || !fast_arg_kind(kind, a.kind)) return false;
+  if (a.kind == K::Unset) return sc.lit(']');
   if (!sc.lit(',') || !sc.u64(x) || x > std::numeric_limits<uint32_t>::max()) return false;
   a.size = static_cast<uint32_t>(x);
   switch (a.kind) {
@@ -201,281 +188,293 @@ bool fast_arg(Scan& sc, model::KernelArg& a) {
     case K::Sampler:
       if (!sc.lit(',') || !sc.u64(a.object_id)) return false;
       break;
-    default:
+    case K::Local:
+    case K::Unset:
       break;  // Local: the size is all
   }
   return sc.lit(']');
 }
 
-// The keys of a launch record ("exec_status", an integer, is skipped: the model has no
-// field for it and the general path ignores it too).
-enum class LaunchKey : uint8_t {
-  Type,
-  Seq,
-  Tid,
-  Rc,
-  Kernel,
-  KernelId,
-  ProgramId,
-  QueueId,
-  ContextId,
-  DeviceId,
-  Gwo,
-  Gws,
-  Lws,
-  Args,
-  HostNs,
-  DeviceNs,
-  Status,
-  Ranges,
-  Api,
-  ExecStatus,
-  Unknown
+using LaunchField = ts::launch::F;
+constexpr size_t kLaunchFields = static_cast<size_t>(LaunchField::kCount);
+
+// A key as the shim writes it, "key": (quotes and colon), zero-filled to 16 bytes.
+struct KeyText {
+  char bytes[16];
+  size_t len;
+  LaunchField field;
 };
 
-// Dispatch on length first: memcmp of a constant size compiles to a load and compare.
-LaunchKey launch_key(std::string_view k) {
-#define CLPROF_KEY_IS(lit) (std::memcmp(k.data(), lit, sizeof(lit) - 1) == 0)
-  switch (k.size()) {
-    case 2:
-      return CLPROF_KEY_IS("rc") ? LaunchKey::Rc : LaunchKey::Unknown;
-    case 3:
-      if (CLPROF_KEY_IS("seq")) return LaunchKey::Seq;
-      if (CLPROF_KEY_IS("tid")) return LaunchKey::Tid;
-      if (CLPROF_KEY_IS("gws")) return LaunchKey::Gws;
-      if (CLPROF_KEY_IS("lws")) return LaunchKey::Lws;
-      if (CLPROF_KEY_IS("gwo")) return LaunchKey::Gwo;
-      if (CLPROF_KEY_IS("api")) return LaunchKey::Api;
-      return LaunchKey::Unknown;
-    case 4:
-      if (CLPROF_KEY_IS("type")) return LaunchKey::Type;
-      if (CLPROF_KEY_IS("args")) return LaunchKey::Args;
-      return LaunchKey::Unknown;
-    case 6:
-      if (CLPROF_KEY_IS("kernel")) return LaunchKey::Kernel;
-      if (CLPROF_KEY_IS("status")) return LaunchKey::Status;
-      if (CLPROF_KEY_IS("ranges")) return LaunchKey::Ranges;
-      return LaunchKey::Unknown;
-    case 7:
-      return CLPROF_KEY_IS("host_ns") ? LaunchKey::HostNs : LaunchKey::Unknown;
-    case 8:
-      return CLPROF_KEY_IS("queue_id") ? LaunchKey::QueueId : LaunchKey::Unknown;
-    case 9:
-      if (CLPROF_KEY_IS("kernel_id")) return LaunchKey::KernelId;
-      if (CLPROF_KEY_IS("device_id")) return LaunchKey::DeviceId;
-      if (CLPROF_KEY_IS("device_ns")) return LaunchKey::DeviceNs;
-      return LaunchKey::Unknown;
-    case 10:
-      if (CLPROF_KEY_IS("program_id")) return LaunchKey::ProgramId;
-      if (CLPROF_KEY_IS("context_id")) return LaunchKey::ContextId;
-      return LaunchKey::Unknown;
-    case 11:
-      return CLPROF_KEY_IS("exec_status") ? LaunchKey::ExecStatus : LaunchKey::Unknown;
-    default:
-      return LaunchKey::Unknown;
+// The launch keys the shim always writes, in its order: trying the expected key as a
+// literal first skips the key scan and the lookup for nearly every field.
+constexpr size_t kAlwaysWritten = [] {
+  size_t n = 0;
+  for (const ts::Field& f : ts::launch::kFields) n += f.presence != ts::Presence::Optional;
+  return n;
+}();
+struct LaunchOrder {
+  KeyText keys[kAlwaysWritten];
+  // For each field, how many of keys[] come at or before it: where to continue after
+  // finding that field out of turn (an optional field, or a record of another order).
+  size_t next[kLaunchFields];
+};
+constexpr LaunchOrder kLaunchOrder = [] {
+  LaunchOrder o{};
+  size_t n = 0;
+  for (size_t i = 0; i < kLaunchFields; ++i) {
+    if (ts::launch::kFields[i].presence != ts::Presence::Optional) {
+      const std::string_view k = ts::launch::kMembers[i].substr(1);  // "key":
+      for (size_t c = 0; c < k.size(); ++c) o.keys[n].bytes[c] = k[c];
+      o.keys[n].len = k.size();
+      o.keys[n].field = static_cast<LaunchField>(i);
+      ++n;
+    }
+    o.next[i] = n;
   }
-#undef CLPROF_KEY_IS
+  return o;
+}();
+static_assert(
+    [] {
+      for (const std::string_view m : ts::launch::kMembers)
+        if (m.size() - 1 > 16) return false;
+      return true;
+    }(),
+    "launch keys fit KeyText");
+
+// The fields a launch must have (the schema's Required ones), one bit each.
+constexpr uint64_t kLaunchRequired = [] {
+  uint64_t m = 0;
+  for (size_t i = 0; i < kLaunchFields; ++i)
+    if (ts::launch::kFields[i].presence == ts::Presence::Required) m |= uint64_t{1} << i;
+  return m;
+}();
+
+// The fields of a range record in the shim's order and shape: a fixed sequence of
+// ,"key":value for every field the shim always writes.
+template <size_t N>
+struct FixedValues {
+  uint64_t u[N];
+  int64_t i[N];
+  std::string_view s[N];
+};
+template <size_t N>
+bool fast_fixed(Scan& sc, const ts::Field (&fields)[N], const std::string_view (&members)[N],
+                FixedValues<N>& out) {
+  for (size_t k = 0; k < N; ++k) {
+    const ts::Field& f = fields[k];
+    if (f.presence == ts::Presence::Optional) continue;
+    if (!sc.token(members[k])) return false;
+    switch (f.type) {
+      case ts::Type::RangeId:
+        if (!sc.u64(out.u[k]) || out.u[k] >= (uint64_t{1} << ts::kRangeIdBits)) return false;
+        break;
+      case ts::Type::Uint:
+        if (!sc.u64(out.u[k])) return false;
+        break;
+      case ts::Type::HostInstant:
+        if (!sc.i64(out.i[k])) return false;
+        break;
+      case ts::Type::String:
+        if (!sc.str(out.s[k])) return false;
+        break;
+      default:
+        return false;  // a type this scanner does not read
+    }
+  }
+  return sc.lit('}') && sc.at_end();
 }
 
 }  // namespace
 
-bool TraceParser::fast_record(const char* text, size_t n, bool* closing, RecordKind& kind) {
-  static constexpr std::string_view kLaunchStart = R"({"type":"launch",)";
-  static constexpr std::string_view kRangeStart = R"({"type":"range_)";
+bool TraceParser::fast_record(const char* text, size_t n, RecordType& type) {
+  static constexpr std::string_view kLaunchStart = ts::launch::kOpen.view();
+  static constexpr auto kRangeStart = ts::text(R"({"type":"range_)");
   if (n > kLaunchStart.size() && std::memcmp(text, kLaunchStart.data(), kLaunchStart.size()) == 0) {
-    pending_device_ = 0;
-    if (fast_launch(text, n)) {
-      *closing = false;
-      kind = RecordKind::Launch;
+    if (fast_launch(text + kLaunchStart.size(), n - kLaunchStart.size())) {
+      type = RecordType::Launch;
       return true;
     }
-  } else if (meta_ && n > kRangeStart.size() &&
-             std::memcmp(text, kRangeStart.data(), kRangeStart.size()) == 0) {
+  } else if (n > kRangeStart.size() && std::memcmp(text, kRangeStart.c, kRangeStart.size()) == 0) {
     // Layer markers come in thousands per iteration: worth a fast path too.
-    kind = fast_range(text, n);
-    if (kind != RecordKind::Ignored) {
-      *closing = false;
-      return true;
-    }
+    return fast_range(text, n, type);
   }
   return false;
 }
 
-// {"type":"range_begin","id":N,"parent":N,"name":"..","tid":N,"host_ns":N} or
-// {"type":"range_end","id":N,"tid":N,"host_ns":N}; Ignored = not in that shape.
-RecordKind TraceParser::fast_range(const char* text, size_t n) {
+// The shim's range_begin / range_end records: every field it writes, in its order.
+bool TraceParser::fast_range(const char* text, size_t n, RecordType& type) {
   Scan sc(text, text + n);
-  uint64_t id = 0, parent = 0, tid = 0;
-  int64_t host = 0;
-  std::string_view name;
-  auto range_id = [&](uint64_t& x) { return sc.u64(x) && x < (uint64_t{1} << kRangeIdBits); };
-  if (sc.token(R"({"type":"range_begin","id":)")) {
-    if (!range_id(id) || !sc.token(R"(,"parent":)") || !range_id(parent) ||
-        !sc.token(R"(,"name":)") || !sc.str(name) || !sc.token(R"(,"tid":)") || !sc.u64(tid) ||
-        !sc.token(R"(,"host_ns":)") || !sc.i64(host) || !sc.lit('}') || !sc.at_end())
-      return RecordKind::Ignored;
-    model::Range& r = meta_->add(RecordKind::RangeBegin, meta_->range_begins);
-    r.id = run_range_id(process_, id);
-    r.parent = run_range_id(process_, parent);
-    r.name.assign(name);
+  if (sc.token(ts::range_begin::kOpen.view())) {
+    namespace rb = ts::range_begin;
+    FixedValues<std::size(rb::kFields)> v{};
+    constexpr auto id = static_cast<size_t>(rb::F::id), parent = static_cast<size_t>(rb::F::parent),
+                   name = static_cast<size_t>(rb::F::name), tid = static_cast<size_t>(rb::F::tid),
+                   host = static_cast<size_t>(rb::F::host_ns);
+    if (!fast_fixed(sc, rb::kFields, rb::kMembers, v) || v.u[id] == 0) return false;
+    model::Range& r = meta_->add(RecordType::RangeBegin, meta_->range_begins);
+    r.id = run_range_id(process_, v.u[id]);
+    r.parent = run_range_id(process_, v.u[parent]);
+    r.name.assign(v.s[name]);
     r.process = process_;
-    r.tid = tid;
-    r.host_begin_ns = host;
-    return RecordKind::RangeBegin;
+    r.tid = v.u[tid];
+    r.host_begin_ns = v.i[host];
+    type = RecordType::RangeBegin;
+    return true;
   }
-  if (sc.token(R"({"type":"range_end","id":)")) {
-    if (!range_id(id) || !sc.token(R"(,"tid":)") || !sc.u64(tid) || !sc.token(R"(,"host_ns":)") ||
-        !sc.i64(host) || !sc.lit('}') || !sc.at_end())
-      return RecordKind::Ignored;
-    RangeEndRecord& r = meta_->add(RecordKind::RangeEnd, meta_->range_ends);
-    r.id = run_range_id(process_, id);
-    r.end_ns = host;
-    return RecordKind::RangeEnd;
+  if (sc.token(ts::range_end::kOpen.view())) {
+    namespace re = ts::range_end;
+    FixedValues<std::size(re::kFields)> v{};
+    constexpr auto id = static_cast<size_t>(re::F::id), host = static_cast<size_t>(re::F::host_ns);
+    if (!fast_fixed(sc, re::kFields, re::kMembers, v) || v.u[id] == 0) return false;
+    RangeEndRecord& r = meta_->add(RecordType::RangeEnd, meta_->range_ends);
+    r.id = run_range_id(process_, v.u[id]);
+    r.end_ns = v.i[host];
+    r.open = false;
+    type = RecordType::RangeEnd;
+    return true;
   }
-  return RecordKind::Ignored;
+  return false;
 }
 
+// text[0, n) is the launch record after its {"type":"launch" opening.
 bool TraceParser::fast_launch(const char* text, size_t n) {
   model::Launch& l = launch;
   reset_launch();
+  trim_args(0);
   size_t nargs = 0;
-  // The shim's key order: trying the expected key as a literal first skips the key scan
-  // and the dispatch for nearly every field.
-  struct OrderedKey {
-    char bytes[16];  // the key with quotes and colon, zero-filled
-    size_t len;
-    LaunchKey key;
-    constexpr OrderedKey(std::string_view k, LaunchKey lk) : bytes{}, len(k.size()), key(lk) {
-      for (size_t i = 0; i < k.size() && i < 16; ++i) bytes[i] = k[i];
-    }
-  };
-  static constexpr OrderedKey kOrder[] = {
-      {R"("type":)", LaunchKey::Type},
-      {R"("seq":)", LaunchKey::Seq},
-      {R"("tid":)", LaunchKey::Tid},
-      {R"("rc":)", LaunchKey::Rc},
-      {R"("kernel":)", LaunchKey::Kernel},
-      {R"("kernel_id":)", LaunchKey::KernelId},
-      {R"("program_id":)", LaunchKey::ProgramId},
-      {R"("queue_id":)", LaunchKey::QueueId},
-      {R"("context_id":)", LaunchKey::ContextId},
-      {R"("device_id":)", LaunchKey::DeviceId},
-      {R"("gwo":)", LaunchKey::Gwo},
-      {R"("gws":)", LaunchKey::Gws},
-      {R"("lws":)", LaunchKey::Lws},
-      {R"("args":)", LaunchKey::Args},
-      {R"("host_ns":)", LaunchKey::HostNs},
-      {R"("device_ns":)", LaunchKey::DeviceNs},
-      {R"("status":)", LaunchKey::Status},
-      {R"("ranges":)", LaunchKey::Ranges},
-  };
-  constexpr size_t kOrderSize = sizeof kOrder / sizeof kOrder[0];
-  size_t expected = 0;
+  uint64_t seen = 0;
+  size_t expected = 0;  // index in kLaunchOrder.keys of the key that usually comes next
+  constexpr size_t kOrderSize = std::size(kLaunchOrder.keys);
   Scan sc(text, text + n);
-  if (!sc.lit('{')) return false;
-  do {
+  while (sc.lit(',')) {
     std::string_view key, s;
     uint64_t x = 0;  // map_device(x) runs even when the scan of x failed
-    LaunchKey lk;
-    if (expected < kOrderSize && sc.key16(kOrder[expected].bytes, kOrder[expected].len)) {
-      lk = kOrder[expected++].key;
+    LaunchField f;
+    if (expected < kOrderSize &&
+        sc.key16(kLaunchOrder.keys[expected].bytes, kLaunchOrder.keys[expected].len)) {
+      f = kLaunchOrder.keys[expected++].field;
     } else {
       if (!sc.key(key)) return false;
-      lk = launch_key(key);
-      expected = kOrderSize;
-      for (size_t i = 0; i < kOrderSize; ++i)
-        if (kOrder[i].key == lk) expected = i + 1;
+      const size_t i = ts::find_field(ts::launch::kFields, key);
+      if (i == kLaunchFields) return false;  // unknown (or "type" again): the general path
+      f = static_cast<LaunchField>(i);
+      expected = kLaunchOrder.next[i];
     }
+    const uint64_t bit = uint64_t{1} << static_cast<size_t>(f);
+    if (seen & bit) return false;  // given twice: the general path reports it
+    seen |= bit;
     bool ok;
-    if (lk == LaunchKey::Type)
-      ok = sc.str(s) && s == tf::launch::kTypeName;
-    else if (lk == LaunchKey::Seq)
-      ok = sc.u64(l.seq);
-    else if (lk == LaunchKey::Tid)
-      ok = sc.u64(l.tid);
-    else if (lk == LaunchKey::Rc) {
-      int64_t rc = 0;
-      ok = sc.i64(rc) && rc >= std::numeric_limits<int32_t>::min() &&
-           rc <= std::numeric_limits<int32_t>::max();
-      l.rc = static_cast<int32_t>(rc);
-    } else if (lk == LaunchKey::Kernel) {
-      ok = sc.str(s);
-      l.name.assign(s);
-    } else if (lk == LaunchKey::KernelId)
-      ok = sc.u64(l.kernel_id);
-    else if (lk == LaunchKey::ProgramId)
-      ok = sc.u64(l.program_id);
-    else if (lk == LaunchKey::QueueId)
-      ok = sc.u64(l.queue_id);
-    else if (lk == LaunchKey::ContextId)
-      ok = sc.u64(l.context_id);
-    else if (lk == LaunchKey::DeviceId) {
-      ok = sc.u64(x);
-      l.device = map_device(x);
-    } else if (lk == LaunchKey::Gwo) {
-      ok = sc.null() ? (l.gwo.clear(), true) : fast_u64_array(sc, l.gwo);
-    } else if (lk == LaunchKey::Gws)
-      ok = fast_u64_array(sc, l.gws);
-    else if (lk == LaunchKey::Lws) {
-      if (sc.null()) {
-        ok = true;
-        if (l.lws) {
-          spare_lws_ = std::move(*l.lws);
-          l.lws.reset();
+    switch (f) {
+      case LaunchField::seq:
+        ok = sc.u64(l.seq) && l.seq != 0;
+        seq_ = l.seq;
+        break;
+      case LaunchField::tid:
+        ok = sc.u64(l.tid);
+        break;
+      case LaunchField::rc: {
+        int64_t rc = 0;
+        ok = sc.i64(rc) && rc >= std::numeric_limits<int32_t>::min() &&
+             rc <= std::numeric_limits<int32_t>::max();
+        l.rc = static_cast<int32_t>(rc);
+        break;
+      }
+      case LaunchField::api:
+        ok = sc.str(s);
+        l.api.assign(s);
+        break;
+      case LaunchField::kernel:
+        ok = sc.str(s);
+        l.name.assign(s);
+        break;
+      case LaunchField::kernel_id:
+        ok = sc.u64(l.kernel_id);
+        break;
+      case LaunchField::program_id:
+        ok = sc.u64(l.program_id);
+        break;
+      case LaunchField::queue_id:
+        ok = sc.u64(l.queue_id);
+        break;
+      case LaunchField::context_id:
+        ok = sc.u64(l.context_id);
+        break;
+      case LaunchField::device_id:
+        ok = sc.u64(x);
+        l.device = map_device(x);
+        break;
+      case LaunchField::gwo:
+        ok = sc.null() ? (l.gwo.clear(), true) : fast_work_sizes(sc, l.gwo);
+        break;
+      case LaunchField::gws:
+        ok = fast_work_sizes(sc, l.gws);
+        break;
+      case LaunchField::lws:
+        if (sc.null()) {
+          ok = true;
+          lws_null();
+        } else {
+          ok = fast_work_sizes(sc, lws_present());
         }
-      } else {
-        if (!l.lws) l.lws.emplace(std::move(spare_lws_));
-        ok = fast_u64_array(sc, *l.lws);
-      }
-    } else if (lk == LaunchKey::Args) {
-      nargs = 0;
-      ok = sc.array([&] { return fast_arg(sc, next_arg(nargs++)); });
-    } else if (lk == LaunchKey::HostNs) {
-      int n2 = 0;
-      int64_t t[2] = {model::kNoTime, model::kNoTime};
-      if (sc.peek('[')) {
+        break;
+      case LaunchField::args:
+        nargs = 0;
+        ok = sc.array([&] { return fast_arg(sc, next_arg(nargs++)); });
+        break;
+      case LaunchField::args_total:
+        ok = sc.u64(x) && x <= std::numeric_limits<uint32_t>::max();
+        l.args_total = static_cast<uint32_t>(x);
+        break;
+      case LaunchField::host_ns: {
+        int n2 = 0;
+        int64_t t[2] = {model::kNoTime, model::kNoTime};
         ok = sc.array([&] { return n2 < 2 && sc.i64(t[n2++]); }) && n2 == 2;
-      } else {
-        ok = sc.i64(t[0]);
-        t[1] = t[0];
+        l.host_begin_ns = t[0];
+        l.host_end_ns = t[1];
+        break;
       }
-      l.host_begin_ns = t[0];
-      l.host_end_ns = t[1];
-    } else if (lk == LaunchKey::DeviceNs) {
-      if (sc.null()) {
-        ok = true;
-        l.queued_ns = l.submit_ns = l.start_ns = l.end_ns = model::kNoTime;
-      } else {
-        int n4 = 0;
-        int64_t t[4] = {model::kNoTime, model::kNoTime, model::kNoTime, model::kNoTime};
-        ok = sc.array([&] { return n4 < 4 && sc.i64(t[n4++]); }) && n4 == 4;
-        l.queued_ns = t[0];
-        l.submit_ns = t[1];
-        l.start_ns = t[2];
-        l.end_ns = t[3];
+      case LaunchField::device_ns:
+        if (sc.null()) {
+          ok = true;
+          l.queued_ns = l.submit_ns = l.start_ns = l.end_ns = model::kNoTime;
+        } else {
+          // u64 takes at most 18 digits: every time read is below 2^63, as the schema wants.
+          int n4 = 0;
+          uint64_t t[4] = {0, 0, 0, 0};
+          ok = sc.array([&] { return n4 < 4 && sc.u64(t[n4++]); }) && n4 == 4;
+          l.queued_ns = static_cast<int64_t>(t[0]);
+          l.submit_ns = static_cast<int64_t>(t[1]);
+          l.start_ns = static_cast<int64_t>(t[2]);
+          l.end_ns = static_cast<int64_t>(t[3]);
+        }
+        break;
+      case LaunchField::status: {
+        ts::Status status;
+        ok = sc.str(s) && ts::parse(s, status);
+        l.status.assign(s);
+        break;
       }
-    } else if (lk == LaunchKey::Status) {
-      ok = sc.str(s);
-      l.status.assign(s);
-    } else if (lk == LaunchKey::Ranges) {
-      l.ranges.clear();
-      ok = sc.array([&] {
-        if (!sc.u64(x) || x >= (uint64_t{1} << kRangeIdBits)) return false;
-        l.ranges.push_back(run_range_id(process_, x));
-        return true;
-      });
-    } else if (lk == LaunchKey::Api) {
-      ok = sc.str(s);
-      l.api.assign(s);
-    } else if (lk == LaunchKey::ExecStatus) {
-      int64_t ignored;
-      ok = sc.i64(ignored);
-    } else {
-      return false;  // unknown field: the general path knows how to skip it
+      case LaunchField::exec_status: {
+        int64_t e = 0;
+        ok = sc.i64(e) && e >= std::numeric_limits<int32_t>::min() &&
+             e <= std::numeric_limits<int32_t>::max();
+        l.exec_status = static_cast<int32_t>(e);
+        break;
+      }
+      case LaunchField::ranges:
+        l.ranges.clear();
+        ok = sc.array([&] {
+          if (!sc.u64(x) || x == 0 || x >= (uint64_t{1} << kRangeIdBits)) return false;
+          l.ranges.push_back(run_range_id(process_, x));
+          return true;
+        });
+        break;
+      default:
+        ok = false;
     }
     if (!ok) return false;
-  } while (sc.lit(','));
-  if (!sc.lit('}') || !sc.at_end()) return false;
+  }
+  if (!sc.lit('}') || !sc.at_end() || (seen & kLaunchRequired) != kLaunchRequired) return false;
   trim_args(nargs);
   return true;
 }

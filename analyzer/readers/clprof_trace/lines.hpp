@@ -1,15 +1,18 @@
-// Internal to the clprof trace reader (analyzer/readers/clprof_trace*.cpp): the shim's
+// Internal to the clprof trace reader (analyzer/readers/clprof_trace/): the shim's
 // one-record-per-line layout, shared by the in-memory Reader (clprof_trace.cpp) and the
-// streaming path (clprof_trace_stream.cpp): the header line, the record lines read in
-// file order, and the end-of-trace bookkeeping.
+// streaming path (stream.cpp): the header line, record lines read in file order with
+// every check (schema, order, the end of the trace), and the end-of-trace bookkeeping.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 
 #include "model.hpp"
+#include "readers/clprof_trace/checks.hpp"
 #include "readers/clprof_trace/meta.hpp"
+#include "readers/clprof_trace/problems.hpp"
 #include "readers/clprof_trace/records.hpp"
 #include "readers/reader.hpp"
 
@@ -17,6 +20,7 @@ namespace clprof::readers::detail {
 
 // The message for an empty (or all-whitespace) file.
 inline constexpr char kEmptyMessage[] = "empty file: expected a clprof trace";
+inline constexpr char kAfterEndMessage[] = "unexpected content after the end of the trace";
 
 // True if the first line has the shim's shape: the document opened up to "records":[.
 bool is_line_mode_header(std::string_view first_line);
@@ -37,68 +41,107 @@ void warn_if_truncated(const std::string& path, TraceBuilder& b, uint64_t record
 
 // One line of the record section, as the shim writes it: `{record},`, the last record
 // followed by `]}`, or `]}` alone.
-enum class LineOutcome { Blank, Record, Closing, Cut };
+enum class LineOutcome {
+  Blank,    // nothing (or, for a reading thread, content after the end of the trace)
+  Record,   // a record, kept
+  Skipped,  // a record that fails the schema or the order checks, counted in problems
+  Closing,  // the end of the trace ("]}"), after a record or alone
+  Cut,      // the last line, cut short (a killed process): not a record
+  Bulk,     // stop_at_bulk: the line holds a launch or transfer, not taken
+};
 
-// Sequential reading of record lines: metadata applied at once, bulk records handed to
-// `on_bulk`. Used for the in-memory path and the streaming prefix. One thread; references
-// the builder (and through it the Run), which must outlive it.
-class SequentialLines {
+// Reads the record lines of one file in file order (all of them, or one thread's share):
+// each record is parsed and checked against the schema, then against the order checks;
+// metadata goes to the MetaBatch, launches and transfers to the caller. One thread.
+class LineProcessor {
  public:
-  explicit SequentialLines(TraceBuilder& b) : builder_(b), parser_(b.process) {
-    parser_.set_meta(&batch_);
-    parser_.set_device_map(&b.devices);
-  }
+  // `strict`: content after the end of the trace is an error at once (reading the whole
+  // file in order); else it is noted (after_closing_offset) for the caller to judge.
+  LineProcessor(uint32_t process, const std::unordered_map<uint64_t, uint32_t>* devices,
+                bool fast_path, bool strict);
 
-  // `offset` is the line's absolute byte position, `terminated` false for a last line
-  // without "\n", `readable_after` how many bytes after the line may be read. A launch or
-  // transfer goes to `on_bulk(RecordKind, TraceParser&)` (the record in the parser's
-  // launch / transfer, valid during the call). Throws PositionedError.
+  // `line` (without its "\n") starts at absolute offset `offset`; `terminated` is false
+  // for a last line without "\n", `readable_after` how many bytes after the line may be
+  // read. A kept launch or transfer goes to `on_bulk(RecordType, TraceParser&)` (the
+  // record in the parser's launch / transfer, valid during the call); with
+  // `stop_at_bulk` it is not taken (LineOutcome::Bulk, nothing counted). Throws
+  // PositionedError for what makes the file unreadable (invalid JSON, content after the
+  // end in strict mode).
   template <class OnBulk>
   LineOutcome process(std::string_view line, uint64_t offset, bool terminated,
-                      size_t readable_after, OnBulk&& on_bulk) {
-    std::string_view t = trim(line);
-    if (t.empty()) return LineOutcome::Blank;
-    uint64_t t_offset = offset + static_cast<uint64_t>(t.data() - line.data());
-    if (closed_) throw PositionedError{t_offset, "unexpected content after the end of the trace"};
-    if (t == "]}") {
-      closed_ = true;
-      return LineOutcome::Closing;
-    }
-    bool comma = t.back() == ',';
-    if (comma) t.remove_suffix(1);
-    const char* text = t.data();
-    readable_after += static_cast<size_t>(line.data() + line.size() - (t.data() + t.size()));
-    bool closing = false;
-    RecordKind kind;
-    try {
-      kind = parser_.parse_record(text, t.size(), readable_after, &closing);
-    } catch (RecordError& e) {
-      // A last line without newline that does not parse is where the writer was cut off.
-      if (!terminated) return LineOutcome::Cut;
-      throw PositionedError{t_offset + error_offset(e, text, t.size()), std::move(e.message)};
-    }
-    if (closing && comma)
-      throw PositionedError{t_offset + t.size(), "expected a newline after the end of the records"};
-    if (closing) closed_ = true;
-    ++records_;
-    if (is_bulk(kind))
-      on_bulk(kind, parser_);
-    else
-      builder_.apply(batch_);
-    return closing ? LineOutcome::Closing : LineOutcome::Record;
+                      size_t readable_after, OnBulk&& on_bulk, bool stop_at_bulk = false) {
+    Parsed p = parse_line(line, offset, terminated, readable_after, stop_at_bulk);
+    if (p.kept_bulk) on_bulk(p.type, parser_);
+    if (p.after_closing != Problems::kNone) after_closing(p.after_closing);
+    return p.outcome;
   }
 
-  // Records read so far (metadata and bulk).
-  uint64_t records() const { return records_; }
-  // True once "]}" (the end of the trace) was read.
-  bool closed() const { return closed_; }
+  // A record that is not on a line of its own (in a re-formatted document): rec is its
+  // object's text at absolute offset `offset`, followed by `readable_after` bytes.
+  template <class OnBulk>
+  LineOutcome record(std::string_view rec, uint64_t offset, size_t readable_after,
+                     OnBulk&& on_bulk) {
+    Parsed p = take_record(rec, offset, /*terminated=*/true, readable_after, false);
+    if (p.kept_bulk) on_bulk(p.type, parser_);
+    return p.outcome;
+  }
+
+  MetaBatch& batch() { return batch_; }
+  OrderChecks checks;
+  Problems problems;
+  uint64_t records = 0;                             // records kept
+  uint64_t first_line_offset = Problems::kNone;     // of the first line with content
+  uint64_t closing_offset = Problems::kNone;        // of the "]}" that ends the trace
+  uint64_t after_closing_offset = Problems::kNone;  // of the first content after it
+  uint64_t last_record_offset = 0;
+  bool closed() const { return closing_offset != Problems::kNone; }
+
+ private:
+  struct Parsed {
+    LineOutcome outcome;
+    RecordType type = RecordType::End;
+    bool kept_bulk = false;                    // a launch or transfer to hand on
+    uint64_t after_closing = Problems::kNone;  // content after "]}" on the same line
+  };
+  Parsed parse_line(std::string_view line, uint64_t offset, bool terminated, size_t readable_after,
+                    bool stop_at_bulk);
+  Parsed take_record(std::string_view rec, uint64_t offset, bool terminated, size_t readable_after,
+                     bool stop_at_bulk);
+  // Notes content after the end of the trace at `offset` (and throws if strict).
+  void after_closing(uint64_t offset);
+
+  MetaBatch batch_;
+  TraceParser parser_;
+  bool strict_;
+};
+
+// The in-memory and prefix reader: a LineProcessor whose metadata is applied to the Run
+// at once. References the builder (and through it the Run), which must outlive it.
+class SequentialLines {
+ public:
+  SequentialLines(TraceBuilder& b, bool fast_path)
+      : builder_(b), lines_(b.process, &b.devices, fast_path, /*strict=*/true) {}
+
+  template <class OnBulk>
+  LineOutcome process(std::string_view line, uint64_t offset, bool terminated,
+                      size_t readable_after, OnBulk&& on_bulk, bool stop_at_bulk = false) {
+    LineOutcome o = lines_.process(line, offset, terminated, readable_after, on_bulk, stop_at_bulk);
+    if (!lines_.batch().order.empty()) builder_.apply(lines_.batch());
+    return o;
+  }
+  // A record of a re-formatted document (LineProcessor::record), applied at once.
+  template <class OnBulk>
+  LineOutcome record(std::string_view rec, uint64_t offset, size_t readable_after,
+                     OnBulk&& on_bulk) {
+    LineOutcome o = lines_.record(rec, offset, readable_after, on_bulk);
+    if (!lines_.batch().order.empty()) builder_.apply(lines_.batch());
+    return o;
+  }
+  LineProcessor& lines() { return lines_; }
 
  private:
   TraceBuilder& builder_;
-  MetaBatch batch_;
-  TraceParser parser_;
-  uint64_t records_ = 0;
-  bool closed_ = false;
+  LineProcessor lines_;
 };
 
 }  // namespace clprof::readers::detail

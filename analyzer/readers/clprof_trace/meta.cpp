@@ -1,67 +1,70 @@
-// The metadata records of a clprof trace: classifying records, and applying parsed
-// metadata to the model::Run in file order (see clprof_trace_meta.hpp).
+// The metadata records of a clprof trace: applying parsed metadata to the model::Run in
+// file order (see meta.hpp).
 #include "readers/clprof_trace/meta.hpp"
 
 #include <algorithm>
 
-#include "clprof/trace_schema.hpp"
-
 namespace clprof::readers::detail {
 
-namespace tf = clprof::trace;
-
-RecordKind classify(std::string_view type) {
-  if (type == tf::launch::kTypeName) return RecordKind::Launch;
-  if (type == tf::transfer::kTypeName) return RecordKind::Transfer;
-  if (type == tf::sync::kTypeName) return RecordKind::Sync;
-  if (type == tf::range_begin::kTypeName) return RecordKind::RangeBegin;
-  if (type == tf::range_end::kTypeName) return RecordKind::RangeEnd;
-  if (type == tf::device::kTypeName) return RecordKind::Device;
-  if (type == tf::clock_sync::kTypeName) return RecordKind::ClockSync;
-  if (type == tf::program::kTypeName) return RecordKind::Program;
-  if (type == tf::build::kTypeName) return RecordKind::Build;
-  if (type == tf::mark::kTypeName) return RecordKind::Mark;
-  if (type == tf::warning::kTypeName) return RecordKind::Warning;
-  if (type == tf::end::kTypeName) return RecordKind::End;
-  return RecordKind::Ignored;  // queue, kernel and record types of later versions
+void MetaBatch::clear() {
+  order.clear();
+  devices.clear();
+  clock_syncs.clear();
+  queues.clear();
+  programs.clear();
+  builds.clear();
+  kernels.clear();
+  syncs.clear();
+  range_begins.clear();
+  range_ends.clear();
+  marks.clear();
+  warnings.clear();
+  ends.clear();
 }
 
 void MetaBatch::drop_last() {
   if (order.empty()) return;
-  auto [kind, i] = order.back();
+  const Entry e = order.back();
   order.pop_back();
-  switch (kind) {
-    case RecordKind::Device:
-      devices.resize(i);
+  switch (e.type) {
+    case RecordType::Device:
+      devices.resize(e.index);
       break;
-    case RecordKind::ClockSync:
-      clock_syncs.resize(i);
+    case RecordType::ClockSync:
+      clock_syncs.resize(e.index);
       break;
-    case RecordKind::Program:
-      programs.resize(i);
+    case RecordType::Queue:
+      queues.resize(e.index);
       break;
-    case RecordKind::Build:
-      builds.resize(i);
+    case RecordType::Program:
+      programs.resize(e.index);
       break;
-    case RecordKind::Sync:
-      syncs.resize(i);
+    case RecordType::Build:
+      builds.resize(e.index);
       break;
-    case RecordKind::RangeBegin:
-      range_begins.resize(i);
+    case RecordType::Kernel:
+      kernels.resize(e.index);
       break;
-    case RecordKind::RangeEnd:
-      range_ends.resize(i);
+    case RecordType::Sync:
+      syncs.resize(e.index);
       break;
-    case RecordKind::Mark:
-      marks.resize(i);
+    case RecordType::RangeBegin:
+      range_begins.resize(e.index);
       break;
-    case RecordKind::Warning:
-      warnings.resize(i);
+    case RecordType::RangeEnd:
+      range_ends.resize(e.index);
       break;
-    case RecordKind::End:
-      ends.resize(i);
+    case RecordType::Mark:
+      marks.resize(e.index);
       break;
-    default:
+    case RecordType::Warning:
+      warnings.resize(e.index);
+      break;
+    case RecordType::End:
+      ends.resize(e.index);
+      break;
+    case RecordType::Launch:
+    case RecordType::Transfer:
       break;
   }
 }
@@ -69,26 +72,34 @@ void MetaBatch::drop_last() {
 void TraceBuilder::apply(MetaBatch& batch) {
   reserve_more(run.ranges, batch.range_begins.size());
   reserve_more(run.syncs, batch.syncs.size());
-  for (auto [kind, i] : batch.order) {
-    switch (kind) {
-      case RecordKind::Device:
+  for (const MetaBatch::Entry& entry : batch.order) {
+    const uint32_t i = entry.index;
+    switch (entry.type) {
+      case RecordType::Device:
         apply_device(batch.devices[i].first, std::move(batch.devices[i].second));
         break;
-      case RecordKind::ClockSync: {
+      case RecordType::ClockSync: {
         const ClockSyncRecord& c = batch.clock_syncs[i];
-        uint32_t id = device_or_zero(c.device);
-        if (id == 0 || !c.has_offset) break;
+        const uint32_t id = device_or_zero(c.device);
+        if (id == 0) break;  // a device of no device record: nothing to relate
         model::Device& d = run.devices[id - 1];
         d.has_clock_offset = true;
         d.device_to_host_offset_ns = c.offset_ns;
+        d.clock_uncertainty_ns = c.uncertainty_ns;
         d.clock_method = c.method;
         break;
       }
-      case RecordKind::Program:
+      case RecordType::Queue: {
+        QueueRecord& q = batch.queues[i];
+        q.queue.device = device_or_zero(q.device);
+        run.queues.push_back(std::move(q.queue));
+        break;
+      }
+      case RecordType::Program:
         programs[batch.programs[i].id] = run.programs.size();
         run.programs.push_back(std::move(batch.programs[i]));
         break;
-      case RecordKind::Build: {
+      case RecordType::Build: {
         BuildRecord& b = batch.builds[i];
         for (uint64_t local : b.devices) b.build.devices.push_back(device_or_zero(local));
         if (b.build.rc == 0) {
@@ -98,34 +109,57 @@ void TraceBuilder::apply(MetaBatch& batch) {
         run.builds.push_back(std::move(b.build));
         break;
       }
-      case RecordKind::Sync:
+      case RecordType::Kernel:
+        run.kernels.push_back(std::move(batch.kernels[i]));
+        break;
+      case RecordType::Sync:
         run.syncs.push_back(std::move(batch.syncs[i]));
         break;
-      case RecordKind::RangeBegin:
-        ranges[batch.range_begins[i].id] = run.ranges.size();
-        run.ranges.push_back(std::move(batch.range_begins[i]));
+      case RecordType::RangeBegin: {
+        model::Range& r = batch.range_begins[i];
+        if (ranges.count(r.id)) {
+          problems.skipped.add(entry.offset,
+                               "range_begin record: range " +
+                                   std::to_string(r.id & ((uint64_t{1} << kRangeIdBits) - 1)) +
+                                   " is open already (expected a new id)");
+          break;
+        }
+        ranges[r.id] = run.ranges.size();
+        run.ranges.push_back(std::move(r));
         break;
-      case RecordKind::RangeEnd: {
+      }
+      case RecordType::RangeEnd: {
         const RangeEndRecord& e = batch.range_ends[i];
         auto it = ranges.find(e.id);
-        if (it == ranges.end()) break;  // begin lost (e.g. dropped): nothing to close
+        if (it == ranges.end()) {
+          problems.skipped.add(entry.offset,
+                               "range_end record: range " +
+                                   std::to_string(e.id & ((uint64_t{1} << kRangeIdBits) - 1)) +
+                                   " is not open (expected the id of a range_begin before it)");
+          break;
+        }
         run.ranges[it->second].host_end_ns = e.end_ns;
         run.ranges[it->second].left_open = e.open;
         ranges.erase(it);  // ended: keeps the index as small as the open ranges
         break;
       }
-      case RecordKind::Mark:
+      case RecordType::Mark:
         run.marks.push_back(std::move(batch.marks[i]));
         break;
-      case RecordKind::Warning:
+      case RecordType::Warning:
         proc().warnings.push_back(std::move(batch.warnings[i]));
         break;
-      case RecordKind::End:
-        proc().incomplete_events = batch.ends[i].incomplete;
-        proc().dropped_records = batch.ends[i].dropped;
+      case RecordType::End: {
+        EndRecord& e = batch.ends[i];
+        proc().incomplete_events = e.incomplete;
+        proc().dropped_records = e.dropped;
+        proc().end_host_ns = e.host_ns;
+        proc().record_counts = std::move(e.counts);
         end_seen = true;
         break;
-      default:
+      }
+      case RecordType::Launch:
+      case RecordType::Transfer:
         break;
     }
   }
@@ -140,6 +174,7 @@ void TraceBuilder::apply_device(uint64_t local, model::Device d) {
     model::Device& old = run.devices[d.id - 1];
     d.has_clock_offset = old.has_clock_offset;
     d.device_to_host_offset_ns = old.device_to_host_offset_ns;
+    d.clock_uncertainty_ns = old.clock_uncertainty_ns;
     d.clock_method = std::move(old.clock_method);
     old = std::move(d);
     return;

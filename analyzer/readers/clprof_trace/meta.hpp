@@ -1,6 +1,6 @@
-// Internal to the clprof trace reader (analyzer/readers/clprof_trace*.cpp): the kinds of
-// record a trace holds, the parsed-but-not-applied form of the metadata records
-// (MetaBatch) and applying them, in file order, to the model::Run (TraceBuilder).
+// Internal to the clprof trace reader (analyzer/readers/clprof_trace/): the
+// parsed-but-not-applied form of the metadata records (MetaBatch: everything but launches
+// and transfers) and applying them, in file order, to the model::Run (TraceBuilder).
 #pragma once
 
 #include <cstddef>
@@ -11,40 +11,23 @@
 #include <utility>
 #include <vector>
 
+#include "clprof/trace_schema.hpp"
 #include "model.hpp"
+#include "readers/clprof_trace/problems.hpp"
 
 namespace clprof::readers::detail {
 
+using trace::RecordType;
+
 // Range ids are made Run-wide by putting the process index above the trace-local id;
-// trace-local range ids must be below 2^kRangeIdBits.
-constexpr unsigned kRangeIdBits = 40;
+// trace-local range ids are below 2^kRangeIdBits (the schema's RangeId type).
+constexpr unsigned kRangeIdBits = trace::kRangeIdBits;
 
-// The "type" of a record. Launch and Transfer are the bulk records (fed to analyses);
-// the others are metadata (applied to the Run); Ignored = unknown or not needed.
-enum class RecordKind : uint8_t {
-  Launch,
-  Transfer,
-  Device,
-  ClockSync,
-  Program,
-  Build,
-  Sync,
-  RangeBegin,
-  RangeEnd,
-  Mark,
-  Warning,
-  End,
-  Ignored
-};
-
-// True for Launch and Transfer.
-inline bool is_bulk(RecordKind k) {
-  return k == RecordKind::Launch || k == RecordKind::Transfer;
+// Launch and Transfer are the bulk records (fed to analyses); the others are metadata
+// (applied to the Run).
+inline bool is_bulk(RecordType t) {
+  return t == RecordType::Launch || t == RecordType::Transfer;
 }
-
-// The kind of a record from its "type" value; unknown types (those of later versions
-// included) are Ignored. Pure, thread-safe.
-RecordKind classify(std::string_view type);
 
 // The Run-wide id of trace-local range id `local` (< 2^kRangeIdBits) of process index
 // `process`; 0 (no range) stays 0. Pure.
@@ -56,8 +39,12 @@ inline uint64_t run_range_id(uint32_t process, uint64_t local) {
 struct ClockSyncRecord {
   uint64_t device = 0;  // trace id
   int64_t offset_ns = 0;
-  bool has_offset = false;
+  uint64_t uncertainty_ns = 0;
   std::string method;
+};
+struct QueueRecord {
+  model::Queue queue;
+  uint64_t device = 0;  // trace id, mapped when applied
 };
 struct BuildRecord {
   model::Build build;
@@ -69,6 +56,8 @@ struct RangeEndRecord {
   bool open = false;
 };
 struct EndRecord {
+  int64_t host_ns = model::kNoTime;
+  std::vector<std::pair<std::string, uint64_t>> counts;
   uint64_t incomplete = 0, dropped = 0;
 };
 
@@ -76,66 +65,63 @@ struct EndRecord {
 // each (parsing in parallel); the calling thread applies them in order afterwards.
 // Not thread-safe; owns its records.
 struct MetaBatch {
-  std::vector<std::pair<RecordKind, uint32_t>> order;       // kind, index in its vector
+  struct Entry {
+    RecordType type;
+    uint32_t index;   // in the vector of its type
+    uint64_t offset;  // of the record in the file (for messages)
+  };
+  std::vector<Entry> order;
   std::vector<std::pair<uint64_t, model::Device>> devices;  // trace id, device
   std::vector<ClockSyncRecord> clock_syncs;
+  std::vector<QueueRecord> queues;
   std::vector<model::Program> programs;
   std::vector<BuildRecord> builds;
+  std::vector<model::Kernel> kernels;
   std::vector<model::Sync> syncs;
   std::vector<model::Range> range_begins;
   std::vector<RangeEndRecord> range_ends;
   std::vector<model::Run::Mark> marks;
-  std::vector<std::string> warnings;
+  std::vector<model::ShimWarning> warnings;
   std::vector<EndRecord> ends;
 
-  // Appends a default record of `kind` to `v` (the vector of that kind) and returns it;
-  // the reference is valid until the next add to `v`.
+  // Appends a default record of `type` to `v` (the vector of that type) and returns it;
+  // the reference is valid until the next add to `v`. Its offset is set afterwards
+  // (set_last_offset) by whoever knows where the record was.
   template <class V>
-  typename V::value_type& add(RecordKind kind, V& v) {
-    order.emplace_back(kind, static_cast<uint32_t>(v.size()));
+  typename V::value_type& add(RecordType type, V& v) {
+    order.push_back(Entry{type, static_cast<uint32_t>(v.size()), 0});
     return v.emplace_back();
   }
+  void set_last_offset(uint64_t offset) { order.back().offset = offset; }
   // Empties the batch, keeping capacity (the sequential reader reuses one per record).
-  void clear() {
-    order.clear();
-    devices.clear();
-    clock_syncs.clear();
-    programs.clear();
-    builds.clear();
-    syncs.clear();
-    range_begins.clear();
-    range_ends.clear();
-    marks.clear();
-    warnings.clear();
-    ends.clear();
-  }
-  // Removes the last record added (one whose parsing failed).
+  void clear();
+  // Removes the last record added (one whose parsing failed, or that is skipped).
   void drop_last();
 };
 
 // Per-file state of the metadata: trace-local ids -> Run-wide objects. Used by one thread
-// at a time (the calling thread); references `run`, which must outlive it. The device map
-// may be read concurrently by parsing threads while nothing is applied.
+// at a time (the calling thread); references `run` and `problems`, which must outlive it.
+// The device map may be read concurrently by parsing threads while nothing is applied.
 struct TraceBuilder {
-  TraceBuilder(model::Run& r, uint32_t p) : run(r), process(p) {}
+  TraceBuilder(model::Run& r, uint32_t p, Problems& pr) : run(r), process(p), problems(pr) {}
   model::Run& run;
   uint32_t process;
+  Problems& problems;  // a range_end of no open range is skipped and counted here
   std::unordered_map<uint64_t, uint32_t> devices;  // trace device id -> Device::id
   std::unordered_map<uint64_t, size_t> ranges;     // open range: Run range id -> index
   std::unordered_map<uint64_t, size_t> programs;   // trace program id -> index
   bool end_seen = false;
-  uint64_t records = 0;
   // Launches/transfers read before the device record they name: (index, trace id).
   std::vector<std::pair<size_t, uint64_t>> launch_fixups, transfer_fixups;
 
   // The Process of this file.
   model::Process& proc() { return run.processes[process]; }
-  // Device::id of trace device id `local`, 0 if unknown.
+  // Device::id of trace device id `local`, 0 if unknown (0: no device).
   uint32_t device_or_zero(uint64_t local) const {
+    if (local == 0) return 0;
     auto it = devices.find(local);
     return it == devices.end() ? 0 : it->second;
   }
-  // Applies `batch` in its order and empties it.
   // Applies `batch` in its order and empties it.
   void apply(MetaBatch& batch);
 

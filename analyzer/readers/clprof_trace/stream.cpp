@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "readers/clprof_trace/checks.hpp"
 #include "readers/clprof_trace/clprof_trace.hpp"
 #include "readers/clprof_trace/lines.hpp"
 #include "readers/clprof_trace/meta.hpp"
@@ -155,9 +156,12 @@ class LineReader {
 struct WorkerResult {
   std::unique_ptr<Analysis> analysis;
   MetaBatch meta;  // parsed metadata, applied in file order afterwards
+  OrderChecks checks;
+  Problems problems;
   uint64_t records = 0;
-  uint64_t last_record_offset = 0;
-  uint64_t closing_offset = std::numeric_limits<uint64_t>::max();
+  uint64_t first_line_offset = Problems::kNone;
+  uint64_t closing_offset = Problems::kNone;
+  uint64_t after_closing_offset = Problems::kNone;
   bool cut = false;  // the file ends in a partial line
   std::vector<uint64_t> missing_devices;
   bool has_error = false;
@@ -166,73 +170,68 @@ struct WorkerResult {
 };
 
 // Reads the lines that start in [begin, stop) (the first one after `begin` - 1 when
-// `skip_partial`: that line belongs to the previous range). Runs on its own thread,
-// `devices` is read-only meanwhile; sets `abort` on an error and stops when it is set.
-// Reports everything, errors included, through `out`: never throws.
+// `skip_partial`: that line belongs to the previous range), with `checks` as the order
+// checks of the records before them. Runs on its own thread, `devices` is read-only
+// meanwhile. An error lowers `abort_at` to its position; a thread stops once it reads
+// past `abort_at` (what comes later cannot be the first error). Reports everything,
+// errors included, through `out`: never throws.
 void stream_range(const File& file, uint64_t begin, uint64_t stop, bool skip_partial,
                   size_t chunk_bytes, uint32_t process,
-                  const std::unordered_map<uint64_t, uint32_t>& devices, bool keep_metadata,
-                  std::atomic<bool>& abort, WorkerResult& out) {
+                  const std::unordered_map<uint64_t, uint32_t>& devices, bool fast_path,
+                  OrderChecks checks, std::atomic<uint64_t>& abort_at, WorkerResult& out) {
   try {
-    TraceParser parser(process);
-    parser.set_device_map(&devices);
-    if (keep_metadata) parser.set_meta(&out.meta);
+    LineProcessor lines(process, &devices, fast_path, /*strict=*/false);
+    lines.checks = std::move(checks);
+    auto finish = [&] {
+      out.meta = std::move(lines.batch());
+      out.checks = std::move(lines.checks);
+      out.problems = std::move(lines.problems);
+      out.records = lines.records;
+      out.first_line_offset = lines.first_line_offset;
+      out.closing_offset = lines.closing_offset;
+      out.after_closing_offset = lines.after_closing_offset;
+    };
     LineReader reader(file, begin, chunk_bytes);
     std::string_view line;
     bool terminated;
-    if (skip_partial && !reader.next(line, terminated)) return;
+    if (skip_partial && !reader.next(line, terminated)) return finish();
     uint64_t n = 0;
-    while (reader.position() < stop) {
-      uint64_t offset = reader.position();
-      if (!reader.next(line, terminated)) break;
-      // Checking the flag every few thousand lines keeps it off the hot path.
-      if ((++n & 4095) == 0 && abort.load(std::memory_order_relaxed)) return;
-      std::string_view t = trim(line);
-      if (t.empty()) continue;
-      uint64_t t_offset = offset + static_cast<uint64_t>(t.data() - line.data());
-      if (t == "]}") {
-        out.closing_offset = std::min(out.closing_offset, t_offset);
-        continue;
-      }
-      bool comma = t.back() == ',';
-      std::string_view rec = comma ? t.substr(0, t.size() - 1) : t;
-      const char* text = rec.data();
-      bool closing = false;
-      RecordKind kind;
-      try {
-        kind = parser.parse_record(text, rec.size(), LineReader::kSlack, &closing);
-        if (closing && comma)
-          fail(text + rec.size(), "expected a newline after the end of the records");
-      } catch (RecordError& e) {
-        // A last line without newline that does not parse is where the writer was cut off.
-        if (!terminated) {
-          out.cut = true;
-          break;
-        }
-        out.has_error = true;
-        out.error =
-            PositionedError{t_offset + error_offset(e, text, rec.size()), std::move(e.message)};
-        abort.store(true, std::memory_order_relaxed);
-        return;
-      }
-      ++out.records;
-      out.last_record_offset = t_offset;
-      if (closing) out.closing_offset = std::min(out.closing_offset, t_offset + rec.size());
-      if (kind == RecordKind::Launch)
+    auto on_bulk = [&](RecordType type, TraceParser& parser) {
+      if (type == RecordType::Launch)
         out.analysis->add_launch(parser.launch);
-      else if (kind == RecordKind::Transfer)
-        out.analysis->add_transfer(parser.transfer);
       else
-        continue;
+        out.analysis->add_transfer(parser.transfer);
       if (parser.pending_device()) {
         auto& m = out.missing_devices;
         if (std::find(m.begin(), m.end(), parser.pending_device()) == m.end())
           m.push_back(parser.pending_device());
       }
+    };
+    while (reader.position() < stop) {
+      const uint64_t offset = reader.position();
+      if (!reader.next(line, terminated)) break;
+      // Checking the flag every few thousand lines keeps it off the hot path.
+      if ((++n & 4095) == 0 && offset > abort_at.load(std::memory_order_relaxed)) break;
+      try {
+        if (lines.process(line, offset, terminated, LineReader::kSlack, on_bulk) ==
+            LineOutcome::Cut) {
+          out.cut = true;
+          break;
+        }
+      } catch (PositionedError& e) {
+        out.has_error = true;
+        out.error = std::move(e);
+        uint64_t seen = abort_at.load(std::memory_order_relaxed);
+        while (out.error.position < seen &&
+               !abort_at.compare_exchange_weak(seen, out.error.position)) {
+        }
+        break;
+      }
     }
+    finish();
   } catch (...) {
     out.other_error = std::current_exception();
-    abort.store(true, std::memory_order_relaxed);
+    abort_at.store(0, std::memory_order_relaxed);
   }
 }
 
@@ -240,6 +239,79 @@ void stream_range(const File& file, uint64_t begin, uint64_t stop, bool skip_par
 [[noreturn]] void throw_at(const File& file, const PositionedError& e) {
   auto [line, column] = file.locate(e.position);
   throw InputError(file.path(), line, column, e.message);
+}
+
+// The records after the prefix, read by `threads` threads from `prefix_end`, each
+// feeding an Analysis of its own. Throws InputError (what another thread's error would
+// throw had the file been read in order: the first in the file).
+std::vector<WorkerResult> read_rest(const File& file, uint64_t prefix_end, unsigned threads,
+                                    const TraceStreamTuning& tuning, uint32_t process,
+                                    const TraceBuilder& builder, const OrderChecks& prefix_checks,
+                                    const AnalysisFactory& factory) {
+  const uint64_t remaining = file.size() > prefix_end ? file.size() - prefix_end : 0;
+  const uint64_t per = std::max<uint64_t>(1, tuning.min_bytes_per_thread);
+  threads = static_cast<unsigned>(
+      std::min<uint64_t>(std::max(1u, threads), std::max<uint64_t>(1, remaining / per)));
+  std::vector<WorkerResult> results(threads);
+  for (auto& r : results) r.analysis = factory();
+  if (remaining == 0) return results;
+  std::atomic<uint64_t> abort_at{Problems::kNone};
+  std::vector<std::thread> pool;
+  std::vector<uint64_t> bounds(threads + 1);
+  for (unsigned i = 0; i <= threads; ++i) bounds[i] = prefix_end + remaining * i / threads;
+  try {
+    for (unsigned i = 1; i < threads; ++i) {
+      pool.emplace_back(stream_range, std::cref(file), bounds[i] - 1, bounds[i + 1], true,
+                        tuning.chunk_bytes, process, std::cref(builder.devices), tuning.fast_path,
+                        OrderChecks(), std::ref(abort_at), std::ref(results[i]));
+    }
+  } catch (...) {
+    // No thread may outlive this frame (they reference it): stop and join the started ones.
+    abort_at.store(0);
+    for (auto& t : pool) t.join();
+    throw;
+  }
+  stream_range(file, bounds[0], bounds[1], false, tuning.chunk_bytes, process, builder.devices,
+               tuning.fast_path, prefix_checks, abort_at, results[0]);
+  for (auto& t : pool) t.join();
+  for (auto& r : results)
+    if (r.other_error) std::rethrow_exception(r.other_error);
+  return results;
+}
+
+// Whether the threads' order checks, merged in file order, hold (the first thread's
+// began with the prefix's): else a record of one thread fails the checks with another's
+// records before it.
+bool checks_hold(const std::vector<WorkerResult>& results) {
+  OrderChecks merged = results.front().checks;
+  for (size_t i = 1; i < results.size(); ++i)
+    if (!merged.merge(results[i].checks)) return false;
+  return true;
+}
+
+// The first fatal error of the file, by position: a thread's error, or content after the
+// end of the trace ("]}"), which a thread that does not see the end cannot tell.
+void throw_first_error(const File& file, const LineProcessor& prefix,
+                       const std::vector<WorkerResult>& results) {
+  const PositionedError* first = nullptr;
+  for (const auto& r : results)
+    if (r.has_error && (!first || r.error.position < first->position)) first = &r.error;
+  // The part (prefix = -1, or a thread) that saw the end of the trace first.
+  uint64_t after = Problems::kNone;
+  if (prefix.closed()) {
+    for (const auto& r : results) after = std::min(after, r.first_line_offset);
+  } else {
+    for (size_t i = 0; i < results.size(); ++i) {
+      if (results[i].closing_offset == Problems::kNone) continue;
+      after = results[i].after_closing_offset;
+      for (size_t j = i + 1; j < results.size() && after == Problems::kNone; ++j)
+        after = results[j].first_line_offset;
+      break;
+    }
+  }
+  PositionedError after_end{after, kAfterEndMessage};
+  if (after != Problems::kNone && (!first || after <= first->position)) first = &after_end;
+  if (first) throw_at(file, *first);
 }
 
 // stream_clprof_trace_file on an opened file.
@@ -260,115 +332,79 @@ std::unique_ptr<Analysis> stream_file(const File& file, model::Run& run,
         nl && is_line_mode_header(std::string_view(
                   probe.data(), static_cast<size_t>(static_cast<const char*>(nl) - probe.data())));
   }
-  LineReader head(file, 0, tuning.chunk_bytes);
-  std::string_view first;
-  bool terminated = false;
-  if (line_mode) head.next(first, terminated);
   if (!line_mode) {
     // Not the shim's layout (re-formatted, or not a trace at all): the in-memory path
     // reads it, then the bulk records are fed and dropped again.
     std::string content(static_cast<size_t>(file.size()), '\0');
     content.resize(file.read_at(content.data(), content.size(), 0));
     size_t launches_before = run.launches.size(), transfers_before = run.transfers.size();
-    clprof_trace_reader().read(path, content, run, diagnostics);
+    read_clprof_trace(path, content, run, diagnostics, tuning.fast_path);
     return feed_new_records(run, launches_before, transfers_before, factory);
   }
 
+  LineReader head(file, 0, tuning.chunk_bytes);
+  std::string_view first;
+  bool terminated = false;
+  head.next(first, terminated);
   auto process = static_cast<uint32_t>(run.processes.size());
   new_process(run, path);
-  TraceBuilder builder(run, process);
+  Problems problems;
+  TraceBuilder builder(run, process, problems);
   try {
     parse_header_line(first, run, process);
   } catch (PositionedError& e) {
     throw_at(file, e);
   }
 
-  // The prefix up to the first bulk record is read here, in order: it holds the device
-  // records, so the threads can map device ids without waiting for one another.
-  auto main_analysis = factory();
-  SequentialLines lines(builder);
-  uint64_t closing_offset = std::numeric_limits<uint64_t>::max();
-  uint64_t last_record = 0;
-  bool cut = false, saw_bulk = false;
-  uint64_t first_bulk_offset = 0;
-  std::vector<uint64_t> missing;
+  // The prefix up to the first launch or transfer is read here, in order: it holds the
+  // device records, so the threads can map device ids without waiting for one another.
+  SequentialLines prefix(builder, tuning.fast_path);
+  uint64_t prefix_end = file.size();
+  bool cut = false;
   try {
     std::string_view line;
-    while (!saw_bulk) {
-      uint64_t offset = head.position();
+    for (;;) {
+      const uint64_t offset = head.position();
       if (!head.next(line, terminated)) break;
-      LineOutcome o = lines.process(line, offset, terminated, LineReader::kSlack,
-                                    [&](RecordKind kind, TraceParser& p) {
-                                      saw_bulk = true;
-                                      first_bulk_offset = offset;
-                                      if (p.pending_device()) missing.push_back(p.pending_device());
-                                      if (kind == RecordKind::Launch)
-                                        main_analysis->add_launch(p.launch);
-                                      else
-                                        main_analysis->add_transfer(p.transfer);
-                                    });
+      const LineOutcome o = prefix.process(
+          line, offset, terminated, LineReader::kSlack, [](RecordType, TraceParser&) {}, true);
+      if (o == LineOutcome::Bulk) {
+        prefix_end = offset;
+        break;
+      }
       if (o == LineOutcome::Cut) cut = true;
-      if (o == LineOutcome::Closing) closing_offset = std::min(closing_offset, offset);
-      if (o == LineOutcome::Record) last_record = offset;
     }
   } catch (PositionedError& e) {
     throw_at(file, e);
   }
-  uint64_t prefix_end = head.position();
-  const bool prefix_cut = cut;
-  uint64_t records = lines.records();
 
+  // The rest, by several threads; read again by one when their order checks clash (a
+  // repeated seq or a record after the end record across threads: hostile input only).
+  unsigned threads = cut ? 1 : std::max(1u, tuning.threads);
   std::vector<WorkerResult> results;
-  auto run_workers = [&](bool keep_metadata) {
-    uint64_t remaining = file.size() > prefix_end ? file.size() - prefix_end : 0;
-    unsigned threads = std::max(1u, tuning.threads);
-    uint64_t per = std::max<uint64_t>(1, tuning.min_bytes_per_thread);
-    threads =
-        static_cast<unsigned>(std::min<uint64_t>(threads, std::max<uint64_t>(1, remaining / per)));
-    results.clear();
-    results.resize(threads);
-    for (auto& r : results) r.analysis = factory();
-    if (remaining == 0 || prefix_cut) return;
-    std::atomic<bool> abort{false};
-    std::vector<std::thread> pool;
-    std::vector<uint64_t> bounds(threads + 1);
-    for (unsigned i = 0; i <= threads; ++i) bounds[i] = prefix_end + remaining * i / threads;
-    try {
-      for (unsigned i = 1; i < threads; ++i) {
-        pool.emplace_back(stream_range, std::cref(file), bounds[i] - 1, bounds[i + 1], true,
-                          tuning.chunk_bytes, process, std::cref(builder.devices), keep_metadata,
-                          std::ref(abort), std::ref(results[i]));
-      }
-    } catch (...) {
-      // No thread may outlive this frame (they reference it): stop and join the started ones.
-      abort.store(true);
-      for (auto& t : pool) t.join();
-      throw;
+  if (!cut) {
+    results = read_rest(file, prefix_end, threads, tuning, process, builder, prefix.lines().checks,
+                        factory);
+    if (results.size() > 1 && !checks_hold(results)) {
+      threads = 1;
+      results =
+          read_rest(file, prefix_end, 1, tuning, process, builder, prefix.lines().checks, factory);
     }
-    stream_range(file, bounds[0], bounds[1], false, tuning.chunk_bytes, process, builder.devices,
-                 keep_metadata, abort, results[0]);
-    for (auto& t : pool) t.join();
-    for (auto& r : results)
-      if (r.other_error) std::rethrow_exception(r.other_error);
-    const PositionedError* first_error = nullptr;
-    for (auto& r : results)
-      if (r.has_error && (!first_error || r.error.position < first_error->position))
-        first_error = &r.error;
-    if (first_error) throw_at(file, *first_error);
-  };
-  run_workers(true);
+    threads = static_cast<unsigned>(results.size());
+    throw_first_error(file, prefix.lines(), results);
+  }
 
+  uint64_t records = prefix.lines().records;
+  std::vector<uint64_t> missing;
   for (auto& r : results) {
     builder.apply(r.meta);
     r.meta = MetaBatch();  // release the drained vectors' memory now
     records += r.records;
     cut = cut || r.cut;
-    closing_offset = std::min(closing_offset, r.closing_offset);
-    if (r.records) last_record = std::max(last_record, r.last_record_offset);
+    problems.merge(std::move(r.problems));
     missing.insert(missing.end(), r.missing_devices.begin(), r.missing_devices.end());
   }
-  if (closing_offset != std::numeric_limits<uint64_t>::max() && last_record > closing_offset)
-    throw_at(file, PositionedError{last_record, "unexpected content after the end of the trace"});
+  problems.merge(std::move(prefix.lines().problems));
 
   bool rerun = false;
   for (uint64_t local : missing)
@@ -376,15 +412,17 @@ std::unique_ptr<Analysis> stream_file(const File& file, model::Run& run,
   if (rerun) {
     // A launch came before the record of its device: now that every device is known,
     // read the bulk records again into fresh analyses (rare; writers emit devices first).
-    // The metadata is complete already, so the workers start at the first bulk record.
-    main_analysis = factory();
-    prefix_end = first_bulk_offset;
-    run_workers(false);
+    // The metadata and the problems are known already: only the analyses are kept.
+    results = read_rest(file, prefix_end, threads, tuning, process, builder, prefix.lines().checks,
+                        factory);
   }
 
+  auto main_analysis = factory();
   for (auto& r : results) main_analysis->merge(std::move(*r.analysis));
   builder.finish();
   warn_if_truncated(path, builder, records, diagnostics);
+  problems.report(
+      path, [&](uint64_t offset) { return file.locate(offset); }, diagnostics);
   return main_analysis;
 }
 

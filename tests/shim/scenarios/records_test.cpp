@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "clprof/trace_schema.hpp"
 #include "kernel_source.hpp"
 #include "run_app.hpp"
 #include "trace_checks.hpp"
@@ -69,7 +70,7 @@ TEST_CASE("trace: header and device record") {
   const BasicRun& b = basic_run();
   const Trace& t = b.trace;
   CHECK(str(t.doc, "format") == "clprof-trace");
-  CHECK(num(t.doc, "version") == 1);
+  CHECK(num(t.doc, "version") == clprof::trace::kVersion);
   CHECK(t.text.rfind("{\"format\":\"clprof-trace\"", 0) == 0);
   const Value& h = t.header();
   CHECK(num(h, "pid") == b.shim.pid);

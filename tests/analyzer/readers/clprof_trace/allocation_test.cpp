@@ -67,7 +67,7 @@ class DurationSum : public Analysis {
 };
 
 std::string launches_trace(int n) {
-  std::string t = R"({"format":"clprof-trace","version":1,"header":{},"records":[)"
+  std::string t = R"({"format":"clprof-trace","version":1,"header":{"pid":1},"records":[)"
                   "\n"
                   R"({"type":"device","id":1,"name":"d"},)"
                   "\n";
@@ -75,11 +75,13 @@ std::string launches_trace(int n) {
     // Alternating shapes: argument counts, lws null or not, short and long names.
     if (i % 2)
       t +=
-          R"({"type":"launch","seq":1,"tid":2,"rc":0,"kernel":"XgemmDirectTN_with_a_long_name","kernel_id":1,"program_id":1,"queue_id":1,"context_id":1,"device_id":1,"gwo":null,"gws":[8,8],"lws":[8,8],"args":[["scalar",4,"60000000",96],["scalar",8,"0100000000000000",1],["buffer",8,3,64]],"host_ns":[1,2],"device_ns":[1,2,3,5],"status":"complete","ranges":[]},)"
+          R"({"type":"launch","seq":)" + std::to_string(i + 1) +
+          R"(,"tid":2,"rc":0,"kernel":"XgemmDirectTN_with_a_long_name","kernel_id":1,"program_id":1,"queue_id":1,"context_id":1,"device_id":1,"gwo":null,"gws":[8,8],"lws":[8,8],"args":[["scalar",4,"60000000",96],["scalar",8,"0100000000000000",1],["buffer",8,3,64]],"host_ns":[1,2],"device_ns":[1,2,3,5],"status":"complete","ranges":[]},)"
           "\n";
     else
       t +=
-          R"({"type":"launch","seq":1,"tid":2,"rc":0,"kernel":"k","kernel_id":1,"program_id":1,"queue_id":1,"context_id":1,"device_id":1,"gwo":null,"gws":[8],"lws":null,"args":[["local",64]],"host_ns":[1,2],"device_ns":[1,2,3,4],"status":"complete","ranges":[]},)"
+          R"({"type":"launch","seq":)" + std::to_string(i + 1) +
+          R"(,"tid":2,"rc":0,"kernel":"k","kernel_id":1,"program_id":1,"queue_id":1,"context_id":1,"device_id":1,"gwo":null,"gws":[8],"lws":null,"args":[["local",64]],"host_ns":[1,2],"device_ns":[1,2,3,4],"status":"complete","ranges":[]},)"
           "\n";
   }
   return t + R"({"type":"end"}]})"

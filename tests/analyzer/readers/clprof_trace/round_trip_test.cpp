@@ -45,8 +45,6 @@ const char kFullTrace[] =
     "\n"
     R"({"type":"warning","message":"clprof_range_pop with no open range: tid 77","host_ns":5},)"
     "\n"
-    R"({"type":"future_record","anything":[1,{"x":2}]},)"
-    "\n"
     R"({"type":"range_end","id":1,"tid":77,"host_ns":6000,"open":true},)"
     "\n"
     R"({"type":"end","host_ns":123456,"counts":{"launch":2,"transfer":1},"incomplete":3,"dropped":4}]})"
@@ -58,6 +56,15 @@ void check_full_run(const model::Run& run, const readers::Diagnostics& diag,
   REQUIRE(run.processes.size() == 1);
   const model::Process& p = run.processes[0];
   CHECK(p.pid == 4242);
+  CHECK(p.ppid == 1);
+  CHECK(p.host_clock == "CLOCK_MONOTONIC");
+  CHECK(p.clprof_version == "0.1.0");
+  CHECK(p.settings ==
+        std::vector<std::pair<std::string, std::string>>{{"CLPROF_OUTPUT", "t.json"}});
+  CHECK(p.session_id.empty());  // version 1
+  CHECK(p.end_host_ns == 123456);
+  CHECK(p.record_counts ==
+        std::vector<std::pair<std::string, uint64_t>>{{"launch", 2}, {"transfer", 1}});
   CHECK(p.command_line == std::vector<std::string>{"./app", "-n", "3"});
   CHECK(p.start_unix_ns == 1700000000123456789);
   CHECK(p.host_start_ns == 5000000);
@@ -68,7 +75,9 @@ void check_full_run(const model::Run& run, const readers::Diagnostics& diag,
   CHECK_FALSE(p.truncated);
   CHECK(p.incomplete_events == 3);
   CHECK(p.dropped_records == 4);
-  CHECK(p.warnings == std::vector<std::string>{"clprof_range_pop with no open range: tid 77"});
+  REQUIRE(p.warnings.size() == 1);
+  CHECK(p.warnings[0].message == "clprof_range_pop with no open range: tid 77");
+  CHECK(p.warnings[0].host_ns == 5);
 
   REQUIRE(run.devices.size() == 1);
   const model::Device& d = run.devices[0];
@@ -87,6 +96,21 @@ void check_full_run(const model::Run& run, const readers::Diagnostics& diag,
   CHECK(d.has_clock_offset);
   CHECK(d.device_to_host_offset_ns == -123);
   CHECK(d.clock_method == "clGetDeviceAndHostTimer");
+  CHECK(d.clock_uncertainty_ns == 0);
+  CHECK(d.timer_resolution_ns == 1);
+
+  REQUIRE(run.queues.size() == 1);
+  CHECK(run.queues[0].id == 8);
+  CHECK(run.queues[0].context_id == 2);
+  CHECK(run.queues[0].device == 1);
+  CHECK(run.queues[0].properties == 0);
+  CHECK(run.queues[0].profiling_added);
+  REQUIRE(run.kernels.size() == 1);
+  CHECK(run.kernels[0].id == 9);
+  CHECK(run.kernels[0].program_id == 3);
+  CHECK(run.kernels[0].context_id == 2);
+  CHECK(run.kernels[0].name == "XgemmDirectTN");
+  CHECK(run.kernels[0].num_args == 9);
 
   REQUIRE(run.programs.size() == 1);
   const model::Program& prog = run.programs[0];
@@ -111,6 +135,9 @@ void check_full_run(const model::Run& run, const readers::Diagnostics& diag,
   CHECK(b.host_end_ns == 40);
   CHECK(b.rc == 0);
   CHECK(b.kernels == std::vector<std::string>{"XgemmDirectTN", "vadd"});
+  CHECK(b.build_status == std::vector<int32_t>{0});
+  CHECK(b.source_hash == "fnv1a64:0123456789abcdef");
+  CHECK(prog.context_id == 2);
 
   const uint64_t r1 = (uint64_t{1} << 40) | 1, r2 = (uint64_t{1} << 40) | 2;
   REQUIRE(run.ranges.size() == 2);
@@ -248,6 +275,7 @@ const char kPrettyTrace[] = R"({
     {"id": 1, "type": "device", "name": "gpu"},
     {
       "kernel": "k",
+      "seq": 1,
       "device_id": 1,
       "type": "launch",
       "device_ns": [0, 0, 10, 25],
@@ -347,7 +375,9 @@ TEST_CASE("a pretty-printed trace with reordered keys is read by the whole-docum
 TEST_CASE("several traces make one run of several processes with distinct ids") {
   test::TempDir dir;
   std::string a = dir.write("a.json", kFullTrace);
-  std::string b = dir.write("b.json", kFullTrace);
+  std::string child = kFullTrace;
+  child.replace(child.find(R"("pid":4242,"ppid":1)"), 19, R"("pid":4243,"ppid":4242)");
+  std::string b = dir.write("b.json", child);
   model::Run run;
   readers::Diagnostics diag;
   readers::load_run({a, b}, "", run, diag);
@@ -364,18 +394,19 @@ TEST_CASE("several traces make one run of several processes with distinct ids") 
 }
 
 TEST_CASE("a launch before its device record still gets the device's Run id") {
-  const std::string trace = R"({"format":"clprof-trace","version":1,"header":{},"records":[)"
-                            "\n"
-                            R"({"type":"device","id":1,"name":"first"},)"
-                            "\n"
-                            R"({"type":"launch","kernel":"k","device_id":2,"device_ns":[0,0,0,1]},)"
-                            "\n"
-                            R"({"type":"launch","kernel":"k","device_id":1,"device_ns":[0,0,0,1]},)"
-                            "\n"
-                            R"({"type":"device","id":2,"name":"late"},)"
-                            "\n"
-                            R"({"type":"end"}]})"
-                            "\n";
+  const std::string trace =
+      R"({"format":"clprof-trace","version":1,"header":{"pid":1},"records":[)"
+      "\n"
+      R"({"type":"device","id":1,"name":"first"},)"
+      "\n"
+      R"({"type":"launch","seq":1,"kernel":"k","device_id":2,"device_ns":[0,0,0,1]},)"
+      "\n"
+      R"({"type":"launch","seq":2,"kernel":"k","device_id":1,"device_ns":[0,0,0,1]},)"
+      "\n"
+      R"({"type":"device","id":2,"name":"late"},)"
+      "\n"
+      R"({"type":"end"}]})"
+      "\n";
   test::TempDir dir;
   std::string path = dir.write("late.json", trace);
   model::Run run;
@@ -443,13 +474,13 @@ TEST_CASE("the compact-launch fast path and the general path read launches ident
   // launches reuse argument slots, lws vectors and strings of different sizes.
   const std::vector<std::string> compact = {
       R"({"type":"launch","seq":1,"tid":2,"rc":0,"kernel":"a","kernel_id":1,"program_id":1,"queue_id":1,"context_id":1,"device_id":1,"gwo":null,"gws":[8],"lws":[4],"args":[["scalar",8,"0807060504030201",72623859790382856],["buffer",8,3,64],["svm",0,"0xabc"],["unset"]],"host_ns":[-5,7],"device_ns":[1,2,3,40],"status":"complete","ranges":[1]})",
-      R"({"type":"launch","seq":999999999999999999,"tid":2,"rc":-54,"kernel":"a_much_longer_kernel_name_than_sso","kernel_id":1,"program_id":1,"queue_id":1,"context_id":1,"device_id":1,"gwo":[1,2],"gws":[8,8],"lws":null,"args":[["local",256]],"host_ns":12,"device_ns":null,"status":"not_enqueued","ranges":[],"api":"clEnqueueTask","exec_status":-5})",
+      R"({"type":"launch","seq":999999999999999999,"tid":2,"rc":-54,"kernel":"a_much_longer_kernel_name_than_sso","kernel_id":1,"program_id":1,"queue_id":1,"context_id":1,"device_id":1,"gwo":[1,2],"gws":[8,8],"lws":null,"args":[["local",256]],"host_ns":[12,12],"device_ns":null,"status":"not_enqueued","ranges":[],"api":"clEnqueueTask","exec_status":-5})",
       R"({"type":"launch","seq":3,"tid":2,"rc":0,"kernel":"a","kernel_id":1,"program_id":1,"queue_id":1,"context_id":1,"device_id":1,"gwo":null,"gws":[8],"lws":[4,1,1],"args":[["image",8,4,4096],["pipe",8,5,16],["sampler",8,6],["scalar",64,"00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"],["scalar",1,"ff",255]],"host_ns":[1,2],"device_ns":[5,6,7,8],"status":"error","ranges":[1,2]})",
       // Key order changed and a 20-digit number: the general path takes over.
       R"({"type":"launch","kernel":"b","seq":18446744073709551615,"device_ns":[0,0,0,9]})",
       R"({"type":"launch","seq":5,"kernel":"b","unknown":{"x":1},"device_ns":[0,0,0,9]})",
   };
-  std::string head = R"({"format":"clprof-trace","version":1,"header":{},"records":[)"
+  std::string head = R"({"format":"clprof-trace","version":1,"header":{"pid":1},"records":[)"
                      "\n"
                      R"({"type":"device","id":1,"name":"d"},)"
                      "\n"

@@ -21,12 +21,13 @@ std::string many_line_trace(int launches, bool with_end, size_t pad = 0) {
                   "\n"
                   R"({"type":"device","id":1,"name":"d"},)"
                   "\n";
+  int seq = 0;
   for (int i = 0; i < launches; ++i) {
     if (i % 10 == 0)
       t += R"({"type":"range_begin","id":)" + std::to_string(i / 10 + 1) +
            R"(,"parent":0,"name":"r","tid":1,"host_ns":)" + std::to_string(i) + "},\n";
     const char* name = i % 3 == 0 ? "a" : i % 3 == 1 ? "b" : "c";
-    t += R"({"type":"launch","seq":)" + std::to_string(i) + R"(,"kernel":")" + name +
+    t += R"({"type":"launch","seq":)" + std::to_string(++seq) + R"(,"kernel":")" + name +
          R"(","device_id":1,"gws":[)" + std::to_string(i) + R"(],"lws":)" +
          (i % 2 ? "null" : "[1]") + R"(,"args":)" +
          (i % 3 == 1 ? R"([["scalar",8,"0100000000000000",)" + std::to_string(i) + "]]"
@@ -34,7 +35,8 @@ std::string many_line_trace(int launches, bool with_end, size_t pad = 0) {
          R"(,"host_ns":[0,1],"device_ns":[0,0,100,)" + std::to_string(100 + i % 7 + 1) +
          R"(],"status":"complete","ranges":[)" + std::to_string(i / 10 + 1) + "]},\n";
     if (i % 5 == 0)
-      t += R"({"type":"transfer","seq":0,"op":"write","device_id":1,"bytes":)" + std::to_string(i) +
+      t += R"({"type":"transfer","seq":)" + std::to_string(++seq) +
+           R"(,"op":"write","device_id":1,"bytes":)" + std::to_string(i) +
            R"(,"blocking":false},)"
            "\n";
     if (i % 10 == 9)
@@ -109,7 +111,9 @@ TEST_CASE("streaming equals in-memory for 1 and 2 threads and chunk boundaries m
 TEST_CASE("stream_clprof_traces merges several files and uses the requested threads") {
   test::TempDir dir;
   std::string a = dir.write("a.json", many_line_trace(30, true));
-  std::string b = dir.write("b.json", many_line_trace(60, true));
+  std::string child = many_line_trace(60, true);
+  child.replace(child.find(R"("pid":1)"), 7, R"("pid":2,"ppid":1)");
+  std::string b = dir.write("b.json", child);
   model::Run full;
   readers::Diagnostics diag;
   readers::load_run({a, b}, "", full, diag);

@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -99,6 +101,25 @@ class KernelTotals : public Analysis {
 
 inline AnalysisFactory kernel_totals_factory() {
   return [] { return std::unique_ptr<Analysis>(new KernelTotals); };
+}
+
+// Keeps a copy of every launch and transfer fed, in file order (the streaming path merges
+// its threads' analyses in the order of their byte ranges).
+class CollectAll : public Analysis {
+ public:
+  void add_launch(const model::Launch& l) override { launches.push_back(l); }
+  void add_transfer(const model::Transfer& t) override { transfers.push_back(t); }
+  void merge(Analysis&& other) override {
+    auto& o = static_cast<CollectAll&>(other);
+    launches.insert(launches.end(), o.launches.begin(), o.launches.end());
+    transfers.insert(transfers.end(), o.transfers.begin(), o.transfers.end());
+  }
+  std::vector<model::Launch> launches;
+  std::vector<model::Transfer> transfers;
+};
+
+inline AnalysisFactory collect_all_factory() {
+  return [] { return std::unique_ptr<Analysis>(new CollectAll); };
 }
 
 }  // namespace clprof::test
