@@ -42,19 +42,22 @@ Session run_session(const Request& r, const AnalysisMaker& make, SessionNeeds ne
   check_readable(r.inputs);
   if (!r.layers_from.empty()) check_readable({r.layers_from});
   Session s;
-  // --merge (Request::merge): the readers accept traces of unrelated runs today, so the
-  // merge it asks for is what happens. When readers/load.* gains the check that traces
-  // belong to one run (issue 17 section 2, another change), pass r.merge to it here.
+  // --merge (Request::merge): traces of unrelated runs are read together too
+  // (readers::LoadOptions::allow_unrelated); without it they are an error.
   const bool memory = needs.memory || sel.needs_run() || !r.layers_from.empty() || !all_clprof(r);
   try {
     if (!memory) {
       readers::StreamOptions so;
       so.threads = r.threads;
+      so.allow_unrelated = r.merge;
       s.analysis = readers::stream_clprof_traces(r.inputs, s.run, [&] { return make({}); }, s.diagnostics, so);
       s.streamed = true;
       log::debug("streamed " + std::to_string(r.inputs.size()) + " trace(s)");
     } else {
-      readers::load_run(r.inputs, r.input_format, s.run, s.diagnostics);
+      readers::LoadOptions lo;
+      lo.forced_format = r.input_format;
+      lo.allow_unrelated = r.merge;
+      readers::load_run(r.inputs, lo, s.run, s.diagnostics);
       if (!r.layers_from.empty()) {
         model::Run source;
         readers::load_run({r.layers_from}, "", source, s.diagnostics);

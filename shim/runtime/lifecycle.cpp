@@ -55,6 +55,7 @@ HeaderFacts header_facts(const Settings& s) {
   h.host_name = host;
   h.clprof_version = CLPROF_VERSION;
   h.settings = settings_as_text(s);
+  h.session_id = session_id_from_env();
   return h;
 }
 
@@ -199,6 +200,7 @@ __attribute__((constructor)) void shim_load() {
     const std::string pid = std::to_string(getpid());
     setenv("CLPROF_ROOT_PID", pid.c_str(), 0);
   }
+  ensure_session_id();
   pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 

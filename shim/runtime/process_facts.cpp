@@ -2,10 +2,13 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/random.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <fstream>
 
 namespace clprof::shim {
@@ -21,6 +24,27 @@ std::vector<std::string> command_line() {
 long root_pid_from_env() {
   const char* v = std::getenv("CLPROF_ROOT_PID");
   return v ? std::strtol(v, nullptr, 10) : 0;
+}
+
+std::string session_id_from_env() {
+  const char* v = std::getenv("CLPROF_SESSION_ID");
+  return v ? v : "";
+}
+
+void ensure_session_id() {
+  if (std::getenv("CLPROF_SESSION_ID")) return;
+  std::uint64_t r = 0;
+  if (getrandom(&r, sizeof r, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof r)) {
+    timespec t{};
+    clock_gettime(CLOCK_REALTIME, &t);  // no entropy yet (early boot): time and pid
+    r = (static_cast<std::uint64_t>(t.tv_sec) * 1000000007u) ^
+        static_cast<std::uint64_t>(t.tv_nsec) ^ (static_cast<std::uint64_t>(getpid()) << 40);
+  }
+  char id[17];
+  static const char kHex[] = "0123456789abcdef";
+  for (int i = 0; i < 16; ++i) id[i] = kHex[(r >> (60 - 4 * i)) & 15];
+  id[16] = '\0';
+  setenv("CLPROF_SESSION_ID", id, 0);
 }
 
 // The TSC may stand in for CLOCK_MONOTONIC only where the kernel itself derives that

@@ -16,6 +16,13 @@ std::vector<std::string> command_line();
 // CLPROF_ROOT_PID: the pid of the first process of the recorded run (0 if unset).
 long root_pid_from_env();
 
+// CLPROF_SESSION_ID: the recorded run this process belongs to ("" if unset).
+std::string session_id_from_env();
+
+// Sets CLPROF_SESSION_ID to a new random id unless it is set: the first process of a run
+// names the run for every process it starts (they inherit the environment). At load.
+void ensure_session_id();
+
 // True where the TSC may stand in for CLOCK_MONOTONIC: x86-64 with the kernel's
 // clocksource "tsc" and a constant, nonstop TSC.
 bool tsc_is_host_clock();

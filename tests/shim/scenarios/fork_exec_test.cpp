@@ -59,6 +59,7 @@ TEST_CASE("exit: a fork child without exec writes its own trace, the parent's st
   Trace kid;
   REQUIRE(load_trace(run.dir.file("x." + std::to_string(child) + ".json"), kid));
   CHECK(num(kid.header(), "pid") == child);
+  CHECK(str(kid.header(), "session_id") == str(run.trace.header(), "session_id"));  // one run
   CHECK(launch_gws(kid) == std::multiset<long long>{21, 22});
 }
 

@@ -75,6 +75,7 @@ TEST_CASE("trace: header and device record") {
   const Value& h = t.header();
   CHECK(num(h, "pid") == b.shim.pid);
   CHECK(num(h, "ppid") == getpid());
+  CHECK(str(h, "session_id").size() == 16);  // made up by the run's first process
   const Value& argv = member(h, "command_line");
   REQUIRE(argv.IsArray());
   REQUIRE(argv.Size() == 2);
