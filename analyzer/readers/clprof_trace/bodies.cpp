@@ -12,7 +12,7 @@ namespace od = simdjson::ondemand;
 void TraceParser::parse_launch(od::object& obj) {
   model::Launch& l = launch;
   reset_launch();
-  trim_args(0);
+  bool args = false;
   using F = ts::launch::F;
   for_each_schema_field(obj, ts::launch::kFields, "launch record", [&](size_t i, od::value& v) {
     switch (static_cast<F>(i)) {
@@ -60,6 +60,7 @@ void TraceParser::parse_launch(od::object& obj) {
       }
       case F::args:
         get_args(v, CLPROF_FIELD(launch, args, Args));
+        args = true;
         break;
       case F::args_total:
         l.args_total = get_uint32(v, CLPROF_FIELD(launch, args_total, Uint32));
@@ -90,6 +91,7 @@ void TraceParser::parse_launch(od::object& obj) {
         break;
     }
   });
+  if (!args) trim_args(0);
 }
 
 void TraceParser::parse_transfer(od::object& obj) {

@@ -35,7 +35,7 @@ class Scan {
     return false;
   }
   bool peek(char c) const { return p_ < end_ && *p_ == c; }
-  bool str(std::string_view& out) {
+  __attribute__((always_inline)) bool str(std::string_view& out) {
     if (!lit('"')) return false;
     const char* s = p_;
     while (p_ < end_) {
@@ -74,7 +74,7 @@ class Scan {
     }
     return false;
   }
-  bool u64(uint64_t& v) {
+  __attribute__((always_inline)) bool u64(uint64_t& v) {
     const char* s = p_;
     uint64_t x = 0;
     // Timestamps have 10+ digits: take 8 at a time when they are there. No bound check:
@@ -143,17 +143,56 @@ bool fast_work_sizes(Scan& sc, std::vector<uint64_t>& out) {
   }) && !out.empty();
 }
 
-// The argument kind named `k`, by the schema's names (the short strings compared with
-// one memcmp of their known length).
-bool fast_arg_kind(std::string_view k, ts::ArgKind& kind) {
-  for (size_t i = 0; i < ts::kArgKindCount; ++i) {
-    const std::string_view name = ts::kArgKindNames[i];
-    if (k.size() == name.size() && std::memcmp(k.data(), name.data(), name.size()) == 0) {
-      kind = static_cast<ts::ArgKind>(i);
-      return true;
-    }
+// The schema's names of an enum (at most 16 bytes each) as two zero-padded words each, so
+// that a name read from the text is found by comparing words, without a call.
+template <size_t N>
+struct NameWords {
+  uint64_t lo[N], hi[N];
+  size_t len[N];
+};
+template <size_t N>
+constexpr NameWords<N> name_words(const std::string_view (&names)[N]) {
+  NameWords<N> w{};
+  for (size_t i = 0; i < N; ++i) {
+    w.len[i] = names[i].size();
+    for (size_t c = 0; c < names[i].size() && c < 16; ++c)
+      (c < 8 ? w.lo[i] : w.hi[i]) |= uint64_t{static_cast<unsigned char>(names[i][c])}
+                                     << (8 * (c % 8));
   }
-  return false;
+  return w;
+}
+template <size_t N>
+constexpr bool fits_words(const std::string_view (&names)[N]) {
+  for (const std::string_view n : names)
+    if (n.size() > 16) return false;
+  return true;
+}
+static_assert(fits_words(ts::kArgKindNames) && fits_words(ts::kStatusNames), "names fit 16 bytes");
+constexpr auto kArgKindWords = name_words(ts::kArgKindNames);
+constexpr auto kStatusWords = name_words(ts::kStatusNames);
+
+// The index of `s` among `words`' names, or N. Reads 16 bytes at s.data(): `s` is a view
+// into the text, which the padding makes readable that far.
+template <size_t N>
+size_t find_name(const NameWords<N>& words, std::string_view s) {
+  if (s.size() > 16) return N;
+  uint64_t lo, hi;
+  std::memcpy(&lo, s.data(), 8);
+  std::memcpy(&hi, s.data() + 8, 8);
+  const size_t n = s.size();
+  lo &= n >= 8 ? ~uint64_t{0} : (uint64_t{1} << (8 * n)) - 1;
+  hi &= n <= 8 ? 0 : n >= 16 ? ~uint64_t{0} : (uint64_t{1} << (8 * (n - 8))) - 1;
+  for (size_t i = 0; i < N; ++i)
+    if (words.len[i] == n && words.lo[i] == lo && words.hi[i] == hi) return i;
+  return N;
+}
+
+// The argument kind named `k`; false for an unknown one.
+bool fast_arg_kind(std::string_view k, ts::ArgKind& kind) {
+  const size_t i = find_name(kArgKindWords, k);
+  if (i == ts::kArgKindCount) return false;
+  kind = static_cast<ts::ArgKind>(i);
+  return true;
 }
 
 // One argument [kind, size, ...] into `a` (reset by the caller), in its schema layout.
@@ -257,13 +296,33 @@ struct FixedValues {
   int64_t i[N];
   std::string_view s[N];
 };
+// A record's ,"key": texts zero-filled to 16 bytes, for Scan::key16.
 template <size_t N>
-bool fast_fixed(Scan& sc, const ts::Field (&fields)[N], const std::string_view (&members)[N],
+struct MemberTexts {
+  char bytes[N][16];
+  size_t len[N];
+};
+template <size_t N>
+constexpr MemberTexts<N> member_texts(const std::string_view (&members)[N]) {
+  MemberTexts<N> t{};
+  for (size_t i = 0; i < N; ++i) {
+    t.len[i] = members[i].size();
+    for (size_t c = 0; c < members[i].size() && c < 16; ++c) t.bytes[i][c] = members[i][c];
+  }
+  return t;
+}
+static_assert(fits_words(ts::range_begin::kMembers) && fits_words(ts::range_end::kMembers),
+              "range keys fit 16 bytes");
+constexpr auto kRangeBeginMembers = member_texts(ts::range_begin::kMembers);
+constexpr auto kRangeEndMembers = member_texts(ts::range_end::kMembers);
+
+template <size_t N>
+bool fast_fixed(Scan& sc, const ts::Field (&fields)[N], const MemberTexts<N>& members,
                 FixedValues<N>& out) {
   for (size_t k = 0; k < N; ++k) {
     const ts::Field& f = fields[k];
     if (f.presence == ts::Presence::Optional) continue;
-    if (!sc.token(members[k])) return false;
+    if (!sc.key16(members.bytes[k], members.len[k])) return false;
     switch (f.type) {
       case ts::Type::RangeId:
         if (!sc.u64(out.u[k]) || out.u[k] >= (uint64_t{1} << ts::kRangeIdBits)) return false;
@@ -310,7 +369,7 @@ bool TraceParser::fast_range(const char* text, size_t n, RecordType& type) {
     constexpr auto id = static_cast<size_t>(rb::F::id), parent = static_cast<size_t>(rb::F::parent),
                    name = static_cast<size_t>(rb::F::name), tid = static_cast<size_t>(rb::F::tid),
                    host = static_cast<size_t>(rb::F::host_ns);
-    if (!fast_fixed(sc, rb::kFields, rb::kMembers, v) || v.u[id] == 0) return false;
+    if (!fast_fixed(sc, rb::kFields, kRangeBeginMembers, v) || v.u[id] == 0) return false;
     model::Range& r = meta_->add(RecordType::RangeBegin, meta_->range_begins);
     r.id = run_range_id(process_, v.u[id]);
     r.parent = run_range_id(process_, v.u[parent]);
@@ -325,7 +384,7 @@ bool TraceParser::fast_range(const char* text, size_t n, RecordType& type) {
     namespace re = ts::range_end;
     FixedValues<std::size(re::kFields)> v{};
     constexpr auto id = static_cast<size_t>(re::F::id), host = static_cast<size_t>(re::F::host_ns);
-    if (!fast_fixed(sc, re::kFields, re::kMembers, v) || v.u[id] == 0) return false;
+    if (!fast_fixed(sc, re::kFields, kRangeEndMembers, v) || v.u[id] == 0) return false;
     RangeEndRecord& r = meta_->add(RecordType::RangeEnd, meta_->range_ends);
     r.id = run_range_id(process_, v.u[id]);
     r.end_ns = v.i[host];
@@ -340,8 +399,7 @@ bool TraceParser::fast_range(const char* text, size_t n, RecordType& type) {
 bool TraceParser::fast_launch(const char* text, size_t n) {
   model::Launch& l = launch;
   reset_launch();
-  trim_args(0);
-  size_t nargs = 0;
+  size_t nargs = 0;  // argument slots are reused in place; trim_args drops the rest at the end
   uint64_t seen = 0;
   size_t expected = 0;  // index in kLaunchOrder.keys of the key that usually comes next
   constexpr size_t kOrderSize = std::size(kLaunchOrder.keys);
@@ -449,8 +507,7 @@ bool TraceParser::fast_launch(const char* text, size_t n) {
         }
         break;
       case LaunchField::status: {
-        ts::Status status;
-        ok = sc.str(s) && ts::parse(s, status);
+        ok = sc.str(s) && find_name(kStatusWords, s) < ts::kStatusCount;
         l.status.assign(s);
         break;
       }
