@@ -230,6 +230,10 @@ class TraceParser {
   void get_args(simdjson::ondemand::value& v, const trace::Field& field);
 
  private:
+  // A string that is one of `names` (the names of enum E; `what` names them in errors).
+  template <class E, size_t N>
+  std::string_view get_name(simdjson::ondemand::value& v, const trace::Field& field,
+                            std::string_view what, const std::string_view (&names)[N]);
   [[noreturn]] void fail_type(simdjson::ondemand::value& v, const trace::Field& field,
                               std::string_view expected, simdjson::error_code e);
   // One argument [kind, ...] into `a` (reset by the caller).

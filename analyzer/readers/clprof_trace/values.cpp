@@ -94,22 +94,27 @@ std::string_view TraceParser::get_string(od::value& v, const ts::Field& field) {
   return x;
 }
 
-std::string_view TraceParser::get_status(od::value& v, const ts::Field& field) {
+template <class E, size_t N>
+std::string_view TraceParser::get_name(od::value& v, const ts::Field& field, std::string_view what,
+                                       const std::string_view (&names)[N]) {
   std::string_view x;
-  ts::Status s;
+  E value;
   auto e = v.get_string().get(x);
-  if (e || !ts::parse(x, s))
-    fail_type(v, field, "a status (complete, incomplete, error or not_enqueued)", e);
+  if (e || !ts::parse_name(names, x, value)) {
+    std::string known;
+    for (size_t i = 0; i < N; ++i)
+      known += std::string(i == 0 ? "" : i + 1 == N ? " or " : ", ") + std::string(names[i]);
+    fail_type(v, field, std::string(what) + " (" + known + ")", e);
+  }
   return x;
 }
 
+std::string_view TraceParser::get_status(od::value& v, const ts::Field& field) {
+  return get_name<ts::Status>(v, field, "a status", ts::kStatusNames);
+}
+
 std::string_view TraceParser::get_transfer_op(od::value& v, const ts::Field& field) {
-  std::string_view x;
-  ts::TransferOp op;
-  auto e = v.get_string().get(x);
-  if (e || !ts::parse(x, op))
-    fail_type(v, field, "a transfer op (read, write, copy, fill, map or unmap)", e);
-  return x;
+  return get_name<ts::TransferOp>(v, field, "a transfer op", ts::kTransferOpNames);
 }
 
 void TraceParser::get_uints(od::value& v, const ts::Field& field, std::vector<uint64_t>& out) {
@@ -231,14 +236,7 @@ void TraceParser::get_arg(od::value& v, const ts::Field& field, model::KernelArg
   unsigned n = 0;
   for_each_element(v, field, [&](od::value& x) {
     if (n == 0) {
-      std::string_view kind;
-      auto e = x.get_string().get(kind);
-      if (e || !ts::parse(kind, a.kind)) {
-        std::string known;
-        for (std::string_view k : ts::kArgKindNames)
-          known += (known.empty() ? "" : ", ") + std::string(k);
-        fail_type(x, field, "an argument kind (" + known + ")", e);
-      }
+      ts::parse(get_name<ts::ArgKind>(x, field, "an argument kind", ts::kArgKindNames), a.kind);
     } else if (n == 1) {
       a.size = get_uint32(x, field);
     } else if (a.kind == K::Scalar && n == 2) {

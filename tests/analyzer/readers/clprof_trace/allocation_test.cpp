@@ -91,10 +91,7 @@ std::string launches_trace(int n) {
 uint64_t allocations_for(const std::string& path, unsigned threads, int64_t& total_ns) {
   model::Run run;
   readers::Diagnostics diag;
-  readers::detail::TraceStreamTuning tuning;
-  tuning.threads = threads;
-  tuning.chunk_bytes = 4096;
-  tuning.min_bytes_per_thread = 1;
+  const auto tuning = test::small_chunks(threads, 4096);
   AnalysisFactory factory = [] { return std::unique_ptr<Analysis>(new DurationSum); };
   uint64_t before = g_allocations.load();
   auto a = readers::detail::stream_clprof_trace_file(path, run, factory, diag, tuning);

@@ -48,10 +48,7 @@ Failure stream_error(const std::string& content) {
   std::string path = dir.write("bad.json", content);
   model::Run run;
   readers::Diagnostics diag;
-  readers::detail::TraceStreamTuning tuning;
-  tuning.threads = 2;
-  tuning.chunk_bytes = 32;
-  tuning.min_bytes_per_thread = 1;
+  const auto tuning = test::small_chunks(2, 32);
   try {
     readers::detail::stream_clprof_trace_file(path, run, test::kernel_totals_factory(), diag,
                                               tuning);

@@ -4,14 +4,13 @@
 // file order), the warnings and the error, with the file's path replaced by "FILE".
 #pragma once
 
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "model.hpp"
 #include "readers/clprof_trace/clprof_trace.hpp"
 #include "readers/reader.hpp"
+#include "run_child.hpp"
 #include "test_util.hpp"
 
 namespace clprof::test {
@@ -30,10 +29,7 @@ inline std::string without_path(std::string text, const std::string& path) {
 }
 
 inline std::vector<Reading> read_every_way(const std::string& path, size_t chunk_bytes = 64) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  const std::string content = ss.str();
+  const std::string content = slurp(path);
   std::vector<Reading> out;
   auto finish = [&](Reading& r, const readers::Diagnostics& d) {
     for (const auto& w : d.warnings) r.warnings.push_back(without_path(w, path));
@@ -56,10 +52,7 @@ inline std::vector<Reading> read_every_way(const std::string& path, size_t chunk
       r.way =
           "streamed, " + std::to_string(threads) + " threads, fast path " + (fast ? "on" : "off");
       readers::Diagnostics d;
-      readers::detail::TraceStreamTuning tuning;
-      tuning.threads = threads;
-      tuning.chunk_bytes = chunk_bytes;
-      tuning.min_bytes_per_thread = 1;
+      auto tuning = small_chunks(threads, chunk_bytes);
       tuning.fast_path = fast;
       try {
         auto a = readers::detail::stream_clprof_trace_file(path, r.run, collect_all_factory(), d,

@@ -3,12 +3,11 @@
 // (data/vector_add_v1.expected, dumped by that reader), by every path, without warnings.
 #include <doctest/doctest.h>
 
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "readers/clprof_trace/clprof_trace.hpp"
 #include "readers/load.hpp"
+#include "run_child.hpp"
 #include "run_dump.hpp"
 #include "test_util.hpp"
 
@@ -17,11 +16,9 @@ using namespace clprof;
 namespace {
 
 std::string data_file(const std::string& name) {
-  std::ifstream f(std::string(CLPROF_READER_TEST_DATA) + "/" + name, std::ios::binary);
-  REQUIRE(f.good());
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
+  const std::string text = test::slurp(std::string(CLPROF_READER_TEST_DATA) + "/" + name);
+  REQUIRE_FALSE(text.empty());
+  return text;
 }
 
 }  // namespace
@@ -48,10 +45,7 @@ TEST_CASE("a version 1 trace of today's main reads as the version 1 reader read 
   for (unsigned threads : {1u, 2u}) {
     model::Run run;
     readers::Diagnostics diag;
-    readers::detail::TraceStreamTuning tuning;
-    tuning.threads = threads;
-    tuning.chunk_bytes = 512;
-    tuning.min_bytes_per_thread = 1;
+    const auto tuning = test::small_chunks(threads, 512);
     auto a = readers::detail::stream_clprof_trace_file(path, run, test::kernel_totals_factory(),
                                                        diag, tuning);
     CHECK(diag.warnings.empty());

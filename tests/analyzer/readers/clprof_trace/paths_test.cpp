@@ -5,13 +5,12 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "every_way.hpp"
 #include "readers/load.hpp"
+#include "run_child.hpp"
 #include "run_dump.hpp"
 #include "test_util.hpp"
 
@@ -20,20 +19,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string read(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 // The clprof traces under `dir` (recursively), by content.
 std::vector<fs::path> traces_under(const fs::path& dir) {
   std::vector<fs::path> out;
   if (!fs::is_directory(dir)) return out;
   for (const auto& e : fs::recursive_directory_iterator(dir)) {
     if (!e.is_regular_file() || e.file_size() > (size_t{4} << 20)) continue;
-    if (readers::is_clprof_trace(read(e.path()).substr(0, 65536))) out.push_back(e.path());
+    if (readers::is_clprof_trace(test::slurp(e.path().string()).substr(0, 65536)))
+      out.push_back(e.path());
   }
   return out;
 }
@@ -65,7 +58,8 @@ TEST_CASE("every corpus trace reads the same by every path") {
 }
 
 TEST_CASE("every line prefix of a real trace, and the trace with bytes after it") {
-  const std::string full = read(fs::path(CLPROF_READER_TEST_DATA) / "vector_add_v1.json");
+  const std::string full =
+      test::slurp(std::string(CLPROF_READER_TEST_DATA) + "/vector_add_v1.json");
   REQUIRE_FALSE(full.empty());
   test::TempDir dir;
   size_t lines = 0;

@@ -307,10 +307,7 @@ TEST_CASE("the streaming path puts the same metadata in the Run and feeds the bu
   for (unsigned threads : {1u, 2u}) {
     model::Run run;
     readers::Diagnostics diag;
-    readers::detail::TraceStreamTuning tuning;
-    tuning.threads = threads;
-    tuning.chunk_bytes = 100;
-    tuning.min_bytes_per_thread = 1;
+    const auto tuning = test::small_chunks(threads, 100);
     auto a = readers::detail::stream_clprof_trace_file(path, run, test::kernel_totals_factory(),
                                                        diag, tuning);
     auto& totals = static_cast<test::KernelTotals&>(*a);
@@ -417,10 +414,7 @@ TEST_CASE("a launch before its device record still gets the device's Run id") {
   CHECK(run.launches[1].device == 1);
   for (unsigned threads : {1u, 2u}) {
     model::Run srun;
-    readers::detail::TraceStreamTuning tuning;
-    tuning.threads = threads;
-    tuning.chunk_bytes = 32;
-    tuning.min_bytes_per_thread = 1;
+    const auto tuning = test::small_chunks(threads, 32);
     auto a = readers::detail::stream_clprof_trace_file(path, srun, test::kernel_totals_factory(),
                                                        diag, tuning);
     CHECK(static_cast<test::KernelTotals&>(*a).rows["k"].device_sum == 3);

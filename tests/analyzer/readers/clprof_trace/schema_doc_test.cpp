@@ -6,26 +6,19 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "readers/clprof_trace/schema_doc.hpp"
+#include "run_child.hpp"
 
 namespace {
 
 const std::string kDoc = CLPROF_DOCS_DIR "/trace-format.md";
 
-std::string read(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 }  // namespace
 
 TEST_CASE("docs/trace-format.md holds every schema table as the schema makes it") {
-  std::string doc = read(kDoc);
+  std::string doc = clprof::test::slurp(kDoc);
   REQUIRE_FALSE(doc.empty());
   const std::string want = clprof::readers::with_schema_tables(doc);
   const char* update = std::getenv("CLPROF_UPDATE_DOCS");

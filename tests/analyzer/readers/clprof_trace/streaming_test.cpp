@@ -86,10 +86,7 @@ TEST_CASE("streaming equals in-memory for 1 and 2 threads and chunk boundaries m
         CAPTURE(chunk);
         model::Run run;
         readers::Diagnostics diag;
-        readers::detail::TraceStreamTuning tuning;
-        tuning.threads = threads;
-        tuning.chunk_bytes = chunk;
-        tuning.min_bytes_per_thread = 1;
+        const auto tuning = test::small_chunks(threads, chunk);
         auto a = readers::detail::stream_clprof_trace_file(path, run, test::kernel_totals_factory(),
                                                            diag, tuning);
         auto& got = static_cast<test::KernelTotals&>(*a);

@@ -15,6 +15,7 @@
 
 #include "analysis.hpp"
 #include "model.hpp"
+#include "readers/clprof_trace/clprof_trace.hpp"
 
 namespace clprof::test {
 
@@ -46,6 +47,16 @@ class TempDir {
   std::string path_;
   std::vector<std::string> files_;
 };
+
+// Streaming with `threads` threads reading `chunk_bytes` at a time, each thread given
+// some bytes however small the file: so that chunk and thread boundaries fall mid-line.
+inline readers::detail::TraceStreamTuning small_chunks(unsigned threads, size_t chunk_bytes) {
+  readers::detail::TraceStreamTuning tuning;
+  tuning.threads = threads;
+  tuning.chunk_bytes = chunk_bytes;
+  tuning.min_bytes_per_thread = 1;
+  return tuning;
+}
 
 // Per-kernel count, total and sorted durations plus transfer totals: enough to compare
 // the streaming path with the in-memory path.

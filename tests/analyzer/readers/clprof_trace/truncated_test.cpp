@@ -40,10 +40,7 @@ Outcome stream(const std::string& content, unsigned threads) {
   test::TempDir dir;
   std::string path = dir.write("t.json", content);
   Outcome o;
-  readers::detail::TraceStreamTuning tuning;
-  tuning.threads = threads;
-  tuning.chunk_bytes = 24;
-  tuning.min_bytes_per_thread = 1;
+  const auto tuning = test::small_chunks(threads, 24);
   auto a = readers::detail::stream_clprof_trace_file(path, o.run, test::kernel_totals_factory(),
                                                      o.diag, tuning);
   for (auto& [name, row] : static_cast<test::KernelTotals&>(*a).rows)
@@ -148,10 +145,7 @@ TEST_CASE(
       readers::Diagnostics diag;
       try {
         if (streaming) {
-          readers::detail::TraceStreamTuning tuning;
-          tuning.threads = 2;
-          tuning.chunk_bytes = 40;
-          tuning.min_bytes_per_thread = 1;
+          const auto tuning = test::small_chunks(2, 40);
           readers::detail::stream_clprof_trace_file(path, run, test::kernel_totals_factory(), diag,
                                                     tuning);
         } else {
