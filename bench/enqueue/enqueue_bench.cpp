@@ -20,13 +20,18 @@
 // ns_per_iter (wall clock, steady_clock, of the timed loop), thread_cpu_ns_per_iter (CPU of
 // the enqueuing thread), process_cpu_ns_per_iter (all threads: driver and tool background
 // threads included), user_ns_per_iter / sys_ns_per_iter (getrusage, all threads),
+// tool_threads_cpu_ns_per_iter (threads named clprof-*: a tool's background CPU),
+// tool_threads_runs_per_1k_iter (how often those threads were put on a CPU: wake-ups), and
+// other_threads_cpu_ns_per_iter (the driver's threads, and a tool's unnamed ones),
 // peak_rss_kb (VmHWM at the end); with --latency also queued_to_start_ns_per_iter and
 // queued_to_end_ns_per_iter (event profiling, device clock). Single-threaded; exits 1 on
 // any OpenCL error, 2 on bad arguments.
 #include <CL/cl.h>
 
+#include <dirent.h>
 #include <sys/resource.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -77,6 +82,34 @@ struct CpuSnapshot {
     getrusage(RUSAGE_SELF, &ru);
     return {clock_ns(CLOCK_THREAD_CPUTIME_ID), clock_ns(CLOCK_PROCESS_CPUTIME_ID),
             ns_of(ru.ru_utime), ns_of(ru.ru_stime)};
+  }
+};
+
+// CPU ns of every thread of the process by who runs it, from /proc/self/task/*/schedstat
+// (ns on the CPU, exact) and comm: the app's thread (this one), a tool's background threads
+// (named "clprof-*") and the rest (the driver's, and a tool's unnamed threads).
+struct ThreadCpu {
+  double app_ns = 0, tool_ns = 0, other_ns = 0;
+  double tool_runs = 0;  // times a tool's thread was put on a CPU (schedstat's third field)
+  static ThreadCpu now() {
+    ThreadCpu t;
+    const long self = static_cast<long>(gettid());
+    DIR* dir = opendir("/proc/self/task");
+    if (!dir) return t;
+    while (dirent* d = readdir(dir)) {
+      if (d->d_name[0] == '.') continue;
+      const std::string base = std::string("/proc/self/task/") + d->d_name;
+      std::ifstream stat(base + "/schedstat"), comm(base + "/comm");
+      double ns = 0, wait_ns = 0, runs = 0;
+      std::string name;
+      if (!(stat >> ns >> wait_ns >> runs)) continue;
+      std::getline(comm, name);
+      if (std::strtol(d->d_name, nullptr, 10) == self) t.app_ns += ns;
+      else if (name.rfind("clprof", 0) == 0) t.tool_ns += ns, t.tool_runs += runs;
+      else t.other_ns += ns;
+    }
+    closedir(dir);
+    return t;
   }
 };
 
@@ -179,11 +212,13 @@ int main(int argc, char** argv) {
 
   timed = true;
   const CpuSnapshot cpu0 = CpuSnapshot::now();
+  const ThreadCpu threads0 = ThreadCpu::now();
   const auto t0 = std::chrono::steady_clock::now();
   for (unsigned long i = 0; i < iterations; ++i) one(i);
   check(clFinish(q), "clFinish");
   const auto t1 = std::chrono::steady_clock::now();
   const CpuSnapshot cpu1 = CpuSnapshot::now();
+  const ThreadCpu threads1 = ThreadCpu::now();
 
   static const char* const kModeNames[] = {"loop", "events", "latency", "init-only"};
   std::printf("platform %s\n", name);
@@ -198,6 +233,11 @@ int main(int argc, char** argv) {
     std::printf("process_cpu_ns_per_iter %.1f\n", (cpu1.process_ns - cpu0.process_ns) * per);
     std::printf("user_ns_per_iter %.1f\n", (cpu1.user_ns - cpu0.user_ns) * per);
     std::printf("sys_ns_per_iter %.1f\n", (cpu1.sys_ns - cpu0.sys_ns) * per);
+    std::printf("tool_threads_cpu_ns_per_iter %.1f\n", (threads1.tool_ns - threads0.tool_ns) * per);
+    std::printf("tool_threads_runs_per_1k_iter %.2f\n",
+                (threads1.tool_runs - threads0.tool_runs) * per * 1000);
+    std::printf("other_threads_cpu_ns_per_iter %.1f\n",
+                (threads1.other_ns - threads0.other_ns) * per);
     if (mode == Mode::Latency) {
       std::printf("queued_to_start_ns_per_iter %.1f\n", queued_to_start_ns * per);
       std::printf("queued_to_end_ns_per_iter %.1f\n", queued_to_end_ns * per);

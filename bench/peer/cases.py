@@ -41,6 +41,10 @@ LOOP_COLUMNS = (
     Column("CPU ns/launch, user+sys, all threads", _sum("user_ns_per_iter", "sys_ns_per_iter"),
            "{:.0f}", ratio=True, added=True, short="CPU ns/launch"),
     Column("sys ns/launch", _get("sys_ns_per_iter"), "{:.0f}"),
+    Column("app thread CPU ns/launch", _get("thread_cpu_ns_per_iter"), "{:.0f}", added=True,
+           short="app thread CPU"),
+    Column("tool threads CPU ns/launch (clprof-*)", _get("tool_threads_cpu_ns_per_iter"),
+           "{:.0f}", short="tool threads CPU"),
     Column("bytes/launch", _bytes_per_launch, "{:.0f}"),
     Column("peak RSS MB", _get("peak_rss_kb", 1 / 1024), "{:.1f}"),
 )
@@ -79,7 +83,8 @@ INIT_COLUMNS = (
 
 _KEYS = ("launches", "ns_per_iter", "thread_cpu_ns_per_iter", "process_cpu_ns_per_iter",
          "user_ns_per_iter", "sys_ns_per_iter", "peak_rss_kb", "queued_to_start_ns_per_iter",
-         "queued_to_end_ns_per_iter")
+         "queued_to_end_ns_per_iter", "tool_threads_cpu_ns_per_iter",
+         "other_threads_cpu_ns_per_iter")
 
 
 def parse_enqueue_bench(stdout, required):

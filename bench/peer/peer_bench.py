@@ -29,7 +29,8 @@ import variants as variants_mod  # noqa: E402
 COLUMNS = ("case", "round", "slot", "variant", "ok", "reason", "start_utc", "wall_s", "user_s",
            "sys_s", "maxrss_kb", "program_launches", "ns_per_iter", "thread_cpu_ns_per_iter",
            "process_cpu_ns_per_iter", "user_ns_per_iter", "sys_ns_per_iter", "peak_rss_kb",
-           "queued_to_start_ns_per_iter", "queued_to_end_ns_per_iter", "clpeak_latency_us",
+           "queued_to_start_ns_per_iter", "queued_to_end_ns_per_iter",
+           "tool_threads_cpu_ns_per_iter", "other_threads_cpu_ns_per_iter", "clpeak_latency_us",
            "out_bytes", "trace_bytes", "launches", "transfers", "load1_before", "load1_after",
            "steal_pct")
 
