@@ -1,10 +1,10 @@
-// The harvester: the shim's one background thread. It sleeps a poll interval at a time,
-// or until woken (a quarter of the ring filled, the app reached a sync point), then
-// drains the ring and polls the commands still running (RecordCompletion), recalibrates
-// the host ticks, and flushes the trace on a timer (TraceOutput). Its pacing lives here:
-// a real backlog keeps it going without a pause, anything less lets it sleep, so records
-// are drained in batches and the CPU is left to the driver's threads, which on a CPU
-// device run the app's kernels.
+// The harvester: the shim's one background thread. It sleeps between rounds (from the poll
+// interval up to kLongestSleepNs, longer while rounds find little), or until woken (a
+// quarter of the ring filled, the app reached a sync point), then drains the ring and polls
+// the commands still running (RecordCompletion), recalibrates the host ticks, and flushes
+// the trace on a timer (TraceOutput). Its pacing lives here (run()): a real backlog keeps it
+// going without a pause, anything less lets it sleep, so records are drained in batches
+// and the CPU is left to the driver's threads, which on a CPU device run the app's kernels.
 //
 // Threads: start() and stop() on the lifecycle's thread (start-up, ending); wake() and
 // wait_for_space() on the app's enqueuing threads; park_for_fork() and unpark() in the
@@ -30,6 +30,11 @@ namespace clprof::shim {
 
 class Harvester final : private DrainListener {
  public:
+  // The longest sleep between two rounds (CLOCK_MONOTONIC ns), reached while rounds find
+  // few records; a record waits at most this long plus a round before it is written to the
+  // writer's buffer (unless a producer or a sync point wakes the harvester first).
+  static constexpr std::int64_t kLongestSleepNs = 16000000;
+
   explicit Harvester(RecordCompletion& completion)
       : ring_(completion.ring()), completion_(completion), output_(completion.output()) {}
 
