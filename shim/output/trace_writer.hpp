@@ -1,7 +1,8 @@
 // The trace file: header line, one record per line, the end record and "]}".
 // Writes whole lines only, with write(2), so a killed process leaves complete lines.
 // A regular file gets its writes at multiples of kFlushBytes in the file, some lines
-// padded with trailing spaces to get there (trace_writer.cpp says why).
+// padded with trailing spaces to get there, and those whole-block writes bypass the page
+// cache (O_DIRECT) on a file system on a disk (trace_writer.cpp says why).
 #pragma once
 
 #include <sys/types.h>
@@ -37,6 +38,9 @@ class TraceWriter {
   // The trace's descriptor is moved to the lowest free number from here, when the limit
   // on open files allows (the usual soft limit is 1024).
   static constexpr int kHighFd = 512;
+  // Writes of whole blocks of this size at offsets of its multiples go to a regular file
+  // (not tmpfs) with O_DIRECT (trace_writer.cpp says why); the buffer is aligned to it.
+  static constexpr std::size_t kDirectAlign = 4096;
 
   // Buffers one record object as the line `record,\n`.
   void append(std::string_view record);
@@ -71,7 +75,10 @@ class TraceWriter {
   TraceWriter& operator=(const TraceWriter&) = delete;
 
  private:
+  // Writes n bytes at the file's end (counted in file_bytes_); false on an error.
   bool write_all(const char* data, std::size_t n);
+  // Turns O_DIRECT on or off for the descriptor; a failure turns direct writes off for good.
+  void set_direct(bool on);
   // Writes the first n buffered bytes (whole lines) and keeps the rest for the next
   // write; false if the write failed (the n bytes are dropped).
   bool write_out(std::size_t n);
@@ -92,11 +99,14 @@ class TraceWriter {
   std::uint64_t reserved_to_ = 0;
   bool reserving_ = false;  // a regular file that has not refused a reservation
   bool aligned_ = false;    // a regular file whose offset is known: writes are aligned
+  bool direct_ok_ = false;  // a file on a disk that has not refused a direct write
+  bool direct_on_ = false;  // O_DIRECT is set on fd_
   // end_record writes the buffer once it holds more than this (set by write_out: up to
   // the next multiple of kFlushBytes in the file).
   std::size_t limit_ = kFlushBytes;
   std::uint64_t writes_ = 0;  // write_out calls that wrote (writes())
-  // Plain malloc'd buffer: appends never zero-fill; grown, never shrunk.
+  // Plain aligned_alloc'd buffer (kDirectAlign): appends never zero-fill; grown, never
+  // shrunk.
   char* buf_ = nullptr;
   std::size_t size_ = 0;
   std::size_t cap_ = 0;

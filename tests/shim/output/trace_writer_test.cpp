@@ -2,9 +2,11 @@
 // regular files, a pipe served line by line, a descriptor the app took back.
 #include <doctest/doctest.h>
 #include <fcntl.h>
+#include <linux/magic.h>
 #include <rapidjson/document.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -133,6 +135,14 @@ TEST_CASE("trace writer: writes to a file end on multiples of kFlushBytes, on wh
   REQUIRE(sizes_after_write.size() == 2);
   CHECK(sizes_after_write[0] == kAlign);
   CHECK(sizes_after_write[1] == 2 * kAlign);
+  // The second write (whole blocks at an aligned offset) went straight to the disk, where
+  // the file system takes direct writes (the writer leaves tmpfs alone: no disk behind it).
+  struct statfs fs {};
+  const int probe = ::open(path, O_WRONLY | O_DIRECT);
+  if (probe >= 0 && ::fstatfs(probe, &fs) == 0 && fs.f_type != TMPFS_MAGIC) {
+    CHECK((::fcntl(w.fd_for_test(), F_GETFL) & O_DIRECT) != 0);
+  }
+  if (probe >= 0) ::close(probe);
   // The timer's write (whatever is buffered) leaves the file unaligned...
   w.flush();
   writes = w.writes();
