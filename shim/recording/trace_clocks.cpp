@@ -4,9 +4,13 @@
 
 namespace clprof::shim {
 
+// A rough first slope from a short wait on the starting thread (the app's, in its first
+// OpenCL call): good for times close to it. The harvester waits until kFirstBaselineNs
+// have passed (asleep, on its own thread) and adds a point before it converts a record.
 void TraceClocks::start() {
   calibrate(true);
-  const std::int64_t until_ns = monotonic_now_ns() + 2000000;
+  start_ns_ = monotonic_now_ns();
+  const std::int64_t until_ns = start_ns_ + kRoughBaselineNs;
   while (monotonic_now_ns() < until_ns) {
   }
   calibrate(false);

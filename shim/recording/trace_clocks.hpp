@@ -19,9 +19,15 @@ namespace clprof::shim {
 
 class TraceClocks {
  public:
-  // A first calibration point, then a busy 2 ms for a first slope (ticks per ns); the
-  // harvester lengthens the baseline as the run goes (recalibrate).
+  // The harvester converts no record before the baseline is this long (CLOCK_MONOTONIC ns
+  // since start()); the slope error then stays below ~1e-5 (a calibration pair is read
+  // within ~20 ns).
+  static constexpr std::int64_t kFirstBaselineNs = 2000000;
+  // A first calibration point, then a busy kRoughBaselineNs for a rough first slope (ticks
+  // per ns); the harvester lengthens the baseline as the run goes (recalibrate).
   void start();
+  // When start() ran, CLOCK_MONOTONIC ns.
+  std::int64_t start_ns() const { return start_ns_; }
   // Adds a calibration point (the harvester once per poll interval, the finaliser once).
   void recalibrate() { calibrate(false); }
 
@@ -48,7 +54,9 @@ class TraceClocks {
   // Host ticks against CLOCK_MONOTONIC: paired reads, the best of a few.
   void calibrate(bool first);
 
+  static constexpr std::int64_t kRoughBaselineNs = 20000;
   TickConverter ticks_;
+  std::int64_t start_ns_ = 0;
   std::unordered_map<std::uint64_t, BracketEstimator> brackets_;
   std::uint64_t bracket_device_ = 0;  // device of bracket_ (0: none yet)
   BracketEstimator* bracket_ = nullptr;

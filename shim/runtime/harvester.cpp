@@ -121,6 +121,21 @@ void Harvester::run() {
   const std::size_t busy_records = ring_.capacity() / 8;
   // A round that finds fewer records than this lets the next sleep longer.
   const std::size_t batch_records = ring_.capacity() / 16;
+  // The first cells the app will fill, faulted in here rather than in its enqueues; the rest
+  // a quarter ring ahead of the producers, round by round.
+  ring_.populate(kFirstPopulatedCells);
+  // The first slope from a baseline long enough (TraceClocks::kFirstBaselineNs): asleep here,
+  // where the app's first call used to spin for it.
+  {
+    std::unique_lock<std::mutex> lock(wake_mutex_);
+    const std::int64_t until_ns =
+        completion_.clocks().start_ns() + TraceClocks::kFirstBaselineNs;
+    for (std::int64_t now_ns; !stop_.load() && (now_ns = monotonic_now_ns()) < until_ns;) {
+      wake_cv_.wait_for(lock, std::chrono::nanoseconds(until_ns - now_ns),
+                        [this] { return stop_.load(); });
+    }
+    wake_flag_ = false;
+  }
   output_.restart_flush_timer(monotonic_now_ns());
   std::int64_t last_calibration_ns = 0;
   std::int64_t sleep_ns = poll_ns;
@@ -141,6 +156,7 @@ void Harvester::run() {
       sleeping_.store(false, std::memory_order_relaxed);
       if (stop_.load()) return;
     }
+    ring_.populate(ring_.capacity() / 4);
     std::int64_t now_ns = monotonic_now_ns();
     if (now_ns - last_calibration_ns >= poll_ns) {
       completion_.clocks().recalibrate();

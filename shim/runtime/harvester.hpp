@@ -34,6 +34,8 @@ class Harvester final : private DrainListener {
   // few records; a record waits at most this long plus a round before it is written to the
   // writer's buffer (unless a producer or a sync point wakes the harvester first).
   static constexpr std::int64_t kLongestSleepNs = 16000000;
+  // Ring cells faulted in when the thread starts (~2.6 KB each).
+  static constexpr std::size_t kFirstPopulatedCells = 64;
 
   explicit Harvester(RecordCompletion& completion)
       : ring_(completion.ring()), completion_(completion), output_(completion.output()) {}
