@@ -243,7 +243,7 @@ std::uint64_t context_id_of(cl_context context) {
   return info ? info->id : add_context(context, true);
 }
 
-QueueInfo* queue_info(cl_command_queue queue) {
+QueueInfo* queue_info_slow(cl_command_queue queue) {
   if (!queue) return nullptr;
   if (QueueInfo* q = queues().find(queue)) return q;
   // A queue made through a path we do not hook (e.g. an extension): learn it once.
@@ -327,7 +327,7 @@ KernelInfo* register_kernel(cl_kernel kernel) {
   return add_kernel(kernel, false);
 }
 
-KernelInfo* kernel_info(cl_kernel kernel) {
+KernelInfo* kernel_info_slow(cl_kernel kernel) {
   if (!kernel) return nullptr;
   if (KernelInfo* k = kernels().find(kernel)) return k;
   return add_kernel(kernel, true);

@@ -139,19 +139,18 @@ class Registry {
   // (clSetKernelArg asks about every 8-byte scalar) until the registry next creates.
   Info* find(const void* handle) {
     if (cache_slot_ >= 0 && handle) {
-      const CacheEntry& e = thread_state().cache[cache_slot_][cache_index(handle)];
-      if (e.handle == handle) {
-        if (e.info) {
-          if (e.info->handle.load(std::memory_order_relaxed) == handle &&
-              e.info->gen.load(std::memory_order_acquire) == e.gen) {
-            return static_cast<Info*>(e.info);
-          }
-        } else if (e.gen == creates_.load(std::memory_order_acquire)) {
-          return nullptr;
-        }
+      const CacheEntry& e = cache_entry(handle);
+      if (Info* info = cache_hit(e, handle)) return info;
+      if (e.handle == handle && !e.info && e.gen == creates_.load(std::memory_order_acquire)) {
+        return nullptr;
       }
     }
     return find_slow(handle);
+  }
+  // The thread cache's entry for `handle` if it is current, else nullptr (not cached,
+  // stale, or cached as unknown: the caller then asks find()). Threads: any.
+  Info* find_cached(const void* handle) {
+    return cache_slot_ >= 0 && handle ? cache_hit(cache_entry(handle), handle) : nullptr;
   }
   // Forgets `handle` (its Info is recycled). Threads: any.
   void erase(const void* handle);
@@ -166,6 +165,17 @@ class Registry {
     // Fibonacci hashing: handles may be as close as a few bytes apart.
     return static_cast<unsigned>(
         (reinterpret_cast<std::uintptr_t>(handle) * 0x9E3779B97F4A7C15ULL) >> 58);
+  }
+  const CacheEntry& cache_entry(const void* handle) const {
+    return thread_state().cache[cache_slot_][cache_index(handle)];
+  }
+  static Info* cache_hit(const CacheEntry& e, const void* handle) {
+    if (e.handle == handle && e.info &&
+        e.info->handle.load(std::memory_order_relaxed) == handle &&
+        e.info->gen.load(std::memory_order_acquire) == e.gen) {
+      return static_cast<Info*>(e.info);
+    }
+    return nullptr;
   }
   // The registry lookup under the mutex; refreshes the thread cache.
   Info* find_slow(const void* handle);
@@ -219,10 +229,20 @@ std::uint64_t device_id_of(cl_device_id device);
 std::uint64_t register_context(cl_context context);
 // The id of `context`, registering an unknown one on first sight (0 for NULL).
 std::uint64_t context_id_of(cl_context context);
+// queue_info and kernel_info past the thread cache (a miss, a NULL or unknown handle).
+QueueInfo* queue_info_slow(cl_command_queue queue);
+KernelInfo* kernel_info_slow(cl_kernel kernel);
 // The queue's info, registering an unknown queue on first sight (nullptr on failure).
-QueueInfo* queue_info(cl_command_queue queue);
+// Inline: the thread-cache hit is on every launch and argument set.
+inline QueueInfo* queue_info(cl_command_queue queue) {
+  QueueInfo* q = queues().find_cached(queue);
+  return __builtin_expect(q != nullptr, 1) ? q : queue_info_slow(queue);
+}
 // The kernel's info, registering an unknown kernel on first sight (nullptr on failure).
-KernelInfo* kernel_info(cl_kernel kernel);
+inline KernelInfo* kernel_info(cl_kernel kernel) {
+  KernelInfo* k = kernels().find_cached(kernel);
+  return __builtin_expect(k != nullptr, 1) ? k : kernel_info_slow(kernel);
+}
 // Registers a kernel the app just got (name, program, argument count) and writes its
 // kernel record.
 KernelInfo* register_kernel(cl_kernel kernel);
