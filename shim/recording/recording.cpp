@@ -105,7 +105,8 @@ void record_sync(HookScope& scope, const char* api, cl_int rc, cl_command_queue 
   r.queue_id = q ? q->id : 0;
   r.status = OpStatus::Complete;
   publish_record(slot);
-  // Everything enqueued before this wait may be done now: harvest it promptly.
+  // Everything enqueued before this wait may be done now (Harvester::app_sync_point says
+  // what it does with that).
   app_sync_point();
 }
 
