@@ -1,10 +1,12 @@
 // clprof launches: one row per kernel launch (the seed-001 "kernel enqueues" table).
 #include <algorithm>
 
+#include "analyses/clock_alignment.hpp"
 #include "analyses/kernels.hpp"
 #include "cli/commands.hpp"
 #include "cli/emit.hpp"
 #include "cli/session.hpp"
+#include "output/log.hpp"
 #include "output/tables/launches.hpp"
 
 namespace clprof::cli {
@@ -34,8 +36,9 @@ Runner setup_launches(CLI::App& app) {
   auto o = std::make_shared<CommonOptions>();
   add_common_options(app, *o);
   app.footer(help_footer("launches",
-                         "Device timestamps are printed as the device reported them. Q>Sub and Sub>Start are "
-                         "device phases; Enqueue is host time inside the enqueue call."));
+                         "Device timestamps are printed as the device reported them; host_start_ns and "
+                         "host_end_ns are the same instants on the host clock (the device's clock_sync). Q>Sub "
+                         "and Sub>Start are device phases; Enqueue is host time inside the enqueue call."));
   return [o]() -> int {
     const Request r = make_request(*o);
     check_output_path(r);
@@ -48,6 +51,9 @@ Runner setup_launches(CLI::App& app) {
     std::stable_sort(rows.begin(), rows.end(), [](auto* a, auto* b) {
       return analyses::launch_order(*a) < analyses::launch_order(*b);
     });
+    analyses::DeviceUse use;
+    for (const model::Launch* l : rows) use.note(l->device, l->has_device_times());
+    log::warnings(analyses::unsynced_device_warnings(session.run, use.used()));
     auto result = output::tables::launches_result(rows, session.run);
     order(result, sort, r.top);
     emit(result, r);

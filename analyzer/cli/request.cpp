@@ -32,6 +32,10 @@ void add_common_options(CLI::App& app, CommonOptions& o, Takes takes) {
       ->type_name("NAME");
   app.add_option("--layers-from", o.layers_from, "Attribute launches by host time to the ranges of this profile")
       ->type_name("FILE");
+  app.add_option("--layers-by", o.layers_by,
+                 "With --layers-from: look launches up by when they ran on the device (execution, the default; "
+                 "needs the device's clock_sync) or by their enqueue call (enqueue)")
+      ->type_name("WHEN");
   app.add_flag("--wide", o.wide, "Table: every column, no name shortening");
   app.add_option("--threads", o.threads, "Reading threads for clprof traces (0 = all cores)")->type_name("N");
   app.add_flag("--merge", o.merge, "Accept traces that do not belong to one run and analyse them together");
@@ -70,6 +74,12 @@ Request make_request(const CommonOptions& o) {
   r.inputs = o.inputs;
   r.input_format = o.input_format;
   r.layers_from = o.layers_from;
+  if (!o.layers_by.empty()) {
+    if (o.layers_by != "execution" && o.layers_by != "enqueue")
+      throw UsageError("--layers-by: expected execution or enqueue, not '" + o.layers_by + "'");
+    if (o.layers_from.empty()) throw UsageError("--layers-by applies to --layers-from, which is not given");
+    r.layers_by_enqueue = o.layers_by == "enqueue";
+  }
   r.merge = o.merge;
   r.wide = o.wide;
   r.output = o.output == "-" ? "" : o.output;

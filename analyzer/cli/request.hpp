@@ -35,6 +35,7 @@ struct CommonOptions {
   std::string output;
   std::string input_format;
   std::string layers_from;
+  std::string layers_by;
   std::string threads;
   bool wide = false;
   bool merge = false;
@@ -57,6 +58,7 @@ struct Request {
   std::vector<std::string> inputs;
   std::string input_format;
   std::string layers_from;
+  bool layers_by_enqueue = false;  // --layers-by enqueue (default: execution)
   unsigned threads = 0;
   bool merge = false;
   analyses::Selection selection;

@@ -61,10 +61,17 @@ Session run_session(const Request& r, const AnalysisMaker& make, SessionNeeds ne
       if (!r.layers_from.empty()) {
         model::Run source;
         readers::load_run({r.layers_from}, "", source, s.diagnostics);
-        auto result = attribute_by_host_time(s.run, source);
+        LayersFromOptions lo;
+        lo.by = r.layers_by_enqueue ? LayersFromOptions::By::Enqueue : LayersFromOptions::By::Execution;
+        auto result = attribute_by_host_time(s.run, source, lo);
         if (!result.note.empty())
           s.diagnostics.warnings.push_back(result.note.rfind("--layers-from", 0) == 0 ? result.note
                                                                                      : "--layers-from: " + result.note);
+        if (result.by_enqueue > 0)
+          s.diagnostics.warnings.push_back(
+              "--layers-from: " + std::to_string(result.by_enqueue) +
+              " launch(es) and transfer(s) have no device start on the host clock (no clock_sync for their "
+              "device, or no device times): looked up by their enqueue time instead");
         if (result.launches_attributed == 0 && !s.run.launches.empty())
           s.diagnostics.warnings.push_back("--layers-from: no launch falls inside a range of " + r.layers_from);
       }

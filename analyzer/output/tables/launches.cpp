@@ -2,6 +2,8 @@
 
 #include <memory>
 
+#include "analyses/clock_alignment.hpp"
+
 namespace clprof::output::tables {
 
 const Schema& launches_schema() {
@@ -32,6 +34,14 @@ const Schema& launches_schema() {
             .allow_null()
             .wide(),
         column("end_ns", "End", Type::Int, "ns", "device clock: CL_PROFILING_COMMAND_END").allow_null().wide(),
+        column("host_start_ns", "Host start", Type::Int, "ns",
+               "start on the host clock (ns since the process's trace start): start + the device's clock_sync "
+               "offset; null without a sync")
+            .allow_null()
+            .wide(),
+        column("host_end_ns", "Host end", Type::Int, "ns", "end on the host clock, as host_start_ns")
+            .allow_null()
+            .wide(),
         column("duration_ns", "Duration", Type::Duration, "ns", "kernel time: end - start").allow_null(),
         column("queued_to_submit_ns", "Q>Sub", Type::Duration, "ns", "submit - queued").allow_null(),
         column("submit_to_start_ns", "Sub>Start", Type::Duration, "ns", "start - submit").allow_null(),
@@ -90,9 +100,11 @@ Value dims(const std::vector<uint64_t>& v) {
 Result launches_result(const std::vector<const model::Launch*>& launches, const model::Run& run) {
   Result out(launches_schema());
   auto index = std::make_shared<analyses::RangeIndex>(run);
+  auto clocks = std::make_shared<analyses::ClockAlignment>(run);
   out.source.count = launches.size();
-  out.source.fill = [&launches, &run, index](size_t i, Row& row) {
+  out.source.fill = [&launches, &run, index, clocks](size_t i, Row& row) {
     const model::Launch& l = *launches[i];
+    const analyses::AlignedTimes host = clocks->times(l);
     std::vector<Value> args;
     for (const auto& a : l.args) args.push_back(kernel_arg(a));
     row = {Value::uint(l.seq),
@@ -107,6 +119,8 @@ Result launches_result(const std::vector<const model::Launch*>& launches, const 
            time_value(l.submit_ns),
            time_value(l.start_ns),
            time_value(l.end_ns),
+           Value::integer(host.start_ns),
+           Value::integer(host.end_ns),
            Value::integer(l.duration_ns()),
            phase(l.queued_ns, l.submit_ns),
            phase(l.submit_ns, l.start_ns),

@@ -5,6 +5,8 @@
 #include <utility>
 #include <vector>
 
+#include "analyses/clock_alignment.hpp"
+
 namespace clprof {
 
 namespace {
@@ -75,7 +77,7 @@ struct Index {
 class Attributor {
  public:
   Attributor(model::Run& target, const model::Run& source, const LayersFromOptions& o)
-      : target_(target), source_(source), o_(o) {
+      : target_(target), source_(source), o_(o), clocks_(target) {
     for (const auto& r : source.ranges) source_ranges_[r.id] = &r;
     for (const auto& r : target.ranges) next_id_ = std::max(next_id_, r.id + 1);
     collect();
@@ -85,15 +87,24 @@ class Attributor {
     LayersFromResult result;
     align(result);
     for (auto& l : target_.launches) {
-      if (attribute(l.process, l.tid, l.host_begin_ns, l.ranges)) ++result.launches_attributed;
+      if (attribute(l.process, l.tid, when(l, &result), l.ranges)) ++result.launches_attributed;
       else ++result.launches_unattributed;
     }
     for (auto& t : target_.transfers)
-      if (attribute(t.process, t.tid, t.host_begin_ns, t.ranges)) ++result.transfers_attributed;
+      if (attribute(t.process, t.tid, when(t, &result), t.ranges)) ++result.transfers_attributed;
     return result;
   }
 
  private:
+  // The host time (relative to the command's process) at which a command is looked up.
+  template <typename Command>
+  int64_t when(const Command& c, LayersFromResult* result) const {
+    if (o_.by == LayersFromOptions::By::Enqueue) return c.host_begin_ns;
+    if (auto t = clocks_.to_host(c.device, c.start_ns)) return *t;
+    if (result && c.host_begin_ns != kNoTime) ++result->by_enqueue;
+    return c.host_begin_ns;
+  }
+
   void collect() {
     for (const auto& r : source_.ranges) {
       if (r.host_begin_ns == kNoTime || r.host_end_ns == kNoTime || r.host_end_ns < r.host_begin_ns) continue;
@@ -119,8 +130,9 @@ class Attributor {
       src_max = std::max(src_max, iv.end);
     }
     for (const auto& l : target_.launches) {
-      if (l.host_begin_ns == kNoTime) continue;
-      int64_t t = sat_add(origin_of(target_, l.process), l.host_begin_ns);
+      const int64_t at = when(l, nullptr);
+      if (at == kNoTime) continue;
+      int64_t t = sat_add(origin_of(target_, l.process), at);
       tgt_min = std::min(tgt_min, t);
       tgt_max = std::max(tgt_max, t);
     }
@@ -241,6 +253,7 @@ class Attributor {
   model::Run& target_;
   const model::Run& source_;
   const LayersFromOptions& o_;
+  const analyses::ClockAlignment clocks_;
   std::vector<Interval> all_;
   std::map<uint64_t, const model::Range*> source_ranges_;
   std::map<std::pair<int64_t, int64_t>, Index> indexes_;

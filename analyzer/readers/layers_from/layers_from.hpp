@@ -16,6 +16,16 @@
 namespace clprof {
 
 struct LayersFromOptions {
+  // Which instant of a launch (or transfer) is looked up in the source's ranges.
+  enum class By : uint8_t {
+    // When it ran: its device start on the host clock (analyses/clock_alignment.hpp); a
+    // command without one (no clock_sync for its device, no device times) falls back to
+    // its enqueue time, counted in LayersFromResult::by_enqueue.
+    Execution,
+    // When the app enqueued it: the host begin of the enqueue call.
+    Enqueue,
+  };
+  By by = By::Execution;
   enum class Align : uint8_t {
     // Absolute when the source's time span overlaps the target's launches, otherwise
     // FirstEvent (then LayersFromResult::note says so).
@@ -43,6 +53,7 @@ struct LayersFromResult {
   uint64_t launches_attributed = 0;    // launches now inside at least one source range
   uint64_t launches_unattributed = 0;  // no containing source range, or no host time
   uint64_t transfers_attributed = 0;
+  uint64_t by_enqueue = 0;             // with By::Execution: commands looked up by enqueue time
   int64_t applied_shift_ns = 0;        // source_abs + applied_shift_ns = target_abs
   LayersFromOptions::Align used_align = LayersFromOptions::Align::Absolute;
   std::string note;                    // one line for the CLI ("" = nothing to say)
@@ -50,7 +61,7 @@ struct LayersFromResult {
 
 // Replaces (or, with keep_existing_ranges, wraps) Launch::ranges and Transfer::ranges of
 // every launch/transfer in `target` by the chain (outermost first) of the innermost range
-// of `ranges_source` containing its host enqueue time (host_begin_ns; begin <= t < end).
+// of `ranges_source` containing its host time (LayersFromOptions::By; begin <= t < end).
 // The used source ranges are copied into target.ranges with fresh ids (one copy per target
 // process). When a source process has the same pid as the launch's process, only that
 // process's ranges are used. Launches without a host time are left unattributed.

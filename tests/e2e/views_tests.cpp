@@ -1,0 +1,173 @@
+// End-to-end tests of the outputs that put device times on the host clock (launches'
+// host_start_ns/host_end_ns, timeline, export), on real programs under the real shim: on
+// PoCL (real kernels, real clocks) the aligned times must be where the program's own host
+// calls bound them; on the fake driver (deterministic device clock) they must be exact.
+#include <doctest/doctest.h>
+
+#include <rapidjson/document.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include "e2e_support.hpp"
+
+using namespace clprof::e2e;
+
+namespace {
+
+// Runs `clprof ARGS` in `dir`; REQUIREs exit status 0.
+RunResult clprof_ok(const std::vector<std::string>& args, const fs::path& dir, const std::string& tag) {
+  std::vector<std::string> argv{paths().clprof_cli.string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  RunResult r = run_program(argv, {}, dir, tag, 120);
+  INFO("clprof " << tag << " stderr:\n" << r.err);
+  REQUIRE(r.exit_code == 0);
+  return r;
+}
+
+rapidjson::Document parse_json(const std::string& text) {
+  rapidjson::Document d;
+  d.Parse(text.c_str(), text.size());
+  REQUIRE_MESSAGE(!d.HasParseError(), "not JSON: " << text.substr(0, 200));
+  return d;
+}
+
+std::optional<int64_t> opt_int(const Json& o, const char* key) {
+  if (!o.HasMember(key) || o[key].IsNull()) return std::nullopt;
+  return o[key].GetInt64();
+}
+
+// The last clock_sync of each device (the one that wins): offset and uncertainty.
+struct Sync {
+  int64_t offset_ns = 0, uncertainty_ns = 0;
+  std::string method;
+};
+std::map<uint64_t, Sync> last_syncs(const Trace& t) {
+  std::map<uint64_t, Sync> out;
+  for (const Json* c : t.records("clock_sync"))
+    out[get_uint(*c, "device_id")] = {get_int(*c, "offset_ns"), get_int(*c, "uncertainty_ns"),
+                                      get_string(*c, "method")};
+  return out;
+}
+
+// A host wait that returns only once the commands enqueued before it on `queue` are done:
+// clFinish on the queue, or a blocking transfer on it (in-order queues).
+struct Wait {
+  uint64_t queue = 0;
+  int64_t begin_ns = 0, end_ns = 0;
+};
+std::vector<Wait> queue_waits(const Trace& t) {
+  std::vector<Wait> out;
+  for (const Json* s : t.records("sync")) {
+    if (get_string(*s, "api") != "clFinish") continue;
+    const Json& h = member(*s, "host_ns");
+    out.push_back({get_uint(*s, "queue_id"), h[0].GetInt64(), h[1].GetInt64()});
+  }
+  for (const Json* x : t.records("transfer")) {
+    if (!member(*x, "blocking").IsTrue()) continue;
+    const Json& h = member(*x, "host_ns");
+    out.push_back({get_uint(*x, "queue_id"), h[0].GetInt64(), h[1].GetInt64()});
+  }
+  std::sort(out.begin(), out.end(), [](const Wait& a, const Wait& b) { return a.begin_ns < b.begin_ns; });
+  return out;
+}
+
+// issue 19 section 2: every launch's aligned start lies after its enqueue call began, and
+// its aligned end before the return of the first wait on its queue after the enqueue,
+// within the offset's recorded uncertainty. Returns the launches checked against a wait.
+size_t check_aligned_within_host_calls(const Trace& t, const fs::path& trace, const fs::path& dir) {
+  const auto syncs = last_syncs(t);
+  const auto waits = queue_waits(t);
+  const RunResult out = clprof_ok({"launches", "--format", "json", trace.string()}, dir, "launches_json");
+  const rapidjson::Document rows = parse_json(out.out);
+  REQUIRE(rows.IsArray());
+  REQUIRE(rows.Size() == t.launches().size());
+  std::map<uint64_t, const Json*> by_seq;
+  for (const Json& r : rows.GetArray()) by_seq[r["seq"].GetUint64()] = &r;
+  size_t covered = 0;
+  for (const Launch& l : t.launches()) {
+    INFO("launch seq " << l.seq << " (" << l.kernel << ")");
+    REQUIRE(by_seq.count(l.seq));
+    const Json& row = *by_seq.at(l.seq);
+    REQUIRE(syncs.count(l.device_id));
+    const Sync& s = syncs.at(l.device_id);
+    REQUIRE(l.device_ns.has_value());
+    const auto host_start = opt_int(row, "host_start_ns");
+    const auto host_end = opt_int(row, "host_end_ns");
+    REQUIRE(host_start.has_value());
+    REQUIRE(host_end.has_value());
+    // The analyzer applies the trace's offset: exact arithmetic.
+    CHECK(*host_start == (*l.device_ns)[2] + s.offset_ns);
+    CHECK(*host_end == (*l.device_ns)[3] + s.offset_ns);
+    INFO("offset " << s.offset_ns << " +/- " << s.uncertainty_ns << " (" << s.method << ")");
+    CHECK(*host_start >= l.host_ns[0] - s.uncertainty_ns);
+    for (const Wait& w : waits) {
+      if (w.queue != l.queue_id || w.begin_ns < l.host_ns[1]) continue;
+      INFO("covering wait on queue " << w.queue << " [" << w.begin_ns << ", " << w.end_ns << "]");
+      CHECK(*host_end <= w.end_ns + s.uncertainty_ns);
+      CHECK(*host_start <= *host_end);
+      ++covered;
+      break;
+    }
+  }
+  return covered;
+}
+
+}  // namespace
+
+TEST_CASE("aligned_times") {
+  const fs::path dir = fresh_work_dir("aligned_times");
+  {
+    const fs::path trace = dir / "vector_add.json";
+    run_with_and_without_shim({(paths().bin_dir / "vector_add").string()}, dir, trace, 60);
+    const Trace t(trace);
+    check_trace_invariants(t);
+    // Every launch of vector_add is followed by a blocking read or clFinish on its queue.
+    CHECK(check_aligned_within_host_calls(t, trace, dir) == t.launches().size());
+  }
+  {
+    const fs::path trace = dir / "multi_thread.json";
+    run_with_and_without_shim({(paths().bin_dir / "multi_thread").string(), "3", "4"}, dir, trace, 60);
+    const Trace t(trace);
+    check_trace_invariants(t);
+    // Each thread's launches are covered by its clFinish on the queue it used.
+    CHECK(check_aligned_within_host_calls(t, trace, dir) == t.launches().size());
+  }
+}
+
+#ifdef CLPROF_E2E_FAKE_ICD_FILE
+// On the fake driver the device clock is a counter (tests/fake_icd/README.md): the offset
+// means nothing physical, but every aligned time must be the device time plus the trace's
+// offset exactly, whichever way the shim measured it.
+TEST_CASE("aligned_times_fake") {
+  const fs::path dir = fresh_work_dir("aligned_times_fake");
+  for (const char* host_timer : {"1", "0"}) {
+    INFO("FAKE_CL_HOST_TIMER=" << host_timer);
+    const fs::path trace = dir / (std::string("fake_") + host_timer + ".json");
+    const EnvChanges env{{"OCL_ICD_VENDORS", CLPROF_E2E_FAKE_ICD_FILE},
+                         {"FAKE_CL_HOST_TIMER", host_timer},
+                         {"LD_PRELOAD", paths().shim.string()},
+                         {"CLPROF_OUTPUT", trace.string()}};
+    // The fake runs no kernel code, so vector_add's own result check fails: only the trace matters.
+    run_program({(paths().bin_dir / "vector_add").string()}, env, dir, std::string("fake_") + host_timer, 60);
+    const Trace t(trace);
+    const auto syncs = last_syncs(t);
+    REQUIRE(syncs.size() == 1);
+    CHECK(syncs.begin()->second.method ==
+          (std::string(host_timer) == "1" ? "clGetDeviceAndHostTimer" : "enqueue_bracket"));
+    const int64_t offset = syncs.begin()->second.offset_ns;
+    const RunResult out = clprof_ok({"launches", "--format", "json", trace.string()}, dir, "launches_fake");
+    const rapidjson::Document rows = parse_json(out.out);
+    REQUIRE(rows.Size() == 7);
+    for (const Json& r : rows.GetArray()) {
+      INFO("seq " << r["seq"].GetUint64());
+      // The fake: start = 1000 n + 100, end = start + 1000 + global size.
+      const int64_t start = r["start_ns"].GetInt64();
+      CHECK(start % 1000 == 100);
+      CHECK(r["host_start_ns"].GetInt64() == start + offset);
+      CHECK(r["host_end_ns"].GetInt64() - r["host_start_ns"].GetInt64() == r["end_ns"].GetInt64() - start);
+    }
+  }
+}
+#endif
