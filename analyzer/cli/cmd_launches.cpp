@@ -1,5 +1,6 @@
 // clprof launches: one row per kernel launch (the seed-001 "kernel enqueues" table).
 #include <algorithm>
+#include <deque>
 
 #include "analyses/clock_alignment.hpp"
 #include "analyses/kernels.hpp"
@@ -13,18 +14,20 @@ namespace clprof::cli {
 
 namespace {
 
-// Collects the kept launches (in memory anyway: the output has one row per launch).
+// Keeps a copy of each launch of the selection (the output has a row per launch; the
+// streamed ones are gone once delivered). A deque: merging moves blocks, never reallocates.
 class LaunchesAnalysis : public Analysis {
  public:
   explicit LaunchesAnalysis(analyses::LaunchPredicate keep) : keep_(std::move(keep)) {}
   void add_launch(const model::Launch& l) override {
-    if (!keep_ || keep_(l)) launches.push_back(&l);
+    if (!keep_ || keep_(l)) kept.push_back(l);
   }
   void merge(Analysis&& other) override {
     auto& o = dynamic_cast<LaunchesAnalysis&>(other);
-    launches.insert(launches.end(), o.launches.begin(), o.launches.end());
+    for (auto& l : o.kept) kept.push_back(std::move(l));
+    o.kept.clear();
   }
-  std::vector<const model::Launch*> launches;  // point into Session::run.launches
+  std::deque<model::Launch> kept;
 
  private:
   analyses::LaunchPredicate keep_;
@@ -46,8 +49,9 @@ Runner setup_launches(CLI::App& app) {
     const size_t sort = sort_column(output::tables::launches_schema(), {}, r, extra);
     auto session = run_session(
         r, [](analyses::LaunchPredicate keep) { return std::make_unique<LaunchesAnalysis>(std::move(keep)); },
-        SessionNeeds{true, false});
-    auto& rows = static_cast<LaunchesAnalysis&>(*session.analysis).launches;
+        SessionNeeds{false, false});
+    std::vector<const model::Launch*> rows;
+    for (const auto& l : static_cast<LaunchesAnalysis&>(*session.analysis).kept) rows.push_back(&l);
     std::stable_sort(rows.begin(), rows.end(), [](auto* a, auto* b) {
       return analyses::launch_order(*a) < analyses::launch_order(*b);
     });

@@ -30,6 +30,7 @@ const std::vector<Command>& all_commands() {
       {"gemm", "GEMM launches: M, N, K, batch, time, GFLOPS (and % of peak)", setup_gemm},
       {"compare", "BASE against OTHER runs: per kernel, layer, GEMM shape; delta, speedup", setup_compare},
       {"report", "One self-contained HTML page with charts and tables (two runs: their comparison)", setup_report},
+      {"timeline", "The run as Chrome Trace Event JSON for Perfetto UI / chrome://tracing", setup_timeline},
   };
   return commands;
 }

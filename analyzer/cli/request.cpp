@@ -11,9 +11,10 @@ void add_common_options(CLI::App& app, CommonOptions& o, Takes takes) {
   app.add_option("traces", o.inputs, "Trace files of one run (several = several processes)")
       ->required()
       ->type_name("TRACE...");
-  app.add_option("--format", o.format, "Output format: table, csv, json or markdown")
-      ->type_name("FMT")
-      ->capture_default_str();
+  if (takes.format)
+    app.add_option("--format", o.format, "Output format: table, csv, json or markdown")
+        ->type_name("FMT")
+        ->capture_default_str();
   if (takes.sort) {
     app.add_option("--sort", o.sort, "Sort rows by FIELD (the fields are listed below)")->type_name("FIELD");
     app.add_option("--top", o.top, "Show only the first N rows (0 = all)")->type_name("N");

@@ -43,7 +43,8 @@ struct CommonOptions {
 
 // Which common options a command takes.
 struct Takes {
-  bool sort = true;  // --sort and --top
+  bool sort = true;    // --sort and --top
+  bool format = true;  // --format (views with a format of their own take their own option)
 };
 
 // Registers the common options of the analysis commands on `app`.

@@ -31,50 +31,92 @@ void check_readable(const std::vector<std::string>& paths) {
   }
 }
 
+// The whole run in memory (other input formats, --layers-from).
+void load_in_memory(const Request& r, Session& s) {
+  readers::LoadOptions options;
+  options.forced_format = r.input_format;
+  options.allow_unrelated = r.merge;
+  readers::load_run(r.inputs, options, s.run, s.diagnostics);
+  if (r.layers_from.empty()) return;
+  model::Run source;
+  readers::load_run({r.layers_from}, "", source, s.diagnostics);
+  LayersFromOptions lo;
+  lo.by = r.layers_by_enqueue ? LayersFromOptions::By::Enqueue : LayersFromOptions::By::Execution;
+  auto result = attribute_by_host_time(s.run, source, lo);
+  if (!result.note.empty())
+    s.diagnostics.warnings.push_back(result.note.rfind("--layers-from", 0) == 0 ? result.note
+                                                                               : "--layers-from: " + result.note);
+  if (result.by_enqueue > 0)
+    s.diagnostics.warnings.push_back(
+        "--layers-from: " + std::to_string(result.by_enqueue) +
+        " launch(es) and transfer(s) have no device start on the host clock (no clock_sync for their "
+        "device, or no device times): looked up by their enqueue time instead");
+  if (result.launches_attributed == 0 && !s.run.launches.empty())
+    s.diagnostics.warnings.push_back("--layers-from: no launch falls inside a range of " + r.layers_from);
+}
+
+// The first of two passes over clprof traces: everything but the launches and transfers.
+void stream_metadata(const Request& r, Session& s) {
+  class Nothing : public Analysis {
+   public:
+    void add_launch(const model::Launch&) override {}
+    void merge(Analysis&&) override {}
+  };
+  readers::StreamOptions so;
+  so.threads = r.threads;
+  so.allow_unrelated = r.merge;
+  readers::stream_clprof_traces(r.inputs, s.run, [] { return std::make_unique<Nothing>(); }, s.diagnostics, so);
+}
+
+// The second pass: the launches and transfers, into a scratch run whose metadata is
+// dropped (it repeats the first pass's, with the same process and range ids).
+std::unique_ptr<Analysis> stream_records(const Request& r, const AnalysisFactory& factory, unsigned threads) {
+  model::Run scratch;
+  readers::Diagnostics again;  // the first pass said it all
+  readers::StreamOptions so;
+  so.threads = threads;
+  so.allow_unrelated = r.merge;
+  return readers::stream_clprof_traces(r.inputs, scratch, factory, again, so);
+}
+
+void check_iteration_range_use(const Request& r, bool iterations) {
+  const auto& sel = r.selection;
+  if (!sel.iteration_range.empty() && !sel.selects_iterations() && !iterations)
+    throw UsageError("--iteration-range " + sel.iteration_range +
+                     ": it names the iteration range of --iteration, --skip-first or --per-iteration, "
+                     "and none is given");
+}
+
 }  // namespace
 
 Session run_session(const Request& r, const AnalysisMaker& make, SessionNeeds needs) {
   const auto& sel = r.selection;
-  if (!sel.iteration_range.empty() && !sel.selects_iterations() && !needs.iterations)
-    throw UsageError("--iteration-range " + sel.iteration_range +
-                     ": it names the iteration range of --iteration, --skip-first or --per-iteration, "
-                     "and none is given");
+  check_iteration_range_use(r, needs.iterations);
   check_readable(r.inputs);
   if (!r.layers_from.empty()) check_readable({r.layers_from});
   Session s;
   // --merge (Request::merge): traces of unrelated runs are read together too
   // (readers::LoadOptions::allow_unrelated); without it they are an error.
-  const bool memory = needs.memory || sel.needs_run() || !r.layers_from.empty() || !all_clprof(r);
+  const bool memory = needs.memory || !r.layers_from.empty() || !all_clprof(r);
   try {
-    if (!memory) {
+    if (!memory && !sel.needs_run()) {
       readers::StreamOptions so;
       so.threads = r.threads;
       so.allow_unrelated = r.merge;
       s.analysis = readers::stream_clprof_traces(r.inputs, s.run, [&] { return make({}); }, s.diagnostics, so);
       s.streamed = true;
       log::debug("streamed " + std::to_string(r.inputs.size()) + " trace(s)");
+    } else if (!memory) {
+      // The selection needs the ranges before the launches: metadata first, then the launches
+      // through the selection (each reading thread with its own predicate: they cache).
+      stream_metadata(r, s);
+      const model::Run& run = s.run;
+      analyses::make_predicate(run, sel);  // a selection the run cannot satisfy fails here, once
+      s.analysis = stream_records(r, [&] { return make(analyses::make_predicate(run, sel)); }, r.threads);
+      s.streamed = true;
+      log::debug("streamed " + std::to_string(r.inputs.size()) + " trace(s) twice (metadata, then launches)");
     } else {
-      readers::LoadOptions lo;
-      lo.forced_format = r.input_format;
-      lo.allow_unrelated = r.merge;
-      readers::load_run(r.inputs, lo, s.run, s.diagnostics);
-      if (!r.layers_from.empty()) {
-        model::Run source;
-        readers::load_run({r.layers_from}, "", source, s.diagnostics);
-        LayersFromOptions lo;
-        lo.by = r.layers_by_enqueue ? LayersFromOptions::By::Enqueue : LayersFromOptions::By::Execution;
-        auto result = attribute_by_host_time(s.run, source, lo);
-        if (!result.note.empty())
-          s.diagnostics.warnings.push_back(result.note.rfind("--layers-from", 0) == 0 ? result.note
-                                                                                     : "--layers-from: " + result.note);
-        if (result.by_enqueue > 0)
-          s.diagnostics.warnings.push_back(
-              "--layers-from: " + std::to_string(result.by_enqueue) +
-              " launch(es) and transfer(s) have no device start on the host clock (no clock_sync for their "
-              "device, or no device times): looked up by their enqueue time instead");
-        if (result.launches_attributed == 0 && !s.run.launches.empty())
-          s.diagnostics.warnings.push_back("--layers-from: no launch falls inside a range of " + r.layers_from);
-      }
+      load_in_memory(r, s);
       s.analysis = make(analyses::make_predicate(s.run, sel));
       feed(s.run, *s.analysis);
       log::debug("loaded " + std::to_string(s.run.launches.size()) + " launch(es) into memory");
@@ -84,6 +126,35 @@ Session run_session(const Request& r, const AnalysisMaker& make, SessionNeeds ne
     throw UsageError(e.what());
   }
   log::warnings(s.diagnostics.warnings);
+  return s;
+}
+
+Session run_ordered_session(const Request& r, const std::function<void(const model::Run&)>& ready,
+                            const AnalysisMaker& make) {
+  const auto& sel = r.selection;
+  check_iteration_range_use(r, false);
+  check_readable(r.inputs);
+  if (!r.layers_from.empty()) check_readable({r.layers_from});
+  Session s;
+  const bool memory = !r.layers_from.empty() || !all_clprof(r);
+  try {
+    if (memory) load_in_memory(r, s);
+    else stream_metadata(r, s);
+    const model::Run& run = s.run;
+    analyses::make_predicate(run, sel);  // a selection the run cannot satisfy fails before any output
+    if (!sel.iteration_range.empty()) analyses::iterations_for(run, sel, false);
+    log::warnings(s.diagnostics.warnings);
+    ready(run);
+    if (memory) {
+      s.analysis = make(analyses::make_predicate(run, sel));
+      feed(run, *s.analysis);
+    } else {
+      s.analysis = stream_records(r, [&] { return make(analyses::make_predicate(run, sel)); }, 1);
+      s.streamed = true;
+    }
+  } catch (const analyses::SelectionError& e) {
+    throw UsageError(e.what());
+  }
   return s;
 }
 

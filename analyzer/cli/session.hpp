@@ -26,12 +26,26 @@ struct Session {
 using AnalysisMaker = std::function<std::unique_ptr<Analysis>(analyses::LaunchPredicate keep)>;
 
 struct SessionNeeds {
-  bool memory = false;      // the analysis needs the launches in the run (launches)
+  bool memory = false;      // the analysis needs the launches in the run
   bool iterations = false;  // the command reads the iteration range (layers --per-iteration)
 };
 
 // Reads the inputs of `request` and runs one Analysis over them. Throws UsageError (a
 // selection the run cannot satisfy, an unused --iteration-range) and readers::InputError.
+// clprof traces are streamed: in one pass, or, when a selection needs the ranges before the
+// launches (--filter, --iteration, --skip-first), in two: the metadata, then the launches.
 Session run_session(const Request& request, const AnalysisMaker& make, SessionNeeds needs = {});
+
+// For the views that write as they read (timeline, export): reads the run's metadata
+// (everything but launches and transfers), calls `ready` with it, then gives every launch and
+// transfer, in file order (in-memory inputs: launches, then transfers) and from one thread,
+// to Analysis objects made by `make` (several,
+// which must write to one place; the launches of the selection only). clprof traces are read
+// twice, metadata then records, so memory stays that of the metadata; other inputs (and
+// --layers-from) are read into memory whole, as run_session does. Returns the session (its
+// `analysis` is the last one made). The reader may deliver a file's records a second time
+// (views/out_file.hpp says why): the analyses must drop the first delivery then.
+Session run_ordered_session(const Request& request, const std::function<void(const model::Run&)>& ready,
+                            const AnalysisMaker& make);
 
 }  // namespace clprof::cli

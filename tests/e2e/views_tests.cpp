@@ -7,10 +7,13 @@
 #include <rapidjson/document.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <optional>
 
 #include "e2e_support.hpp"
+#include "timeline_check.hpp"
 
 using namespace clprof::e2e;
 
@@ -133,6 +136,40 @@ TEST_CASE("aligned_times") {
     check_trace_invariants(t);
     // Each thread's launches are covered by its clFinish on the queue it used.
     CHECK(check_aligned_within_host_calls(t, trace, dir) == t.launches().size());
+  }
+}
+
+// The timeline of real programs opens in the viewers (their rules, tests/support) and shows
+// every launch once on its thread, once on its queue (PoCL's clock is synced), linked by a
+// flow; every transfer too.
+TEST_CASE("timeline_pocl") {
+  const fs::path dir = fresh_work_dir("timeline_pocl");
+  const fs::path trace = dir / "multi_thread.json";
+  run_with_and_without_shim({(paths().bin_dir / "multi_thread").string(), "3", "4"}, dir, trace, 60);
+  const Trace t(trace);
+  const uint64_t pid = get_uint(t.header(), "pid");
+  const auto transfers = t.records("transfer");
+  for (const std::vector<std::string>& options :
+       {std::vector<std::string>{}, {"--stages"}, {"--per-kernel"}, {"--per-kernel", "--stages"}}) {
+    INFO("options: " << options.size());
+    const fs::path out = dir / "timeline.json";
+    std::vector<std::string> args{"timeline", "-o", out.string()};
+    args.insert(args.end(), options.begin(), options.end());
+    args.push_back(trace.string());
+    clprof_ok(args, dir, "timeline");
+    std::ifstream in(out);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto f = clprof::test::check_timeline(text);
+    CHECK_MESSAGE(f.errors.empty(), clprof::test::describe(f));
+    for (const Launch& l : t.launches()) {
+      INFO("launch seq " << l.seq);
+      const std::pair<uint32_t, uint64_t> key{static_cast<uint32_t>(pid), l.seq};
+      CHECK(f.host_commands.count(key) == 1);
+      CHECK(f.device_commands.count(key) == 1);
+    }
+    for (const Json* x : transfers) CHECK(f.device_commands.count({static_cast<uint32_t>(pid), get_uint(*x, "seq")}) == 1);
+    CHECK(f.flows == t.launches().size() + transfers.size());
+    CHECK(f.by_cat.at("kernel") == t.launches().size());
   }
 }
 

@@ -10,8 +10,8 @@
 //                    (absent otherwise)
 //   input files      any files of the case itself (most cases name the shared fixtures of
 //                    tests/analyzer/data and tests/importers/data by a relative path)
-// clprof runs in the case directory. JSON output (--format json, exit 0) is also validated
-// against docs/schema/<command>.schema.json.
+// clprof runs in the case directory. JSON output (--format json, and `timeline`; exit 0) is
+// also validated against docs/schema/<command>.schema.json.
 //
 // Usage: golden_runner --clprof BIN --schemas DIR [--update] CASE_DIR...
 // --update rewrites `expected` and `expected_stderr` from what clprof prints now.
@@ -203,6 +203,7 @@ bool run_case(const Options& o, const std::string& dir) {
   bool json = false;
   for (size_t i = 0; i + 1 < args.size(); ++i) json |= args[i] == "--format" && args[i + 1] == "json";
   for (const auto& a : args) json |= a == "--format=json";
+  json |= !args.empty() && args[0] == "timeline";  // always JSON (docs/schema/timeline.schema.json)
   std::string schema_problem;
   if (json && r.status == 0 && !args.empty()) {
     const std::string schema = o.schemas + "/" + args[0] + ".schema.json";
