@@ -24,6 +24,7 @@ inline constexpr int64_t kNoTime = INT64_MIN;
 // A device (one OpenCL device of one process). Ids are unique within a Run.
 struct Device {
   uint32_t id = 0;              // Run-wide id (index into Run::devices + 1)
+  uint32_t process = UINT32_MAX;  // index into Run::processes; UINT32_MAX: not known (importers)
   std::string name, vendor, platform, platform_version, version, driver_version, type;
   uint32_t compute_units = 0;
   uint32_t max_clock_mhz = 0;

@@ -38,7 +38,8 @@ Runner setup_timeline(CLI::App& app) {
     bool stages = false;
   };
   auto o = std::make_shared<Options>();
-  add_common_options(app, o->common, Takes{false, false});
+  add_common_options(app, o->common, Takes{false, false, false});
+  app.get_option("--output")->description("Write the JSON to FILE instead of stdout");
   app.add_flag("--per-kernel", o->per_kernel, "One device track per kernel name (and per transfer kind), not per queue");
   app.add_flag("--stages", o->stages, "Also each command's queued and submitted phases, on tracks of their own");
   app.footer(

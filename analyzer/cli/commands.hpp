@@ -35,6 +35,7 @@ Runner setup_gemm(CLI::App& app);
 Runner setup_compare(CLI::App& app);
 Runner setup_report(CLI::App& app);
 Runner setup_timeline(CLI::App& app);
+Runner setup_export(CLI::App& app);
 
 // `clprof record ... -- PROGRAM ARGS`: main() moves everything after the first "--" here
 // before CLI11 parses (CLI11 2.1 rejects positionals after "--" in a prefix command).

@@ -31,6 +31,7 @@ const std::vector<Command>& all_commands() {
       {"compare", "BASE against OTHER runs: per kernel, layer, GEMM shape; delta, speedup", setup_compare},
       {"report", "One self-contained HTML page with charts and tables (two runs: their comparison)", setup_report},
       {"timeline", "The run as Chrome Trace Event JSON for Perfetto UI / chrome://tracing", setup_timeline},
+      {"export", "Every record as flat tables: SQLite, CSV or JSON Lines", setup_export},
   };
   return commands;
 }

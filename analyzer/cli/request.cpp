@@ -37,7 +37,7 @@ void add_common_options(CLI::App& app, CommonOptions& o, Takes takes) {
                  "With --layers-from: look launches up by when they ran on the device (execution, the default; "
                  "needs the device's clock_sync) or by their enqueue call (enqueue)")
       ->type_name("WHEN");
-  app.add_flag("--wide", o.wide, "Table: every column, no name shortening");
+  if (takes.wide) app.add_flag("--wide", o.wide, "Table: every column, no name shortening");
   app.add_option("--threads", o.threads, "Reading threads for clprof traces (0 = all cores)")->type_name("N");
   app.add_flag("--merge", o.merge, "Accept traces that do not belong to one run and analyse them together");
 }

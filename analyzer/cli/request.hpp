@@ -45,6 +45,7 @@ struct CommonOptions {
 struct Takes {
   bool sort = true;    // --sort and --top
   bool format = true;  // --format (views with a format of their own take their own option)
+  bool wide = true;    // --wide (table output)
 };
 
 // Registers the common options of the analysis commands on `app`.

@@ -69,5 +69,7 @@ std::string render_to_string(const Result& result, const RenderOptions& options)
 std::string display_text(const Column& column, const Value& value);
 // A value as CSV holds it ("" for unknown).
 std::string csv_text(const Column& column, const Value& value);
+// `text` as a CSV field: quoted (quotes doubled) when it holds a comma, quote or line break.
+std::string csv_field(const std::string& text);
 
 }  // namespace clprof::output

@@ -5,8 +5,6 @@
 
 namespace clprof::output {
 
-namespace {
-
 std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string q = "\"";
@@ -16,6 +14,8 @@ std::string csv_field(const std::string& s) {
   }
   return q + "\"";
 }
+
+namespace {
 
 
 // A CSV field: its name and, per nesting level, the column it comes from (npos: none).

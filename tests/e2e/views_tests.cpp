@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <rapidjson/document.h>
+#include <sqlite3.h>
 
 #include <algorithm>
 #include <fstream>
@@ -171,6 +172,44 @@ TEST_CASE("timeline_pocl") {
     CHECK(f.flows == t.launches().size() + transfers.size());
     CHECK(f.by_cat.at("kernel") == t.launches().size());
   }
+}
+
+// The export of a real run holds clprof kernels' figures: per kernel, the launches and the
+// summed kernel time, queried from the SQLite file; and every launch with its arguments.
+TEST_CASE("export_pocl") {
+  const fs::path dir = fresh_work_dir("export_pocl");
+  const fs::path trace = dir / "vector_add.json";
+  run_with_and_without_shim({(paths().bin_dir / "vector_add").string()}, dir, trace, 60);
+  const Trace t(trace);
+  const fs::path db_path = dir / "run.db";
+  clprof_ok({"export", "-o", db_path.string(), trace.string()}, dir, "export");
+  const RunResult k = clprof_ok({"kernels", "--format", "json", trace.string()}, dir, "kernels");
+  const rapidjson::Document kernels = parse_json(k.out);
+  sqlite3* db = nullptr;
+  REQUIRE(sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  auto scalar = [db](const std::string& sql) {
+    sqlite3_stmt* s = nullptr;
+    INFO(sql);
+    REQUIRE(sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) == SQLITE_OK);
+    REQUIRE(sqlite3_step(s) == SQLITE_ROW);
+    const int64_t v = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    return v;
+  };
+  REQUIRE(kernels.Size() == 3);
+  for (const Json& row : kernels.GetArray()) {
+    const std::string name = row["name"].GetString();
+    INFO("kernel " << name);
+    CHECK(scalar("SELECT COUNT(*) FROM launches WHERE kernel = '" + name + "'") ==
+          row["count"].GetInt64() + row["untimed"].GetInt64());
+    CHECK(scalar("SELECT SUM(duration_ns) FROM launches WHERE kernel = '" + name + "'") == row["total_ns"].GetInt64());
+  }
+  CHECK(scalar("SELECT COUNT(*) FROM launches") == static_cast<int64_t>(t.launches().size()));
+  CHECK(scalar("SELECT COUNT(*) FROM launches WHERE host_start_ns IS NULL") == 0);
+  CHECK(scalar("SELECT COUNT(*) FROM args") == 4 * 5 + 3 + 3);  // saxpy x5, vadd, sum_first
+  CHECK(scalar("SELECT COUNT(*) FROM transfers") == 5);
+  CHECK(scalar("SELECT COUNT(*) FROM ranges") == static_cast<int64_t>(t.ranges().size()));
+  sqlite3_close(db);
 }
 
 #ifdef CLPROF_E2E_FAKE_ICD_FILE

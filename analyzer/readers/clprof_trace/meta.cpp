@@ -171,6 +171,7 @@ void TraceBuilder::apply_device(uint64_t local, model::Device d) {
   if (it != devices.end()) {
     // A repeated device record refreshes the description, the id and clock stay.
     d.id = it->second;
+    d.process = process;
     model::Device& old = run.devices[d.id - 1];
     d.has_clock_offset = old.has_clock_offset;
     d.device_to_host_offset_ns = old.device_to_host_offset_ns;
@@ -180,6 +181,7 @@ void TraceBuilder::apply_device(uint64_t local, model::Device d) {
     return;
   }
   d.id = static_cast<uint32_t>(run.devices.size() + 1);
+  d.process = process;
   devices.emplace(local, d.id);
   run.devices.push_back(std::move(d));
 }

@@ -1,0 +1,71 @@
+// clprof export: every record of the run as flat tables — SQLite, CSV or JSON Lines
+// (output/views/export.hpp) — written while the traces are read.
+#include "analyses/gemm/gemm_rules.hpp"
+#include "cli/commands.hpp"
+#include "cli/session.hpp"
+#include "output/log.hpp"
+#include "output/views/export.hpp"
+
+namespace clprof::cli {
+
+namespace {
+
+class ExportFeed : public Analysis {
+ public:
+  ExportFeed(output::views::ExportWriter& w, analyses::LaunchPredicate keep) : w_(w), keep_(std::move(keep)) {}
+  void add_launch(const model::Launch& l) override {
+    if (!keep_ || keep_(l)) w_.add_launch(l);
+  }
+  void add_transfer(const model::Transfer& t) override { w_.add_transfer(t); }
+  void merge(Analysis&&) override {}
+
+ private:
+  output::views::ExportWriter& w_;
+  analyses::LaunchPredicate keep_;
+};
+
+}  // namespace
+
+Runner setup_export(CLI::App& app) {
+  struct Options {
+    CommonOptions common;
+    std::string format = "sqlite";
+  };
+  auto o = std::make_shared<Options>();
+  add_common_options(app, o->common, Takes{false, false, false});
+  app.get_option("--output")->description("SQLite: the database file; csv: the directory; jsonl: the file (default: stdout)");
+  app.add_option("--format", o->format, "sqlite (one file), csv (a directory, a file per table) or jsonl")
+      ->type_name("FMT")
+      ->capture_default_str();
+  app.footer(
+      "Tables: processes, devices, programs, builds, ranges, api_calls, marks, warnings, layer_timings, launches,\n"
+      "args, transfers; their columns and example queries (SQL, pandas, DuckDB, Spark): docs/export.md.");
+  return [o]() -> int {
+    const Request r = make_request(o->common);
+    check_output_path(r);
+    std::unique_ptr<output::views::ExportSink> sink;
+    if (o->format != "sqlite" && o->format != "csv" && o->format != "jsonl")
+      throw UsageError("--format: expected sqlite, csv or jsonl, not '" + o->format + "'");
+    if (r.output.empty() && o->format != "jsonl")
+      throw UsageError("-o is required: the " + o->format + " export is " +
+                       (o->format == "csv" ? "a directory" : "a file"));
+    std::unique_ptr<output::views::ExportWriter> writer;
+    auto session = run_ordered_session(
+        r,
+        [&](const model::Run& run) {
+          // Created once the inputs read well: a refused input leaves no output behind.
+          sink = o->format == "sqlite" ? output::views::make_sqlite_sink(r.output)
+                 : o->format == "csv"  ? output::views::make_csv_sink(r.output)
+                                       : output::views::make_jsonl_sink(r.output);
+          writer = std::make_unique<output::views::ExportWriter>(run, gemm::builtin_rules(), *sink);
+          writer->begin();
+        },
+        [&](analyses::LaunchPredicate keep) { return std::make_unique<ExportFeed>(*writer, std::move(keep)); });
+    writer->end();
+    log::warnings(analyses::unsynced_device_warnings(session.run, writer->rows().device_use().used()));
+    log::debug("export: " + std::to_string(writer->launches()) + " launch(es)");
+    return 0;
+  };
+}
+
+}  // namespace clprof::cli
