@@ -1,6 +1,7 @@
 #include "cli/session.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -8,6 +9,7 @@
 
 #include "analyses/selection.hpp"
 #include "output/log.hpp"
+#include "output/progress.hpp"
 #include "readers/layers_from/layers_from.hpp"
 #include "readers/load.hpp"
 
@@ -31,15 +33,28 @@ void check_readable(const std::vector<std::string>& paths) {
   }
 }
 
+// What reading the inputs `passes` times amounts to, for the progress line.
+uint64_t bytes_to_read(const Request& r, unsigned passes) {
+  uint64_t total = 0;
+  struct stat st;
+  for (const auto& p : r.inputs)
+    if (::stat(p.c_str(), &st) == 0) total += static_cast<uint64_t>(st.st_size) * passes;
+  if (!r.layers_from.empty() && ::stat(r.layers_from.c_str(), &st) == 0) total += static_cast<uint64_t>(st.st_size);
+  return total;
+}
+
 // The whole run in memory (other input formats, --layers-from).
-void load_in_memory(const Request& r, Session& s) {
+void load_in_memory(const Request& r, Session& s, std::atomic<uint64_t>* read) {
   readers::LoadOptions options;
   options.forced_format = r.input_format;
   options.allow_unrelated = r.merge;
+  options.bytes_read = read;
   readers::load_run(r.inputs, options, s.run, s.diagnostics);
   if (r.layers_from.empty()) return;
   model::Run source;
-  readers::load_run({r.layers_from}, "", source, s.diagnostics);
+  readers::LoadOptions source_options;
+  source_options.bytes_read = read;
+  readers::load_run({r.layers_from}, source_options, source, s.diagnostics);
   LayersFromOptions lo;
   lo.by = r.layers_by_enqueue ? LayersFromOptions::By::Enqueue : LayersFromOptions::By::Execution;
   auto result = attribute_by_host_time(s.run, source, lo);
@@ -56,7 +71,7 @@ void load_in_memory(const Request& r, Session& s) {
 }
 
 // The first of two passes over clprof traces: everything but the launches and transfers.
-void stream_metadata(const Request& r, Session& s) {
+void stream_metadata(const Request& r, Session& s, std::atomic<uint64_t>* read) {
   class Nothing : public Analysis {
    public:
     void add_launch(const model::Launch&) override {}
@@ -65,17 +80,20 @@ void stream_metadata(const Request& r, Session& s) {
   readers::StreamOptions so;
   so.threads = r.threads;
   so.allow_unrelated = r.merge;
+  so.bytes_read = read;
   readers::stream_clprof_traces(r.inputs, s.run, [] { return std::make_unique<Nothing>(); }, s.diagnostics, so);
 }
 
 // The second pass: the launches and transfers, into a scratch run whose metadata is
 // dropped (it repeats the first pass's, with the same process and range ids).
-std::unique_ptr<Analysis> stream_records(const Request& r, const AnalysisFactory& factory, unsigned threads) {
+std::unique_ptr<Analysis> stream_records(const Request& r, const AnalysisFactory& factory, unsigned threads,
+                                         std::atomic<uint64_t>* read) {
   model::Run scratch;
   readers::Diagnostics again;  // the first pass said it all
   readers::StreamOptions so;
   so.threads = threads;
   so.allow_unrelated = r.merge;
+  so.bytes_read = read;
   return readers::stream_clprof_traces(r.inputs, scratch, factory, again, so);
 }
 
@@ -98,25 +116,28 @@ Session run_session(const Request& r, const AnalysisMaker& make, SessionNeeds ne
   // --merge (Request::merge): traces of unrelated runs are read together too
   // (readers::LoadOptions::allow_unrelated); without it they are an error.
   const bool memory = needs.memory || !r.layers_from.empty() || !all_clprof(r);
+  output::ReadProgress progress(bytes_to_read(r, !memory && sel.needs_run() ? 2 : 1));
   try {
     if (!memory && !sel.needs_run()) {
       readers::StreamOptions so;
       so.threads = r.threads;
       so.allow_unrelated = r.merge;
+      so.bytes_read = progress.counter();
       s.analysis = readers::stream_clprof_traces(r.inputs, s.run, [&] { return make({}); }, s.diagnostics, so);
       s.streamed = true;
       log::debug("streamed " + std::to_string(r.inputs.size()) + " trace(s)");
     } else if (!memory) {
       // The selection needs the ranges before the launches: metadata first, then the launches
       // through the selection (each reading thread with its own predicate: they cache).
-      stream_metadata(r, s);
+      stream_metadata(r, s, progress.counter());
       const model::Run& run = s.run;
       analyses::make_predicate(run, sel);  // a selection the run cannot satisfy fails here, once
-      s.analysis = stream_records(r, [&] { return make(analyses::make_predicate(run, sel)); }, r.threads);
+      s.analysis =
+          stream_records(r, [&] { return make(analyses::make_predicate(run, sel)); }, r.threads, progress.counter());
       s.streamed = true;
       log::debug("streamed " + std::to_string(r.inputs.size()) + " trace(s) twice (metadata, then launches)");
     } else {
-      load_in_memory(r, s);
+      load_in_memory(r, s, progress.counter());
       s.analysis = make(analyses::make_predicate(s.run, sel));
       feed(s.run, *s.analysis);
       log::debug("loaded " + std::to_string(s.run.launches.size()) + " launch(es) into memory");
@@ -137,9 +158,10 @@ Session run_ordered_session(const Request& r, const std::function<void(const mod
   if (!r.layers_from.empty()) check_readable({r.layers_from});
   Session s;
   const bool memory = !r.layers_from.empty() || !all_clprof(r);
+  output::ReadProgress progress(bytes_to_read(r, memory ? 1 : 2));
   try {
-    if (memory) load_in_memory(r, s);
-    else stream_metadata(r, s);
+    if (memory) load_in_memory(r, s, progress.counter());
+    else stream_metadata(r, s, progress.counter());
     const model::Run& run = s.run;
     analyses::make_predicate(run, sel);  // a selection the run cannot satisfy fails before any output
     if (!sel.iteration_range.empty()) analyses::iterations_for(run, sel, false);
@@ -149,7 +171,7 @@ Session run_ordered_session(const Request& r, const std::function<void(const mod
       s.analysis = make(analyses::make_predicate(run, sel));
       feed(run, *s.analysis);
     } else {
-      s.analysis = stream_records(r, [&] { return make(analyses::make_predicate(run, sel)); }, 1);
+      s.analysis = stream_records(r, [&] { return make(analyses::make_predicate(run, sel)); }, 1, progress.counter());
       s.streamed = true;
     }
   } catch (const analyses::SelectionError& e) {

@@ -4,14 +4,18 @@
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <memory>
+#include <mutex>
 #include <set>
 
 namespace clprof::log {
 
 namespace {
 
-// "warning: " and "error: " after "clprof: "; nothing for information and debug lines.
+// "warning: " and "error: " after "clprof: "; "debug: " for debug lines.
 class LevelPrefix : public spdlog::custom_flag_formatter {
  public:
   void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
@@ -46,10 +50,51 @@ void set_level(Level level) {
   logger().set_level(levels[static_cast<int>(level)]);
 }
 
-void debug(std::string_view m) { logger().debug("{}", m); }
-void info(std::string_view m) { logger().info("{}", m); }
-void warning(std::string_view m) { logger().warn("{}", m); }
-void error(std::string_view m) { logger().error("{}", m); }
+namespace {
+
+// The progress line may be written by a background thread (output/progress.hpp) while the
+// main thread logs: one lock orders them, and a log line first erases a progress line.
+std::mutex& progress_lock() {
+  static std::mutex m;
+  return m;
+}
+bool progress_on_screen = false;
+
+void erase_progress_locked() {
+  if (!progress_on_screen) return;
+  std::fputs("\r\x1b[K", stderr);
+  std::fflush(stderr);
+  progress_on_screen = false;
+}
+
+template <typename F>
+void logged(F&& write) {
+  std::lock_guard<std::mutex> g(progress_lock());
+  erase_progress_locked();
+  write();
+}
+
+}  // namespace
+
+void debug(std::string_view m) { logged([&] { logger().debug("{}", m); }); }
+void info(std::string_view m) { logged([&] { logger().info("{}", m); }); }
+void warning(std::string_view m) { logged([&] { logger().warn("{}", m); }); }
+void error(std::string_view m) { logged([&] { logger().error("{}", m); }); }
+
+bool progress_shown() { return ::isatty(STDERR_FILENO) == 1 && logger().should_log(spdlog::level::info); }
+
+void progress(std::string_view line) {
+  if (!progress_shown()) return;
+  std::lock_guard<std::mutex> g(progress_lock());
+  std::fprintf(stderr, "\rclprof: %.*s\x1b[K", static_cast<int>(line.size()), line.data());
+  std::fflush(stderr);
+  progress_on_screen = true;
+}
+
+void progress_clear() {
+  std::lock_guard<std::mutex> g(progress_lock());
+  erase_progress_locked();
+}
 
 void warnings(const std::vector<std::string>& messages) {
   std::set<std::string> seen;

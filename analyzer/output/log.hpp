@@ -1,7 +1,8 @@
 // The analyzer's diagnostics: one logger writing to stderr, with levels set by --quiet
 // (errors only) and --verbose (debug). Lines read "clprof: error: ...", "clprof: warning:
 // ...", and "clprof: ..." for information. Backed by spdlog (kept out of this header, so
-// that nothing else includes it). Single-threaded use; the shim has its own logger.
+// that nothing else includes it). Log from the main thread; the progress line may come from
+// another (a lock orders them). The shim has its own logger.
 #pragma once
 
 #include <string_view>
@@ -20,5 +21,12 @@ void warning(std::string_view message);
 void error(std::string_view message);
 // Each distinct message of `messages` once, as a warning.
 void warnings(const std::vector<std::string>& messages);
+
+// A progress line on stderr ("clprof: ..."), rewritten in place: only when stderr is a
+// terminal and information is shown (not --quiet); otherwise these do nothing.
+bool progress_shown();
+void progress(std::string_view line);
+// Erases the progress line (if one is shown), so that what follows starts on a clean line.
+void progress_clear();
 
 }  // namespace clprof::log

@@ -2,6 +2,8 @@
 // decides between the streaming path (clprof traces) and the in-memory path (everything).
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -30,6 +32,8 @@ struct LoadOptions {
   // reads unrelated runs into one as well (the CLI's --merge). The same file, or the
   // same process's trace (pid, host and start time), given twice is an error either way.
   bool allow_unrelated = false;
+  // When set, the bytes read are added to it as they are read (the CLI's progress line).
+  std::atomic<uint64_t>* bytes_read = nullptr;
 };
 using StreamOptions = LoadOptions;
 

@@ -3,7 +3,9 @@
 // streaming path used by load.hpp's stream_clprof_traces.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -38,6 +40,7 @@ struct TraceStreamTuning {
   size_t chunk_bytes = size_t{8} << 20;  // read() size per thread; buffers grow for longer lines
   size_t min_bytes_per_thread = size_t{4} << 20;  // fewer threads for small files
   bool fast_path = true;  // false: every record through the general parser (tests)
+  std::atomic<uint64_t>* bytes_read = nullptr;  // when set: every byte read is added (progress)
 };
 
 // ClprofTraceReader::read with the fast path on or off (tests compare the two paths).

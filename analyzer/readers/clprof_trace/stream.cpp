@@ -95,8 +95,10 @@ class LineReader {
   // lets the record parser work in place.
   static constexpr size_t kSlack = kPadding;
 
-  LineReader(const File& file, uint64_t start, size_t chunk_bytes)
-      : file_(file),
+  LineReader(const File& file, uint64_t start, size_t chunk_bytes,
+             std::atomic<uint64_t>* counter = nullptr)
+      : counter_(counter),
+        file_(file),
         next_read_(start),
         cap_(std::max<size_t>(chunk_bytes, 16)),
         buf_(cap_ + kSlack) {}
@@ -136,6 +138,7 @@ class LineReader {
       size_t want =
           static_cast<size_t>(std::min<uint64_t>(cap_ - fill_, file_.size() - next_read_));
       size_t got = file_.read_at(buf_.data() + fill_, want, next_read_);
+      if (counter_) counter_->fetch_add(got, std::memory_order_relaxed);
       eof_ = got < want;  // the file shrank under us: what we have is all there is
       fill_ += got;
       next_read_ += got;
@@ -143,6 +146,7 @@ class LineReader {
   }
 
  private:
+  std::atomic<uint64_t>* counter_;  // progress: bytes read (may be null)
   const File& file_;
   uint64_t next_read_;
   size_t cap_;  // data capacity; buf_ has kSlack more
@@ -176,7 +180,7 @@ struct WorkerResult {
 // past `abort_at` (what comes later cannot be the first error). Reports everything,
 // errors included, through `out`: never throws.
 void stream_range(const File& file, uint64_t begin, uint64_t stop, bool skip_partial,
-                  size_t chunk_bytes, uint32_t process,
+                  size_t chunk_bytes, std::atomic<uint64_t>* counter, uint32_t process,
                   const std::unordered_map<uint64_t, uint32_t>& devices, bool fast_path,
                   OrderChecks checks, std::atomic<uint64_t>& abort_at, WorkerResult& out) {
   try {
@@ -191,7 +195,7 @@ void stream_range(const File& file, uint64_t begin, uint64_t stop, bool skip_par
       out.closing_offset = lines.closing_offset;
       out.after_closing_offset = lines.after_closing_offset;
     };
-    LineReader reader(file, begin, chunk_bytes);
+    LineReader reader(file, begin, chunk_bytes, counter);
     std::string_view line;
     bool terminated;
     if (skip_partial && !reader.next(line, terminated)) return finish();
@@ -262,7 +266,7 @@ std::vector<WorkerResult> read_rest(const File& file, uint64_t prefix_end, unsig
   try {
     for (unsigned i = 1; i < threads; ++i) {
       pool.emplace_back(stream_range, std::cref(file), bounds[i] - 1, bounds[i + 1], true,
-                        tuning.chunk_bytes, process, std::cref(builder.devices), tuning.fast_path,
+                        tuning.chunk_bytes, tuning.bytes_read, process, std::cref(builder.devices), tuning.fast_path,
                         OrderChecks(), std::ref(abort_at), std::ref(results[i]));
     }
   } catch (...) {
@@ -271,7 +275,8 @@ std::vector<WorkerResult> read_rest(const File& file, uint64_t prefix_end, unsig
     for (auto& t : pool) t.join();
     throw;
   }
-  stream_range(file, bounds[0], bounds[1], false, tuning.chunk_bytes, process, builder.devices,
+  stream_range(file, bounds[0], bounds[1], false, tuning.chunk_bytes, tuning.bytes_read, process,
+               builder.devices,
                tuning.fast_path, prefix_checks, abort_at, results[0]);
   for (auto& t : pool) t.join();
   for (auto& r : results)
@@ -337,12 +342,13 @@ std::unique_ptr<Analysis> stream_file(const File& file, model::Run& run,
     // reads it, then the bulk records are fed and dropped again.
     std::string content(static_cast<size_t>(file.size()), '\0');
     content.resize(file.read_at(content.data(), content.size(), 0));
+    if (tuning.bytes_read) tuning.bytes_read->fetch_add(content.size(), std::memory_order_relaxed);
     size_t launches_before = run.launches.size(), transfers_before = run.transfers.size();
     read_clprof_trace(path, content, run, diagnostics, tuning.fast_path);
     return feed_new_records(run, launches_before, transfers_before, factory);
   }
 
-  LineReader head(file, 0, tuning.chunk_bytes);
+  LineReader head(file, 0, tuning.chunk_bytes, tuning.bytes_read);
   std::string_view first;
   bool terminated = false;
   head.next(first, terminated);
