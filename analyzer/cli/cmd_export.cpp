@@ -8,24 +8,6 @@
 
 namespace clprof::cli {
 
-namespace {
-
-class ExportFeed : public Analysis {
- public:
-  ExportFeed(output::views::ExportWriter& w, analyses::LaunchPredicate keep) : w_(w), keep_(std::move(keep)) {}
-  void add_launch(const model::Launch& l) override {
-    if (!keep_ || keep_(l)) w_.add_launch(l);
-  }
-  void add_transfer(const model::Transfer& t) override { w_.add_transfer(t); }
-  void merge(Analysis&&) override {}
-
- private:
-  output::views::ExportWriter& w_;
-  analyses::LaunchPredicate keep_;
-};
-
-}  // namespace
-
 Runner setup_export(CLI::App& app) {
   struct Options {
     CommonOptions common;
@@ -33,7 +15,8 @@ Runner setup_export(CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   add_common_options(app, o->common, Takes{false, false, false});
-  app.get_option("--output")->description("SQLite: the database file; csv: the directory; jsonl: the file (default: stdout)");
+  app.get_option("--output")->description(
+      "sqlite: the database file; csv: the directory; jsonl: the file (default: stdout)");
   app.add_option("--format", o->format, "sqlite (one file), csv (a directory, a file per table) or jsonl")
       ->type_name("FMT")
       ->capture_default_str();
@@ -60,7 +43,9 @@ Runner setup_export(CLI::App& app) {
           writer = std::make_unique<output::views::ExportWriter>(run, gemm::builtin_rules(), *sink);
           writer->begin();
         },
-        [&](analyses::LaunchPredicate keep) { return std::make_unique<ExportFeed>(*writer, std::move(keep)); });
+        [&](analyses::LaunchPredicate keep) {
+          return std::make_unique<ForwardTo<output::views::ExportWriter>>(*writer, std::move(keep));
+        });
     writer->end();
     log::warnings(analyses::unsynced_device_warnings(session.run, writer->rows().device_use().used()));
     log::debug("export: " + std::to_string(writer->launches()) + " launch(es)");

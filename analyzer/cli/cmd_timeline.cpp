@@ -12,25 +12,6 @@
 
 namespace clprof::cli {
 
-namespace {
-
-// Forwards the records of one reading thread to the writer (there is one reading thread).
-class TimelineFeed : public Analysis {
- public:
-  TimelineFeed(output::views::TimelineWriter& w, analyses::LaunchPredicate keep) : w_(w), keep_(std::move(keep)) {}
-  void add_launch(const model::Launch& l) override {
-    if (!keep_ || keep_(l)) w_.add_launch(l);
-  }
-  void add_transfer(const model::Transfer& t) override { w_.add_transfer(t); }
-  void merge(Analysis&&) override {}
-
- private:
-  output::views::TimelineWriter& w_;
-  analyses::LaunchPredicate keep_;
-};
-
-}  // namespace
-
 Runner setup_timeline(CLI::App& app) {
   struct Options {
     CommonOptions common;
@@ -61,7 +42,9 @@ Runner setup_timeline(CLI::App& app) {
           writer = std::make_unique<output::views::TimelineWriter>(run, gemm::builtin_rules(), options, out);
           writer->begin();
         },
-        [&](analyses::LaunchPredicate keep) { return std::make_unique<TimelineFeed>(*writer, std::move(keep)); });
+        [&](analyses::LaunchPredicate keep) {
+          return std::make_unique<ForwardTo<output::views::TimelineWriter>>(*writer, std::move(keep));
+        });
     writer->end();
     out.finish();
     const auto& c = writer->counts();

@@ -48,4 +48,21 @@ Session run_session(const Request& request, const AnalysisMaker& make, SessionNe
 Session run_ordered_session(const Request& request, const std::function<void(const model::Run&)>& ready,
                             const AnalysisMaker& make);
 
+// The Analysis run_ordered_session's views give it: forwards the launches `keep` accepts
+// and every transfer to `writer` (a class with add_launch and add_transfer).
+template <typename Writer>
+class ForwardTo : public Analysis {
+ public:
+  ForwardTo(Writer& writer, analyses::LaunchPredicate keep) : writer_(writer), keep_(std::move(keep)) {}
+  void add_launch(const model::Launch& l) override {
+    if (!keep_ || keep_(l)) writer_.add_launch(l);
+  }
+  void add_transfer(const model::Transfer& t) override { writer_.add_transfer(t); }
+  void merge(Analysis&&) override {}  // one writer for all of them
+
+ private:
+  Writer& writer_;
+  analyses::LaunchPredicate keep_;
+};
+
 }  // namespace clprof::cli

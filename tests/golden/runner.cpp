@@ -25,6 +25,7 @@
 #include <rapidjson/schema.h>
 #include <rapidjson/stringbuffer.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -203,7 +204,9 @@ bool run_case(const Options& o, const std::string& dir) {
   bool json = false;
   for (size_t i = 0; i + 1 < args.size(); ++i) json |= args[i] == "--format" && args[i + 1] == "json";
   for (const auto& a : args) json |= a == "--format=json";
-  json |= !args.empty() && args[0] == "timeline";  // always JSON (docs/schema/timeline.schema.json)
+  // `timeline` always writes JSON (docs/schema/timeline.schema.json), except its --help.
+  const bool help = std::find(args.begin(), args.end(), "--help") != args.end();
+  json |= !args.empty() && args[0] == "timeline" && !help;
   std::string schema_problem;
   if (json && r.status == 0 && !args.empty()) {
     const std::string schema = o.schemas + "/" + args[0] + ".schema.json";

@@ -53,8 +53,8 @@ class SqliteSink : public ExportSink {
         case Value::Kind::Uint:
           // SQLite integers are signed 64-bit: a larger value (a scalar argument's bytes) is
           // null here; args.hex keeps it.
-          rc = v.as_uint() > static_cast<uint64_t>(INT64_MAX) ? sqlite3_bind_null(s, at)
-                                                               : sqlite3_bind_int64(s, at, static_cast<int64_t>(v.as_uint()));
+          if (v.as_uint() > static_cast<uint64_t>(INT64_MAX)) rc = sqlite3_bind_null(s, at);
+          else rc = sqlite3_bind_int64(s, at, static_cast<int64_t>(v.as_uint()));
           break;
         case Value::Kind::Real:
           rc = std::isfinite(v.as_real()) ? sqlite3_bind_double(s, at, v.as_real()) : sqlite3_bind_null(s, at);

@@ -296,7 +296,8 @@ const char* sql_type(const Column& c) {
 std::string export_markdown() {
   std::string out;
   for (const auto& t : export_tables()) {
-    out += "\n### `" + t.schema->name + "`\n\n" + t.schema->title + ".\n\n| column | type | unit | meaning |\n|---|---|---|---|\n";
+    out += "\n### `" + t.schema->name + "`\n\n" + t.schema->title + ".\n\n";
+    out += "| column | type | unit | meaning |\n|---|---|---|---|\n";
     for (const auto& c : t.schema->columns)
       out += "| `" + c.key + "` | " + (c.type == Type::Bool ? std::string("INTEGER (0/1)") : sql_type(c)) + " | " +
              c.unit + " | " + c.meaning + (c.nullable ? "; null when unknown" : "") + " |\n";

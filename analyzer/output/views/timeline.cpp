@@ -343,16 +343,24 @@ int64_t TimelineWriter::order_of(const std::string& key) {
   return kernel_order_.try_emplace(key, static_cast<int64_t>(kernel_order_.size())).first->second;
 }
 
+template <typename Command>
+TimelineWriter::Placement TimelineWriter::place(const Command& c, bool device_times) {
+  Placement x;
+  x.host_begin = ts(c.process, c.host_begin_ns);
+  x.host_end = ts(c.process, c.host_end_ns);
+  x.on_host = x.host_begin != kNoTime && x.host_end != kNoTime && x.host_end >= x.host_begin;
+  x.at = clocks_.times(c);
+  x.on_device = x.at.start_ns && x.at.end_ns && *x.at.end_ns >= *x.at.start_ns;
+  if (!x.on_device && device_times && !clocks_.synced(c.device)) counts_.unaligned_devices.insert(c.device);
+  x.flow = x.on_host && x.on_device ? flow_id(c.process, c.seq) : 0;
+  return x;
+}
+
 void TimelineWriter::add_launch(const model::Launch& l) {
   note_bulk(l.process, true, l.seq);
   ++counts_.launches;
   const uint32_t p = l.process;
-  const int64_t host_begin = ts(p, l.host_begin_ns), host_end = ts(p, l.host_end_ns);
-  const bool on_host = host_begin != kNoTime && host_end != kNoTime && host_end >= host_begin;
-  const analyses::AlignedTimes at = clocks_.times(l);
-  const bool on_device = at.start_ns && at.end_ns && *at.end_ns >= *at.start_ns;
-  if (!on_device && l.has_device_times() && !clocks_.synced(l.device)) counts_.unaligned_devices.insert(l.device);
-  const uint64_t flow = on_host && on_device ? flow_id(p, l.seq) : 0;
+  const auto [host_begin, host_end, on_host, at, on_device, flow] = place(l, l.has_device_times());
   const std::string layer_path = layer(l.ranges);
 
   if (on_host) {
@@ -423,13 +431,8 @@ void TimelineWriter::add_transfer(const model::Transfer& t) {
   note_bulk(t.process, false, t.seq);
   ++counts_.transfers;
   const uint32_t p = t.process;
-  const int64_t host_begin = ts(p, t.host_begin_ns), host_end = ts(p, t.host_end_ns);
-  const bool on_host = host_begin != kNoTime && host_end != kNoTime && host_end >= host_begin;
-  const analyses::AlignedTimes at = clocks_.times(t);
-  const bool on_device = at.start_ns && at.end_ns && *at.end_ns >= *at.start_ns;
-  const bool device_times = t.start_ns != kNoTime && t.end_ns != kNoTime;
-  if (!on_device && device_times && !clocks_.synced(t.device)) counts_.unaligned_devices.insert(t.device);
-  const uint64_t flow = on_host && on_device ? flow_id(p, t.seq) : 0;
+  const auto [host_begin, host_end, on_host, at, on_device, flow] =
+      place(t, t.start_ns != kNoTime && t.end_ns != kNoTime);
   if (on_host) {
     Args a;
     a.unum("seq", t.seq).str("op", t.op).unum("bytes", t.bytes).flag("blocking", t.blocking).unum("queue", t.queue_id);

@@ -89,6 +89,16 @@ class TimelineWriter {
       return a.begin != b.begin ? a.begin > b.begin : a.order > b.order;
     }
   };
+  // Where a command goes: its enqueue call on its thread, its execution on a device track.
+  struct Placement {
+    int64_t host_begin = 0, host_end = 0;  // relative to the origin
+    bool on_host = false;
+    analyses::AlignedTimes at;
+    bool on_device = false;
+    uint64_t flow = 0;  // bind_id linking the two, 0: none
+  };
+  template <typename Command>
+  Placement place(const Command& command, bool device_times);
   int64_t ts(uint32_t process, int64_t host_ns) const;  // relative to the origin; kNoTime: unknown
   std::string slice_text(uint32_t process, uint32_t tid, int64_t begin_ns, int64_t end_ns, const std::string& name,
                          std::string_view cat, const Args& args, uint64_t flow_out, uint64_t flow_in,
