@@ -47,7 +47,7 @@ Runner setup_compare(CLI::App& app) {
   app.get_option("traces")
       ->description("BASE, then one or more OTHER runs; the traces of one run are joined by commas (a.json,b.json)")
       ->type_name("BASE OTHER...");
-  app.remove_option(app.get_option("--layers-from"));
+  for (const char* name : {"--layers-from", "--layers-by"}) app.remove_option(app.get_option(name));
   app.add_option("--stat", o->stat, "Time of a kernel or layer per iteration: median, min or mean over the iterations")
       ->type_name("STAT")
       ->capture_default_str();

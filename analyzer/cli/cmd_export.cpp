@@ -21,8 +21,9 @@ Runner setup_export(CLI::App& app) {
       ->type_name("FMT")
       ->capture_default_str();
   app.footer(
-      "Tables: processes, devices, programs, builds, ranges, api_calls, marks, warnings, layer_timings, launches,\n"
-      "args, transfers; their columns and example queries (SQL, pandas, DuckDB, Spark): docs/export.md.");
+      "Tables: processes, settings, devices, queues, programs, kernels, builds, ranges, api_calls, marks, warnings,\n"
+      "layer_timings, launches, args, transfers; their columns and example queries (SQL, pandas, DuckDB, Spark):\n"
+      "docs/export.md.");
   return [o]() -> int {
     const Request r = make_request(o->common);
     check_output_path(r);

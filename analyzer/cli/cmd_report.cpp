@@ -18,12 +18,12 @@ Runner setup_report(CLI::App& app) {
     std::string stat = "median";
   };
   auto o = std::make_shared<Options>();
-  add_common_options(app, o->common, Takes{false});
+  add_common_options(app, o->common, Takes{false, false, false});
   app.get_option("traces")
       ->description("One run, or BASE and OTHER to compare; the traces of one run are joined by commas (a.json,b.json)")
       ->type_name("RUN [OTHER]");
   // An HTML page: no table format, width or row cut; one run's own timing profile only.
-  for (const char* name : {"--format", "--wide", "--layers-from"}) app.remove_option(app.get_option(name));
+  for (const char* name : {"--layers-from", "--layers-by"}) app.remove_option(app.get_option(name));
   app.add_option("--peak", o->peak, "Peak GFLOPS of the device: drawn as a line on the GEMM chart")->type_name("GFLOPS");
   app.add_option("--stat", o->stat, "With two runs: the time per iteration compared (median, min or mean)")
       ->type_name("STAT")

@@ -51,8 +51,12 @@ std::vector<Column> concat(std::vector<Column> a, const std::vector<Column>& b) 
 const Schema& processes() {
   static const Schema s = schema(
       "processes", "one row per traced process (input file)",
-      {process_col(), pid_col(), col("host_name", Type::Text, "", "host name"),
+      {process_col(), pid_col(), opt("ppid", Type::Int, "", "parent process id"),
+       col("host_name", Type::Text, "", "host name"),
        col("command_line", Type::Text, "", "argv as a JSON array of strings"),
+       col("session_id", Type::Text, "", "the recorded run it belongs to (\"\" before trace version 2)"),
+       col("clprof_version", Type::Text, "", "version of the shim that wrote the trace"),
+       col("host_clock", Type::Text, "", "the host clock of its host times (CLOCK_MONOTONIC)"),
        opt("start_unix_ns", Type::Int, "ns", "unix clock (ns since 1970) when tracing started"),
        opt("host_start_ns", Type::Int, "ns",
            "absolute host clock (CLOCK_MONOTONIC for clprof traces) at which the process's host times are 0"),
@@ -61,7 +65,16 @@ const Schema& processes() {
        col("trace_version", Type::Int, "", "trace format version (0: not a clprof trace)"),
        col("truncated", Type::Bool, "", "the trace has no end record"),
        col("incomplete_events", Type::Int, "", "commands still pending at exit (end record)"),
-       col("dropped_records", Type::Int, "", "records the shim could not write (end record)")});
+       col("dropped_records", Type::Int, "", "records the shim could not write (end record)"),
+       opt("end_host_ns", Type::Int, "ns", "host clock: the end record (null: no end record)"),
+       col("record_counts", Type::Text, "", "the end record's count per record type, as a JSON object")});
+  return s;
+}
+
+const Schema& settings() {
+  static const Schema s = schema("settings", "one row per CLPROF_* setting in force in each process (the trace header)",
+                                 {process_col(), pid_col(), col("name", Type::Text, "", "the setting"),
+                                  col("value", Type::Text, "", "its value")});
   return s;
 }
 
@@ -79,9 +92,29 @@ const Schema& devices() {
        col("max_clock_mhz", Type::Int, "MHz", "CL_DEVICE_MAX_CLOCK_FREQUENCY"),
        col("global_mem_bytes", Type::Bytes, "bytes", "CL_DEVICE_GLOBAL_MEM_SIZE"),
        col("local_mem_bytes", Type::Bytes, "bytes", "CL_DEVICE_LOCAL_MEM_SIZE"),
+       col("timer_resolution_ns", Type::Int, "ns", "CL_DEVICE_PROFILING_TIMER_RESOLUTION"),
        opt("clock_method", Type::Text, "", "how the clock sync was measured (clGetDeviceAndHostTimer, enqueue_bracket)"),
        opt("clock_offset_ns", Type::Int, "ns", "host = device + offset; null: no clock sync"),
        opt("clock_uncertainty_ns", Type::Int, "ns", "the offset is known to +/- this")});
+  return s;
+}
+
+const Schema& queues() {
+  static const Schema s = schema(
+      "queues", "one row per command queue",
+      {process_col(), pid_col(), col("queue_id", Type::Int, "", "queue id in its process"),
+       opt("context_id", Type::Int, "", "context id"), opt("device", Type::Int, "", "device id (devices.device)"),
+       col("properties", Type::Int, "", "CL_QUEUE_PROPERTIES the app asked for (bit 0: out of order)"),
+       col("profiling_added", Type::Bool, "", "clprof added CL_QUEUE_PROFILING_ENABLE")});
+  return s;
+}
+
+const Schema& kernels() {
+  static const Schema s = schema(
+      "kernels", "one row per kernel object",
+      {process_col(), pid_col(), col("kernel_id", Type::Int, "", "kernel id in its process"),
+       opt("program_id", Type::Int, "", "its program"), opt("context_id", Type::Int, "", "context id"),
+       col("name", Type::Text, "", "kernel function name"), col("num_args", Type::Int, "", "CL_KERNEL_NUM_ARGS")});
   return s;
 }
 
@@ -89,6 +122,7 @@ const Schema& programs() {
   static const Schema s = schema(
       "programs", "one row per program object",
       {process_col(), pid_col(), col("program_id", Type::Int, "", "program id in its process"),
+       opt("context_id", Type::Int, "", "context id"),
        col("origin", Type::Text, "", "source, binary, il, builtin or link"),
        col("source_hash", Type::Text, "", "fnv1a64 of the source (\"\" when none)"),
        col("source_bytes", Type::Bytes, "bytes", "length of the source"),
@@ -106,7 +140,9 @@ const Schema& builds() {
        opt("host_begin_ns", Type::Int, "ns", "host clock: the call began"),
        opt("host_end_ns", Type::Int, "ns", "host clock: the call returned"),
        opt("duration_ns", Type::Duration, "ns", "host time in the call"), col("rc", Type::Int, "", "the call's return code"),
-       col("kernels", Type::Text, "", "kernel names the program defines, comma-separated")});
+       col("build_status", Type::Text, "", "CL_PROGRAM_BUILD_STATUS per device after the call, comma-separated"),
+       col("kernels", Type::Text, "", "kernel names the program defines, comma-separated"),
+       col("source_hash", Type::Text, "", "the program's source hash (\"\" when none)")});
   return s;
 }
 
@@ -185,6 +221,8 @@ const Schema& launches() {
              {opt("duration_ns", Type::Duration, "ns", "kernel time: end_ns - start_ns, or the importer's duration"),
               col("status", Type::Text, "", "complete, error, incomplete or not_enqueued"),
               col("rc", Type::Int, "", "the enqueue's return code"),
+              opt("exec_status", Type::Int, "", "status error: the negative CL_EVENT_COMMAND_EXECUTION_STATUS"),
+              col("args_total", Type::Int, "", "the kernel's argument count when more than the recorded args, else 0"),
               opt("range_id", Type::Int, "", "innermost open range of the enqueuing thread (ranges.range_id)"),
               col("layer", Type::Text, "", "path of that range, or (no layer)"),
               opt("gemm_rule", Type::Text, "", "the GEMM rule matching the kernel (docs/gemm-rules.md)"),
@@ -225,6 +263,7 @@ const Schema& transfers() {
              {opt("duration_ns", Type::Duration, "ns", "end_ns - start_ns"),
               col("status", Type::Text, "", "complete, error, incomplete or not_enqueued"),
               col("rc", Type::Int, "", "the enqueue's return code"),
+              opt("exec_status", Type::Int, "", "status error: the negative CL_EVENT_COMMAND_EXECUTION_STATUS"),
               opt("range_id", Type::Int, "", "innermost open range of the enqueuing thread"),
               col("layer", Type::Text, "", "path of that range, or (no layer)")}));
   return s;
@@ -265,8 +304,11 @@ const char* arg_kind(model::KernelArg::Kind k) {
 const std::vector<ExportTableInfo>& export_tables() {
   static const std::vector<ExportTableInfo> t = {
       {ExportTable::Processes, &processes(), {}, false},
+      {ExportTable::Settings, &settings(), {}, false},
       {ExportTable::Devices, &devices(), {{"process"}}, false},
+      {ExportTable::Queues, &queues(), {{"process", "queue_id"}}, false},
       {ExportTable::Programs, &programs(), {{"process", "program_id"}}, false},
+      {ExportTable::Kernels, &kernels(), {{"process", "kernel_id"}}, false},
       {ExportTable::Builds, &builds(), {{"process", "program_id"}}, false},
       {ExportTable::Ranges, &ranges(), {{"range_id"}, {"process", "parent_id"}}, false},
       {ExportTable::ApiCalls, &api_calls(), {{"process", "seq"}}, false},
@@ -327,11 +369,22 @@ void ExportRows::metadata(const RowOut& out) const {
       if (k) argv += ',';
       append_json_string(argv, p.command_line[k]);
     }
+    std::string counts = "{";
+    for (const auto& [type, n] : p.record_counts) {
+      if (counts.size() > 1) counts += ',';
+      append_json_string(counts, type);
+      counts += ':' + std::to_string(n);
+    }
     out(ExportTable::Processes,
-        {Value::uint(i), pid(i), Value::text(p.host_name), Value::text(argv + "]"), opt_time(p.start_unix_ns),
-         opt_time(p.host_start_ns), Value::text(p.source), Value::text(p.source_format), Value::integer(p.trace_version),
-         Value::boolean(p.truncated), Value::uint(p.incomplete_events), Value::uint(p.dropped_records)});
-    for (const auto& w : p.warnings) out(ExportTable::Warnings, {Value::uint(i), pid(i), Value::text(w.message)});
+        {Value::uint(i), pid(i), p.ppid ? Value::integer(p.ppid) : Value::null(), Value::text(p.host_name),
+         Value::text(argv + "]"), Value::text(p.session_id), Value::text(p.clprof_version), Value::text(p.host_clock),
+         opt_time(p.start_unix_ns), opt_time(p.host_start_ns), Value::text(p.source), Value::text(p.source_format),
+         Value::integer(p.trace_version), Value::boolean(p.truncated), Value::uint(p.incomplete_events),
+         Value::uint(p.dropped_records), opt_time(p.end_host_ns), Value::text(counts + "}")});
+    for (const auto& [name, value] : p.settings)
+      out(ExportTable::Settings, {Value::uint(i), pid(i), Value::text(name), Value::text(value)});
+    for (const auto& w : p.warnings)
+      out(ExportTable::Warnings, {Value::uint(i), pid(i), Value::text(w.message), opt_time(w.host_ns)});
   }
   // Importers do not say which process a device belongs to: the process of a command on it.
   std::map<uint32_t, uint32_t> device_process;
@@ -347,20 +400,29 @@ void ExportRows::metadata(const RowOut& out) const {
         {Value::uint(d.id), process, Value::text(d.name), Value::text(d.vendor), Value::text(d.platform),
          Value::text(d.platform_version), Value::text(d.version), Value::text(d.driver_version), Value::text(d.type),
          Value::uint(d.compute_units), Value::uint(d.max_clock_mhz), Value::uint(d.global_mem_bytes),
-         Value::uint(d.local_mem_bytes), s ? Value::text(d.clock_method) : Value::null(),
+         Value::uint(d.local_mem_bytes), Value::uint(d.timer_resolution_ns),
+         s ? Value::text(d.clock_method) : Value::null(),
          s ? Value::integer(d.device_to_host_offset_ns) : Value::null(),
          s ? Value::uint(d.clock_uncertainty_ns) : Value::null()});
   }
+  for (const auto& q : run_.queues)
+    out(ExportTable::Queues, {Value::uint(q.process), pid(q.process), Value::uint(q.id), opt_id(q.context_id),
+                              opt_id(q.device), Value::uint(q.properties), Value::boolean(q.profiling_added)});
   for (const auto& p : run_.programs)
-    out(ExportTable::Programs, {Value::uint(p.process), pid(p.process), Value::uint(p.id), Value::text(p.origin),
-                                Value::text(p.source_hash), Value::uint(p.source_bytes), Value::text(p.options)});
+    out(ExportTable::Programs,
+        {Value::uint(p.process), pid(p.process), Value::uint(p.id), opt_id(p.context_id), Value::text(p.origin),
+         Value::text(p.source_hash), Value::uint(p.source_bytes), Value::text(p.options)});
+  for (const auto& k : run_.kernels)
+    out(ExportTable::Kernels, {Value::uint(k.process), pid(k.process), Value::uint(k.id), opt_id(k.program_id),
+                               opt_id(k.context_id), Value::text(k.name), Value::uint(k.num_args)});
   for (const auto& b : run_.builds) {
-    std::string devices;
+    std::string devices, status;
     for (uint32_t d : b.devices) devices += (devices.empty() ? "" : ",") + std::to_string(d);
+    for (int32_t v : b.build_status) status += (status.empty() ? "" : ",") + std::to_string(v);
     out(ExportTable::Builds,
         {Value::uint(b.process), pid(b.process), Value::uint(b.program_id), Value::text(b.api), Value::text(b.options),
          Value::text(devices), opt_time(b.host_begin_ns), opt_time(b.host_end_ns), span(b.host_begin_ns, b.host_end_ns),
-         Value::integer(b.rc), Value::text(joined(b.kernels))});
+         Value::integer(b.rc), Value::text(status), Value::text(joined(b.kernels)), Value::text(b.source_hash)});
   }
   for (const auto& r : run_.ranges) {
     int64_t depth = 0;
@@ -407,7 +469,8 @@ void ExportRows::launch(const model::Launch& l, const RowOut& out) {
        dim(l.gwo, 0), dim(l.gwo, 1), dim(l.gwo, 2), Value::uint(l.args.size()), opt_time(l.host_begin_ns),
        opt_time(l.host_end_ns), opt_time(l.queued_ns), opt_time(l.submit_ns), opt_time(l.start_ns), opt_time(l.end_ns),
        Value::integer(h.start_ns), Value::integer(h.end_ns), Value::integer(l.duration_ns()), Value::text(l.status),
-       Value::integer(l.rc), opt_id(range), Value::text(ranges_.path(range)),
+       Value::integer(l.rc), l.exec_status ? Value::integer(l.exec_status) : Value::null(), Value::uint(l.args_total),
+       opt_id(range), Value::text(ranges_.path(range)),
        g ? Value::text(g->rule->id) : Value::null(), g ? Value::integer(g->m) : Value::null(),
        g ? Value::integer(g->n) : Value::null(), g ? Value::integer(g->k) : Value::null(),
        g ? Value::integer(g->batch) : Value::null(), g ? Value::real(g->flops) : Value::null(),
@@ -434,7 +497,8 @@ void ExportRows::transfer(const model::Transfer& t, const RowOut& out) const {
        opt_id(t.queue_id), opt_id(t.device), Value::uint(t.bytes), Value::boolean(t.blocking), opt_time(t.host_begin_ns),
        opt_time(t.host_end_ns), opt_time(t.queued_ns), opt_time(t.submit_ns), opt_time(t.start_ns), opt_time(t.end_ns),
        Value::integer(h.start_ns), Value::integer(h.end_ns), span(t.start_ns, t.end_ns), Value::text(t.status),
-       Value::integer(t.rc), opt_id(innermost(t.ranges)), Value::text(ranges_.path(innermost(t.ranges)))});
+       Value::integer(t.rc), t.exec_status ? Value::integer(t.exec_status) : Value::null(), opt_id(innermost(t.ranges)),
+       Value::text(ranges_.path(innermost(t.ranges)))});
 }
 
 }  // namespace clprof::output::views

@@ -32,8 +32,11 @@ namespace clprof::output::views {
 // Every table, in the order they are written (metadata first, then the streamed records).
 enum class ExportTable : uint8_t {
   Processes,
+  Settings,
   Devices,
+  Queues,
   Programs,
+  Kernels,
   Builds,
   Ranges,
   ApiCalls,

@@ -111,6 +111,8 @@ TimelineWriter::TimelineWriter(const model::Run& run, const std::vector<gemm::Ru
       uncertainty = std::max(uncertainty, static_cast<int64_t>(std::min<uint64_t>(d.clock_uncertainty_ns, 1000000000)));
   origin_ns_ = origin == INT64_MAX ? 0 : origin - uncertainty;
   for (const auto& p : run.programs) program_options_[{p.process, p.id}] = &p.options;
+  for (const auto& q : run.queues)
+    if (q.properties & 1) out_of_order_.insert({q.process, q.id});  // CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE
   for (const auto& l : run.launches) {
     const bool timed = (l.host_begin_ns != kNoTime && l.host_end_ns != kNoTime) || clocks_.times(l).start_ns;
     if (!timed && !l.ranges.empty()) untimed_by_range_[l.ranges.back()].push_back(&l);
@@ -339,6 +341,11 @@ void TimelineWriter::note_bulk(uint32_t process, bool launch, uint64_t seq) {
   tracks_.clear_lanes(process);
 }
 
+std::string TimelineWriter::queue_name(uint32_t process, uint64_t queue, const std::string& device) const {
+  return "queue " + std::to_string(queue) + " (" + device +
+         (out_of_order_.count({process, queue}) ? ", out of order)" : ")");
+}
+
 int64_t TimelineWriter::order_of(const std::string& key) {
   return kernel_order_.try_emplace(key, static_cast<int64_t>(kernel_order_.size())).first->second;
 }
@@ -391,7 +398,7 @@ void TimelineWriter::add_launch(const model::Launch& l) {
     track.order = order_of(track.key);
   } else {
     track.key = "queue:" + std::to_string(l.queue_id);
-    track.name = "queue " + std::to_string(l.queue_id) + " (" + device + ")";
+    track.name = queue_name(p, l.queue_id, device);
     track.order = static_cast<int64_t>(l.queue_id);
   }
   Args a;
@@ -449,7 +456,7 @@ void TimelineWriter::add_transfer(const model::Transfer& t) {
   const std::string device = t.device > 0 && t.device <= run_.devices.size() ? run_.devices[t.device - 1].name : "?";
   DeviceTrack track;
   track.key = options_.per_kernel ? "transfer:" + t.op : "queue:" + std::to_string(t.queue_id);
-  track.name = options_.per_kernel ? "transfers " + t.op : "queue " + std::to_string(t.queue_id) + " (" + device + ")";
+  track.name = options_.per_kernel ? "transfers " + t.op : queue_name(p, t.queue_id, device);
   // --per-kernel: transfer tracks after the kernel tracks.
   track.order = options_.per_kernel ? 100000 + order_of(track.key) : static_cast<int64_t>(t.queue_id);
   const int64_t duration = *at.end_ns - *at.start_ns;

@@ -120,6 +120,7 @@ class TimelineWriter {
   // what was written since is dropped.
   void note_bulk(uint32_t process, bool launch, uint64_t seq);
   int64_t order_of(const std::string& key);
+  std::string queue_name(uint32_t process, uint64_t queue, const std::string& device) const;
   void write_ranges();
   void write_host_metadata();
   void write_layer_timings();
@@ -134,6 +135,7 @@ class TimelineWriter {
   TimelineTracks tracks_;
   int64_t origin_ns_ = 0;
   std::map<std::pair<uint32_t, uint64_t>, const std::string*> program_options_;
+  std::set<std::pair<uint32_t, uint64_t>> out_of_order_;  // (process, queue)
   std::unordered_map<std::string, int64_t> kernel_order_;  // --per-kernel tracks: first seen first
   // Launches an importer gives without any timestamp, by innermost range: listed in its args.
   std::unordered_map<uint64_t, std::vector<const model::Launch*>> untimed_by_range_;

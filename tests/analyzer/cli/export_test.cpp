@@ -194,6 +194,10 @@ TEST_CASE("export: aligned.json's rows, exactly") {
         std::vector<std::vector<std::string>>{{"net", "0"}, {"worker", "1"}, {"net/conv1", "0"}, {"net/fc", "0"}});
   CHECK(db.query("SELECT COUNT(*) FROM builds").at(0).at(0) == "2");
   CHECK(db.query("SELECT name FROM marks").at(0).at(0) == "weights loaded");
+  CHECK(db.query("SELECT queue_id, device, properties FROM queues ORDER BY queue_id") ==
+        std::vector<std::vector<std::string>>{{"1", "1", "0"}, {"2", "1", "1"}, {"3", "2", "0"}});
+  CHECK(db.query("SELECT name, value FROM settings") ==
+        std::vector<std::vector<std::string>>{{"CLPROF_OUTPUT", "aligned.json"}});
   CHECK(db.query("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'launches_process_seq'").size() == 1);
 }
 
@@ -203,8 +207,8 @@ TEST_CASE("export: every table with its documented columns, in every format") {
   REQUIRE(run({"export", "--format", "csv", "-o", dir + "/csv", "@aligned.json"}).status == 0);
   const Db db(dir + "/a.db");
   const std::string doc = clitest::read_file(std::string(CLPROF_DOCS_DIR) + "/export.md");
-  for (const char* table : {"processes", "devices", "programs", "builds", "ranges", "api_calls", "marks", "warnings",
-                            "layer_timings", "launches", "args", "transfers"}) {
+  for (const char* table : {"processes", "settings", "devices", "queues", "programs", "kernels", "builds", "ranges",
+                            "api_calls", "marks", "warnings", "layer_timings", "launches", "args", "transfers"}) {
     CAPTURE(table);
     const auto cols = db.query(std::string("SELECT name FROM pragma_table_info('") + table + "')");
     REQUIRE(!cols.empty());
@@ -220,8 +224,9 @@ TEST_CASE("export: every table with its documented columns, in every format") {
   std::map<std::string, size_t> per_table;
   jsonl_sums(run({"export", "--format", "jsonl", "@aligned.json"}).out, &per_table);
   CHECK(per_table == std::map<std::string, size_t>{{"api_calls", 2}, {"args", 19}, {"builds", 2}, {"devices", 2},
-                                                   {"launches", 7}, {"marks", 1}, {"processes", 1}, {"programs", 2},
-                                                   {"ranges", 4}, {"transfers", 2}});
+                                                   {"kernels", 5}, {"launches", 7}, {"marks", 1}, {"processes", 1},
+                                                   {"programs", 2}, {"queues", 3}, {"ranges", 4}, {"settings", 1},
+                                                   {"transfers", 2}});
 }
 
 TEST_CASE("export: a file whose records are read twice leaves no duplicate") {

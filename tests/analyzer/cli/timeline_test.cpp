@@ -107,8 +107,8 @@ TEST_CASE("timeline: aligned.json's figures") {
   CHECK(f.by_cat["transfer"] == 1);
   CHECK(f.flows == 6);
   // Queue 2's two launches overlap ([1007, 2507] and [2007, 3007] ns): two lanes.
-  CHECK(f.by_track["queue 2 (GPU0)"] == 1);
-  CHECK(f.by_track["queue 2 (GPU0) #2"] == 1);
+  CHECK(f.by_track["queue 2 (GPU0, out of order)"] == 1);
+  CHECK(f.by_track["queue 2 (GPU0, out of order) #2"] == 1);
   CHECK(f.by_track["queue 1 (GPU0)"] == 4);
   CHECK(f.by_track["program builds (thread not recorded)"] == 2);
   CHECK(f.process_names.at(200) == "app (pid 200)");
