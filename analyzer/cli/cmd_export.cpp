@@ -1,5 +1,7 @@
 // clprof export: every record of the run as flat tables — SQLite, CSV or JSON Lines
 // (output/views/export.hpp) — written while the traces are read.
+#include <sstream>
+
 #include "analyses/gemm/gemm_rules.hpp"
 #include "cli/commands.hpp"
 #include "cli/session.hpp"
@@ -7,6 +9,28 @@
 #include "output/views/export.hpp"
 
 namespace clprof::cli {
+
+namespace {
+
+// The table names as export_tables() declares them, wrapped at 110 columns.
+std::string tables_footer() {
+  std::string out, line = "Tables:";
+  const auto add = [&](const std::string& word) {
+    if (line.size() + 1 + word.size() > 110) {
+      out += line + "\n";
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  };
+  const auto& tables = output::views::export_tables();
+  for (size_t i = 0; i < tables.size(); ++i)
+    add(tables[i].schema->name + (i + 1 < tables.size() ? "," : ";"));
+  std::istringstream tail("their columns and example queries (SQL, pandas, DuckDB, Spark): docs/export.md.");
+  for (std::string word; tail >> word;) add(word);
+  return out + line;
+}
+
+}  // namespace
 
 Runner setup_export(CLI::App& app) {
   struct Options {
@@ -20,10 +44,7 @@ Runner setup_export(CLI::App& app) {
   app.add_option("--format", o->format, "sqlite (one file), csv (a directory, a file per table) or jsonl")
       ->type_name("FMT")
       ->capture_default_str();
-  app.footer(
-      "Tables: processes, settings, devices, queues, programs, kernels, builds, ranges, api_calls, marks, warnings,\n"
-      "layer_timings, launches, args, transfers; their columns and example queries (SQL, pandas, DuckDB, Spark):\n"
-      "docs/export.md.");
+  app.footer(tables_footer());
   return [o]() -> int {
     const Request r = make_request(o->common);
     check_output_path(r);
