@@ -247,3 +247,53 @@ TEST_CASE("aligned_times_fake") {
   }
 }
 #endif
+
+// The timeline of a real CLBlast network (the main job's program, one iteration): every GEMM
+// kernel slice carries M, N, K (a direct GEMM's: its first three kernel arguments),
+// GFLOPS = 2*M*N*K*batch / its duration, its device duration and its layer path.
+TEST_CASE("timeline_clblast") {
+  const fs::path dir = fresh_work_dir("timeline_clblast");
+  const fs::path trace = dir / "clblast_network.json";
+  clprof_ok({"record", "-o", trace.string(), "--", (paths().bin_dir / "clblast_network").string(), "--iterations",
+             "1"},
+            dir, "record");
+  const Trace t(trace);
+  std::map<uint64_t, const Launch*> gemm_by_seq;
+  for (const Launch& l : t.launches())
+    if (l.kernel == "Xgemm" || l.kernel.rfind("XgemmDirect", 0) == 0) gemm_by_seq[l.seq] = &l;
+  REQUIRE(gemm_by_seq.size() == 8);  // one GEMM per layer
+  const fs::path out = dir / "timeline.json";
+  clprof_ok({"timeline", "-o", out.string(), trace.string()}, dir, "timeline");
+  std::ifstream in(out);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const rapidjson::Document d = parse_json(text);
+  size_t seen = 0;
+  for (const Json& e : d["traceEvents"].GetArray()) {
+    if (!e.HasMember("cat") || std::string(e["cat"].GetString()) != "kernel") continue;
+    const Json& a = e["args"];
+    const auto it = gemm_by_seq.find(a["seq"].GetUint64());
+    if (it == gemm_by_seq.end()) continue;
+    const Launch& l = *it->second;
+    INFO("launch seq " << l.seq << " " << l.kernel);
+    ++seen;
+    REQUIRE(a.HasMember("m"));
+    REQUIRE(a.HasMember("n"));
+    REQUIRE(a.HasMember("k"));
+    // The direct kernel sees the sizes the app asked for; the indirect one padded sizes,
+    // which the timeline may show as the call's logical sizes (issue 19 section 1).
+    if (l.kernel != "Xgemm") {
+      CHECK(static_cast<uint64_t>(a["m"].GetInt64()) == scalar_arg(l, 0, 4));
+      CHECK(static_cast<uint64_t>(a["n"].GetInt64()) == scalar_arg(l, 1, 4));
+      CHECK(static_cast<uint64_t>(a["k"].GetInt64()) == scalar_arg(l, 2, 4));
+    }
+    const int64_t batch = a.HasMember("batch") ? a["batch"].GetInt64() : 1;
+    const double flops = 2.0 * a["m"].GetInt64() * a["n"].GetInt64() * a["k"].GetInt64() * batch;
+    REQUIRE(a.HasMember("gflops"));
+    CHECK(a["gflops"].GetDouble() == doctest::Approx(flops / a["duration_ns"].GetInt64()).epsilon(1e-9));
+    // The duration shown is the device's end - start.
+    REQUIRE(l.device_ns.has_value());
+    CHECK(a["duration_ns"].GetInt64() == (*l.device_ns)[3] - (*l.device_ns)[2]);
+    CHECK(std::string(a["layer"].GetString()).rfind("inference/", 0) == 0);
+  }
+  CHECK(seen == gemm_by_seq.size());
+}
