@@ -27,6 +27,14 @@
 // app's TSan reports the shim's own producer/consumer accesses as races).
 extern "C" void __tsan_acquire(void* addr) __attribute__((weak));
 extern "C" void __tsan_release(void* addr) __attribute__((weak));
+// LeakSanitizer's (an app built with -fsanitize=address): it scans the heap, stacks and
+// globals for pointers, not anonymous mappings, so the ring is declared a root region;
+// otherwise what a cell still holds when the process exits (a queued line, a hand-back
+// event) reads as leaked.
+extern "C" void __lsan_register_root_region(const void* p, std::size_t size)
+    __attribute__((weak));
+extern "C" void __lsan_unregister_root_region(const void* p, std::size_t size)
+    __attribute__((weak));
 
 namespace clprof::shim {
 
@@ -57,8 +65,13 @@ class MpscRing {
                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
     cells_ = static_cast<Cell*>(p);
+    if (__lsan_register_root_region) __lsan_register_root_region(p, sizeof(Cell) * capacity);
   }
-  ~MpscRing() { ::munmap(cells_, sizeof(Cell) * (mask_ + 1)); }
+  ~MpscRing() {
+    if (__lsan_unregister_root_region)
+      __lsan_unregister_root_region(cells_, sizeof(Cell) * (mask_ + 1));
+    ::munmap(cells_, sizeof(Cell) * (mask_ + 1));
+  }
   MpscRing(const MpscRing&) = delete;
   MpscRing& operator=(const MpscRing&) = delete;
 
