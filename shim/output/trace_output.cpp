@@ -26,6 +26,19 @@ void TraceOutput::flush_if_due(std::int64_t now_ns, std::int64_t every_ns) {
   }
 }
 
+bool TraceOutput::flush_if_older(std::int64_t now_ns, std::int64_t gap_ns) {
+  if (writer_.buffered_bytes() == 0) return true;
+  if (writer_.writes() != writes_seen_) {  // written during the caller's round
+    writes_seen_ = writer_.writes();
+    last_flush_ns_ = now_ns;
+  }
+  if (now_ns - last_flush_ns_ < gap_ns) return false;
+  writer_.flush();
+  writes_seen_ = writer_.writes();
+  last_flush_ns_ = now_ns;
+  return true;
+}
+
 void TraceOutput::warn_if_lost() {
   if (!writer_.lost() || lost_warned_) return;
   lost_warned_ = true;

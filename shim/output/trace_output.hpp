@@ -46,6 +46,9 @@ class TraceOutput {
   // restart_flush_timer at the harvester's start, flush_if_due after each of its rounds.
   void restart_flush_timer(std::int64_t now_ns);
   void flush_if_due(std::int64_t now_ns, std::int64_t every_ns);
+  // Writes what waits unless the file was written less than `gap_ns` ago. True when
+  // nothing waits any more (written now, or nothing to write); false: ask again later.
+  bool flush_if_older(std::int64_t now_ns, std::int64_t gap_ns);
 
   // The app closed the trace's descriptor (or put another file there): says so once.
   // Records are dropped from then on; the harvester goes on releasing events.

@@ -94,6 +94,9 @@ void record_transfer(EnqueueScope& scope, const char* api, TransferOp op, cl_int
   r.context_id = q ? q->context_id : 0;
   attach_event(r, scope, rc);
   publish_record(slot);
+  // A blocking call returns once its command (and on an in-order queue, all before it) is
+  // done: a sync point, as clFinish is.
+  if (blocking && rc == CL_SUCCESS) app_sync_point();
 }
 
 void record_sync(HookScope& scope, const char* api, cl_int rc, cl_command_queue queue) {

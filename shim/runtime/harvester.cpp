@@ -157,6 +157,11 @@ void Harvester::run() {
       if (stop_.load()) return;
     }
     ring_.populate(ring_.capacity() / 4);
+    // Taken before the drain: every record published before the sync point is in it.
+    if (sync_round_.load(std::memory_order_acquire) &&
+        sync_round_.exchange(false, std::memory_order_acquire)) {
+      sync_flush_due_ = true;
+    }
     std::int64_t now_ns = monotonic_now_ns();
     if (now_ns - last_calibration_ns >= poll_ns) {
       completion_.clocks().recalibrate();
@@ -171,7 +176,13 @@ void Harvester::run() {
     } else if (n > batch_records) {
       sleep_ns = std::max(sleep_ns / 2, poll_ns);
     }
-    output_.flush_if_due(monotonic_now_ns(), flush_every_ns);
+    now_ns = monotonic_now_ns();
+    if (sync_flush_due_) {
+      sync_flush_due_ =
+          !output_.flush_if_older(now_ns, std::min(kSyncFlushGapNs, flush_every_ns));
+    } else {
+      output_.flush_if_due(now_ns, flush_every_ns);
+    }
     output_.warn_if_lost();
   }
 }

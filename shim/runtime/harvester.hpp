@@ -51,14 +51,20 @@ class Harvester final : private DrainListener {
   // the number of records written incomplete.
   std::uint64_t finish(std::int64_t wait_ns) { return completion_.finish(*this, wait_ns); }
 
-  // The app reached a sync point (clFinish, clWaitForEvents): what it waited for is done.
-  // Today nothing more: the harvester's next round takes it. Waking the harvester here
-  // made it run once per clFinish in a launch + wait loop (947 rounds per 1,000 launches,
-  // ~5 µs of its CPU each), right when the driver's thread should start the next kernel:
-  // clpeak --kernel-latency read ~37 µs against ~32 bare and ~22 without the wake (6
-  // shuffled rounds, loaded VM). Harvesting that work here, on the app's thread, is the way
-  // to keep it when the process then ends abruptly (issue 18's crash endings).
-  void app_sync_point() {}
+  // The app reached a sync point (clFinish, clWaitForEvents, a blocking transfer or map):
+  // what it waited for is done. Marks the harvester's next round a sync round and wakes
+  // it: that round drains and polls at once, and then writes what it completed to the
+  // file instead of leaving it to the flush timer (at most once per kSyncFlushGapNs), so
+  // the work survives any ending, SIGKILL included, within about a millisecond. On the
+  // app's thread this adds one store to wake() (callgrind counts in the commit that made
+  // it): the app never formats or writes a record.
+  void app_sync_point() {
+    sync_round_.store(true, std::memory_order_release);  // after the sync record's publish
+    wake();
+  }
+  // A sync round's records wait at most this long after the file's last write (a write
+  // per clFinish would cost an app that waits after every launch a system call each).
+  static constexpr std::int64_t kSyncFlushGapNs = 1000000;
 
   // Never blocks; takes the mutex and signals only when the harvester is asleep (while it
   // works through a backlog it drains again without waiting, so a nudge is not needed).
@@ -105,6 +111,8 @@ class Harvester final : private DrainListener {
   std::mutex space_mutex_;                   // producers waiting for ring space
   MonotonicCondition space_cv_;
   std::atomic<unsigned> space_waiters_{0};
+  std::atomic<bool> sync_round_{false};  // an app sync point since the last round began
+  bool sync_flush_due_ = false;          // the harvester's: a sync round's records wait
 };
 
 }  // namespace clprof::shim

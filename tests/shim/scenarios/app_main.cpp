@@ -24,7 +24,8 @@ __attribute__((section(".preinit_array"), used)) void (*const g_preinit)(int, ch
 const shim_test::ScenarioList* const kGroups[] = {
     &shim_test::kRecordsScenarios, &shim_test::kArgumentsScenarios, &shim_test::kErrorsScenarios,
     &shim_test::kAppViewScenarios, &shim_test::kThreadsScenarios,   &shim_test::kPendingScenarios,
-    &shim_test::kExitScenarios,    &shim_test::kForkExecScenarios,  &shim_test::kMarkersScenarios};
+    &shim_test::kExitScenarios,    &shim_test::kForkExecScenarios,  &shim_test::kMarkersScenarios,
+    &shim_test::kEndingsScenarios};
 
 }  // namespace
 

@@ -37,6 +37,7 @@ extern const ScenarioList kPendingScenarios;    // pending_app.cpp
 extern const ScenarioList kExitScenarios;       // exit_app.cpp
 extern const ScenarioList kForkExecScenarios;   // fork_exec_app.cpp
 extern const ScenarioList kMarkersScenarios;    // markers_app.cpp
+extern const ScenarioList kEndingsScenarios;    // endings_app.cpp
 
 // The calling thread's id.
 long tid();

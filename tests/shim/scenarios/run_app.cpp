@@ -63,8 +63,9 @@ pid_t spawn_app(const RunOptions& o, const std::string& io_dir, const std::strin
   for (const std::string& s : env) envp.push_back(const_cast<char*>(s.c_str()));
   envp.push_back(nullptr);
   const std::string app = app_path.empty() ? std::string(CLPROF_TEST_APP) : app_path;
-  std::vector<char*> argv = {const_cast<char*>(app.c_str()), const_cast<char*>(o.scenario.c_str()),
-                             nullptr};
+  std::vector<char*> argv = {const_cast<char*>(app.c_str()), const_cast<char*>(o.scenario.c_str())};
+  if (!o.arg.empty()) argv.push_back(const_cast<char*>(o.arg.c_str()));
+  argv.push_back(nullptr);
   const std::string out_path = io_dir + "/stdout.txt";
   const std::string err_path = io_dir + "/stderr.txt";
   posix_spawn_file_actions_t fa;
@@ -175,6 +176,35 @@ bool load_trace(const std::string& path, Trace& t) {
     FAIL_CHECK("the last record of ", path, " is not the end record");
     return false;
   }
+  return true;
+}
+
+bool load_partial_trace(const std::string& path, Trace& t) {
+  if (!file_exists(path)) {
+    FAIL_CHECK("no trace file at ", path);
+    return false;
+  }
+  std::string text = read_file(path);
+  const std::size_t last = text.rfind('\n');
+  if (last == std::string::npos) {
+    FAIL_CHECK("trace ", path, " has no whole line");
+    return false;
+  }
+  text.resize(last + 1);  // a line cut by the kill goes
+  if (text.size() >= 3 && text.compare(text.size() - 3, 3, "]}\n") == 0) return load_trace(path, t);
+  // The records array closed after the last whole record: its ",", the padding spaces
+  // and the newline go.
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  if (!text.empty() && text.back() == ',') text.pop_back();
+  t.text = text + "]}";
+  t.doc.Parse<rapidjson::kParseValidateEncodingFlag>(t.text.c_str(), t.text.size());
+  if (t.doc.HasParseError() || !t.doc.IsObject() || !t.doc.HasMember("records") ||
+      !t.doc["records"].IsArray()) {
+    FAIL_CHECK("trace ", path, " is not a trace cut after a whole record");
+    return false;
+  }
+  t.records.clear();
+  for (const auto& r : t.doc["records"].GetArray()) t.records.push_back(&r);
   return true;
 }
 

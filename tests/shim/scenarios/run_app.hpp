@@ -23,6 +23,7 @@ struct RunOptions {
   bool preload_shim = true;  // LD_PRELOAD=libclprof.so
   std::string output;        // CLPROF_OUTPUT (ignored without the shim); empty: not set
   EnvChanges env;            // applied last
+  std::string arg = "";      // the scenario's argument (argv[2]); empty: none
 };
 
 // What one run of the test app left behind.
@@ -62,6 +63,11 @@ struct Trace {
 // Parses a complete trace file; fails the current doctest case with the reason if the file
 // is not a valid trace (one JSON document, one record per line, "end" last).
 bool load_trace(const std::string& path, Trace& out);
+
+// Parses a trace that may have been cut short (no end record: a killed process): the
+// header and every whole record line, a cut last line dropped. Fails the case when the
+// file is missing or what it holds is not such a prefix of a trace.
+bool load_partial_trace(const std::string& path, Trace& out);
 
 // One run of `scenario` under the shim (with `env`) in a fresh directory, its trace (x.json
 // there) loaded. Fails the case when the app does not exit 0 or the trace is not valid.
