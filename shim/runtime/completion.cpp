@@ -151,15 +151,18 @@ void RecordCompletion::complete(OpRecord& r, int exec, const Probe& probe, bool 
   output_.write_op(r);
 }
 
-std::uint64_t RecordCompletion::finish(DrainListener& listener, std::int64_t wait_ns) {
+std::uint64_t RecordCompletion::finish(DrainListener& listener, std::int64_t wait_ns,
+                                       bool release_events) {
   clocks_.recalibrate();
   while (drain_ring(listener) == ring_.capacity()) {
   }
+  // At least one poll: a command drained while running may have completed since.
   const std::int64_t deadline_ns = monotonic_now_ns() + wait_ns;
-  while (!pending_.empty() && monotonic_now_ns() < deadline_ns) {
+  for (;;) {
     poll_pending();
     drain_ring(listener);
-    if (!pending_.empty()) std::this_thread::sleep_for(std::chrono::microseconds(500));
+    if (pending_.empty() || monotonic_now_ns() >= deadline_ns) break;
+    std::this_thread::sleep_for(std::chrono::microseconds(500));
   }
   std::uint64_t incomplete = 0;
   for (OpRecord* r : pending_) {
@@ -172,7 +175,7 @@ std::uint64_t RecordCompletion::finish(DrainListener& listener, std::int64_t wai
     pending_copies_.recycle(r);
   }
   pending_.clear();
-  handback_.release_all();
+  if (release_events) handback_.release_all();
   return incomplete;
 }
 

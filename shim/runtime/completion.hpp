@@ -57,10 +57,12 @@ class RecordCompletion {
   std::size_t drain_ring(DrainListener& listener);
   // Polls the commands still running, in enqueue order; writes those done.
   void poll_pending();
-  // The end of the trace: drains the ring, then polls what is still running for at most
-  // `wait_ns` (CLOCK_MONOTONIC), writes what is still running then as incomplete and lets
-  // go of every event held. Returns the number written incomplete.
-  std::uint64_t finish(DrainListener& listener, std::int64_t wait_ns);
+  // The end of the trace: drains the ring, then polls what is still running at least once
+  // and for at most `wait_ns` (CLOCK_MONOTONIC), writes what is still running then as
+  // incomplete and, with `release_events`, lets go of every event held (an abrupt ending
+  // leaves them to the process's end: the driver may be where the process crashed).
+  // Returns the number written incomplete.
+  std::uint64_t finish(DrainListener& listener, std::int64_t wait_ns, bool release_events = true);
 
   TraceClocks& clocks() { return clocks_; }
   EventHandback& handback() { return handback_; }

@@ -9,7 +9,8 @@
 
 namespace clprof::shim {
 
-int Harvester::start() {
+int Harvester::start(void (*final_round)()) {
+  final_round_ = final_round;
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -41,6 +42,14 @@ void Harvester::wake() {
     std::lock_guard<std::mutex> lock(wake_mutex_);
     wake_flag_ = true;
   }
+  wake_cv_.notify_one();
+}
+
+void Harvester::request_final_round(bool may_wake) {
+  final_requested_.store(true, std::memory_order_release);
+  if (!may_wake || !wake_mutex_.try_lock()) return;  // the harvester looks within one sleep
+  wake_flag_ = true;
+  wake_mutex_.unlock();
   wake_cv_.notify_one();
 }
 
@@ -87,6 +96,10 @@ void* Harvester::thread_main(void* self) {
   auto* h = static_cast<Harvester*>(self);
   pthread_setname_np(pthread_self(), "clprof-harvest");
   h->run();
+  if (h->final_requested_.load(std::memory_order_acquire)) {
+    if (h->final_round_) h->final_round_();
+    h->final_done_.store(true, std::memory_order_release);
+  }
   {
     std::lock_guard<std::mutex> lock(h->park_mutex_);
     h->running_ = false;
@@ -142,6 +155,7 @@ void Harvester::run() {
   bool busy = false;
   for (;;) {
     if (park_requested_.load(std::memory_order_relaxed)) park();
+    if (final_requested_.load(std::memory_order_acquire)) return;
     if (busy) {
       // A backlog: go again at once (no lock, no sleep) while records keep coming.
       if (stop_.load(std::memory_order_relaxed)) return;
@@ -150,11 +164,12 @@ void Harvester::run() {
       sleeping_.store(true, std::memory_order_relaxed);
       std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with wake()
       std::unique_lock<std::mutex> lock(wake_mutex_);
-      wake_cv_.wait_for(lock, std::chrono::nanoseconds(sleep_ns),
-                        [this] { return wake_flag_ || stop_.load(); });
+      wake_cv_.wait_for(lock, std::chrono::nanoseconds(sleep_ns), [this] {
+        return wake_flag_ || stop_.load() || final_requested_.load(std::memory_order_relaxed);
+      });
       wake_flag_ = false;
       sleeping_.store(false, std::memory_order_relaxed);
-      if (stop_.load()) return;
+      if (stop_.load() || final_requested_.load(std::memory_order_acquire)) return;
     }
     ring_.populate(ring_.capacity() / 4);
     // Taken before the drain: every record published before the sync point is in it.
@@ -178,8 +193,7 @@ void Harvester::run() {
     }
     now_ns = monotonic_now_ns();
     if (sync_flush_due_) {
-      sync_flush_due_ =
-          !output_.flush_if_older(now_ns, std::min(kSyncFlushGapNs, flush_every_ns));
+      sync_flush_due_ = !output_.flush_if_older(now_ns, std::min(kSyncFlushGapNs, flush_every_ns));
     } else {
       output_.flush_if_due(now_ns, flush_every_ns);
     }

@@ -6,9 +6,11 @@
 // going without a pause, anything less lets it sleep, so records are drained in batches
 // and the CPU is left to the driver's threads, which on a CPU device run the app's kernels.
 //
-// Threads: start() and stop() on the lifecycle's thread (start-up, ending); wake() and
-// wait_for_space() on the app's enqueuing threads; park_for_fork() and unpark() in the
-// pthread_atfork handlers; everything else on the harvester's own thread. Ownership: the
+// Threads: start() and stop() on the lifecycle's thread (start-up, ending); wake(),
+// app_sync_point() and wait_for_space() on the app's enqueuing threads;
+// request_final_round() and the final-round queries on any thread, signal handlers
+// included; park_for_fork() and unpark() in the pthread_atfork handlers; everything else
+// on the harvester's own thread. Ownership: the
 // thread is a plain pthread owning no heap state (a fork child, where it does not exist,
 // leaks none); the completion (with the ring and the output) is the ProcessTrace's. Clocks:
 // waits are measured on CLOCK_MONOTONIC (MonotonicCondition).
@@ -41,15 +43,19 @@ class Harvester final : private DrainListener {
       : ring_(completion.ring()), completion_(completion), output_(completion.output()) {}
 
   // Starts the thread, with every signal blocked (it must never run the app's signal
-  // handlers). 0, or pthread_create's error.
-  int start();
+  // handlers). `final_round` is what the thread runs when an abrupt ending asks for it
+  // (request_final_round). 0, or pthread_create's error.
+  int start(void (*final_round)());
   // Stops the thread and waits for it (detaches it when called on it); after this the
   // caller owns the completion and the output. Idempotent.
   void stop();
-  // The end of the trace, after stop(): completes what the ring and the pending commands
+  // The end of the trace, after stop() (or on the harvester's own thread, once it left
+  // its loop for an abrupt ending): completes what the ring and the pending commands
   // hold, waiting at most `wait_ns` for running ones (RecordCompletion::finish). Returns
   // the number of records written incomplete.
-  std::uint64_t finish(std::int64_t wait_ns) { return completion_.finish(*this, wait_ns); }
+  std::uint64_t finish(std::int64_t wait_ns, bool release_events = true) {
+    return completion_.finish(*this, wait_ns, release_events);
+  }
 
   // The app reached a sync point (clFinish, clWaitForEvents, a blocking transfer or map):
   // what it waited for is done. Marks the harvester's next round a sync round and wakes
@@ -65,6 +71,19 @@ class Harvester final : private DrainListener {
   // A sync round's records wait at most this long after the file's last write (a write
   // per clFinish would cost an app that waits after every launch a system call each).
   static constexpr std::int64_t kSyncFlushGapNs = 1000000;
+
+  // An abrupt ending (runtime/lifecycle.hpp): asks the harvester for the trace's last
+  // round. It leaves its loop at the top of its next round (woken now when `may_wake`,
+  // else within one sleep: it never sleeps longer than the poll interval), runs
+  // `final_round` (given to start()) on its own thread and then reports it done.
+  // Async-signal-safe: atomic stores, and with `may_wake` a try-lock of the wake mutex
+  // and a condition signal (the caller passes false when this thread may be inside
+  // wake() itself).
+  void request_final_round(bool may_wake);
+  bool final_round_requested() const { return final_requested_.load(std::memory_order_acquire); }
+  bool final_round_done() const { return final_done_.load(std::memory_order_acquire); }
+  // True on the harvester's own thread. Async-signal-safe.
+  bool is_current_thread() const { return started_ && pthread_equal(thread_, pthread_self()); }
 
   // Never blocks; takes the mutex and signals only when the harvester is asleep (while it
   // works through a backlog it drains again without waiting, so a nudge is not needed).
@@ -113,6 +132,9 @@ class Harvester final : private DrainListener {
   std::atomic<unsigned> space_waiters_{0};
   std::atomic<bool> sync_round_{false};  // an app sync point since the last round began
   bool sync_flush_due_ = false;          // the harvester's: a sync round's records wait
+  void (*final_round_)() = nullptr;
+  std::atomic<bool> final_requested_{false};
+  std::atomic<bool> final_done_{false};
 };
 
 }  // namespace clprof::shim

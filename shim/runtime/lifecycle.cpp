@@ -1,9 +1,13 @@
 #include "runtime/lifecycle.hpp"
 
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -17,6 +21,7 @@
 #include "recording/host_clock.hpp"
 #include "recording/objects.hpp"
 #include "recording/thread_state.hpp"
+#include "runtime/fatal_signals.hpp"
 #include "runtime/log.hpp"
 #include "runtime/process_facts.hpp"
 #include "runtime/process_trace.hpp"
@@ -28,8 +33,9 @@ namespace tf = clprof::trace;
 
 enum State : int { kUninit = 0, kActive = 1, kPassThrough = 2, kFinalized = 3 };
 
-std::mutex g_lifecycle_mutex;  // the trace's start and its endings, and fork
-bool g_atexit_registered = false;
+std::mutex g_lifecycle_mutex;         // the trace's start and its endings, and fork
+std::atomic<bool> g_forking{false};   // between fork's prepare handler and its parent's
+std::atomic<int> g_ending_signal{0};  // the signal of an abrupt ending (0: an exit call)
 
 // ThreadSanitizer (in an app built with it) kills a fork child that starts a thread when
 // the parent had more than one at the fork ("starting new threads after multi-threaded
@@ -41,6 +47,12 @@ bool g_this_child_without_threads = false;  // this process is such a child
 
 void atexit_finalize() {
   finalize_trace();
+}
+
+// Registered at load, so it runs after every handler the app registers (its own
+// at_quick_exit handlers included): quick_exit may be called from a signal handler.
+void at_quick_exit_finalize() {
+  end_abruptly(0);
 }
 
 HeaderFacts header_facts(const Settings& s) {
@@ -58,6 +70,8 @@ HeaderFacts header_facts(const Settings& s) {
   h.session_id = session_id_from_env();
   return h;
 }
+
+void final_round_on_harvester();
 
 // Under g_lifecycle_mutex. The new state: kActive, or kPassThrough with one warning.
 int start_trace() {
@@ -96,7 +110,7 @@ int start_trace() {
   g_ticks_are_tsc.store(tsc_is_host_clock());
   trace->completion.clocks().start();
   g_process_trace.store(trace, std::memory_order_release);
-  if (const int error = trace->harvester.start()) {
+  if (const int error = trace->harvester.start(final_round_on_harvester)) {
     g_process_trace.store(nullptr, std::memory_order_relaxed);
     leave_behind(trace);  // its output holds the file: not freed
     // Nothing more will be written: a file with a header alone would read as a trace
@@ -106,10 +120,7 @@ int start_trace() {
                   std::strerror(error));
     return kPassThrough;
   }
-  if (!g_atexit_registered) {
-    g_atexit_registered = true;
-    std::atexit(atexit_finalize);
-  }
+  catch_fatal_signals(end_abruptly);
   return kActive;
 }
 
@@ -132,16 +143,62 @@ void write_open_range_ends(TraceOutput& output) {
   }
 }
 
-// Every ending's last steps, on the calling thread.
-void end_trace(ProcessTrace& trace) {
-  trace.harvester.stop();
-  const std::uint64_t incomplete =
-      trace.harvester.finish(static_cast<std::int64_t>(settings().exit_wait_ms) * 1000000);
-  write_open_range_ends(trace.output());
-  for (const std::string& line : final_clock_sync_lines(trace.completion.clocks().brackets())) {
-    trace.output().write_line(LineKind::ClockSync, line);
+// Every ending's last steps, on the calling thread (the harvester's own for an abrupt
+// ending, `abrupt_signal` its signal or 0). An abrupt ending waits for no running command
+// and releases no event (the process ends next, and may have crashed inside the driver),
+// and writes what it holds before each step that could block on a lock the ending
+// thread holds (the driver's, the thread list's).
+void end_trace(ProcessTrace& trace, bool abrupt, int abrupt_signal) {
+  // (An abrupt ending runs on the harvester, which has left its loop for good: the
+  // process ends next, nothing joins or detaches it.)
+  if (!abrupt) trace.harvester.stop();
+  TraceOutput& output = trace.output();
+  if (abrupt) output.flush();
+  const std::int64_t wait_ns =
+      abrupt ? 0 : static_cast<std::int64_t>(settings().exit_wait_ms) * 1000000;
+  const std::uint64_t incomplete = trace.harvester.finish(wait_ns, /*release_events=*/!abrupt);
+  if (abrupt) output.flush();
+  if (abrupt_signal != 0) {
+    char message[160];
+    std::snprintf(message, sizeof message,
+                  "the process was ended by signal %d (%s); the trace holds what completed "
+                  "before it",
+                  abrupt_signal, caught_signal_name(abrupt_signal));
+    output.write_line(LineKind::Warning,
+                      JsonLine(tf::warning::kTypeName)
+                          .str(tf::warning::message, message)
+                          .num(tf::warning::host_ns, to_trace_ns(monotonic_now_ns()))
+                          .finish());
   }
-  trace.output().finish(to_trace_ns(monotonic_now_ns()), incomplete);
+  write_open_range_ends(output);
+  for (const std::string& line : final_clock_sync_lines(trace.completion.clocks().brackets())) {
+    output.write_line(LineKind::ClockSync, line);
+  }
+  output.finish(to_trace_ns(monotonic_now_ns()), incomplete);
+}
+
+// An abrupt ending's last round, on the harvester's thread (Harvester::request_final_round).
+void final_round_on_harvester() {
+  if (ProcessTrace* t = g_process_trace.load(std::memory_order_acquire)) {
+    end_trace(*t, /*abrupt=*/true, g_ending_signal.load(std::memory_order_relaxed));
+  }
+}
+
+// The longest an abrupt ending waits for the harvester's last round.
+std::int64_t abrupt_wait_ns() {
+  constexpr std::uint64_t kFloorMs = 500;
+  const std::uint64_t ms = std::max<std::uint64_t>(settings().exit_wait_ms, kFloorMs);
+  return static_cast<std::int64_t>(std::min<std::uint64_t>(ms, 60000)) * 1000000;
+}
+
+// Waits (async-signal-safe) until the harvester reports the last round done, at most
+// abrupt_wait_ns().
+void wait_for_final_round(const Harvester& harvester) {
+  const std::int64_t deadline_ns = monotonic_now_ns() + abrupt_wait_ns();
+  while (!harvester.final_round_done() && monotonic_now_ns() < deadline_ns) {
+    const timespec pause{0, 100000};
+    nanosleep(&pause, nullptr);
+  }
 }
 
 // `wait`: false gives up when the lock is taken (exec may be called from a signal handler
@@ -156,15 +213,24 @@ void finalize(bool wait) {
       return;
     }
     const int state = g_recording_state.exchange(kFinalized);
-    if (state != kActive) return;
     trace = g_process_trace.load();
+    if (state != kActive) {
+      // An abrupt ending on another thread got there first: its last round is under way.
+      if (trace && trace->pid == static_cast<long>(getpid()) &&
+          trace->harvester.final_round_requested() && !trace->harvester.is_current_thread()) {
+        lock.unlock();
+        wait_for_final_round(trace->harvester);
+      }
+      return;
+    }
   }
-  if (trace) end_trace(*trace);
+  if (trace) end_trace(*trace, /*abrupt=*/false, 0);
 }
 
 // The harvester is parked first: it may need the locks taken next to reach its parking
 // point.
 void fork_prepare() {
+  g_forking.store(true);
   g_fork_child_without_threads = tsan_runtime_loaded() && thread_count() > 1;
   ProcessTrace* t = g_process_trace.load(std::memory_order_acquire);
   if (t && !t->harvester.park_for_fork(std::chrono::milliseconds(250))) {
@@ -173,17 +239,21 @@ void fork_prepare() {
   g_lifecycle_mutex.lock();
   objects_fork_prepare();
   thread_states_fork_prepare();  // after the registries: a lookup may list its thread
+  fatal_signals_fork_prepare();
 }
 
 void fork_parent() {
+  fatal_signals_fork_parent();
   thread_states_fork_parent();
   objects_fork_parent();
   g_lifecycle_mutex.unlock();
   if (ProcessTrace* t = g_process_trace.load(std::memory_order_acquire)) t->harvester.unpark();
+  g_forking.store(false);
 }
 
 void fork_child() {
   g_this_child_without_threads = g_fork_child_without_threads;
+  fatal_signals_fork_child();
   thread_states_fork_child();
   objects_fork_child();
   // The parent's harvester does not exist here and its ring may hold half-written
@@ -192,6 +262,7 @@ void fork_child() {
   g_process_trace.store(nullptr, std::memory_order_relaxed);
   if (g_recording_state.load() == kActive) g_recording_state.store(kUninit);
   g_lifecycle_mutex.unlock();
+  g_forking.store(false);
 }
 
 __attribute__((constructor)) void shim_load() {
@@ -202,11 +273,17 @@ __attribute__((constructor)) void shim_load() {
   }
   ensure_session_id();
   pthread_atfork(fork_prepare, fork_parent, fork_child);
+  // Now, before main: exit() runs handlers in reverse order, so the trace ends after the
+  // app's own exit handlers and static destructors, and records the OpenCL they use.
+  std::atexit(atexit_finalize);
+  at_quick_exit(at_quick_exit_finalize);
 }
 
-// Fallback when atexit never ran (e.g. the library is unloaded); a no-op otherwise.
+// Fallback when atexit never ran (e.g. the library is unloaded); a no-op otherwise. The
+// kernel gets the app's signal dispositions back: the shim's handler is about to go.
 __attribute__((destructor)) void shim_unload() {
   finalize_trace();
+  release_fatal_signals();
 }
 
 }  // namespace
@@ -250,6 +327,26 @@ void finish_before_exec() {
 
 void finalize_trace() {
   finalize(true);
+}
+
+void end_abruptly(int sig) {
+  ProcessTrace* t = g_process_trace.load(std::memory_order_acquire);
+  // Nothing recorded here: no trace, a fork child's inherited one, or a vfork child's
+  // parent's (which must see no write from the child).
+  if (!t || t->pid != static_cast<long>(getpid())) return;
+  if (t->harvester.is_current_thread()) return;  // it cannot wait for itself
+  int expected = kActive;
+  if (g_recording_state.compare_exchange_strong(expected, kFinalized)) {
+    g_ending_signal.store(sig, std::memory_order_relaxed);
+    // Waking takes the harvester's wake mutex and signals its condition: not from a thread
+    // that may be inside that code (in a hook, or forking).
+    const ThreadState* ts = t_thread_state;
+    const bool may_wake = (!ts || ts->hook_depth == 0) && !g_forking.load();
+    t->harvester.request_final_round(may_wake);
+  } else if (!t->harvester.final_round_requested()) {
+    return;  // not recording, or an ordinary ending is under way
+  }
+  wait_for_final_round(t->harvester);
 }
 
 }  // namespace clprof::shim

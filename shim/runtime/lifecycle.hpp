@@ -3,22 +3,37 @@
 //
 // How each ending reaches the trace (each one ends it at most once, end_trace in
 // lifecycle.cpp; hooks pass through afterwards):
-//   return from main, exit()   an atexit handler: the harvester stops, the ring is drained,
-//                              running commands are polled for up to CLPROF_EXIT_WAIT_MS
-//                              and written incomplete after, open ranges are closed, the
-//                              clock_sync and end records written
-//   libclprof.so unloaded      its destructor, the same (a no-op once atexit has run)
+//   return from main, exit()   an atexit handler registered at load (so it runs after the
+//                              app's own exit handlers and static destructors, whose
+//                              OpenCL calls are recorded): the harvester stops, the ring is
+//                              drained, running commands are polled for up to
+//                              CLPROF_EXIT_WAIT_MS and written incomplete after, open
+//                              ranges are closed, the clock_sync and end records written
+//   libclprof.so unloaded      its destructor, the same (a no-op once atexit has run); the
+//                              app's signal dispositions go back to the kernel
 //   exec*()                    the exec hooks (hooks/exec_hooks.cpp): the same, unless the
 //                              lock is held (a signal handler interrupted the shim) or this
 //                              is a vfork child, whose trace is its parent's
+//   _exit(), _Exit()           abrupt (end_abruptly): the interposers (hooks/ending_hooks.cpp)
+//   quick_exit()               abrupt: an at_quick_exit handler registered at load (after
+//                              the app's own handlers)
+//   a caught signal            abrupt: when its default action is about to end the process,
+//                              directly or through the app's handler (fatal_signals.hpp):
+//                              SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL, SIGTERM, SIGINT,
+//                              SIGHUP, SIGQUIT, SIGPIPE; a warning record names the signal
+//   SIGKILL, a raw exit        nothing runs: the file holds what was written, whole lines;
+//                              the harvester writes at the latest CLPROF_FLUSH_INTERVAL_MS
+//                              after a record completes, and about 1 ms after the app's
+//                              sync points (Harvester::app_sync_point)
 //   fork()                     the child leaves the parent's trace behind and starts its
 //                              own on its first OpenCL call; the harvester is parked across
 //                              fork so the child inherits no lock it held
-// Not yet handled (issue 18), and where each goes: _exit/_Exit/quick_exit, interposed
-// beside the exec hooks, end the trace as exit does; fatal signals (SIGSEGV, SIGBUS,
-// SIGABRT, SIGFPE, SIGILL) get a handler here that writes what the trace holds with
-// async-signal-safe code only (TraceOutput's buffered lines, write(2)) and re-raises;
-// SIGKILL alone may cost the last flush interval.
+// An abrupt ending may run in a signal handler, on a thread interrupted anywhere: it only
+// asks the harvester (its own thread, where locks, allocation and the driver are
+// allowed) for one last round and waits for it with async-signal-safe calls. That round
+// writes what is formatted, completes what the ring holds with one poll of the running
+// commands (those still running are written incomplete: the process ends now), writes
+// it, then the warning, range ends, clock_sync and end records, and releases no event.
 //
 // Threads: any; the start and the endings serialise on one lock. Clocks: the trace's
 // origin (host_clock.hpp) is set at its start.
@@ -54,5 +69,11 @@ void finalize_trace();
 // finalize_trace() does, when this process started it (not in a vfork child, which shares
 // its parent's memory). If the exec then fails, the process runs on unrecorded.
 void finish_before_exec();
+
+// An abrupt ending (the table above), `sig` its signal or 0: has the harvester end the
+// trace in one last round on its own thread and waits for it, at most
+// max(CLPROF_EXIT_WAIT_MS, 500 ms) and never more than 60 s. A no-op unless this process is
+// recording (and on the harvester's own thread). Async-signal-safe: atomics, a try-lock, nanosleep.
+void end_abruptly(int sig);
 
 }  // namespace clprof::shim

@@ -124,3 +124,29 @@ TEST_CASE("trace output: the flush timer writes what waits once the interval has
   CHECK(read_file(file.path) == header_line + mark + ",\n" + mark + ",\n");
   out.finish(0, 0);
 }
+
+TEST_CASE(
+    "trace output: a sync round writes what waits unless the file was written within the gap") {
+  TempFile file;
+  TraceOutput out;
+  std::string error;
+  REQUIRE(out.open(file.path, kHeader, error));
+  const std::string header_line = std::string(kHeader) + "\n";
+  constexpr std::int64_t kGap = 1'000'000;  // ns; the times below are made up
+  const std::int64_t t0 = 5'000'000'000;
+  out.restart_flush_timer(t0);
+  const std::string mark = R"({"type":"mark","name":"m","tid":7,"host_ns":5})";
+  // Nothing waiting: done at once.
+  CHECK(out.flush_if_older(t0, kGap));
+  out.write_line(LineKind::Mark, mark);
+  CHECK(!out.flush_if_older(t0 + kGap - 1, kGap));  // the header went out at t0
+  CHECK(read_file(file.path) == header_line);
+  CHECK(out.flush_if_older(t0 + kGap, kGap));
+  CHECK(read_file(file.path) == header_line + mark + ",\n");
+  // The gap runs from that write; the flush timer's interval plays no part.
+  out.write_line(LineKind::Mark, mark);
+  CHECK(!out.flush_if_older(t0 + 2 * kGap - 1, kGap));
+  CHECK(out.flush_if_older(t0 + 2 * kGap, kGap));
+  CHECK(read_file(file.path) == header_line + mark + ",\n" + mark + ",\n");
+  out.finish(0, 0);
+}

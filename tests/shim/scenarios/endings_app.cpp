@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <csetjmp>
 #include <cstdio>
@@ -84,6 +85,38 @@ int scenario_end(const ScenarioArgs& args) {
   return end_now(how);
 }
 
+// kLaunches launches, clFinish, then waits to be ended by a signal from outside.
+int scenario_end_by_signal(const ScenarioArgs&) {
+  prepare_core_dump();
+  Cl cl;
+  for (int i = 0; i < kLaunches; ++i) check(cl.launch_vadd(64), "launch");
+  check(clFinish(cl.queue), "finish");
+  say("launched", kLaunches);
+  std::fflush(stdout);
+  for (;;) pause();
+}
+
+// SIGPIPE ignored (before or after the first OpenCL call, argv[2]): a write to a pipe
+// nobody reads fails with EPIPE and the app goes on, and a program it starts inherits the
+// ignored SIGPIPE (the SigIgn line of grep's own /proc status).
+int scenario_sigpipe_ignored(const ScenarioArgs& args) {
+  const bool before = !args.arg || std::strcmp(args.arg, "before") == 0;
+  if (before) signal(SIGPIPE, SIG_IGN);
+  Cl cl;
+  check(cl.launch_vadd(64), "launch");
+  if (!before) signal(SIGPIPE, SIG_IGN);
+  check(clFinish(cl.queue), "finish");
+  int fds[2];
+  if (pipe(fds) != 0) return 3;
+  close(fds[0]);
+  const ssize_t w = write(fds[1], "x", 1);
+  say("epipe", w < 0 && errno == EPIPE ? 1 : 0);
+  close(fds[1]);
+  std::fflush(stdout);
+  say("child_status", std::system("grep SigIgn /proc/self/status"));
+  return 0;
+}
+
 // The same with blocking reads instead of clFinish: each read waits for the launches ahead
 // of it on the in-order queue.
 int scenario_end_after_read(const ScenarioArgs& args) {
@@ -152,7 +185,8 @@ void app_handler(int sig, siginfo_t* info, void*) {
   ++g_handled;
   // write(2) only: the handler runs on a fault.
   char line[64];
-  const int n = std::snprintf(line, sizeof line, "app_handler %d %d\n", sig, info ? info->si_signo : -1);
+  const int n =
+      std::snprintf(line, sizeof line, "app_handler %d %d\n", sig, info ? info->si_signo : -1);
   if (n > 0) {
     ssize_t w = write(1, line, static_cast<size_t>(n));
     (void)w;
@@ -165,18 +199,20 @@ void app_handler(int sig, siginfo_t* info, void*) {
   }
   if (g_handler_action == "exit") _exit(42);
   if (g_handler_action == "abort") abort();
+  // "oneshot": returns (installed with SA_RESETHAND: the next one takes the default action)
 }
 
 void install_app_handler(int sig) {
   struct sigaction sa {};
   sa.sa_sigaction = app_handler;
-  sa.sa_flags = SA_SIGINFO;
+  sa.sa_flags = SA_SIGINFO | (g_handler_action == "oneshot" ? SA_RESETHAND : 0);
   sigemptyset(&sa.sa_mask);
   if (sigaction(sig, &sa, nullptr) != 0) std::perror("sigaction");
 }
 
 // argv[2]: the ending ("segv", "abort", ...). The app's handler is installed for that
 // signal before or after its first OpenCL call; the app checks that sigaction reports it.
+// A "oneshot" handler returns: the ending is then tried a second time.
 int scenario_app_handler(const ScenarioArgs& args) {
   const std::string how = args.arg ? args.arg : "segv";
   const int sig = how == "abort" ? SIGABRT : how == "bus" ? SIGBUS : SIGSEGV;
@@ -196,6 +232,7 @@ int scenario_app_handler(const ScenarioArgs& args) {
   say("launched", kLaunches);
   if (sigsetjmp(g_recover, 1) == 0) {
     end_now(how);
+    if (g_handler_action == "oneshot") end_now(how);
     say("not_ended", 1);
     return 1;
   }
@@ -241,6 +278,8 @@ int scenario_crash_while_busy(const ScenarioArgs& args) {
 const ScenarioList kEndingsScenarios = {
     {"end", scenario_end},
     {"end_after_read", scenario_end_after_read},
+    {"end_by_signal", scenario_end_by_signal},
+    {"sigpipe_ignored", scenario_sigpipe_ignored},
     {"app_handler", scenario_app_handler},
     {"crash_while_busy", scenario_crash_while_busy},
     {"sync_then_kill", scenario_sync_then_kill},

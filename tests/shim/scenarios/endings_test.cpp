@@ -46,3 +46,199 @@ TEST_CASE("endings: what the app waited for reaches the file at its sync point, 
     CHECK(completed_main_launches(t) == 3000);
   }
 }
+
+namespace {
+
+// ASan and TSan (sanitizer builds preload their runtime ahead of the shim) report SIGSEGV,
+// SIGBUS and SIGFPE themselves and exit: nothing there to compare with a bare run.
+bool sanitizer_takes(const std::string& ending) {
+  if (std::string(CLPROF_TEST_PRELOAD_FIRST).empty()) return false;
+  if (ending != "segv" && ending != "raise_segv" && ending != "bus" && ending != "fpe")
+    return false;
+  MESSAGE("the sanitizer runtime handles this signal itself: ", ending, " skipped");
+  return true;
+}
+
+bool has_core_file(const std::string& dir) {
+  for (const std::string& name : list_dir(dir))
+    if (name.rfind("core", 0) == 0) return true;
+  return false;
+}
+
+// One scenario run bare and under the shim, each in a directory of its own (where a core
+// dump lands), and the shim's trace.
+struct Ending {
+  TempDir bare_dir, shim_dir;
+  RunResult bare, shim;
+  Trace trace;
+  bool trace_ok = false;
+
+  Ending(const std::string& scenario, const std::string& arg, EnvChanges env = {}) {
+    env["SHIM_TEST_CORE_DIR"] = bare_dir.path();
+    bare = run_app({scenario, false, "", env, arg}, bare_dir.path());
+    env["SHIM_TEST_CORE_DIR"] = shim_dir.path();
+    const std::string out = shim_dir.file("x.json");
+    shim = run_app({scenario, true, out, env, arg}, shim_dir.path());
+    trace_ok = load_trace(out, trace);
+  }
+  // The app's view: exit status, signal and core dump, its output.
+  void check_same_ending() const {
+    CHECK(shim.exit_code == bare.exit_code);
+    CHECK(shim.core_dumped == bare.core_dumped);
+    CHECK(has_core_file(shim_dir.path()) == has_core_file(bare_dir.path()));
+    CHECK(stable_output(shim.out) == stable_output(bare.out));
+    CHECK_MESSAGE(shim.err == bare.err, shim.err);
+  }
+  // The warning record an ending by a signal leaves, if any ("" when none).
+  std::string signal_warning() const {
+    std::string found;
+    for (const Value* w : trace.of_type("warning")) {
+      const std::string m = str(*w, "message");
+      if (m.find("ended by signal") != std::string::npos) found = m;
+    }
+    return found;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("endings: _exit, _Exit and quick_exit right after clFinish keep every launch") {
+  struct Case {
+    const char* how;
+    int code;
+  };
+  for (const Case c :
+       {Case{"_exit", 5}, Case{"_Exit", 6}, Case{"quick_exit", 7}, Case{"exit", 8}}) {
+    CAPTURE(c.how);
+    const Ending e("end", c.how);
+    e.check_same_ending();
+    CHECK(e.shim.exit_code == c.code);
+    REQUIRE(e.trace_ok);
+    CHECK(completed_main_launches(e.trace) == 3000);
+    CHECK(e.signal_warning().empty());
+    check_seq_unique_and_complete(e.trace);
+    check_end_counts(e.trace);
+  }
+}
+
+TEST_CASE("endings: a fatal signal right after clFinish keeps every launch; same signal and core") {
+  struct Case {
+    const char* how;
+    int sig;
+  };
+  for (const Case c : {Case{"abort", SIGABRT}, Case{"segv", SIGSEGV}, Case{"raise_segv", SIGSEGV},
+                       Case{"bus", SIGBUS}, Case{"fpe", SIGFPE}, Case{"ill", SIGILL}}) {
+    CAPTURE(c.how);
+    if (sanitizer_takes(c.how)) continue;
+    const Ending e("end", c.how);
+    e.check_same_ending();
+    CHECK(e.shim.exit_code == 128 + c.sig);
+    REQUIRE(e.trace_ok);
+    CHECK(completed_main_launches(e.trace) == 3000);
+    CHECK(e.signal_warning().find("signal " + std::to_string(c.sig) + " ") != std::string::npos);
+    check_seq_unique_and_complete(e.trace);
+    check_end_counts(e.trace);
+  }
+}
+
+TEST_CASE("endings: blocking reads are sync points too: abort() after them keeps every launch") {
+  const Ending e("end_after_read", "abort");
+  e.check_same_ending();
+  REQUIRE(e.trace_ok);
+  CHECK(completed_main_launches(e.trace) == 3000);
+  CHECK(e.trace.of_type("transfer").size() == 30);
+}
+
+TEST_CASE("endings: SIGTERM, SIGINT, SIGHUP, SIGQUIT from outside keep every launch") {
+  for (const int sig : {SIGTERM, SIGINT, SIGHUP, SIGQUIT}) {
+    CAPTURE(sig);
+    TempDir dir;
+    const std::string out = dir.file("x.json");
+    const pid_t pid = spawn_app({"end_by_signal", true, out, {}}, dir.path());
+    // Bounded: until the app says it waited for its launches.
+    for (int i = 0;
+         i < 2000 && read_file(dir.file("stdout.txt")).find("launched") == std::string::npos; ++i)
+      usleep(10000);
+    kill(pid, sig);
+    const RunResult r = wait_app(pid, dir.path());
+    CHECK(r.exit_code == 128 + sig);
+    CHECK(app_value(r, "launched") == 3000);
+    Trace t;
+    REQUIRE(load_trace(out, t));
+    CHECK(completed_main_launches(t) == 3000);
+    check_end_counts(t);
+  }
+}
+
+TEST_CASE(
+    "endings: the app's own handler, installed before or after the shim's, runs as without it") {
+  for (const char* when : {"before", "after"}) {
+    for (const char* action : {"longjmp", "reraise", "exit", "abort", "oneshot"}) {
+      for (const char* how : {"segv", "abort"}) {
+        CAPTURE(when);
+        CAPTURE(action);
+        CAPTURE(how);
+        if (sanitizer_takes(how)) continue;
+        if (std::string(how) == "abort" && std::string(action) == "abort") continue;
+        const Ending e("app_handler", how,
+                       {{"SHIM_TEST_HANDLER", action}, {"SHIM_TEST_HANDLER_WHEN", when}});
+        e.check_same_ending();
+        CHECK(app_value(e.shim, "handler_reported") == 1);
+        CHECK(e.shim.out.find("app_handler") != std::string::npos);
+        REQUIRE(e.trace_ok);
+        CHECK(completed_main_launches(e.trace) == 3000);
+        check_end_counts(e.trace);
+        const std::string action_s = action;
+        if (action_s == "longjmp") {
+          // Recovered: the trace goes on to the normal end, no signal warning.
+          CHECK(e.shim.exit_code == 0);
+          long long after = 0;
+          for (const Value* l : e.trace.of_type("launch")) after += nums(*l, "gws")[0] == 65;
+          CHECK(after == 10);
+          CHECK(e.signal_warning().empty());
+        } else if (action_s == "exit") {
+          CHECK(e.shim.exit_code == 42);
+          CHECK(e.signal_warning().empty());
+        } else {
+          // Ended by the signal's default action (re-raised, the handler reset, or abort()).
+          const int sig =
+              action_s == "abort" ? SIGABRT : (std::string(how) == "abort" ? SIGABRT : SIGSEGV);
+          CHECK(e.shim.exit_code == 128 + sig);
+          CHECK(e.signal_warning().find("signal " + std::to_string(sig) + " ") !=
+                std::string::npos);
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE(
+    "endings: a crash while other threads enqueue keeps every launch the crashing thread waited "
+    "for") {
+  for (const char* how : {"segv", "abort"}) {
+    CAPTURE(how);
+    if (sanitizer_takes(how)) continue;
+    TempDir dir;
+    const std::string out = dir.file("x.json");
+    const RunResult r = run_app({"crash_while_busy", true, out, {}, how}, dir.path());
+    CHECK(r.exit_code == 128 + (std::string(how) == "segv" ? SIGSEGV : SIGABRT));
+    Trace t;
+    REQUIRE(load_trace(out, t));
+    CHECK(completed_main_launches(t) == 3000);
+    check_seq_unique_and_complete(t);
+    check_end_counts(t);
+  }
+}
+
+TEST_CASE("endings: an ignored SIGPIPE stays ignored, for the app and for what it starts") {
+  for (const char* when : {"before", "after"}) {
+    CAPTURE(when);
+    TempDir dir;
+    const RunResult shim =
+        run_app({"sigpipe_ignored", true, dir.file("x.json"), {}, when}, dir.path());
+    const RunResult bare = run_app({"sigpipe_ignored", false, "", {}, when}, dir.path());
+    CHECK(shim.exit_code == 0);
+    CHECK(app_value(shim, "epipe") == 1);
+    CHECK(stable_output(shim.out) == stable_output(bare.out));
+  }
+}

@@ -85,6 +85,7 @@ RunResult wait_app(pid_t pid, const std::string& io_dir) {
   int status = 0;
   REQUIRE(waitpid(pid, &status, 0) == pid);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.core_dumped = WIFSIGNALED(status) && WCOREDUMP(status);
   r.out = read_file(io_dir + "/stdout.txt");
   r.err = read_file(io_dir + "/stderr.txt");
   std::istringstream lines(r.out);

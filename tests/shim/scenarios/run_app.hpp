@@ -29,6 +29,7 @@ struct RunOptions {
 // What one run of the test app left behind.
 struct RunResult {
   int exit_code = -1;  // WEXITSTATUS, or 128 + signal
+  bool core_dumped = false;
   pid_t pid = 0;
   std::string out;
   std::string err;
