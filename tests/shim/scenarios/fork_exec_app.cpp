@@ -2,6 +2,8 @@
 // while the shim is busy, every exec function, vfork (fork_exec_test.cpp).
 #include <CL/cl.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -13,6 +15,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "app_support.hpp"
 
@@ -198,6 +201,107 @@ int scenario_fork_while_enqueuing(const ScenarioArgs&) {
   return 0;
 }
 
+// Children that never use OpenCL, of a parent that does: each ends another way (exec of a
+// program that uses none, _exit, exit, abort, posix_spawn's child). None may leave a trace.
+int scenario_children_without_opencl(const ScenarioArgs&) {
+  Cl cl;
+  check(cl.launch_vadd(70), "launch");
+  check(clFinish(cl.queue), "finish");
+  std::fflush(stdout);
+  const char* const ways[] = {"exec", "_exit", "exit", "abort"};
+  for (const char* way : ways) {
+    const pid_t child = fork();
+    if (child == 0) {
+      const std::string w = way;
+      if (w == "exec") execl("/bin/true", "true", static_cast<char*>(nullptr));
+      if (w == "_exit") _exit(0);
+      if (w == "exit") std::exit(0);
+      if (w == "abort") abort();
+      _exit(127);
+    }
+    int status = 0;
+    waitpid(child, &status, 0);
+    std::printf("child_%s %d\n", way,
+                WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+  }
+  pid_t spawned = 0;
+  char* const argv[] = {const_cast<char*>("true"), nullptr};
+  int status = 0;
+  if (posix_spawn(&spawned, "/bin/true", nullptr, nullptr, argv, environ) == 0)
+    waitpid(spawned, &status, 0);
+  say("child_spawn", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  check(cl.launch_vadd(71), "launch");
+  check(clFinish(cl.queue), "finish");
+  return 0;
+}
+
+// Forks in a tight loop (argv[2] times, default 200) while two threads launch and the
+// shim's background thread harvests: no fork may hang on a lock the shim held. Children
+// take turns: one launch, clFinish and _exit (its own trace, ended abruptly); _exit at
+// once; exec of /bin/true; a launch and abort() (its trace ended by the signal).
+int scenario_fork_storm(const ScenarioArgs& args) {
+  const int forks = args.arg ? std::atoi(args.arg) : 200;
+  Cl cl;
+  std::atomic<bool> stop{false};
+  std::atomic<long long> launched{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&] {
+      cl_int rc = 0;
+      cl_kernel k = clCreateKernel(cl.program, "vadd", &rc);
+      if (rc != CL_SUCCESS) return;
+      for (cl_uint i = 0; i < 3; ++i) clSetKernelArg(k, i, sizeof cl.a, &cl.a);
+      const size_t gws = 40;
+      // In bursts with a pause between them, at most 20,000 each: the trace stays small.
+      for (long i = 0; !stop.load() && i < 20000; ++i) {
+        if (clEnqueueNDRangeKernel(cl.queue, k, 1, nullptr, &gws, nullptr, 0, nullptr, nullptr) ==
+            CL_SUCCESS)
+          ++launched;
+        if (i % 500 == 499) {
+          clFinish(cl.queue);
+          std::this_thread::sleep_for(std::chrono::microseconds(200));
+        }
+      }
+      clReleaseKernel(k);
+    });
+  }
+  while (launched.load() < 1000) std::this_thread::yield();
+  std::fflush(stdout);
+  int ok = 0, with_trace = 0;
+  for (int f = 0; f < forks; ++f) {
+    const int kind = f % 4;
+    const pid_t child = fork();
+    if (child == 0) {
+      if (kind == 0) {
+        check(cl.launch_vadd(41), "child launch");
+        check(clFinish(cl.queue), "child finish");
+        _exit(0);
+      }
+      if (kind == 1) _exit(0);
+      if (kind == 2) execl("/bin/true", "true", static_cast<char*>(nullptr));
+      if (kind == 3) {
+        check(cl.launch_vadd(42), "child launch");
+        check(clFinish(cl.queue), "child finish");
+        abort();
+      }
+      _exit(127);
+    }
+    int status = 0;
+    if (child <= 0 || waitpid(child, &status, 0) != child) continue;
+    const bool expected = kind == 3 ? WIFSIGNALED(status) && WTERMSIG(status) == SIGABRT
+                                    : WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    ok += expected;
+    with_trace += kind == 0 || kind == 3;
+  }
+  stop = true;
+  for (auto& t : threads) t.join();
+  check(clFinish(cl.queue), "finish");
+  say("forks_ok", ok);
+  say("children_with_trace", with_trace);
+  say("launches", launched.load());
+  return 0;
+}
+
 }  // namespace
 
 const ScenarioList kForkExecScenarios = {
@@ -216,6 +320,8 @@ const ScenarioList kForkExecScenarios = {
     {"exec_target", scenario_exec_target},
     {"vfork_exec", scenario_vfork_exec},
     {"fork_while_enqueuing", scenario_fork_while_enqueuing},
+    {"children_without_opencl", scenario_children_without_opencl},
+    {"fork_storm", scenario_fork_storm},
 };
 
 }  // namespace shim_test

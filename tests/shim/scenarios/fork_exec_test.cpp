@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <rapidjson/document.h>
+#include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -167,4 +168,60 @@ TEST_CASE("exit: a child started with fork+exec writes its own NAME.<pid>.json")
   std::vector<std::string> files = list_dir(run.dir.path());
   std::sort(files.begin(), files.end());
   CHECK(files == std::vector<std::string>{"stderr.txt", "stdout.txt", kid_file, "x.json"});
+}
+
+TEST_CASE("exit: children that never use OpenCL leave no trace, whatever way they end") {
+  if (fork_without_exec_unsupported()) return;
+  TempDir dir;
+  const RunResult shim =
+      run_app({"children_without_opencl", true, dir.file("x.json"), {}}, dir.path());
+  std::vector<std::string> files = list_dir(dir.path());
+  std::sort(files.begin(), files.end());
+  CHECK(files == std::vector<std::string>{"stderr.txt", "stdout.txt", "x.json"});
+  Trace t;
+  REQUIRE(load_trace(dir.file("x.json"), t));
+  CHECK(launch_gws(t) == std::multiset<long long>{70, 71});
+  check_end_counts(t);
+  TempDir bare_dir;
+  const RunResult bare = run_app({"children_without_opencl", false, "", {}}, bare_dir.path());
+  CHECK(shim.exit_code == bare.exit_code);
+  CHECK(stable_output(shim.out) == stable_output(bare.out));
+  CHECK(app_value(shim, "child_abort") == 128 + SIGABRT);
+  CHECK(app_value(shim, "child_spawn") == 0);
+}
+
+TEST_CASE("exit: forks in a tight loop while launches are harvested: no hang, every trace whole") {
+  if (fork_without_exec_unsupported()) return;
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const RunResult r = run_app({"fork_storm", true, out, {}, "200"}, dir.path());
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(app_value(r, "forks_ok") == 200);
+  Trace parent;
+  REQUIRE(load_trace(out, parent));
+  long long threads_launches = 0;
+  for (const Value* l : parent.of_type("launch")) threads_launches += nums(*l, "gws")[0] == 40;
+  CHECK(threads_launches == app_value(r, "launches"));
+  check_seq_unique_and_complete(parent);
+  check_end_counts(parent);
+  int kids = 0;
+  for (const std::string& name : list_dir(dir.path())) {
+    if (name == "x.json" || name.rfind("x.", 0) != 0) continue;
+    CAPTURE(name);
+    Trace kid;
+    REQUIRE(load_trace(dir.file(name), kid));
+    ++kids;
+    const auto launches = kid.of_type("launch");
+    REQUIRE(launches.size() == 1);
+    const long long gws = nums(*launches[0], "gws")[0];
+    CHECK((gws == 41 || gws == 42));
+    CHECK(str(*launches[0], "status") == "complete");
+    bool abort_warning = false;
+    for (const Value* w : kid.of_type("warning"))
+      abort_warning |= str(*w, "message").find("(SIGABRT)") != std::string::npos;
+    CHECK(abort_warning == (gws == 42));
+    check_end_counts(kid);
+  }
+  CHECK(kids == app_value(r, "children_with_trace"));
+  CHECK(kids == 100);
 }
