@@ -38,6 +38,7 @@ extern const ScenarioList kExitScenarios;       // exit_app.cpp
 extern const ScenarioList kForkExecScenarios;   // fork_exec_app.cpp
 extern const ScenarioList kMarkersScenarios;    // markers_app.cpp
 extern const ScenarioList kEndingsScenarios;    // endings_app.cpp
+extern const ScenarioList kStressScenarios;     // stress_app.cpp
 
 // The calling thread's id.
 long tid();
