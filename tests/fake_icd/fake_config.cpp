@@ -13,7 +13,7 @@ Injection::Injection(std::string name, std::vector<Rule> rules)
 cl_int Injection::hit() {
   const std::uint64_t n = calls_.fetch_add(1, std::memory_order_relaxed) + 1;
   for (const Rule& r : rules_)
-    if (n >= r.first && n <= r.last) return r.code;
+    if (n >= r.first && n <= r.last && (r.every == 0 || n % r.every == 0)) return r.code;
   return CL_SUCCESS;
 }
 
@@ -73,6 +73,10 @@ void parse_fail_spec(Config& cfg) {
                parse_u64(when.substr(0, when.size() - 1), n) && n > 0) {
       rule.first = n;
       rule.last = std::numeric_limits<std::uint64_t>::max();
+    } else if (!when.empty() && when[0] == '%' && parse_u64(when.substr(1), n) && n > 0) {
+      rule.first = 1;
+      rule.last = std::numeric_limits<std::uint64_t>::max();
+      rule.every = n;
     } else if (parse_u64(when, n) && n > 0) {
       rule.first = rule.last = n;
     } else {

@@ -27,6 +27,7 @@ class Injection {
     std::uint64_t first;  // 1-based call index
     std::uint64_t last;   // inclusive; UINT64_MAX = "and every later call"
     cl_int code;
+    std::uint64_t every = 0;  // > 0: only the calls whose index is a multiple of it
   };
   // The rules of entry point `name`; its call counter starts at 0.
   Injection(std::string name, std::vector<Rule> rules);

@@ -445,6 +445,22 @@ TEST_CASE("fail: the N-th call of an entry point fails with the given code") {
   clReleaseProgram(p);
 }
 
+TEST_CASE("fail: every K-th call of an entry point fails with the given code") {
+  // FAKE_CL_FAIL=...,clEnqueueTask:%3:-5
+  Env env;
+  cl_program p = env.build();
+  cl_int rc = 0;
+  cl_kernel k = clCreateKernel(p, "vadd", &rc);
+  cl_mem fake_mem = nullptr;
+  for (cl_uint i = 0; i < 3; ++i) clSetKernelArg(k, i, sizeof fake_mem, &fake_mem);
+  std::vector<cl_int> codes;
+  for (int i = 0; i < 7; ++i) codes.push_back(clEnqueueTask(env.queue, k, 0, nullptr, nullptr));
+  CHECK(codes == std::vector<cl_int>{CL_SUCCESS, CL_SUCCESS, CL_OUT_OF_RESOURCES, CL_SUCCESS,
+                                     CL_SUCCESS, CL_OUT_OF_RESOURCES, CL_SUCCESS});
+  clReleaseKernel(k);
+  clReleaseProgram(p);
+}
+
 TEST_CASE("polls: events complete after K status polls") {
   // FAKE_CL_EVENT_MODE=polls:3
   Env env;
