@@ -1,5 +1,6 @@
 #include "output/trace_output.hpp"
 
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -40,11 +41,19 @@ bool TraceOutput::flush_if_older(std::int64_t now_ns, std::int64_t gap_ns) {
 }
 
 void TraceOutput::warn_if_lost() {
-  if (!writer_.lost() || lost_warned_) return;
-  lost_warned_ = true;
-  log_message(LogLevel::Warn,
-              "the program closed the trace file's descriptor (or opened another file in its "
-              "place); the trace stops there, nothing is written to that descriptor");
+  if (lost_warned_) return;
+  if (writer_.lost()) {
+    lost_warned_ = true;
+    log_message(LogLevel::Warn,
+                "the program closed the trace file's descriptor (or opened another file in its "
+                "place); the trace stops there, nothing is written to that descriptor");
+  } else if (writer_.write_error() != 0) {
+    lost_warned_ = true;
+    log_message(LogLevel::Warn,
+                "cannot write the trace file (%s); the trace stops at its last whole record, "
+                "the program runs on",
+                std::strerror(writer_.write_error()));
+  }
 }
 
 void TraceOutput::finish(std::int64_t end_ns, std::uint64_t incomplete) {

@@ -52,8 +52,9 @@ class TraceOutput {
   // Writes what waits, now (an abrupt ending: runtime/lifecycle.hpp).
   void flush() { writer_.flush(); }
 
-  // The app closed the trace's descriptor (or put another file there): says so once.
-  // Records are dropped from then on; the harvester goes on releasing events.
+  // The app closed the trace's descriptor (or put another file there), or a write failed
+  // (a full disk, the file size limit): says so once. Records are dropped from then on;
+  // the harvester goes on releasing events.
   void warn_if_lost();
 
   // Writes the end record (the counts by kind and `incomplete`, at `end_ns` trace ns),

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -35,6 +36,8 @@ bool TraceWriter::open(const std::string& path, std::string_view header_line, st
   dev_ = stat_ok ? st.st_dev : 0;
   ino_ = stat_ok ? st.st_ino : 0;
   const bool regular = stat_ok && S_ISREG(st.st_mode);
+  regular_ = regular;
+  write_error_ = 0;
   reserving_ = regular && ::fstatfs(fd_, &fs) == 0 && fs.f_type != TMPFS_MAGIC;
   aligned_ = regular;
   direct_ok_ = reserving_;
@@ -92,9 +95,24 @@ void TraceWriter::set_direct(bool on) {
 
 bool TraceWriter::write_all(const char* data, std::size_t n) {
   while (n > 0) {
-    set_direct(direct_ok_ && file_bytes_ % kDirectAlign == 0 && n % kDirectAlign == 0 &&
+    std::size_t now = n;
+    rlimit limit{};
+    if (regular_ && ::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+      // Only the whole lines that end below the limit.
+      const std::uint64_t room = limit.rlim_cur > file_bytes_ ? limit.rlim_cur - file_bytes_ : 0;
+      if (room < now) {
+        const void* last =
+            room > 0 ? ::memrchr(data, '\n', static_cast<std::size_t>(room)) : nullptr;
+        now = last ? static_cast<std::size_t>(static_cast<const char*>(last) - data) + 1 : 0;
+      }
+      if (now == 0) {
+        errno = EFBIG;
+        return false;
+      }
+    }
+    set_direct(direct_ok_ && file_bytes_ % kDirectAlign == 0 && now % kDirectAlign == 0 &&
                reinterpret_cast<std::uintptr_t>(data) % kDirectAlign == 0);
-    const ssize_t w = ::write(fd_, data, n);
+    const ssize_t w = ::write(fd_, data, now);
     if (w < 0) {
       if (errno == EINTR) continue;
       if (errno == EINVAL && direct_on_) {  // no direct writes here after all
@@ -148,13 +166,15 @@ bool TraceWriter::write_out(std::size_t n) {
     lost_ = true;
     fd_ = -1;  // not ours to close
   }
-  if (fd_ < 0 && n > 0) ok = false;
-  if (fd_ >= 0 && n > 0) {
+  if ((fd_ < 0 || write_error_ != 0) && n > 0) ok = false;
+  if (fd_ >= 0 && write_error_ == 0 && n > 0) {
     ++writes_;
     reserve_ahead(n);
-    // A full disk loses lines, never the app's run: the error is not retried.
+    // A full disk loses the rest of the trace, never the app's run: the file ends with
+    // the last whole line written, and nothing is written after it.
     ok = write_all(buf_, n);  // counts what it wrote in file_bytes_
     if (!ok) {
+      write_error_ = errno != 0 ? errno : EIO;
       reserving_ = false;  // the file offset is no longer known here
       aligned_ = false;
       direct_ok_ = false;

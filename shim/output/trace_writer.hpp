@@ -26,6 +26,10 @@ class TraceWriter {
   // closed it, or closed it and opened something else there): the writer then stops for
   // good, and never writes to or closes that descriptor again. Threads: owner only.
   bool lost() const { return lost_; }
+  // The errno of the first write that failed (a full disk, RLIMIT_FSIZE reached, an I/O
+  // error), or 0. The writer then stops for good: a trace with a gap would read as whole.
+  // Threads: owner only.
+  int write_error() const { return write_error_; }
   int fd_for_test() const { return fd_; }
 
   // end_record writes the buffer once about this much is buffered (the owner also
@@ -75,7 +79,10 @@ class TraceWriter {
   TraceWriter& operator=(const TraceWriter&) = delete;
 
  private:
-  // Writes n bytes at the file's end (counted in file_bytes_); false on an error.
+  // Writes n bytes of whole lines; false with errno set if they could not all be written.
+  // On a regular file, never starts a write at or past the process's RLIMIT_FSIZE (the
+  // kernel would send SIGXFSZ, which ends the app): the lines that fit below it are
+  // written, then it fails with EFBIG. Counts what it wrote in file_bytes_.
   bool write_all(const char* data, std::size_t n);
   // Turns O_DIRECT on or off for the descriptor; a failure turns direct writes off for good.
   void set_direct(bool on);
@@ -93,6 +100,8 @@ class TraceWriter {
   dev_t dev_ = 0;  // of the file open() made
   ino_t ino_ = 0;
   bool lost_ = false;
+  int write_error_ = 0;
+  bool regular_ = false;  // a regular file: RLIMIT_FSIZE applies
   // Regular files only: bytes written so far and the end of the blocks reserved with
   // fallocate(FALLOC_FL_KEEP_SIZE) (0: none reserved yet).
   std::uint64_t file_bytes_ = 0;

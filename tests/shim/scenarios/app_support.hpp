@@ -39,6 +39,7 @@ extern const ScenarioList kForkExecScenarios;   // fork_exec_app.cpp
 extern const ScenarioList kMarkersScenarios;    // markers_app.cpp
 extern const ScenarioList kEndingsScenarios;    // endings_app.cpp
 extern const ScenarioList kStressScenarios;     // stress_app.cpp
+extern const ScenarioList kFailuresScenarios;   // failures_app.cpp
 
 // The calling thread's id.
 long tid();

@@ -34,8 +34,16 @@ volatile int* opaque_null() {
 
 // Cores go to the directory SHIM_TEST_CORE_DIR names (the kernel's core_pattern is usually
 // a relative "core"), with the soft limit raised to the hard one, so a test can tell whether
-// the process dumped core; without it the inherited limits stay.
+// the process dumped core; without it the inherited limits stay. SHIM_TEST_FSIZE_LIMIT
+// (bytes) sets the limit on the size of the files the process writes (a disk filling up).
 void prepare_core_dump() {
+  if (const char* bytes = std::getenv("SHIM_TEST_FSIZE_LIMIT")) {
+    rlimit r{};
+    if (getrlimit(RLIMIT_FSIZE, &r) == 0) {
+      r.rlim_cur = std::strtoull(bytes, nullptr, 10);
+      setrlimit(RLIMIT_FSIZE, &r);
+    }
+  }
   const char* dir = std::getenv("SHIM_TEST_CORE_DIR");
   if (!dir) return;
   if (chdir(dir) != 0) return;
