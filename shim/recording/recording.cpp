@@ -96,7 +96,7 @@ void record_transfer(EnqueueScope& scope, const char* api, TransferOp op, cl_int
   publish_record(slot);
   // A blocking call returns once its command (and on an in-order queue, all before it) is
   // done: a sync point, as clFinish is.
-  if (blocking && rc == CL_SUCCESS) app_sync_point();
+  if (blocking && rc == CL_SUCCESS) app_sync_point(end_ticks);
 }
 
 void record_sync(HookScope& scope, const char* api, cl_int rc, cl_command_queue queue) {
@@ -110,7 +110,7 @@ void record_sync(HookScope& scope, const char* api, cl_int rc, cl_command_queue 
   publish_record(slot);
   // Everything enqueued before this wait may be done now (Harvester::app_sync_point says
   // what it does with that).
-  app_sync_point();
+  app_sync_point(end_ticks);
 }
 
 }  // namespace clprof::shim

@@ -31,6 +31,11 @@ class TraceClocks {
   // Adds a calibration point (the harvester once per poll interval, the finaliser once).
   void recalibrate() { calibrate(false); }
 
+  // About how many host ticks make `ns` (from the current slope).
+  std::uint64_t ticks_in(std::int64_t ns) const {
+    return static_cast<std::uint64_t>(static_cast<double>(ns) / ticks_.ns_per_tick());
+  }
+
   // A record's host ticks on the trace's host clock.
   std::int64_t trace_ns_of_ticks(std::uint64_t ticks) const {
     return to_trace_ns(ticks_.to_monotonic_ns(ticks));

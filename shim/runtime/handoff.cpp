@@ -42,9 +42,9 @@ void emit_line(LineKind kind, const std::string& json) {
   publish_record(slot);
 }
 
-void app_sync_point() {
+void app_sync_point(std::uint64_t now_ticks) {
   if (ProcessTrace* t = g_process_trace.load(std::memory_order_acquire)) {
-    t->harvester.app_sync_point();
+    t->harvester.app_sync_point(now_ticks);
   }
 }
 

@@ -28,8 +28,8 @@ void publish_record(const MpscRing<OpRecord>::Slot& slot);
 // Queues a finished record object line of kind `kind` (cold paths). Threads: any.
 void emit_line(LineKind kind, const std::string& json);
 
-// The app waited for its commands (clFinish, clWaitForEvents): Harvester::app_sync_point.
-// Never blocks.
-void app_sync_point();
+// The app waited for its commands (clFinish, clWaitForEvents, a blocking transfer) and
+// the wait returned at `now_ticks` (host_ticks_now): Harvester::app_sync_point. Never blocks.
+void app_sync_point(std::uint64_t now_ticks);
 
 }  // namespace clprof::shim

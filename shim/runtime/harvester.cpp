@@ -150,6 +150,8 @@ void Harvester::run() {
     wake_flag_ = false;
   }
   output_.restart_flush_timer(monotonic_now_ns());
+  const std::uint64_t wake_gap_ticks = completion_.clocks().ticks_in(kSyncWakeGapNs);
+  wake_gap_ticks_.store(wake_gap_ticks, std::memory_order_relaxed);
   std::int64_t last_calibration_ns = 0;
   std::int64_t sleep_ns = poll_ns;
   bool busy = false;
@@ -171,6 +173,8 @@ void Harvester::run() {
       sleeping_.store(false, std::memory_order_relaxed);
       if (stop_.load() || final_requested_.load(std::memory_order_acquire)) return;
     }
+    // A round begins: sync points in the next kSyncWakeGapNs leave the harvester asleep.
+    quiet_until_ticks_.store(host_ticks_now() + wake_gap_ticks, std::memory_order_relaxed);
     ring_.populate(ring_.capacity() / 4);
     // Taken before the drain: every record published before the sync point is in it.
     if (sync_round_.load(std::memory_order_acquire) &&

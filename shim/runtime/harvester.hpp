@@ -57,25 +57,45 @@ class Harvester final : private DrainListener {
     return completion_.finish(*this, wait_ns, release_events);
   }
 
-  // The app reached a sync point (clFinish, clWaitForEvents, a blocking transfer or map):
-  // what it waited for is done. Marks the harvester's next round a sync round and wakes
-  // it: that round drains and polls at once, and then writes what it completed to the
-  // file instead of leaving it to the flush timer (at most once per kSyncFlushGapNs), so
-  // the work survives any ending, SIGKILL included, within about a millisecond. On the
-  // app's thread this adds one store to wake() (callgrind counts in the commit that made
-  // it): the app never formats or writes a record.
-  void app_sync_point() {
-    sync_round_.store(true, std::memory_order_release);  // after the sync record's publish
+  // The app reached a sync point (clFinish, clWaitForEvents, a blocking transfer or map)
+  // at `now_ticks` (host_ticks_now, read for its record): what it waited for is done.
+  // Marks the harvester's next round a sync round: that round writes what it completed to
+  // the file instead of leaving it to the flush timer (at most once per kSyncFlushGapNs).
+  // The harvester is woken for it only when it has not begun a round for
+  // kSyncWakeGapNs (one thread wins that right per gap): a wake per clFinish made it run
+  // once per launch in a launch + wait loop, just as the driver should start the next
+  // kernel (clpeak --kernel-latency ~37 µs against ~22 without, main's b484be9); at most
+  // one per millisecond costs that loop one round per ~45 launches. Otherwise the round
+  // that is due (its sleep is at most kLongestSleepNs) takes the mark. So what the app
+  // waited for is in the file within ~17 ms whatever ending follows, SIGKILL included;
+  // the abrupt endings (lifecycle.hpp) do not depend on it: their last round harvests
+  // what completed. On the app's thread: a load (a store when unmarked), a compare, and
+  // per gap a compare-exchange and wake(); never a lock it waits for, never a write(2).
+  void app_sync_point(std::uint64_t now_ticks) {
+    if (!sync_round_.load(std::memory_order_relaxed)) {
+      sync_round_.store(true, std::memory_order_release);  // after the sync record's publish
+    }
+    std::uint64_t quiet_until = quiet_until_ticks_.load(std::memory_order_relaxed);
+    if (now_ticks < quiet_until) return;
+    if (!quiet_until_ticks_.compare_exchange_strong(
+            quiet_until, now_ticks + wake_gap_ticks_.load(std::memory_order_relaxed),
+            std::memory_order_relaxed)) {
+      return;  // another thread's sync point wakes it
+    }
     wake();
   }
+  // A sync point wakes the harvester only when it began no round for this long.
+  static constexpr std::int64_t kSyncWakeGapNs = 1000000;
   // A sync round's records wait at most this long after the file's last write (a write
   // per clFinish would cost an app that waits after every launch a system call each).
   static constexpr std::int64_t kSyncFlushGapNs = 1000000;
 
   // An abrupt ending (runtime/lifecycle.hpp): asks the harvester for the trace's last
   // round. It leaves its loop at the top of its next round (woken now when `may_wake`,
-  // else within one sleep: it never sleeps longer than the poll interval), runs
-  // `final_round` (given to start()) on its own thread and then reports it done.
+  // else within one sleep, at most kLongestSleepNs), runs `final_round` (given to
+  // start()) on its own thread and then reports it done: that round drains the ring and
+  // polls the running commands, so it harvests everything that completed whether or not a
+  // sync point woke the harvester before.
   // Async-signal-safe: atomic stores, and with `may_wake` a try-lock of the wake mutex
   // and a condition signal (the caller passes false when this thread may be inside
   // wake() itself).
@@ -130,8 +150,11 @@ class Harvester final : private DrainListener {
   std::mutex space_mutex_;                   // producers waiting for ring space
   MonotonicCondition space_cv_;
   std::atomic<unsigned> space_waiters_{0};
-  std::atomic<bool> sync_round_{false};  // an app sync point since the last round began
-  bool sync_flush_due_ = false;          // the harvester's: a sync round's records wait
+  // Written by the app's sync points, read by every round: a line of their own.
+  alignas(64) std::atomic<bool> sync_round_{false};  // a sync point since the last round began
+  std::atomic<std::uint64_t> quiet_until_ticks_{0};   // no sync point wakes before (ticks)
+  std::atomic<std::uint64_t> wake_gap_ticks_{0};      // kSyncWakeGapNs in host ticks
+  alignas(64) bool sync_flush_due_ = false;           // the harvester's: a sync round's records wait
   void (*final_round_)() = nullptr;
   std::atomic<bool> final_requested_{false};
   std::atomic<bool> final_done_{false};

@@ -23,8 +23,8 @@
 //                              SIGHUP, SIGQUIT, SIGPIPE; a warning record names the signal
 //   SIGKILL, a raw exit        nothing runs: the file holds what was written, whole lines;
 //                              the harvester writes at the latest CLPROF_FLUSH_INTERVAL_MS
-//                              after a record completes, and about 1 ms after the app's
-//                              sync points (Harvester::app_sync_point)
+//                              after a record completes, and within ~17 ms of the
+//                              app's sync points (Harvester::app_sync_point)
 //   fork()                     the child leaves the parent's trace behind and starts its
 //                              own on its first OpenCL call; the harvester is parked across
 //                              fork so the child inherits no lock it held

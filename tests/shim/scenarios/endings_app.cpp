@@ -2,6 +2,7 @@
 // _exit, _Exit, quick_exit, abort(), faults and raised signals, with and without a signal
 // handler of the app's own (endings_test.cpp).
 #include <CL/cl.h>
+#include <dirent.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -180,6 +181,58 @@ int scenario_sync_then_kill(const ScenarioArgs& args) {
   return 1;
 }
 
+// How many times the shim's harvester thread went to sleep so far (its voluntary context
+// switches: one per round, when it waits for the next; preemptions are not counted), or -1
+// when it has none (a bare run).
+long long harvester_sleeps() {
+  DIR* tasks = opendir("/proc/self/task");
+  if (!tasks) return -1;
+  long long sleeps = -1;
+  while (dirent* e = readdir(tasks)) {
+    if (e->d_name[0] == '.') continue;
+    const std::string base = std::string("/proc/self/task/") + e->d_name;
+    char line[128] = {};
+    if (FILE* f = std::fopen((base + "/comm").c_str(), "r")) {
+      if (!std::fgets(line, sizeof line, f)) line[0] = 0;
+      std::fclose(f);
+    }
+    if (std::strncmp(line, "clprof-harvest", 14) != 0) continue;
+    if (FILE* f = std::fopen((base + "/status").c_str(), "r")) {
+      while (std::fgets(line, sizeof line, f)) {
+        long long n = 0;
+        if (std::sscanf(line, "voluntary_ctxt_switches: %lld", &n) == 1) sleeps = n;
+      }
+      std::fclose(f);
+    }
+  }
+  closedir(tasks);
+  return sleeps;
+}
+
+// argv[2] (default 2,000) rounds of one launch, clFinish and 50 µs of the app's own work
+// (a sleep), clpeak's latency loop at about its pace: says how long the loop took and how
+// many rounds the harvester ran meanwhile.
+int scenario_wait_loop(const ScenarioArgs& args) {
+  const int rounds = args.arg ? std::atoi(args.arg) : 2000;
+  Cl cl;
+  check(cl.launch_vadd(64), "launch");  // the trace starts, its harvester with it
+  check(clFinish(cl.queue), "finish");
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));  // past its start-up
+  const long long sleeps_before = harvester_sleeps();
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < rounds; ++i) {
+    check(cl.launch_vadd(64), "launch");
+    check(clFinish(cl.queue), "finish");
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+  const auto t1 = std::chrono::steady_clock::now();
+  const long long sleeps_after = harvester_sleeps();
+  say("rounds", rounds);
+  say("loop_us", std::chrono::duration_cast<std::chrono::microseconds>(t1 - t0).count());
+  say("harvester_rounds", sleeps_before < 0 ? -1 : sleeps_after - sleeps_before);
+  return 0;
+}
+
 // ---- the app's own signal handler ---------------------------------------------------------
 // SHIM_TEST_HANDLER names what it does: "longjmp" (recovers and goes on), "reraise" (sets
 // SIG_DFL with signal() and raises again, as crash reporters do), "exit" (_exit(42)),
@@ -291,6 +344,7 @@ const ScenarioList kEndingsScenarios = {
     {"app_handler", scenario_app_handler},
     {"crash_while_busy", scenario_crash_while_busy},
     {"sync_then_kill", scenario_sync_then_kill},
+    {"wait_loop", scenario_wait_loop},
 };
 
 }  // namespace shim_test

@@ -47,6 +47,34 @@ TEST_CASE("endings: what the app waited for reaches the file at its sync point, 
   }
 }
 
+TEST_CASE("endings: a launch + clFinish loop does not wake the harvester at every wait") {
+  // A wake per clFinish made the harvester run a round per wait in this loop (clpeak's
+  // --kernel-latency), on the core the driver needs next. A sync point wakes it only when
+  // it began no round for 1 ms, and its own sleeps last 1 ms at the least: about one round
+  // per millisecond of the loop (plus a nudge per quarter ring), whatever the number of
+  // waits in it. Rounds are counted as the harvester's voluntary context switches.
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const RunResult r = run_app({"wait_loop", true, out, {}, "2000"}, dir.path());
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const long long loop_ms = app_value(r, "loop_us") / 1000;
+  const long long rounds = app_value(r, "harvester_rounds");
+  CAPTURE(loop_ms);
+  CAPTURE(rounds);
+  REQUIRE(rounds >= 0);
+  const long long most = loop_ms + 50;
+  if (most >= 2000 / 2) {
+    MESSAGE("the loop ran too slowly here (", loop_ms, " ms) to tell: case skipped");
+  } else {
+    CHECK(rounds <= most);
+  }
+  Trace t;
+  REQUIRE(load_trace(out, t));
+  CHECK(t.of_type("launch").size() == 2001);
+  CHECK(t.of_type("sync").size() == 2001);
+  check_end_counts(t);
+}
+
 namespace {
 
 // ASan and TSan (sanitizer builds preload their runtime ahead of the shim) report SIGSEGV,
