@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 #include <linux/magic.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -93,7 +95,54 @@ void TraceWriter::set_direct(bool on) {
   }
 }
 
+namespace {
+
+// A pipe or socket whose reader went away answers a write with EPIPE and a SIGPIPE to the
+// writing thread, whose default action ends the process. The harvester blocks every signal,
+// but the trace's last writes at exit run on the app's thread: there the signal is held back
+// for the write and, if the write raised it, taken back, so the app never sees it.
+class SigpipeHold {
+ public:
+  SigpipeHold() {
+    sigemptyset(&pipe_);
+    sigaddset(&pipe_, SIGPIPE);
+    held_ = ::pthread_sigmask(SIG_BLOCK, &pipe_, &old_) == 0;
+    sigset_t pending;
+    was_pending_ = held_ && ::sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+  }
+  ~SigpipeHold() {
+    if (!held_) return;
+    if (raised_ && !was_pending_) {
+      const timespec none{0, 0};
+      const int saved = errno;
+      while (::sigtimedwait(&pipe_, nullptr, &none) < 0 && errno == EINTR) {
+      }
+      errno = saved;
+    }
+    ::pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  void write_failed(int error) { raised_ |= error == EPIPE; }
+  SigpipeHold(const SigpipeHold&) = delete;
+  SigpipeHold& operator=(const SigpipeHold&) = delete;
+
+ private:
+  sigset_t pipe_, old_;
+  bool held_ = false, was_pending_ = false, raised_ = false;
+};
+
+}  // namespace
+
 bool TraceWriter::write_all(const char* data, std::size_t n) {
+  if (!regular_) {  // a regular file never raises SIGPIPE: no system calls for it
+    SigpipeHold hold;
+    const bool ok = write_some(data, n);
+    if (!ok) hold.write_failed(errno);
+    return ok;
+  }
+  return write_some(data, n);
+}
+
+bool TraceWriter::write_some(const char* data, std::size_t n) {
   while (n > 0) {
     std::size_t now = n;
     rlimit limit{};

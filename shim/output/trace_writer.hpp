@@ -82,8 +82,11 @@ class TraceWriter {
   // Writes n bytes of whole lines; false with errno set if they could not all be written.
   // On a regular file, never starts a write at or past the process's RLIMIT_FSIZE (the
   // kernel would send SIGXFSZ, which ends the app): the lines that fit below it are
-  // written, then it fails with EFBIG. Counts what it wrote in file_bytes_.
+  // written, then it fails with EFBIG. Counts what it wrote in file_bytes_. On anything
+  // else (a pipe, a socket) SIGPIPE is held back for the write and taken back if it raised
+  // one: a reader that went away is EPIPE, never the end of the app.
   bool write_all(const char* data, std::size_t n);
+  bool write_some(const char* data, std::size_t n);  // write_all's loop
   // Turns O_DIRECT on or off for the descriptor; a failure turns direct writes off for good.
   void set_direct(bool on);
   // Writes the first n buffered bytes (whole lines) and keeps the rest for the next

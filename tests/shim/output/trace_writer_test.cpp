@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <linux/magic.h>
 #include <rapidjson/document.h>
+#include <signal.h>
 #include <sys/resource.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -207,6 +208,30 @@ TEST_CASE("trace writer: a pipe gets whole lines and no padding") {
   close(fds[0]);
   CHECK(received.find(" \n") == std::string::npos);
   CHECK(received.size() == std::string(R"({"records":[)").size() + 1 + bytes + 5);
+}
+
+TEST_CASE("trace writer: a pipe whose reader went away is an error, never a SIGPIPE") {
+  // The trace's last writes run on the app's thread at exit: SIGPIPE's default action
+  // would end this process (the case could not finish).
+  struct sigaction dfl {}, old {};
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  REQUIRE(sigaction(SIGPIPE, &dfl, &old) == 0);
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  TraceWriter w;
+  std::string error;
+  REQUIRE(w.open("/proc/self/fd/" + std::to_string(fds[1]), R"({"records":[)", error));
+  close(fds[1]);
+  close(fds[0]);  // the reader goes away
+  w.append(mark_of_length(100, 1));
+  CHECK_FALSE(w.flush());
+  CHECK(w.write_error() == EPIPE);
+  sigset_t pending;
+  REQUIRE(sigpending(&pending) == 0);
+  CHECK_FALSE(sigismember(&pending, SIGPIPE));  // taken back, not left pending
+  w.finish("{}");
+  sigaction(SIGPIPE, &old, nullptr);
 }
 
 TEST_CASE("trace writer: at a file size limit the file ends with the last whole line, no SIGXFSZ") {
