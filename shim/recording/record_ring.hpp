@@ -27,10 +27,12 @@
 // app's TSan reports the shim's own producer/consumer accesses as races).
 extern "C" void __tsan_acquire(void* addr) __attribute__((weak));
 extern "C" void __tsan_release(void* addr) __attribute__((weak));
-// LeakSanitizer's (an app built with -fsanitize=address): it scans the heap, stacks and
-// globals for pointers, not anonymous mappings, so the ring is declared a root region;
-// otherwise what a cell still holds when the process exits (a queued line, a hand-back
-// event) reads as leaked.
+
+// LeakSanitizer's (in an app built with -fsanitize=address or =leak): the ring's cells hold
+// the only pointers to some heap blocks (a record's line, an event) until the harvester
+// drains them, and mapped memory is not scanned unless registered. The leak check may run
+// before the shim's exit handler: a sanitizer runtime preloaded ahead of the shim is
+// initialised after it and registers its check later (exit handlers run last-in first-out).
 extern "C" void __lsan_register_root_region(const void* p, std::size_t size)
     __attribute__((weak));
 extern "C" void __lsan_unregister_root_region(const void* p, std::size_t size)
@@ -68,8 +70,9 @@ class MpscRing {
     if (__lsan_register_root_region) __lsan_register_root_region(p, sizeof(Cell) * capacity);
   }
   ~MpscRing() {
-    if (__lsan_unregister_root_region)
+    if (__lsan_unregister_root_region) {
       __lsan_unregister_root_region(cells_, sizeof(Cell) * (mask_ + 1));
+    }
     ::munmap(cells_, sizeof(Cell) * (mask_ + 1));
   }
   MpscRing(const MpscRing&) = delete;

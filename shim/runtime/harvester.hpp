@@ -151,10 +151,10 @@ class Harvester final : private DrainListener {
   MonotonicCondition space_cv_;
   std::atomic<unsigned> space_waiters_{0};
   // Written by the app's sync points, read by every round: a line of their own.
-  alignas(64) std::atomic<bool> sync_round_{false};  // a sync point since the last round began
-  std::atomic<std::uint64_t> quiet_until_ticks_{0};   // no sync point wakes before (ticks)
-  std::atomic<std::uint64_t> wake_gap_ticks_{0};      // kSyncWakeGapNs in host ticks
-  alignas(64) bool sync_flush_due_ = false;           // the harvester's: a sync round's records wait
+  alignas(64) std::atomic<bool> sync_round_{false};  // a sync point since the last round
+  std::atomic<std::uint64_t> quiet_until_ticks_{0};  // no sync point wakes it before (ticks)
+  std::atomic<std::uint64_t> wake_gap_ticks_{0};     // kSyncWakeGapNs in host ticks
+  alignas(64) bool sync_flush_due_ = false;  // the harvester's: a sync round's records wait
   void (*final_round_)() = nullptr;
   std::atomic<bool> final_requested_{false};
   std::atomic<bool> final_done_{false};
