@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The shim's stress, ending and fork scenarios, repeated (docs/reliability.md, "Shim"):
+# The shim's stress, ending and fork scenarios, repeated (docs/reliability.md, "Shim endings"):
 #   bash scripts/stress-shim.sh [ROUNDS [LAUNCHES_PER_THREAD]]      (defaults: 5, 20000)
 # Each round runs the ctest groups shim.stress (8 threads x LAUNCHES on the fake driver and
 # on PoCL, and the ThreadSanitizer build of the app), shim.endings and shim.exit. With
