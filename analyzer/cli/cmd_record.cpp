@@ -88,7 +88,8 @@ std::string list_options_text(output::Format format) {
     std::string out;
     for (const auto& d : kAll) {
       out += std::string(d.env_name) + " (" + std::string(settings::type_name(d.type)) +
-             ", default \"" + std::string(d.default_value) + "\")\n";
+             ", default \"" + std::string(d.default_value) + "\"; " + settings::allowed_values(d) +
+             ")\n";
       out += wrap(std::string(d.help), 4, 80);
     }
     return out;

@@ -1,48 +1,56 @@
-// The CLPROF_* environment controls, declared once. The shim parses them (shim/settings.*);
-// `clprof record --list-options` prints them; docs/settings.md is generated from the same
-// text. Header-only, no dependencies.
+// The CLPROF_* environment controls, declared once. The shim parses and checks them
+// (shim/runtime/settings.*); `clprof record --list-options` prints them, and its markdown
+// form is docs/settings.md's table. Header-only, no dependencies.
 //
-// X(member, ENV_NAME, type, default, help)
-//   type is one of Bool ("0"/"1"/"true"/"false"/"yes"/"no"/"on"/"off"), Uint, String,
-//   LogLevel ("trace","debug","info","warn","error","off").
-// A value that does not parse gets one warning on stderr and the default.
+// X(member, ENV_NAME, type, default, min, max, help)
+//   type is one of
+//     Bool      "0"/"1"/"true"/"false"/"yes"/"no"/"on"/"off" (any case)
+//     Uint      a decimal whole number in [min, max]
+//     Path      a file path of at most `max` bytes, no control characters, not ending in '/'
+//     LogLevel  "trace","debug","info","warn","error","off"
+//   min and max are used by Uint (the range) and Path (max: the length); 0 elsewhere.
+// An empty value counts as unset. A value that does not pass turns the shim off for the
+// process: one warning on stderr, and the program runs untouched on its usual OpenCL.
 #pragma once
 
+#include <cstdint>
+#include <string>
 #include <string_view>
 
 #define CLPROF_SETTINGS(X)                                                                  \
-  X(output, "CLPROF_OUTPUT", String, "clprof-%p.json",                                      \
+  X(output, "CLPROF_OUTPUT", Path, "clprof-%p.json", 0, 4095,                               \
     "Trace file path. %p becomes the process id. Without %p, a process other than the "    \
     "first one profiled in the run writes NAME.<pid>.EXT instead, so children never "      \
     "overwrite their parent's trace. A program started by exec in the same process, "     \
     "where that name already holds this process's trace, writes NAME.exec1.EXT (exec2, "  \
     "...). A device such as /dev/null keeps its name in every process.")                  \
-  X(disable, "CLPROF_DISABLE", Bool, "0",                                                   \
+  X(disable, "CLPROF_DISABLE", Bool, "0", 0, 0,                                             \
     "1 turns the shim off: every call goes straight to the real OpenCL, nothing is "       \
     "written.")                                                                             \
-  X(log_level, "CLPROF_LOG_LEVEL", LogLevel, "warn",                                        \
+  X(log_level, "CLPROF_LOG_LEVEL", LogLevel, "warn", 0, 0,                                  \
     "Verbosity of the shim's own messages on stderr: trace, debug, info, warn, error, "    \
     "off.")                                                                                 \
-  X(capture_source, "CLPROF_CAPTURE_SOURCE", Bool, "0",                                     \
+  X(capture_source, "CLPROF_CAPTURE_SOURCE", Bool, "0", 0, 0,                               \
     "1 stores each program's full OpenCL C source in its program record (the hash is "     \
     "always stored).")                                                                      \
-  X(flush_interval_ms, "CLPROF_FLUSH_INTERVAL_MS", Uint, "100",                             \
+  X(flush_interval_ms, "CLPROF_FLUSH_INTERVAL_MS", Uint, "100", 1, 3600000,                 \
     "Longest time a completed record waits in memory before it is written to the file.")   \
-  X(poll_interval_us, "CLPROF_POLL_INTERVAL_US", Uint, "1000",                              \
+  X(poll_interval_us, "CLPROF_POLL_INTERVAL_US", Uint, "1000", 50, 1000000,                 \
     "How often the background harvester polls pending events for completion.")             \
-  X(exit_wait_ms, "CLPROF_EXIT_WAIT_MS", Uint, "2000",                                      \
+  X(exit_wait_ms, "CLPROF_EXIT_WAIT_MS", Uint, "2000", 0, 600000,                           \
     "At exit, how long to wait for still-pending events before recording them as "        \
     "incomplete.")                                                                          \
-  X(opencl_library, "CLPROF_OPENCL_LIBRARY", String, "",                                    \
+  X(opencl_library, "CLPROF_OPENCL_LIBRARY", Path, "", 0, 4095,                             \
     "The real OpenCL library to forward to. Empty: the next definition in the process "    \
-    "(RTLD_NEXT), else libOpenCL.so.1.")                                                    \
-  X(root_pid, "CLPROF_ROOT_PID", Uint, "0",                                                 \
+    "(RTLD_NEXT), else libOpenCL.so.1. A library that is not OpenCL (it lacks "            \
+    "clGetPlatformIDs or clEnqueueNDRangeKernel), or is clprof's own shim, is refused.")   \
+  X(root_pid, "CLPROF_ROOT_PID", Uint, "0", 0, 4194304,                                     \
     "Set by the shim (or clprof record) for child processes: the pid that writes "         \
     "CLPROF_OUTPUT unchanged. Not normally set by hand.")
 
 namespace clprof::settings {
 
-enum class Type { Bool, Uint, String, LogLevel };
+enum class Type { Bool, Uint, Path, LogLevel };
 
 // One row of the table, for printing and documentation.
 struct Description {
@@ -50,11 +58,13 @@ struct Description {
   std::string_view env_name;
   Type type;
   std::string_view default_value;
+  std::uint64_t min;
+  std::uint64_t max;
   std::string_view help;
 };
 
-#define CLPROF_SETTING_DESCRIPTION(member, env, type, def, help) \
-  Description{#member, env, Type::type, def, help},
+#define CLPROF_SETTING_DESCRIPTION(member, env, type, def, min, max, help) \
+  Description{#member, env, Type::type, def, min, max, help},
 inline constexpr Description kAll[] = {CLPROF_SETTINGS(CLPROF_SETTING_DESCRIPTION)};
 #undef CLPROF_SETTING_DESCRIPTION
 
@@ -62,8 +72,22 @@ inline constexpr std::string_view type_name(Type t) {
   switch (t) {
     case Type::Bool: return "bool";
     case Type::Uint: return "uint";
-    case Type::String: return "string";
+    case Type::Path: return "path";
     case Type::LogLevel: return "level";
+  }
+  return "?";
+}
+
+// The values a row accepts, in words ("50 to 1000000", "0 or 1", ...): printed beside the
+// default and quoted in the shim's warning about a bad value.
+inline std::string allowed_values(const Description& d) {
+  switch (d.type) {
+    case Type::Bool: return "0 or 1 (also true/false, yes/no, on/off)";
+    case Type::Uint: return std::to_string(d.min) + " to " + std::to_string(d.max);
+    case Type::Path:
+      return "a path of at most " + std::to_string(d.max) +
+             " bytes, no control characters, not ending in /";
+    case Type::LogLevel: return "trace, debug, info, warn, error or off";
   }
   return "?";
 }

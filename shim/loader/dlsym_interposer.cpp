@@ -45,8 +45,6 @@ CLPROF_NO_SANITIZE DlsymFn find_real_dlsym() {
   return reinterpret_cast<DlsymFn>(libc_symbol("dlsym"));
 }
 
-// Stubs keep every table slot callable when no OpenCL library exists, so hooks never
-
 }  // namespace
 
 }  // namespace clprof::shim

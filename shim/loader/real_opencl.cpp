@@ -6,9 +6,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <string>
 #include <type_traits>
 
+#include "runtime/lifecycle.hpp"
 #include "runtime/log.hpp"
+#include "runtime/settings.hpp"
 
 namespace clprof::shim {
 
@@ -16,6 +19,7 @@ __thread bool t_resolving_real_opencl __attribute__((tls_model("initial-exec")))
 
 namespace {
 
+// Stubs keep every table slot callable when no OpenCL library exists, so hooks never
 // need a null check. errcode_ret-style out-params are set so the app sees a failure.
 template <class T>
 void set_error_out(T) {}
@@ -41,20 +45,49 @@ struct Stub<R(CL_API_CALL*)(A...)> {
 
 struct Resolution {
   RealTable table;
-  bool found = false;
+  bool found = false;  // a real OpenCL library the shim may record over
 };
+
+void fill_stubs(RealTable& t) {
+#define CLPROF_STUB(name) \
+  if (!t.name) t.name = &Stub<decltype(&::name)>::call;
+  CLPROF_HOOKED_FUNCTIONS(CLPROF_STUB)
+  CLPROF_FORWARDED_FUNCTIONS(CLPROF_STUB)
+#undef CLPROF_STUB
+}
+
+// Why CLPROF_OPENCL_LIBRARY's `handle` cannot be the real OpenCL, or nullptr. Forwarding
+// to a clprof shim (this one under another name, or another copy) would call the hooks
+// back without end; a library without the OpenCL entry points (libc, say) would answer
+// every call with the stubs' errors.
+const char* refusal(void* handle) {
+  if (real_dlsym(handle, "clprof_shim_range_push_v1")) return "it is clprof's own shim";
+  for (const char* name : {"clGetPlatformIDs", "clEnqueueNDRangeKernel"}) {
+    if (!real_dlsym(handle, name))
+      return "it is not an OpenCL library (no clGetPlatformIDs or clEnqueueNDRangeKernel)";
+  }
+  return nullptr;
+}
 
 Resolution* resolve() {
   auto* r = new Resolution;  // leaked on purpose: hooks may run during exit
   t_resolving_real_opencl = true;
   void* handle = nullptr;
-  const char* forced = std::getenv("CLPROF_OPENCL_LIBRARY");
-  if (forced && *forced) {
-    handle = dlopen(forced, RTLD_NOW | RTLD_LOCAL);
-    // The app must keep working: fall back to the library it would have used.
-    if (!handle) {
-      log_message(LogLevel::Warn, "cannot load CLPROF_OPENCL_LIBRARY=%s (%s); using the default",
-                  forced, dlerror());
+  bool refused = false;
+  // Already checked for form (settings.hpp); here for what it is.
+  const std::string& forced = settings().opencl_library;
+  if (!forced.empty()) {
+    handle = dlopen(forced.c_str(), RTLD_NOW | RTLD_LOCAL);
+    const char* why = handle ? refusal(handle) : dlerror();
+    if (why) {
+      // The app must keep working: on the library it would have used, unrecorded.
+      log_once_warn(
+          "CLPROF_OPENCL_LIBRARY=\"%s\": %s; clprof is off, the program runs "
+          "untouched on its usual OpenCL library",
+          printable_value(forced).c_str(), why);
+      if (handle) dlclose(handle);
+      handle = nullptr;
+      refused = true;
     }
   }
   if (!handle) {
@@ -69,12 +102,8 @@ Resolution* resolve() {
     CLPROF_FORWARDED_FUNCTIONS(CLPROF_RESOLVE)
 #undef CLPROF_RESOLVE
   }
-  r->found = r->table.clGetPlatformIDs != nullptr;
-#define CLPROF_STUB(name) \
-  if (!r->table.name) r->table.name = &Stub<decltype(&::name)>::call;
-  CLPROF_HOOKED_FUNCTIONS(CLPROF_STUB)
-  CLPROF_FORWARDED_FUNCTIONS(CLPROF_STUB)
-#undef CLPROF_STUB
+  r->found = r->table.clGetPlatformIDs != nullptr && !refused;
+  fill_stubs(r->table);
   t_resolving_real_opencl = false;
   return r;
 }
@@ -116,6 +145,16 @@ int hook_index(const char* name) {
 }  // namespace
 
 std::atomic<const RealTable*> g_real_table{nullptr};
+
+void install_real_table(const RealTable& table) {
+  auto* r = new Resolution;  // leaked on purpose, as resolve()'s (and the one it replaces)
+  r->table = table;
+  r->found = r->table.clGetPlatformIDs != nullptr;
+  fill_stubs(r->table);
+  std::lock_guard<std::mutex> lock(g_resolve_mutex);
+  g_resolution.store(r, std::memory_order_release);
+  g_real_table.store(&r->table, std::memory_order_release);
+}
 
 const RealTable& real_slow() {
   const RealTable& t = resolution().table;

@@ -1,17 +1,21 @@
 // How the shim reaches the real OpenCL functions, and how apps that bypass symbol
 // interposition (dlopen + dlsym of libOpenCL) get the hooks anyway.
 //
-// Where the table of real functions comes from: in preload mode (today's only mode)
-// real_opencl.cpp resolves each entry point by name, once (CLPROF_OPENCL_LIBRARY, else
-// the next definition after libclprof.so, else dlopen("libOpenCL.so.1")). A loader-layer
-// mode (issue 18: clGetLayerInfo, clInitLayer, clInitLayerWithProperties, loaded through
-// OPENCL_LAYERS) would fill the same RealTable from the next layer's dispatch table and
-// publish it through g_real_table: every hook calls the driver through real() only, so
-// none changes. dlsym_interposer.cpp is the interposed dlsym.
+// Where the table of real functions comes from:
+//   preload mode (LD_PRELOAD)  real_opencl.cpp resolves each entry point by name, once:
+//                              CLPROF_OPENCL_LIBRARY (refused when it is a clprof shim or
+//                              not OpenCL: the shim is then off, one warning), else the
+//                              next definition after libclprof.so, else
+//                              dlopen("libOpenCL.so.1").
+//   layer mode (OPENCL_LAYERS) the ICD loader calls clInitLayer (layer.cpp) with the next
+//                              layer's dispatch table, and install_real_table() publishes
+//                              the table made from it.
+// Every hook calls the driver through real() only, so no hook knows the mode.
+// dlsym_interposer.cpp is the interposed dlsym.
 //
 // Threads: any; resolution happens once under a lock, after which real() is one load.
-// Ownership: the table is leaked on purpose (hooks may run during exit). Static TLS: one
-// byte (t_resolving_real_opencl).
+// Ownership: tables are leaked on purpose (hooks may run during exit, and a hook may still
+// hold the table an installed one replaced). Static TLS: one byte (t_resolving_real_opencl).
 #pragma once
 
 #include <atomic>
@@ -29,8 +33,13 @@ inline const RealTable& real() {
   return __builtin_expect(t != nullptr, 1) ? *t : real_slow();
 }
 
-// True when a real OpenCL library was found (else real() holds stubs only).
+// True when a real OpenCL library was found and accepted: the shim may record over it.
+// False when there is none (real() holds stubs only), or CLPROF_OPENCL_LIBRARY was
+// refused (real() holds the usual library's functions; the refusal was the one warning).
 bool real_opencl_found();
+
+// Layer mode: from now on real() is `table` (a null member becomes a stub). Threads: any.
+void install_real_table(const RealTable& table);
 
 // True on a thread that is resolving the table: the libraries it loads may call dlsym
 // from their constructors, and the interposer then answers exactly as libc does.

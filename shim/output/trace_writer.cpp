@@ -13,14 +13,13 @@
 #include <cerrno>
 #include <cstring>
 
+#include "output/output_file.hpp"
+
 namespace clprof::shim {
 
 bool TraceWriter::open(const std::string& path, std::string_view header_line, std::string& error) {
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd_ < 0) {
-    error = "cannot create " + path + ": " + std::strerror(errno);
-    return false;
-  }
+  fd_ = open_output_file(path, error);  // what an existing path gets: output_file.hpp
+  if (fd_ < 0) return false;
   // Out of the way of the app's own descriptors: open() hands out the lowest free number,
   // so the app's next files get the numbers they would get without clprof.
   const int high = ::fcntl(fd_, F_DUPFD_CLOEXEC, kHighFd);

@@ -18,8 +18,9 @@ namespace clprof::shim {
 // Not thread-safe: owned by one thread at a time (the harvester, then the finaliser).
 class TraceWriter {
  public:
-  // Creates (truncates) `path` and writes `header_line` + "\n". False with `error`
-  // set when the file cannot be created or written.
+  // Opens `path` as open_output_file does (creates it, or empties a file of the user's;
+  // output_file.hpp) and writes `header_line` + "\n". False with `error` set when the
+  // file cannot be opened or written.
   bool open(const std::string& path, std::string_view header_line, std::string& error);
   bool is_open() const { return fd_ >= 0; }
   // True once a write found the file's descriptor closed or pointing elsewhere (the app

@@ -267,9 +267,11 @@ void fork_child() {
 
 __attribute__((constructor)) void shim_load() {
   // Children inherit the root pid, so only the first process writes CLPROF_OUTPUT as is.
-  if (!std::getenv("CLPROF_ROOT_PID")) {
+  // (Empty counts as unset, as for every setting.)
+  const char* root = secure_getenv("CLPROF_ROOT_PID");
+  if (!root || !*root) {
     const std::string pid = std::to_string(getpid());
-    setenv("CLPROF_ROOT_PID", pid.c_str(), 0);
+    setenv("CLPROF_ROOT_PID", pid.c_str(), 1);
   }
   ensure_session_id();
   pthread_atfork(fork_prepare, fork_parent, fork_child);
@@ -291,10 +293,10 @@ __attribute__((destructor)) void shim_unload() {
 const Settings& settings() {
   static const Settings* s = [] {
     std::vector<std::string> warnings;
-    auto* parsed =
-        new Settings(load_settings([](const char* n) { return std::getenv(n); }, warnings));
+    auto* parsed = new Settings(load_settings_from_environment(warnings));
     set_log_level(parsed->log_level);
-    for (const auto& w : warnings) log_message(LogLevel::Warn, "%s", w.c_str());
+    // At most one: bad values turn the shim off, and that is its one notice.
+    for (const auto& w : warnings) log_once_warn("%s", w.c_str());
     return parsed;
   }();
   return *s;

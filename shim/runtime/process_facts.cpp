@@ -22,7 +22,7 @@ std::vector<std::string> command_line() {
 }
 
 long root_pid_from_env() {
-  const char* v = std::getenv("CLPROF_ROOT_PID");
+  const char* v = secure_getenv("CLPROF_ROOT_PID");  // checked by settings()
   return v ? std::strtol(v, nullptr, 10) : 0;
 }
 

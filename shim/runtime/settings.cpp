@@ -1,7 +1,11 @@
 #include "runtime/settings.hpp"
 
+#include <sys/auxv.h>
+
 #include <cctype>
 #include <charconv>
+#include <cstdio>
+#include <cstdlib>
 
 namespace clprof::shim {
 namespace {
@@ -16,6 +20,10 @@ std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
   return s;
+}
+
+bool is_control(unsigned char c) {
+  return c < 0x20 || c == 0x7f;
 }
 
 }  // namespace
@@ -37,6 +45,7 @@ bool parse_setting(std::string_view text, std::uint64_t& out) {
   const std::string_view t = trim(text);
   if (t.empty()) return false;
   std::uint64_t v = 0;
+  // from_chars refuses a sign and reports values past 2^64-1 as out of range.
   const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
   if (ec != std::errc() || ptr != t.data() + t.size()) return false;
   out = v;
@@ -61,6 +70,32 @@ bool parse_setting(std::string_view text, LogLevel& out) {
     }
   }
   return false;
+}
+
+bool check_setting(const settings::Description&, std::string_view text, bool& out) {
+  return parse_setting(text, out);
+}
+
+bool check_setting(const settings::Description& row, std::string_view text, std::uint64_t& out) {
+  std::uint64_t v = 0;
+  if (!parse_setting(text, v) || v < row.min || v > row.max) return false;
+  out = v;
+  return true;
+}
+
+// A path is taken byte for byte (no trimming: a name may end in a space). A control
+// character (a newline, an escape sequence) is far likelier a mistake or an attack on
+// the terminal that prints the warnings than a file name anyone wants.
+bool check_setting(const settings::Description& row, std::string_view text, std::string& out) {
+  if (text.size() > row.max || (!text.empty() && text.back() == '/')) return false;
+  for (const char c : text) {
+    if (is_control(static_cast<unsigned char>(c))) return false;
+  }
+  return parse_setting(text, out);
+}
+
+bool check_setting(const settings::Description&, std::string_view text, LogLevel& out) {
+  return parse_setting(text, out);
 }
 
 std::string format_setting(bool v) {
@@ -90,9 +125,26 @@ std::string format_setting(LogLevel v) {
   return "warn";
 }
 
+std::string printable_value(std::string_view text) {
+  constexpr std::size_t kShown = 80;
+  std::string out;
+  for (std::size_t i = 0; i < text.size() && i < kShown; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (is_control(c) || c >= 0x80 || c == '\\' || c == '"') {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (text.size() > kShown) out += "...";
+  return out;
+}
+
 Settings::Settings() {
   // The table's defaults are text; parsing them keeps one source of truth.
-#define CLPROF_SETTING_DEFAULT(member, env, type, def, help) parse_setting(def, member);
+#define CLPROF_SETTING_DEFAULT(member, env, type, def, min, max, help) parse_setting(def, member);
   CLPROF_SETTINGS(CLPROF_SETTING_DEFAULT)
 #undef CLPROF_SETTING_DEFAULT
 }
@@ -100,22 +152,43 @@ Settings::Settings() {
 Settings load_settings(const std::function<const char*(const char*)>& get_env,
                        std::vector<std::string>& warnings) {
   Settings s;
-#define CLPROF_SETTING_LOAD(member, env, type, def, help)                          \
-  if (const char* value = get_env(env)) {                                          \
-    if (!parse_setting(value, s.member)) {                                         \
-      warnings.push_back(std::string(env) + "=\"" + value + "\" is not a valid " + \
-                         std::string(settings::type_name(settings::Type::type)) +  \
-                         "; using the default \"" + def + "\"");                   \
-    }                                                                              \
+  std::string problems;
+  bool log_level_ok = true;
+  std::size_t row = 0;
+#define CLPROF_SETTING_LOAD(member, env, type, def, min, max, help)                    \
+  {                                                                                    \
+    const settings::Description& d = settings::kAll[row++];                            \
+    const char* value = get_env(env);                                                  \
+    if (value && *value && !check_setting(d, value, s.member)) {                       \
+      problems += std::string(problems.empty() ? "" : "; ") + env + "=\"" +            \
+                  printable_value(value) + "\" is not " + settings::allowed_values(d); \
+      if (std::string_view(#member) == "log_level") log_level_ok = false;              \
+    }                                                                                  \
   }
   CLPROF_SETTINGS(CLPROF_SETTING_LOAD)
 #undef CLPROF_SETTING_LOAD
-  return s;
+  if (problems.empty()) return s;
+  // Half a configuration is not what the user asked for: nothing is recorded, and
+  // nothing else changes (the program runs on its usual OpenCL library).
+  Settings off;
+  off.disable = true;
+  if (log_level_ok) off.log_level = s.log_level;
+  warnings.push_back(problems + "; clprof is off, the program runs untouched");
+  return off;
+}
+
+Settings load_settings_from_environment(std::vector<std::string>& warnings) {
+  if (getauxval(AT_SECURE) != 0) {
+    Settings off;
+    off.disable = true;
+    return off;
+  }
+  return load_settings([](const char* name) { return secure_getenv(name); }, warnings);
 }
 
 std::vector<std::pair<std::string, std::string>> settings_as_text(const Settings& s) {
   std::vector<std::pair<std::string, std::string>> out;
-#define CLPROF_SETTING_TEXT(member, env, type, def, help) \
+#define CLPROF_SETTING_TEXT(member, env, type, def, min, max, help) \
   out.emplace_back(env, format_setting(s.member));
   CLPROF_SETTINGS(CLPROF_SETTING_TEXT)
 #undef CLPROF_SETTING_TEXT

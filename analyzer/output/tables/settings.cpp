@@ -12,7 +12,8 @@ const Schema& settings_schema() {
     t.columns = {
         column("name", "Name", Type::Text, "", "environment variable"),
         column("type", "Type", Type::Text, "", "bool, uint, string, ..."),
-        column("default", "Default", Type::Text, "", "value when unset"),
+        column("default", "Default", Type::Text, "", "value when unset (or empty)"),
+        column("allowed", "Allowed", Type::Text, "", "values the shim accepts"),
         column("help", "Description", Type::Text, "", "what it controls"),
     };
     return t;
@@ -26,6 +27,7 @@ Result settings_result(bool markdown) {
     const std::string name(d.env_name), def(d.default_value);
     out.rows.push_back({Value::text(markdown ? "`" + name + "`" : name), Value::text(std::string(settings::type_name(d.type))),
                         Value::text(!markdown ? def : def.empty() ? "(empty)" : "`" + def + "`"),
+                        Value::text(settings::allowed_values(d)),
                         Value::text(std::string(d.help))});
   }
   return out;

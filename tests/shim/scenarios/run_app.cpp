@@ -22,7 +22,8 @@ namespace {
 // Variables that would change what the app or the shim does: the test sets them itself.
 bool is_controlled(const std::string& name) {
   return name.rfind("CLPROF_", 0) == 0 || name.rfind("FAKE_CL_", 0) == 0 ||
-         name.rfind("OCL_ICD_", 0) == 0 || name == "LD_PRELOAD";
+         name.rfind("OCL_ICD_", 0) == 0 || name == "LD_PRELOAD" ||
+         name.rfind("OPENCL_LAYER", 0) == 0;
 }
 
 std::vector<std::string> build_env(const RunOptions& o) {
@@ -72,6 +73,7 @@ pid_t spawn_app(const RunOptions& o, const std::string& io_dir, const std::strin
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (!o.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, o.cwd.c_str());
   pid_t pid = 0;
   const int rc = posix_spawn(&pid, app.c_str(), &fa, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&fa);

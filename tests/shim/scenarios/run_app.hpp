@@ -24,6 +24,7 @@ struct RunOptions {
   std::string output;        // CLPROF_OUTPUT (ignored without the shim); empty: not set
   EnvChanges env;            // applied last
   std::string arg = "";      // the scenario's argument (argv[2]); empty: none
+  std::string cwd = "";      // the app's working directory; empty: the test's own
 };
 
 // What one run of the test app left behind.

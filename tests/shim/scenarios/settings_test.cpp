@@ -3,6 +3,9 @@
 #include <doctest/doctest.h>
 #include <rapidjson/document.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <fstream>
 #include <sstream>
@@ -94,19 +97,106 @@ TEST_CASE("settings: CLPROF_CAPTURE_SOURCE=1 and %p in CLPROF_OUTPUT") {
   CHECK(str(member(t.header(), "settings"), "CLPROF_CAPTURE_SOURCE") == "1");
 }
 
-TEST_CASE("settings: a bad value gives a warning and the default") {
+namespace {
+
+// Lines of stderr that are the shim's ("clprof: ...").
+int shim_lines(const std::string& err) {
+  std::istringstream lines(err);
+  std::string line;
+  int n = 0;
+  while (std::getline(lines, line)) n += line.rfind("clprof: ", 0) == 0;
+  return n;
+}
+
+// Runs "basic" under the shim with `env` and bare: the app must see no difference, the
+// shim must say exactly one thing (containing `says`), and no trace may be written.
+void check_refused_untouched(const EnvChanges& env, const std::string& says) {
   TempDir dir;
   const std::string out = dir.file("x.json");
-  const RunResult shim =
-      run_app({"exit_return", true, out, {{"CLPROF_POLL_INTERVAL_US", "fast"}}}, dir.path());
-  CHECK(shim.exit_code == 0);
-  std::istringstream err(shim.err);
-  std::string line;
-  int mentions = 0;
-  while (std::getline(err, line))
-    mentions += line.find("CLPROF_POLL_INTERVAL_US") != std::string::npos;
-  CHECK_MESSAGE(mentions == 1, "stderr: ", shim.err);
+  const RunResult shim = run_app({"basic", true, out, env}, dir.path());
+  const RunResult bare = run_app({"basic", false, "", {}}, dir.path());
+  CHECK(shim.exit_code == bare.exit_code);
+  CHECK(stable_output(shim.out) == stable_output(bare.out));
+  CHECK_MESSAGE(shim_lines(shim.err) == 1, "stderr: ", shim.err);
+  CHECK_MESSAGE(shim.err.find(says) != std::string::npos, "stderr: ", shim.err);
+  CHECK_FALSE(file_exists(out));
+}
+
+}  // namespace
+
+TEST_CASE("settings: a bad value turns the shim off: one warning, no trace, the app untouched") {
+  check_refused_untouched({{"CLPROF_POLL_INTERVAL_US", "fast"}},
+                          "CLPROF_POLL_INTERVAL_US=\"fast\" is not 50 to 1000000; clprof is "
+                          "off, the program runs untouched");
+  // Huge waits once wrapped (ms * 1e6 in 64 bits) or held the exit for days.
+  check_refused_untouched({{"CLPROF_EXIT_WAIT_MS", "99999999999999999"}},
+                          "CLPROF_EXIT_WAIT_MS=\"99999999999999999\" is not 0 to 600000");
+  check_refused_untouched({{"CLPROF_EXIT_WAIT_MS", "18446744073709551616"}}, "is not 0 to 600000");
+  check_refused_untouched({{"CLPROF_DISABLE", "maybe"}}, "CLPROF_DISABLE=\"maybe\"");
+  check_refused_untouched({{"CLPROF_OUTPUT", "x\n.json"}}, "CLPROF_OUTPUT=\"x\\x0a.json\"");
+}
+
+TEST_CASE("settings: CLPROF_OPENCL_LIBRARY naming the shim itself is refused, not recursed into") {
+  // By its path, by its name (dlopen finds the loaded library by its soname), and another
+  // copy of it: each once recursed until the stack overflowed (SIGSEGV).
+  check_refused_untouched({{"CLPROF_OPENCL_LIBRARY", CLPROF_TEST_SHIM_LIB}},
+                          "it is clprof's own shim; clprof is off, the program runs untouched "
+                          "on its usual OpenCL library");
+  check_refused_untouched({{"CLPROF_OPENCL_LIBRARY", "libclprof.so"}}, "clprof's own shim");
+  TempDir copy_dir;
+  const std::string copy = copy_dir.file("libcopy.so");
+  { std::ofstream(copy, std::ios::binary) << read_file(CLPROF_TEST_SHIM_LIB); }
+  check_refused_untouched({{"CLPROF_OPENCL_LIBRARY", copy}}, "clprof's own shim");
+}
+
+TEST_CASE("settings: CLPROF_OPENCL_LIBRARY naming a library that is not OpenCL is refused") {
+  // libc.so.6 once gave the app CL_INVALID_PLATFORM (-32) from every call.
+  check_refused_untouched({{"CLPROF_OPENCL_LIBRARY", "libc.so.6"}},
+                          "CLPROF_OPENCL_LIBRARY=\"libc.so.6\": it is not an OpenCL library");
+  check_refused_untouched({{"CLPROF_OPENCL_LIBRARY", "/nonexistent/libOpenCL.so"}},
+                          "CLPROF_OPENCL_LIBRARY=\"/nonexistent/libOpenCL.so\": ");
+}
+
+TEST_CASE("settings: an empty CLPROF_OUTPUT is the default name, not ./.<pid>") {
+  TempDir dir;
+  // A child process of the run (the root is another pid): "" + ".<pid>" was the name.
+  const RunResult shim = run_app(
+      {"exit_return", true, "", {{"CLPROF_OUTPUT", ""}, {"CLPROF_ROOT_PID", "1"}}, dir.path()},
+      dir.path());
+  REQUIRE(shim.exit_code == 0);
+  CHECK_FALSE(file_exists(dir.file("." + std::to_string(shim.pid))));
   Trace t;
-  REQUIRE(load_trace(out, t));
-  CHECK(str(member(t.header(), "settings"), "CLPROF_POLL_INTERVAL_US") == "1000");
+  REQUIRE(load_trace(dir.file("clprof-" + std::to_string(shim.pid) + ".json"), t));
+  CHECK(str(member(t.header(), "settings"), "CLPROF_OUTPUT") == "clprof-%p.json");
+}
+
+TEST_CASE("settings: a link to the output path placed by another user is not followed") {
+  if (geteuid() != 0) {
+    MESSAGE("needs root to make another user's link; skipped");
+    return;
+  }
+  TempDir dir;
+  const std::string victim = dir.file("victim.txt");
+  { std::ofstream(victim) << "precious\n"; }
+  const std::string out = dir.file("x.json");
+  REQUIRE(symlink(victim.c_str(), out.c_str()) == 0);
+  REQUIRE(lchown(out.c_str(), 12345, 12345) == 0);
+  const RunResult shim = run_app({"basic", true, out, {}}, dir.path());
+  const RunResult bare = run_app({"basic", false, "", {}}, dir.path());
+  CHECK(shim.exit_code == bare.exit_code);
+  CHECK(stable_output(shim.out) == stable_output(bare.out));
+  CHECK(read_file(victim) == "precious\n");
+  CHECK_MESSAGE(shim_lines(shim.err) == 1, "stderr: ", shim.err);
+  CHECK_MESSAGE(shim.err.find("symbolic link of user 12345") != std::string::npos,
+                "stderr: ", shim.err);
+}
+
+TEST_CASE("settings: an existing trace of the user's is replaced") {
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  { std::ofstream(out) << std::string(100000, 'x') << "\n"; }
+  const RunResult shim = run_app({"exit_return", true, out, {}}, dir.path());
+  REQUIRE(shim.exit_code == 0);
+  Trace t;
+  REQUIRE(load_trace(out, t));  // nothing of the old content is left
 }
