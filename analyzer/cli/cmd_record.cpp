@@ -57,8 +57,25 @@ std::string compose_preload(const std::string& shim, const std::string& old) {
   return out;
 }
 
+// How the shim is loaded into the program (docs/recording.md says when each is better).
+enum class Mode { Preload, Layer };
+
+Mode parse_mode(const std::string& text) {
+  if (text == "preload") return Mode::Preload;
+  if (text == "layer") return Mode::Layer;
+  throw UsageError("--mode: unknown mode '" + text + "' (preload, layer)");
+}
+
+// OPENCL_LAYERS for the program: the shim first, so that it sits next to the driver and
+// records what reaches it, then the user's layers. (ocl-icd 2.3 also cuts the variable at
+// its first ':' in the process that reads it: children still find the shim.)
+std::string compose_layers(const std::string& shim, const char* old) {
+  return old && *old ? shim + ":" + old : shim;
+}
+
 struct RecordOptions {
   std::string output;
+  std::string mode = "preload";
   bool list_options = false;
   std::string format = "table";
   std::vector<std::string> command;
@@ -198,6 +215,7 @@ TraceInfo inspect_trace(const std::string& path) {
 }
 
 int run_record(const RecordOptions& o) {
+  const Mode mode = parse_mode(o.mode);
   if (o.list_options) {
     auto f = output::parse_format(o.format);
     if (!f) throw UsageError("--format: unknown format '" + o.format + "' (table, csv, json, markdown)");
@@ -206,7 +224,7 @@ int run_record(const RecordOptions& o) {
   }
   std::vector<std::string> cmd = o.command;
   if (!cmd.empty() && cmd.front() == "--") cmd.erase(cmd.begin());
-  if (cmd.empty()) throw UsageError("record: no program to run (clprof record [-o FILE] -- PROGRAM ARGS...)");
+  if (cmd.empty()) throw UsageError("record: no program to run (clprof record [-o FILE] [--mode MODE] -- PROGRAM ARGS...)");
   const char* shim_env = std::getenv("CLPROF_SHIM");
   const std::string shim = shim_env && *shim_env ? shim_env : self_dir() + "/../lib/libclprof.so";
   if (access(shim.c_str(), R_OK) != 0)
@@ -219,6 +237,7 @@ int run_record(const RecordOptions& o) {
   check_output_directory(output);
   const char* old_preload = std::getenv("LD_PRELOAD");
   const std::string preload = compose_preload(shim, old_preload ? old_preload : "");
+  const std::string layers = compose_layers(shim, std::getenv("OPENCL_LAYERS"));
 
   timespec start{};
   clock_gettime(CLOCK_REALTIME, &start);
@@ -240,7 +259,11 @@ int run_record(const RecordOptions& o) {
     // writes CLPROF_OUTPUT unchanged.
     setenv("CLPROF_ROOT_PID", std::to_string(getpid()).c_str(), 1);
     setenv("CLPROF_OUTPUT", output.c_str(), 1);
-    setenv("LD_PRELOAD", preload.c_str(), 1);
+    if (mode == Mode::Preload) {
+      setenv("LD_PRELOAD", preload.c_str(), 1);
+    } else {
+      setenv("OPENCL_LAYERS", layers.c_str(), 1);
+    }
     execvp(argv[0], argv.data());
     const int err = errno;
     std::string msg = "clprof: error: cannot run '" + cmd[0] + "': " + std::strerror(err) + "\n";
@@ -297,6 +320,10 @@ Runner setup_record(CLI::App& app) {
   app.add_option("-o,--output", o->output,
                  "Trace file (CLPROF_OUTPUT; %p = pid; default clprof-%p.json)")
       ->type_name("FILE");
+  app.add_option("--mode", o->mode,
+                 "How the shim is loaded: preload (LD_PRELOAD, the default) or layer "
+                 "(OPENCL_LAYERS, an OpenCL loader layer)")
+      ->type_name("MODE");
   app.add_flag("--list-options", o->list_options, "Print the CLPROF_* settings and exit");
   app.add_option("--format", o->format, "--list-options format: table, markdown, csv, json")
       ->type_name("FMT");
@@ -304,9 +331,10 @@ Runner setup_record(CLI::App& app) {
   // arguments, untouched: CLI11 leaves it in remaining().
   app.prefix_command();
   app.footer(
-      "Usage: clprof record [-o FILE] [--] PROGRAM [ARGS...]\n"
+      "Usage: clprof record [-o FILE] [--mode preload|layer] [--] PROGRAM [ARGS...]\n"
       "Sets LD_PRELOAD to the shim (CLPROF_SHIM, else <clprof dir>/../lib/libclprof.so) "
-      "ahead of an existing LD_PRELOAD (a sanitizer runtime there stays first), "
+      "ahead of an existing LD_PRELOAD (a sanitizer runtime there stays first), or with "
+      "--mode layer OPENCL_LAYERS (the shim ahead of an existing OPENCL_LAYERS), and "
       "CLPROF_OUTPUT and CLPROF_ROOT_PID, runs the program and exits with its status "
       "(128+N if killed by signal N).");
   return [o, &app]() -> int {

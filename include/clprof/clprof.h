@@ -2,9 +2,11 @@
  * `clprof layers` can attribute each kernel launch and transfer to them.
  *
  * Header-only: nothing to link. Without libclprof.so loaded every call is a cheap no-op
- * (the shim's entry points are looked up once with dlsym(RTLD_DEFAULT, ...); link with
- * -ldl on glibc < 2.34). With the shim loaded, ranges are per thread: each launch carries
- * the enqueuing thread's open ranges, innermost last.
+ * (the shim's entry points are looked up once, at the first call: dlsym(RTLD_DEFAULT, ...)
+ * finds a preloaded shim, dlopen("libclprof.so", RTLD_NOLOAD) one the OpenCL loader loaded
+ * as a layer; link with -ldl on glibc < 2.34). A layer is loaded at the program's first
+ * OpenCL call: markers called before it are not recorded. With the shim loaded, ranges are
+ * per thread: each launch carries the enqueuing thread's open ranges, innermost last.
  *
  *   clprof_range_push("conv1");  ...enqueue kernels...  clprof_range_pop();
  *   clprof_mark("weights loaded");
@@ -50,6 +52,17 @@ static inline const struct clprof_marker_table_v1 *clprof_markers_(void) {
         (clprof_shim_void_fn_v1)dlsym(RTLD_DEFAULT, "clprof_shim_range_pop_v1");
     clprof_marker_table_.mark =
         (clprof_shim_name_fn_v1)dlsym(RTLD_DEFAULT, "clprof_shim_mark_v1");
+    if (!clprof_marker_table_.push) {
+      /* Loaded by the OpenCL loader as a layer (OPENCL_LAYERS): not in the global scope.
+         The reference is kept (the shim is never unloaded anyway). */
+      void *layer = dlopen("libclprof.so", RTLD_LAZY | RTLD_NOLOAD);
+      if (layer) {
+        clprof_marker_table_.push =
+            (clprof_shim_name_fn_v1)dlsym(layer, "clprof_shim_range_push_v1");
+        clprof_marker_table_.pop = (clprof_shim_void_fn_v1)dlsym(layer, "clprof_shim_range_pop_v1");
+        clprof_marker_table_.mark = (clprof_shim_name_fn_v1)dlsym(layer, "clprof_shim_mark_v1");
+      }
+    }
     __atomic_store_n(&clprof_marker_table_.resolved, 1, __ATOMIC_RELEASE);
   }
   return &clprof_marker_table_;

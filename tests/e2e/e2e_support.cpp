@@ -48,7 +48,8 @@ std::string read_file(const fs::path& file) {
 }
 
 bool is_profiler_variable(const std::string& entry) {
-  return entry.rfind("LD_PRELOAD=", 0) == 0 || entry.rfind("CLPROF_", 0) == 0;
+  return entry.rfind("LD_PRELOAD=", 0) == 0 || entry.rfind("CLPROF_", 0) == 0 ||
+         entry.rfind("OPENCL_LAYERS=", 0) == 0;
 }
 
 }  // namespace
@@ -107,14 +108,15 @@ RunResult run_program(const std::vector<std::string>& argv, const EnvChanges& en
 
 RunResult run_with_and_without_shim(const std::vector<std::string>& argv, const fs::path& dir,
                                     const fs::path& trace, unsigned timeout_s,
-                                    const EnvChanges& extra_env) {
+                                    const EnvChanges& extra_env, ShimMode mode) {
   REQUIRE_MESSAGE(fs::exists(paths().shim), "the shim is not built: " << paths().shim);
   const RunResult plain = run_program(argv, extra_env, dir, "plain", timeout_s);
   INFO("plain run stderr:\n" << plain.err);
   REQUIRE_MESSAGE(plain.exit_code == 0, "the example fails even without clprof");
 
   EnvChanges env = extra_env;
-  env.emplace_back("LD_PRELOAD", paths().shim.string());
+  if (mode != ShimMode::Layer) env.emplace_back("LD_PRELOAD", paths().shim.string());
+  if (mode != ShimMode::Preload) env.emplace_back("OPENCL_LAYERS", paths().shim.string());
   env.emplace_back("CLPROF_OUTPUT", trace.string());
   const RunResult profiled = run_program(argv, env, dir, "profiled", timeout_s);
   INFO("profiled run stderr:\n" << profiled.err);

@@ -51,12 +51,16 @@ struct RunResult {
 RunResult run_program(const std::vector<std::string>& argv, const EnvChanges& env,
                       const fs::path& dir, const std::string& tag, unsigned timeout_s);
 
-// Runs the program once without and once under the shim (LD_PRELOAD + CLPROF_OUTPUT),
-// checks that the exit code and stdout are identical and that the plain run succeeded,
-// and returns the shim run's result. The trace goes to `trace`.
+// How the shim is loaded (docs/recording.md): LD_PRELOAD, OPENCL_LAYERS, or both at once.
+enum class ShimMode { Preload, Layer, Both };
+
+// Runs the program once without and once under the shim (loaded as `mode` says, with
+// CLPROF_OUTPUT), checks that the exit code and stdout are identical and that the plain
+// run succeeded, and returns the shim run's result. The trace goes to `trace`.
 RunResult run_with_and_without_shim(const std::vector<std::string>& argv, const fs::path& dir,
                                     const fs::path& trace, unsigned timeout_s,
-                                    const EnvChanges& extra_env = {});
+                                    const EnvChanges& extra_env = {},
+                                    ShimMode mode = ShimMode::Preload);
 
 // ---- traces --------------------------------------------------------------------------
 struct Launch {

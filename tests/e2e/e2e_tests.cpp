@@ -197,6 +197,22 @@ TEST_CASE("vector_add") {
   check_vector_add_trace(t, r.out);
 }
 
+// Loaded by the ICD loader as a layer (OPENCL_LAYERS), and both ways at once: the same
+// trace, every launch once, the ranges too (docs/recording.md).
+TEST_CASE("vector_add_layer") {
+  for (const ShimMode mode : {ShimMode::Layer, ShimMode::Both}) {
+    const bool both = mode == ShimMode::Both;
+    CAPTURE(both);
+    const fs::path dir = fresh_work_dir(both ? "vector_add_both" : "vector_add_layer");
+    const fs::path trace = dir / "trace.json";
+    const RunResult r = run_with_and_without_shim({(paths().bin_dir / "vector_add").string()}, dir,
+                                                  trace, 60, {}, mode);
+    CHECK_MESSAGE(r.err.find("clprof") == std::string::npos, r.err);
+    const Trace t(trace);
+    check_vector_add_trace(t, r.out);
+  }
+}
+
 // The same program recorded through the CLI, then read back by the analysis commands.
 TEST_CASE("vector_add_record") {
   REQUIRE_MESSAGE(fs::exists(paths().clprof_cli), "clprof is not built: " << paths().clprof_cli);
@@ -231,6 +247,20 @@ TEST_CASE("vector_add_record") {
                                          (dir / "bad.json").string(), "--", bad_app, "0"},
                                         {}, dir, "bad_record", 60);
   CHECK(bad_rec.exit_code == bad_plain.exit_code);
+
+  // clprof record --mode layer: the same trace through the loader.
+  {
+    const fs::path layer_trace = dir / "layer.json";
+    const RunResult layer = run_program({paths().clprof_cli.string(), "record", "--mode", "layer",
+                                         "-o", layer_trace.string(), "--", app},
+                                        {}, dir, "record_layer", 60);
+    INFO("clprof record --mode layer stderr:\n" << layer.err);
+    CHECK(layer.exit_code == plain.exit_code);
+    CHECK(layer.out.find(plain.out) != std::string::npos);
+    REQUIRE(fs::exists(layer_trace));
+    const Trace t(layer_trace);
+    check_vector_add_trace(t, plain.out);
+  }
 
   for (const char* command : {"summary", "kernels"}) {
     const RunResult a =
@@ -564,41 +594,47 @@ TEST_CASE("pyopencl") {
   REQUIRE_MESSAGE(fs::exists(markers), "the marker module is missing: " << markers);
   REQUIRE_MESSAGE(fs::exists(paths().python), "no " << paths().python);
   constexpr int kIterations = 2;
-  const fs::path dir = fresh_work_dir("pyopencl");
-  const fs::path trace = dir / "trace.json";
-  const RunResult r = run_with_and_without_shim(
-      {paths().python.string(), (paths().examples_src / "pyopencl_example.py").string(),
-       "--iterations", std::to_string(kIterations)},
-      dir, trace, 120);
-  const Trace t(trace);
-  check_trace_invariants(t);
-  check_launches_match_printed(t, printed_launches(r.out));
+  // Preload mode, and as a loader layer: Python loads libOpenCL with RTLD_LOCAL, and the
+  // markers find the layer's library by name (clprof_markers.py).
+  for (const ShimMode mode : {ShimMode::Preload, ShimMode::Layer}) {
+    const bool layer = mode == ShimMode::Layer;
+    CAPTURE(layer);
+    const fs::path dir = fresh_work_dir(layer ? "pyopencl_layer" : "pyopencl");
+    const fs::path trace = dir / "trace.json";
+    const RunResult r = run_with_and_without_shim(
+        {paths().python.string(), (paths().examples_src / "pyopencl_example.py").string(),
+         "--iterations", std::to_string(kIterations)},
+        dir, trace, 120, {}, mode);
+    const Trace t(trace);
+    check_trace_invariants(t);
+    check_launches_match_printed(t, printed_launches(r.out));
 
-  const std::vector<Launch> affine = t.launches_of("affine");
-  const std::vector<Launch> relu = t.launches_of("relu");
-  REQUIRE(affine.size() == 2 * kIterations);
-  REQUIRE(relu.size() == 2 * kIterations);
-  CHECK(t.launches().size() == 4 * kIterations);
-  struct LayerPlan {
-    const char* name;
-    uint32_t n_in;
-    float bias;
-  };
-  const LayerPlan plan[] = {{"layer1", 128, 0.25f}, {"layer2", 64, -0.5f}};
-  for (size_t i = 0; i < affine.size(); ++i) {
-    INFO("affine launch " << i);
-    const LayerPlan& p = plan[i % 2];
-    CHECK(scalar_arg(affine[i], 3, 4) == p.n_in);
-    CHECK(scalar_arg(affine[i], 4, 4) == float_bits(p.bias));
-    CHECK(buffer_arg(affine[i], 1).second == 4 * p.n_in * affine[i].gws[0]);  // weights
-    CHECK(t.range_names(affine[i].ranges) == Names{"inference", p.name});
-    CHECK(t.range_names(relu[i].ranges) == Names{"inference", p.name});
-    // relu works in place on the affine output buffer.
-    CHECK(buffer_arg(relu[i], 0) == buffer_arg(affine[i], 2));
+    const std::vector<Launch> affine = t.launches_of("affine");
+    const std::vector<Launch> relu = t.launches_of("relu");
+    REQUIRE(affine.size() == 2 * kIterations);
+    REQUIRE(relu.size() == 2 * kIterations);
+    CHECK(t.launches().size() == 4 * kIterations);
+    struct LayerPlan {
+      const char* name;
+      uint32_t n_in;
+      float bias;
+    };
+    const LayerPlan plan[] = {{"layer1", 128, 0.25f}, {"layer2", 64, -0.5f}};
+    for (size_t i = 0; i < affine.size(); ++i) {
+      INFO("affine launch " << i);
+      const LayerPlan& p = plan[i % 2];
+      CHECK(scalar_arg(affine[i], 3, 4) == p.n_in);
+      CHECK(scalar_arg(affine[i], 4, 4) == float_bits(p.bias));
+      CHECK(buffer_arg(affine[i], 1).second == 4 * p.n_in * affine[i].gws[0]);  // weights
+      CHECK(t.range_names(affine[i].ranges) == Names{"inference", p.name});
+      CHECK(t.range_names(relu[i].ranges) == Names{"inference", p.name});
+      // relu works in place on the affine output buffer.
+      CHECK(buffer_arg(relu[i], 0) == buffer_arg(affine[i], 2));
+    }
+    const auto marks = t.records(tf::mark::kTypeName);
+    REQUIRE(marks.size() == 1);
+    CHECK(get_string(*marks[0], tf::mark::name) == "weights loaded");
   }
-  const auto marks = t.records(tf::mark::kTypeName);
-  REQUIRE(marks.size() == 1);
-  CHECK(get_string(*marks[0], tf::mark::name) == "weights loaded");
 }
 
 // exec after OpenCL use (issue 2: the trace must be whole): the replaced program's trace is

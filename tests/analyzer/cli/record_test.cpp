@@ -138,10 +138,51 @@ TEST_CASE("record: an output directory that cannot be written is refused before 
 TEST_CASE("record --list-options prints the settings table") {
   auto t = run({"record", "--list-options"});
   CHECK(t.status == 0);
-  CHECK(t.out.find("CLPROF_OUTPUT (string, default \"clprof-%p.json\")\n") == 0);
-  CHECK(t.out.find("CLPROF_ROOT_PID (uint, default \"0\")") != std::string::npos);
+  CHECK(t.out.find("CLPROF_OUTPUT (path, default \"clprof-%p.json\"; a path of at most 4095 "
+                   "bytes, no control characters, not ending in /)\n") == 0);
+  CHECK(t.out.find("CLPROF_ROOT_PID (uint, default \"0\"; 0 to 4194304)") != std::string::npos);
   auto m = run({"record", "--list-options", "--format", "markdown"});
   CHECK(m.status == 0);
-  CHECK(m.out.find("| Name | Type | Default | Description |\n|---|---|---|---|\n") == 0);
-  CHECK(m.out.find("| `CLPROF_DISABLE` | bool | `0` |") != std::string::npos);
+  CHECK(m.out.find("| Name | Type | Default | Allowed | Description |\n|---|---|---|---|---|\n") ==
+        0);
+  CHECK(m.out.find("| `CLPROF_EXIT_WAIT_MS` | uint | `2000` | 0 to 600000 |") != std::string::npos);
+}
+
+TEST_CASE("record --mode layer sets OPENCL_LAYERS (the shim first), not LD_PRELOAD") {
+  const auto dir = clitest::temp_dir();
+  const std::string show = "printf '%s|%s|%s' \"$OPENCL_LAYERS\" \"$LD_PRELOAD\" \"$CLPROF_OUTPUT\" > env.txt";
+  auto r = run({"record", "--mode", "layer", "-o", "t.json", "--", "sh", "-c", show},
+               {{"CLPROF_SHIM", CLPROF_TEST_SHIM}, {"OPENCL_LAYERS", "/opt/other_layer.so"},
+                {"LD_PRELOAD", ""}},
+               dir);
+  CHECK(r.status == 0);
+  CHECK(clitest::read_file(dir + "/env.txt") ==
+        std::string(CLPROF_TEST_SHIM) + ":/opt/other_layer.so||t.json");
+  // Preload mode (the default, and by name) leaves OPENCL_LAYERS alone.
+  for (const std::vector<std::string>& mode : {std::vector<std::string>{},
+                                               std::vector<std::string>{"--mode", "preload"}}) {
+    std::vector<std::string> args = {"record"};
+    args.insert(args.end(), mode.begin(), mode.end());
+    for (const char* a : {"-o", "t.json", "--", "sh", "-c"}) args.push_back(a);
+    args.push_back(show);
+    auto p = run(args,
+                 {{"CLPROF_SHIM", CLPROF_TEST_SHIM}, {"CLPROF_TEST_NO_TRACE", "1"},
+                  {"LD_PRELOAD", ""}, {"OPENCL_LAYERS", ""}},
+                 dir);
+    CHECK(p.status == 0);
+    CHECK(clitest::read_file(dir + "/env.txt") == "|" + std::string(CLPROF_TEST_SHIM) + "|t.json");
+  }
+}
+
+TEST_CASE("record --mode: anything but preload or layer is a usage error, before the program runs") {
+  const auto dir = clitest::temp_dir();
+  for (const std::string& bad : {std::string("LAYER"), std::string(""), std::string("both")}) {
+    auto r = run({"record", "--mode", bad, "--", "sh", "-c", "touch ran"},
+                 {{"CLPROF_SHIM", CLPROF_TEST_SHIM}}, dir);
+    CHECK(r.status == 2);
+    CHECK(r.err == "clprof: error: --mode: unknown mode '" + bad + "' (preload, layer)\n");
+    CHECK(::access((dir + "/ran").c_str(), F_OK) != 0);
+  }
+  auto missing = run({"record", "--mode"}, {{"CLPROF_SHIM", CLPROF_TEST_SHIM}}, dir);
+  CHECK(missing.status == 2);
 }
