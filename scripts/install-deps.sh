@@ -7,8 +7,8 @@ packages=(
   build-essential cmake pkg-config
   opencl-headers ocl-icd-opencl-dev pocl-opencl-icd clinfo
   libspdlog-dev rapidjson-dev doctest-dev libcli11-dev libsimdjson-dev
-  libclblast-dev clblast-utils clpeak
-  python3 python3-pyopencl python3-numpy python3-pandas
+  libclblast-dev clblast-utils clblast-tests clpeak
+  python3 python3-pyopencl python3-numpy python3-pandas python3-pytest
   libsqlite3-dev libre2-dev time
   chromium libpng-dev
 )

@@ -1,0 +1,213 @@
+#!/usr/bin/env bash
+# Peers' own test suites under libclprof.so (issue 18; docs/reliability.md, "Shim").
+#
+# Each suite runs bare and then under the shim in each mode (LD_PRELOAD, OPENCL_LAYERS):
+#   clinfo    its whole output must be byte for byte the bare run's
+#   clblast   CLBlast's correctness tests (Debian clblast-tests, clblast_test_*): the same
+#             passed / skipped / failed counts as bare
+#   pyopencl  pyopencl's own pytest suite, from its source at the release of Debian's
+#             python3-pyopencl (not in Debian's binary package; see --pyopencl-src): the
+#             same passed / failed / skipped counts as bare
+# and, under the shim, the traces must be complete (an end record with nothing dropped or
+# incomplete) and hold every kernel launch PoCL itself counted (POCL_DEBUG=events logs one
+# "Command ndrange_kernel" event per launch, in every run, bare too).
+#
+#   bash scripts/peer-suites.sh            # whole suites (about an hour on a 2-core machine)
+#   bash scripts/peer-suites.sh --quick    # the selection ctest runs (peers.clinfo, peers.clblast)
+#
+# Options:
+#   --quick              a short selection: clinfo, clblast_test_{xaxpy,xdot,xamax}, and
+#                        pyopencl's test_clmath.py only when --pyopencl-src is given
+#   --build DIR          the build tree (default: build), for lib/libclprof.so
+#   --shim FILE          libclprof.so (default: DIR/lib/libclprof.so)
+#   --work DIR           where outputs and traces go (default: BUILD/peer-suites)
+#   --modes "M ..."      preload, layer, both (default: "preload layer")
+#   --suites "S ..."     clinfo, clblast, pyopencl (default: all three)
+#   --pyopencl-src DIR   pyopencl's source tree (its test/ directory is run). Default for
+#                        whole runs: /work/peers/pyopencl-<python3-pyopencl's version>, if
+#                        there. One way to get it: the `fetch` of github:inducer/pyopencl, then
+#                        git archive --prefix=pyopencl-2022.3.1/ v2022.3.1 test | tar -x -C /work/peers
+#                        (nothing of it is committed). pytest: apt-get install python3-pytest.
+# Output: one line per check ("ok ..." or "FAIL ..."), then "N passed, N failed". Exit 1 if
+# any check failed, 2 on bad usage. Needs PoCL as the OpenCL platform for the launch counts.
+set -uo pipefail
+
+quick=0
+build=build
+shim=""
+work=""
+modes="preload layer"
+suites="clinfo clblast pyopencl"
+pyopencl_src=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=1 ;;
+    --build) build="$2"; shift ;;
+    --shim) shim="$2"; shift ;;
+    --work) work="$2"; shift ;;
+    --modes) modes="$2"; shift ;;
+    --suites) suites="$2"; shift ;;
+    --pyopencl-src) pyopencl_src="$2"; shift ;;
+    -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) echo "peer-suites: unknown option '$1' (see --help)" >&2; exit 2 ;;
+  esac
+  shift
+done
+[ -n "$shim" ] || shim="$build/lib/libclprof.so"
+[ -n "$work" ] || work="$build/peer-suites"
+shim=$(realpath "$shim" 2>/dev/null || echo "$shim")
+if [ ! -f "$shim" ]; then
+  echo "peer-suites: no shim at '$shim' (build it, or give --build/--shim)" >&2
+  exit 2
+fi
+for m in $modes; do
+  case "$m" in preload|layer|both) ;; *) echo "peer-suites: unknown mode '$m' (preload, layer, both)" >&2; exit 2 ;; esac
+done
+for s in $suites; do
+  case "$s" in clinfo|clblast|pyopencl) ;; *) echo "peer-suites: unknown suite '$s' (clinfo, clblast, pyopencl)" >&2; exit 2 ;; esac
+done
+mkdir -p "$work"
+work=$(realpath "$work")
+export POCL_CACHE_DIR="${POCL_CACHE_DIR:-$(realpath "$build")/pocl-cache}"
+mkdir -p "$POCL_CACHE_DIR"
+run_timeout=$([ $quick = 1 ] && echo 600 || echo 7200)
+
+passed=0
+failed=0
+ok() { echo "ok   $*"; passed=$((passed + 1)); }
+fail() { echo "FAIL $*"; failed=$((failed + 1)); }
+
+# Every variable that would change what is being compared is set per run, not inherited.
+clean_env=(env -u LD_PRELOAD -u OPENCL_LAYERS -u CLPROF_OUTPUT -u CLPROF_ROOT_PID
+  -u CLPROF_DISABLE -u CLPROF_OPENCL_LIBRARY -u POCL_DEBUG)
+
+# run TAG MODE CMD...: runs CMD in $work/TAG/ (bare when MODE is "bare"), stdout to out.txt,
+# stderr to err.txt (PoCL's event log included), traces to trace-<pid>.json. Sets $rc.
+run() {
+  local tag="$1" mode="$2"
+  shift 2
+  local dir="$work/$tag"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  local vars=(POCL_DEBUG=events)
+  case "$mode" in
+    preload) vars+=("LD_PRELOAD=$shim" "CLPROF_OUTPUT=$dir/trace-%p.json") ;;
+    layer) vars+=("OPENCL_LAYERS=$shim" "CLPROF_OUTPUT=$dir/trace-%p.json") ;;
+    both) vars+=("LD_PRELOAD=$shim" "OPENCL_LAYERS=$shim" "CLPROF_OUTPUT=$dir/trace-%p.json") ;;
+  esac
+  (cd "$dir" && "${clean_env[@]}" "${vars[@]}" timeout "$run_timeout" "$@" >out.txt 2>err.txt)
+  rc=$?
+}
+
+# The launches PoCL logged in run TAG.
+pocl_launches() {
+  sed 's/\x1b\[[0-9;]*m//g' "$work/$1/err.txt" | grep -c 'Command ndrange_kernel'
+}
+
+# check_traces TAG: every trace of run TAG is complete and the launches in them are PoCL's.
+# Sets $trace_note; returns 1 (with the reason in $trace_note) when not.
+check_traces() {
+  local dir="$work/$1" n=0 launches=0 f
+  for f in "$dir"/trace-*.json; do
+    [ -e "$f" ] || continue
+    n=$((n + 1))
+    launches=$((launches + $(grep -c '^{"type":"launch"' "$f")))
+    local last
+    last=$(tail -n 1 "$f")
+    case "$last" in
+      '{"type":"end"'*'"incomplete":0,"dropped":0'*) ;;
+      *) trace_note="$(basename "$f") is not complete: ${last:0:160}"; return 1 ;;
+    esac
+  done
+  local pocl
+  pocl=$(pocl_launches "$1")
+  trace_note="$launches launches in $n trace(s), PoCL counted $pocl"
+  [ "$launches" = "$pocl" ]
+}
+
+# under_shim SUITE NAME RESULT_FN CMD...: the bare run and one run per mode; RESULT_FN TAG
+# prints the run's result summary, which must equal the bare run's.
+under_shim() {
+  local suite="$1" name="$2" result_fn="$3"
+  shift 3
+  run "$suite/$name/bare" bare "$@"
+  local bare_rc=$rc bare_result
+  bare_result=$($result_fn "$suite/$name/bare")
+  for mode in $modes; do
+    local tag="$suite/$name/$mode" result
+    run "$tag" "$mode" "$@"
+    result=$($result_fn "$tag")
+    local what="$suite $name ($mode): $result"
+    if [ "$rc" != "$bare_rc" ]; then
+      fail "$what: exit $rc, bare $bare_rc"
+    elif [ "$result" != "$bare_result" ]; then
+      fail "$what: bare gave $bare_result"
+    elif ! check_traces "$tag"; then
+      fail "$what: $trace_note"
+    else
+      ok "$what, as bare; $trace_note"
+    fi
+  done
+}
+
+# ---- clinfo: the whole output ------------------------------------------------------------
+clinfo_result() {
+  echo "$(wc -l <"$work/$1/out.txt") lines, sha256 $(sha256sum <"$work/$1/out.txt" | cut -c1-12)"
+}
+
+# ---- CLBlast: the summaries each routine prints --------------------------------------------
+clblast_result() {
+  sed 's/\x1b\[[0-9;]*m//g' "$work/$1/out.txt" | awk '
+    /test\(s\) passed/ { p += $1 } /test\(s\) skipped/ { s += $1 } /test\(s\) failed/ { f += $1 }
+    END { printf "%d passed / %d skipped / %d failed", p, s, f }'
+}
+
+# ---- pyopencl: pytest's closing line ---------------------------------------------------
+pytest_result() {
+  local line
+  line=$(grep -E '^(=+ )?[0-9]+ (passed|failed|skipped|error)' "$work/$1/out.txt" | tail -n 1)
+  echo "$line" | sed -E 's/^=+ //; s/ in [0-9.]+s.*$//; s/, [0-9]+ warnings?//'
+}
+
+if [[ " $suites " == *" clinfo "* ]]; then
+  if command -v clinfo >/dev/null; then
+    under_shim clinfo clinfo clinfo_result clinfo
+  else
+    fail "clinfo: not installed (apt-get install clinfo)"
+  fi
+fi
+
+if [[ " $suites " == *" clblast "* ]]; then
+  if [ $quick = 1 ]; then
+    tests=(xaxpy xdot xamax)
+  else
+    mapfile -t tests < <(cd /usr/bin && ls clblast_test_x* 2>/dev/null | sed 's/^clblast_test_//' | sort)
+  fi
+  if [ ${#tests[@]} -eq 0 ] || ! command -v clblast_test_xaxpy >/dev/null; then
+    fail "clblast: no clblast_test_* programs (apt-get install clblast-tests)"
+  fi
+  for t in "${tests[@]}"; do
+    under_shim clblast "$t" clblast_result "clblast_test_$t"
+  done
+fi
+
+if [[ " $suites " == *" pyopencl "* ]]; then
+  if [ -z "$pyopencl_src" ] && [ $quick = 0 ]; then
+    version=$(dpkg-query -W -f='${Version}' python3-pyopencl 2>/dev/null | sed 's/-[^-]*$//')
+    [ -d "/work/peers/pyopencl-$version/test" ] && pyopencl_src="/work/peers/pyopencl-$version"
+  fi
+  if [ -z "$pyopencl_src" ]; then
+    echo "skip pyopencl: no source tree (--pyopencl-src DIR; not packaged by Debian)"
+  elif ! /usr/bin/python3 -c 'import pytest' 2>/dev/null; then
+    fail "pyopencl: no pytest for /usr/bin/python3 (apt-get install python3-pytest)"
+  else
+    selection=()
+    [ $quick = 1 ] && selection=(test_clmath.py)
+    # -s: PoCL's event log must reach err.txt (pytest would capture it per test).
+    under_shim pyopencl tests pytest_result /usr/bin/python3 -m pytest -q -s -p no:cacheprovider \
+      --rootdir "$(realpath "$pyopencl_src")/test" "$(realpath "$pyopencl_src")/test${selection:+/$selection}"
+  fi
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
