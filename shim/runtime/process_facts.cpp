@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdint>
@@ -66,10 +67,16 @@ bool tsc_is_host_clock() {
   return false;
 }
 
-// Only the start of the file is read: the header is its first line.
+// Only the start of the file is read: the header is its first line. Only a regular file,
+// opened without waiting: a FIFO planted at the path would block a plain open for ever.
 bool holds_trace_of(const std::string& path, long pid) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
   if (fd < 0) return false;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return false;
+  }
   char head[4096];
   const ssize_t n = ::read(fd, head, sizeof head - 1);
   ::close(fd);

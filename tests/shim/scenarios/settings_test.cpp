@@ -200,3 +200,22 @@ TEST_CASE("settings: an existing trace of the user's is replaced") {
   Trace t;
   REQUIRE(load_trace(out, t));  // nothing of the old content is left
 }
+
+TEST_CASE("settings: a FIFO planted at the output path never blocks the app") {
+  // The name has the app's pid (%p): a shell makes the FIFO under its own pid, then execs
+  // the app, which keeps it. Nobody reads the FIFO: the shim must neither wait for a
+  // reader nor for a writer (looking for an exec'd image's trace there once did).
+  TempDir dir;
+  const std::string script = dir.file("plant.sh");
+  {
+    std::ofstream(script) << "mkfifo \"" << dir.path() << "/t-$$.json\" && exec " << CLPROF_TEST_APP
+                          << " basic\n";
+  }
+  const RunResult shim = run_app({script, true, dir.file("t-%p.json"), {}}, dir.path(), "/bin/sh");
+  const RunResult bare = run_app({"basic", false, "", {}}, dir.path());
+  CHECK(shim.exit_code == bare.exit_code);
+  CHECK(stable_output(shim.out) == stable_output(bare.out));
+  CHECK_MESSAGE(shim_lines(shim.err) == 1, "stderr: ", shim.err);
+  CHECK_MESSAGE(shim.err.find("No such device or address") != std::string::npos,
+                "stderr: ", shim.err);
+}
