@@ -8,7 +8,8 @@
 //     Uint      a decimal whole number in [min, max]
 //     Path      a file path of at most `max` bytes, no control characters, not ending in '/'
 //     LogLevel  "trace","debug","info","warn","error","off"
-//   min and max are used by Uint (the range) and Path (max: the length); 0 elsewhere.
+//     Name      at most `max` letters, digits, '-', '_' or '.'
+//   min and max are used by Uint (the range), Path and Name (max: the length); 0 elsewhere.
 // An empty value counts as unset. A value that does not pass turns the shim off for the
 // process: one warning on stderr, and the program runs untouched on its usual OpenCL.
 #pragma once
@@ -46,11 +47,15 @@
     "clGetPlatformIDs or clEnqueueNDRangeKernel), or is clprof's own shim, is refused.")   \
   X(root_pid, "CLPROF_ROOT_PID", Uint, "0", 0, 4194304,                                     \
     "Set by the shim (or clprof record) for child processes: the pid that writes "         \
-    "CLPROF_OUTPUT unchanged. Not normally set by hand.")
+    "CLPROF_OUTPUT unchanged. Not normally set by hand.")                                  \
+  X(session_id, "CLPROF_SESSION_ID", Name, "", 0, 64,                                       \
+    "The recorded run, written to every trace's header (session_id). Empty: the first "    \
+    "process of a run makes one up (16 hex digits) and its children inherit it. Not "      \
+    "normally set by hand.")
 
 namespace clprof::settings {
 
-enum class Type { Bool, Uint, Path, LogLevel };
+enum class Type { Bool, Uint, Path, LogLevel, Name };
 
 // One row of the table, for printing and documentation.
 struct Description {
@@ -74,6 +79,7 @@ inline constexpr std::string_view type_name(Type t) {
     case Type::Uint: return "uint";
     case Type::Path: return "path";
     case Type::LogLevel: return "level";
+    case Type::Name: return "name";
   }
   return "?";
 }
@@ -88,6 +94,8 @@ inline std::string allowed_values(const Description& d) {
       return "a path of at most " + std::to_string(d.max) +
              " bytes, no control characters, not ending in /";
     case Type::LogLevel: return "trace, debug, info, warn, error or off";
+    case Type::Name:
+      return "at most " + std::to_string(d.max) + " letters, digits, -, _ or .";
   }
   return "?";
 }

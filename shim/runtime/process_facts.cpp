@@ -28,12 +28,13 @@ long root_pid_from_env() {
 }
 
 std::string session_id_from_env() {
-  const char* v = std::getenv("CLPROF_SESSION_ID");
+  const char* v = secure_getenv("CLPROF_SESSION_ID");  // checked by settings()
   return v ? v : "";
 }
 
 void ensure_session_id() {
-  if (std::getenv("CLPROF_SESSION_ID")) return;
+  const char* v = secure_getenv("CLPROF_SESSION_ID");
+  if (v && *v) return;  // (empty counts as unset, as for every setting)
   std::uint64_t r = 0;
   if (getrandom(&r, sizeof r, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof r)) {
     timespec t{};
@@ -45,7 +46,7 @@ void ensure_session_id() {
   static const char kHex[] = "0123456789abcdef";
   for (int i = 0; i < 16; ++i) id[i] = kHex[(r >> (60 - 4 * i)) & 15];
   id[16] = '\0';
-  setenv("CLPROF_SESSION_ID", id, 0);
+  setenv("CLPROF_SESSION_ID", id, 1);
 }
 
 // The TSC may stand in for CLOCK_MONOTONIC only where the kernel itself derives that

@@ -86,8 +86,17 @@ bool check_setting(const settings::Description& row, std::string_view text, std:
 // A path is taken byte for byte (no trimming: a name may end in a space). A control
 // character (a newline, an escape sequence) is far likelier a mistake or an attack on
 // the terminal that prints the warnings than a file name anyone wants.
+// A name is a token: it goes into every trace's header and file-name-like places.
 bool check_setting(const settings::Description& row, std::string_view text, std::string& out) {
-  if (text.size() > row.max || (!text.empty() && text.back() == '/')) return false;
+  if (text.size() > row.max) return false;
+  if (row.type == settings::Type::Name) {
+    for (const char c : text) {
+      if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.')
+        return false;
+    }
+    return parse_setting(text, out);
+  }
+  if (!text.empty() && text.back() == '/') return false;
   for (const char c : text) {
     if (is_control(static_cast<unsigned char>(c))) return false;
   }

@@ -19,6 +19,7 @@ using SettingBool = bool;
 using SettingUint = std::uint64_t;
 using SettingPath = std::string;
 using SettingLogLevel = LogLevel;
+using SettingName = std::string;
 
 // One member per row of CLPROF_SETTINGS, typed by the row's type. Value type; the
 // defaults of a default-constructed Settings are the table's defaults.
@@ -36,8 +37,8 @@ bool parse_setting(std::string_view text, std::uint64_t& out);
 bool parse_setting(std::string_view text, std::string& out);
 bool parse_setting(std::string_view text, LogLevel& out);
 
-// Parses `text` for `row` and checks it against the row's limits (Uint range, Path
-// length and characters); false when it does not pass (out untouched).
+// Parses `text` for `row` and checks it against the row's limits (Uint range, Path and
+// Name length and characters); false when it does not pass (out untouched).
 bool check_setting(const settings::Description& row, std::string_view text, bool& out);
 bool check_setting(const settings::Description& row, std::string_view text, std::uint64_t& out);
 bool check_setting(const settings::Description& row, std::string_view text, std::string& out);

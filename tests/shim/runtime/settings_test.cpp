@@ -184,3 +184,20 @@ TEST_CASE("settings_as_text lists every setting in table order") {
   CHECK(text[1] == std::make_pair(std::string("CLPROF_DISABLE"), std::string("1")));
   CHECK(text[4] == std::make_pair(std::string("CLPROF_FLUSH_INTERVAL_MS"), std::string("42")));
 }
+
+TEST_CASE("names (CLPROF_SESSION_ID): a token of letters, digits, - _ and ., at most 64") {
+  const clprof::settings::Description* row = nullptr;
+  for (const auto& d : clprof::settings::kAll)
+    if (d.env_name == "CLPROF_SESSION_ID") row = &d;
+  REQUIRE(row != nullptr);
+  std::string v;
+  CHECK(check_setting(*row, "0123456789abcdef", v));
+  CHECK(v == "0123456789abcdef");
+  CHECK(check_setting(*row, "run-3_a.b", v));
+  CHECK(check_setting(*row, std::string(64, 'a'), v));
+  CHECK_FALSE(check_setting(*row, std::string(65, 'a'), v));
+  CHECK_FALSE(check_setting(*row, "a b", v));
+  CHECK_FALSE(check_setting(*row, "a\"},\"x\":{", v));
+  CHECK_FALSE(check_setting(*row, "x\x1b[2J", v));
+  CHECK(v == std::string(64, 'a'));  // untouched by the refusals
+}
