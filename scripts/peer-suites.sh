@@ -14,18 +14,19 @@
 # "Command ndrange_kernel" event per launch, in every run, bare too).
 #
 #   bash scripts/peer-suites.sh            # whole suites (about an hour on a 2-core machine)
-#   bash scripts/peer-suites.sh --quick    # the selection ctest runs (peers.clinfo, peers.clblast)
+#   bash scripts/peer-suites.sh --quick    # the selection ctest runs (peers.clinfo, .clblast, .pyopencl)
 #
 # Options:
 #   --quick              a short selection: clinfo, clblast_test_{xaxpy,xdot,xamax}, and
-#                        pyopencl's test_clmath.py only when --pyopencl-src is given
+#                        pyopencl's test_enqueue_copy.py and 5 tests of test_clmath.py
 #   --build DIR          the build tree (default: build), for lib/libclprof.so
 #   --shim FILE          libclprof.so (default: DIR/lib/libclprof.so)
 #   --work DIR           where outputs and traces go (default: BUILD/peer-suites)
 #   --modes "M ..."      preload, layer, both (default: "preload layer")
 #   --suites "S ..."     clinfo, clblast, pyopencl (default: all three)
-#   --pyopencl-src DIR   pyopencl's source tree (its test/ directory is run). Default for
-#                        whole runs: /work/peers/pyopencl-<python3-pyopencl's version>, if
+#   --pyopencl-src DIR   pyopencl's source tree (its test/ directory is run). Debian's
+#                        python3-pyopencl installs no tests. Default:
+#                        /work/peers/pyopencl-<python3-pyopencl's version>, if
 #                        there. One way to get it: the `fetch` of github:inducer/pyopencl, then
 #                        git archive --prefix=pyopencl-2022.3.1/ v2022.3.1 test | tar -x -C /work/peers
 #                        (nothing of it is committed). pytest: apt-get install python3-pytest.
@@ -199,7 +200,7 @@ if [[ " $suites " == *" clblast "* ]]; then
 fi
 
 if [[ " $suites " == *" pyopencl "* ]]; then
-  if [ -z "$pyopencl_src" ] && [ $quick = 0 ]; then
+  if [ -z "$pyopencl_src" ]; then
     version=$(dpkg-query -W -f='${Version}' python3-pyopencl 2>/dev/null | sed 's/-[^-]*$//')
     [ -d "/work/peers/pyopencl-$version/test" ] && pyopencl_src="/work/peers/pyopencl-$version"
   fi
@@ -208,11 +209,15 @@ if [[ " $suites " == *" pyopencl "* ]]; then
   elif ! /usr/bin/python3 -c 'import pytest' 2>/dev/null; then
     fail "pyopencl: no pytest for /usr/bin/python3 (apt-get install python3-pytest)"
   else
-    selection=()
-    [ $quick = 1 ] && selection=(test_clmath.py)
+    test_dir=$(realpath "$pyopencl_src")/test
+    selection=("$test_dir")
+    # The quick selection: copies, and kernels of pyopencl's own math library (a few
+    # seconds once PoCL's cache holds them; the first, bare run compiles them).
+    [ $quick = 1 ] && selection=("$test_dir/test_enqueue_copy.py" "$test_dir/test_clmath.py"
+      -k "enqueue_copy or atan2 or fmod or ldexp or modf or frexp")
     # -s: PoCL's event log must reach err.txt (pytest would capture it per test).
     under_shim pyopencl tests pytest_result /usr/bin/python3 -m pytest -q -s -p no:cacheprovider \
-      --rootdir "$(realpath "$pyopencl_src")/test" "$(realpath "$pyopencl_src")/test${selection:+/$selection}"
+      --rootdir "$test_dir" "${selection[@]}"
   fi
 fi
 

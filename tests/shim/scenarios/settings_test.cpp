@@ -219,3 +219,40 @@ TEST_CASE("settings: a FIFO planted at the output path never blocks the app") {
   CHECK_MESSAGE(shim.err.find("No such device or address") != std::string::npos,
                 "stderr: ", shim.err);
 }
+
+TEST_CASE("settings: a setuid program sees no CLPROF_* setting and writes nothing") {
+  // The shim reaches a setuid program only by dlopen (the dynamic loader drops LD_PRELOAD
+  // paths there): secure_app is such a program. Run as a setuid copy owned by another
+  // user, CLPROF_OUTPUT must not be read (the trace would be written with that user's
+  // rights wherever the caller asked), nor the default name used.
+  if (geteuid() != 0) {
+    MESSAGE("needs root to make a setuid program of another user; skipped");
+    return;
+  }
+  const auto run = [](bool setuid_copy) {
+    TempDir dir;
+    REQUIRE(chmod(dir.path().c_str(), 0777) == 0);
+    const std::string app = dir.file("secure_app");
+    { std::ofstream(app, std::ios::binary) << read_file(CLPROF_TEST_SECURE_APP); }
+    if (setuid_copy) REQUIRE(chown(app.c_str(), 12345, 12345) == 0);
+    REQUIRE(chmod(app.c_str(), setuid_copy ? 04755 : 0755) == 0);
+    const RunResult r = run_app(
+        {CLPROF_TEST_SHIM_LIB, false, "", {{"CLPROF_OUTPUT", dir.file("x.json")}}, dir.path()},
+        dir.path(), app);
+    std::vector<std::string> files = list_dir(dir.path());
+    std::sort(files.begin(), files.end());
+    return std::make_pair(r, files);
+  };
+  // The same program, not setuid: the settings are read and the trace written.
+  const auto [plain, plain_files] = run(false);
+  REQUIRE_MESSAGE(plain.exit_code == 0, "stderr: ", plain.err);
+  CHECK(std::count(plain_files.begin(), plain_files.end(), "x.json") == 1);
+  const auto [secure, secure_files] = run(true);
+  if (secure.values.at("euid") != 12345) {
+    MESSAGE("the setuid bit was not honoured here (a nosuid mount?); skipped");
+    return;
+  }
+  CHECK_MESSAGE(secure.exit_code == 0, "stderr: ", secure.err);
+  CHECK_MESSAGE(secure.err.empty(), "stderr: ", secure.err);
+  CHECK(secure_files == std::vector<std::string>{"secure_app", "stderr.txt", "stdout.txt"});
+}
