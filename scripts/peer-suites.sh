@@ -24,6 +24,8 @@
 #   --work DIR           where outputs and traces go (default: BUILD/peer-suites)
 #   --modes "M ..."      preload, layer, both (default: "preload layer")
 #   --suites "S ..."     clinfo, clblast, pyopencl (default: all three)
+#   --clblast "T ..."    only these CLBlast programs (xgemm, xgemv, ...; to resume a
+#                        whole run). Default: all clblast_test_x* (--quick: the three above)
 #   --pyopencl-src DIR   pyopencl's source tree (its test/ directory is run). Debian's
 #                        python3-pyopencl installs no tests. Default:
 #                        /work/peers/pyopencl-<python3-pyopencl's version>, if
@@ -41,6 +43,7 @@ work=""
 modes="preload layer"
 suites="clinfo clblast pyopencl"
 pyopencl_src=""
+clblast_tests=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
@@ -50,6 +53,7 @@ while [ $# -gt 0 ]; do
     --modes) modes="$2"; shift ;;
     --suites) suites="$2"; shift ;;
     --pyopencl-src) pyopencl_src="$2"; shift ;;
+    --clblast) clblast_tests="$2"; shift ;;
     -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "peer-suites: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -186,7 +190,9 @@ if [[ " $suites " == *" clinfo "* ]]; then
 fi
 
 if [[ " $suites " == *" clblast "* ]]; then
-  if [ $quick = 1 ]; then
+  if [ -n "$clblast_tests" ]; then
+    read -r -a tests <<<"$clblast_tests"
+  elif [ $quick = 1 ]; then
     tests=(xaxpy xdot xamax)
   else
     mapfile -t tests < <(cd /usr/bin && ls clblast_test_x* 2>/dev/null | sed 's/^clblast_test_//' | sort)
@@ -195,6 +201,10 @@ if [[ " $suites " == *" clblast "* ]]; then
     fail "clblast: no clblast_test_* programs (apt-get install clblast-tests)"
   fi
   for t in "${tests[@]}"; do
+    if ! command -v "clblast_test_$t" >/dev/null; then
+      fail "clblast $t: no program clblast_test_$t"
+      continue
+    fi
     under_shim clblast "$t" clblast_result "clblast_test_$t"
   done
 fi
