@@ -134,6 +134,9 @@ TEST_CASE("settings: a bad value turns the shim off: one warning, no trace, the 
   check_refused_untouched({{"CLPROF_EXIT_WAIT_MS", "18446744073709551616"}}, "is not 0 to 600000");
   check_refused_untouched({{"CLPROF_DISABLE", "maybe"}}, "CLPROF_DISABLE=\"maybe\"");
   check_refused_untouched({{"CLPROF_OUTPUT", "x\n.json"}}, "CLPROF_OUTPUT=\"x\\x0a.json\"");
+  // Copied into every trace's header: a token only.
+  check_refused_untouched({{"CLPROF_SESSION_ID", "a b"}},
+                          "CLPROF_SESSION_ID=\"a b\" is not at most 64 letters, digits, -, _ or .");
 }
 
 TEST_CASE("settings: CLPROF_OPENCL_LIBRARY naming the shim itself is refused, not recursed into") {
