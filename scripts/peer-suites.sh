@@ -26,6 +26,8 @@
 #   --suites "S ..."     clinfo, clblast, pyopencl (default: all three)
 #   --clblast "T ..."    only these CLBlast programs (xgemm, xgemv, ...; to resume a
 #                        whole run). Default: all clblast_test_x* (--quick: the three above)
+#   --pyopencl "F ..."   only these files of pyopencl's test/ (test_wrapper.py, ...).
+#                        Default: the whole directory (--quick: the selection above)
 #   --pyopencl-src DIR   pyopencl's source tree (its test/ directory is run). Debian's
 #                        python3-pyopencl installs no tests. Default:
 #                        /work/peers/pyopencl-<python3-pyopencl's version>, if
@@ -44,6 +46,7 @@ modes="preload layer"
 suites="clinfo clblast pyopencl"
 pyopencl_src=""
 clblast_tests=""
+pyopencl_tests=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=1 ;;
@@ -54,6 +57,7 @@ while [ $# -gt 0 ]; do
     --suites) suites="$2"; shift ;;
     --pyopencl-src) pyopencl_src="$2"; shift ;;
     --clblast) clblast_tests="$2"; shift ;;
+    --pyopencl) pyopencl_tests="$2"; shift ;;
     -h|--help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "peer-suites: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
@@ -225,6 +229,10 @@ if [[ " $suites " == *" pyopencl "* ]]; then
     # seconds once PoCL's cache holds them; the first, bare run compiles them).
     [ $quick = 1 ] && selection=("$test_dir/test_enqueue_copy.py" "$test_dir/test_clmath.py"
       -k "enqueue_copy or atan2 or fmod or ldexp or modf or frexp")
+    if [ -n "$pyopencl_tests" ]; then
+      read -r -a selection <<<"$pyopencl_tests"
+      selection=("${selection[@]/#/$test_dir/}")
+    fi
     # -s: PoCL's event log must reach err.txt (pytest would capture it per test).
     under_shim pyopencl tests pytest_result /usr/bin/python3 -m pytest -q -s -p no:cacheprovider \
       --rootdir "$test_dir" "${selection[@]}"
