@@ -84,6 +84,7 @@ struct Launch {
   int32_t exec_status = 0;  // with status "error": the negative execution status
   uint32_t args_total = 0;  // the kernel's argument count when args holds fewer, else 0
   std::vector<uint64_t> ranges;  // Range ids, outermost first
+  uint64_t call = 0;  // the BlasCall::id it was made in (0 = none; clprof traces, version 3)
   // Importers that only know a duration set this and leave device times kNoTime.
   std::optional<int64_t> duration_override_ns;
   // Free-form facts an importer keeps (e.g. Arm NN measurement name).
@@ -117,6 +118,7 @@ struct Transfer {
   int32_t rc = 0;
   int32_t exec_status = 0;  // with status "error"
   std::vector<uint64_t> ranges;
+  uint64_t call = 0;  // as Launch::call
 };
 
 struct Sync {
@@ -127,6 +129,32 @@ struct Sync {
   uint64_t queue_id = 0;
   int64_t host_begin_ns = kNoTime, host_end_ns = kNoTime;
   int32_t rc = 0;
+  uint64_t call = 0;  // as Launch::call
+};
+
+// One call of a BLAS library's GEMM as the app made it (clprof traces: a range_begin with
+// its "blas" object). The launches and transfers it made have Launch::call == id.
+struct BlasCall {
+  uint64_t id = 0;       // Run-wide, like Range::id
+  uint64_t parent = 0;   // the app's innermost open range at the call (0 = none)
+  uint32_t process = 0;  // index into Run::processes
+  uint64_t tid = 0;
+  std::string library;    // clblast | clblas
+  std::string api;        // CLBlastSgemm, clblast::Gemm<float>, clblasSgemm, ...
+  std::string routine;    // gemm | gemm_batched | gemm_strided_batched
+  std::string precision;  // s d c z h
+  std::string layout;     // row | col | ""
+  std::string trans_a, trans_b;  // n | t | c | ""
+  uint64_t m = 0, n = 0, k = 0, batch = 1;
+  std::optional<double> alpha, beta;  // real parts; absent for batched calls
+  uint64_t a_mem = 0, b_mem = 0, c_mem = 0, temp_mem = 0;
+  uint64_t a_ld = 0, b_ld = 0, c_ld = 0;
+  uint64_t a_offset = 0, b_offset = 0, c_offset = 0;  // 0 for batched calls
+  uint64_t a_stride = 0, b_stride = 0, c_stride = 0;  // strided batched calls only
+  std::optional<double> alpha_im, beta_im;            // complex precisions only
+  std::vector<uint64_t> queue_ids;
+  int64_t host_begin_ns = kNoTime, host_end_ns = kNoTime;
+  std::optional<int32_t> status;  // what the library returned (absent: never returned)
 };
 
 struct Program {
@@ -170,6 +198,9 @@ struct Kernel {
   uint64_t program_id = 0, context_id = 0;
   std::string name;
   uint32_t num_args = 0;
+  // CL_KERNEL_ARG_TYPE_NAME per argument ("float", "int", "float*", ...); empty when the
+  // trace does not say (given once per name and program: look them up by both).
+  std::vector<std::string> arg_types;
 };
 
 // A layer timing that does not come with kernels (e.g. Caffe per_layer_info).
@@ -225,6 +256,7 @@ struct Run {
   std::vector<Launch> launches;
   std::vector<Transfer> transfers;
   std::vector<Sync> syncs;
+  std::vector<BlasCall> blas_calls;  // in file order per process
   std::vector<LayerTiming> layer_timings;
   // Marks (instants): name and host time, per process.
   struct Mark { uint32_t process = 0; uint64_t tid = 0; std::string name; int64_t host_ns = kNoTime; };

@@ -34,6 +34,9 @@
   X(capture_source, "CLPROF_CAPTURE_SOURCE", Bool, "0", 0, 0,                               \
     "1 stores each program's full OpenCL C source in its program record (the hash is "     \
     "always stored).")                                                                      \
+  X(hook_blas, "CLPROF_HOOK_BLAS", Bool, "1", 0, 0,                                         \
+    "1 records each GEMM call into CLBlast or clBLAS (its sizes, its kernels); 0 passes "   \
+    "them through unrecorded (clprof gemm then groups their kernels by rules).")           \
   X(flush_interval_ms, "CLPROF_FLUSH_INTERVAL_MS", Uint, "100", 1, 3600000,                 \
     "Longest time a completed record waits in memory before it is written to the file.")   \
   X(poll_interval_us, "CLPROF_POLL_INTERVAL_US", Uint, "1000", 50, 1000000,                 \

@@ -38,8 +38,10 @@ inline constexpr std::string_view kFormatName = "clprof-trace";
 //   1: first version.
 //   2: header.session_id (the recorded run a process belongs to); readers check every
 //      record against this schema (version 1 traces are read by the same rules).
+//   3: BLAS library calls: range_begin.blas (the call's arguments), range_end.status,
+//      launch/transfer/sync.call (the call a command belongs to); kernel.arg_types.
 // Readers read every version from kOldestVersion to kVersion; writers write kVersion.
-inline constexpr int kVersion = 2;
+inline constexpr int kVersion = 3;
 inline constexpr int kOldestVersion = 1;
 
 // Scalar arguments keep at most this many bytes in their hex text.
@@ -62,6 +64,7 @@ inline constexpr unsigned kMaxWorkDim = 3;
     "sync records")                                                                             \
   X(RangeId, "range id", "an integer in [0, 2^40): 0 = none")                                   \
   X(Bool, "bool", "true or false")                                                              \
+  X(Real, "number", "a finite JSON number")                                                     \
   X(String, "string", "a string")                                                               \
   X(Status, "status", "one of the Status names")                                                \
   X(TransferOp, "op", "one of the TransferOp names")                                            \
@@ -224,7 +227,11 @@ enum class RecordType : std::uint8_t { CLPROF_TRACE_RECORD_TYPES(CLPROF_TRACE_EN
   X(program_id, Uint, None, None, Always, "its program")            \
   X(context_id, Uint, None, None, Always, "its context")            \
   X(name, String, None, None, Required, "the kernel function name") \
-  X(num_args, Uint32, None, None, Always, "CL_KERNEL_NUM_ARGS")
+  X(num_args, Uint32, None, None, Always, "CL_KERNEL_NUM_ARGS")    \
+  X(arg_types, Strings, None, None, Optional,                       \
+    "CL_KERNEL_ARG_TYPE_NAME of each argument (\"float\", \"float*\", ...) where the "  \
+    "driver answers; only in the first kernel record of each name and program; since " \
+    "version 3")
 
 #define CLPROF_TRACE_LAUNCH_FIELDS(X)                                                             \
   X(seq, Seq, None, None, Required, "order of the call among the process's commands")             \
@@ -246,7 +253,9 @@ enum class RecordType : std::uint8_t { CLPROF_TRACE_RECORD_TYPES(CLPROF_TRACE_EN
   X(device_ns, DeviceTimes, Ns, Device, Always, "the command's profiling times, null if unknown") \
   X(status, Status, None, None, Always, "complete, incomplete, error or not_enqueued")            \
   X(exec_status, Int32, None, None, Optional, "the negative execution status, with error")        \
-  X(ranges, RangeIds, None, None, Always, "the caller's open ranges, outermost first (<= 16)")
+  X(ranges, RangeIds, None, None, Always, "the caller's open ranges, outermost first (<= 16)")    \
+  X(call, RangeId, None, None, Optional,                                                          \
+    "the BLAS call (its range id) that made this command; absent outside one; since version 3")
 
 #define CLPROF_TRACE_TRANSFER_FIELDS(X)                                                           \
   X(seq, Seq, None, None, Required, "order of the call among the process's commands")             \
@@ -262,7 +271,9 @@ enum class RecordType : std::uint8_t { CLPROF_TRACE_RECORD_TYPES(CLPROF_TRACE_EN
   X(device_ns, DeviceTimes, Ns, Device, Always, "the command's profiling times, null if unknown") \
   X(status, Status, None, None, Always, "as for launches")                                        \
   X(exec_status, Int32, None, None, Optional, "the negative execution status, with error")        \
-  X(ranges, RangeIds, None, None, Always, "the caller's open ranges, outermost first (<= 16)")
+  X(ranges, RangeIds, None, None, Always, "the caller's open ranges, outermost first (<= 16)")    \
+  X(call, RangeId, None, None, Optional,                                                          \
+    "the BLAS call (its range id) that made this command; absent outside one; since version 3")
 
 #define CLPROF_TRACE_SYNC_FIELDS(X)                                                   \
   X(seq, Seq, None, None, Required, "order of the call among the process's commands") \
@@ -270,20 +281,58 @@ enum class RecordType : std::uint8_t { CLPROF_TRACE_RECORD_TYPES(CLPROF_TRACE_EN
   X(rc, Int32, None, None, Always, "the call's return code")                          \
   X(api, String, None, None, Always, "clFinish, clWaitForEvents")                     \
   X(queue_id, Uint, None, None, Always, "the queue (0 for clWaitForEvents)")          \
-  X(host_ns, HostSpan, Ns, Host, Always, "the call")
+  X(host_ns, HostSpan, Ns, Host, Always, "the call")                                  \
+  X(call, RangeId, None, None, Optional, "as for launches")
 
 #define CLPROF_TRACE_RANGE_BEGIN_FIELDS(X)                                              \
   X(id, RangeId, None, None, Required, "range id (from 1, over all threads)")           \
   X(parent, RangeId, None, None, Always, "the thread's innermost open range, 0 = none") \
   X(name, String, None, None, Always, "the name the app gave")                          \
   X(tid, Uint, None, None, Always, "OS thread id")                                      \
-  X(host_ns, HostInstant, Ns, Host, Required, "when it opened")
+  X(host_ns, HostInstant, Ns, Host, Required, "when it opened")                         \
+  X(blas, Object, None, None, Optional,                                                 \
+    "a BLAS library call, not an app range (its fields: the blas table); since version 3")
+
+// The "blas" object of a range_begin: one GEMM call into a BLAS library, as the app made it
+// (CLPROF_HOOK_BLAS). Its commands carry "call": the range's id.
+#define CLPROF_TRACE_BLAS_FIELDS(X)                                                              \
+  X(library, String, None, None, Required, "clblast or clblas")                                  \
+  X(api, String, None, None, Required,                                                           \
+    "the entry point: CLBlastSgemm, clblast::Gemm<float>, clblasSgemm, ...")                     \
+  X(routine, String, None, None, Required, "gemm, gemm_batched or gemm_strided_batched")         \
+  X(precision, String, None, None, Required, "s, d, c, z or h (half)")                           \
+  X(layout, String, None, None, Always, "row or col (\"\" if the value was not a known one)")    \
+  X(trans_a, String, None, None, Always, "n, t or c (conjugate), as for layout")                 \
+  X(trans_b, String, None, None, Always, "n, t or c")                                            \
+  X(m, Uint, None, None, Required, "rows of C, as passed")                                       \
+  X(n, Uint, None, None, Required, "columns of C")                                               \
+  X(k, Uint, None, None, Required, "the inner dimension")                                        \
+  X(batch, Uint, None, None, Always, "GEMMs in the call (1 unless batched)")                     \
+  X(alpha, Real, None, None, Optional, "alpha (its real part); not for gemm_batched")            \
+  X(alpha_im, Real, None, None, Optional, "its imaginary part (c, z)")                           \
+  X(beta, Real, None, None, Optional, "beta (its real part); not for gemm_batched")              \
+  X(beta_im, Real, None, None, Optional, "its imaginary part (c, z)")                            \
+  X(a_mem, Uint, None, None, Always, "clprof mem id of A (0: unknown)")                          \
+  X(a_offset, Uint, None, None, Optional, "offset of A in elements; not for gemm_batched")       \
+  X(a_ld, Uint, None, None, Always, "leading dimension of A")                                    \
+  X(a_stride, Uint, None, None, Optional, "gemm_strided_batched: elements between two A")        \
+  X(b_mem, Uint, None, None, Always, "as for A")                                                 \
+  X(b_offset, Uint, None, None, Optional, "as for A")                                            \
+  X(b_ld, Uint, None, None, Always, "as for A")                                                  \
+  X(b_stride, Uint, None, None, Optional, "as for A")                                            \
+  X(c_mem, Uint, None, None, Always, "as for A")                                                 \
+  X(c_offset, Uint, None, None, Optional, "as for A")                                            \
+  X(c_ld, Uint, None, None, Always, "as for A")                                                  \
+  X(c_stride, Uint, None, None, Optional, "as for A")                                            \
+  X(temp_mem, Uint, None, None, Optional, "the temporary buffer the app passed, if any")         \
+  X(queue_ids, Uints, None, None, Always, "the queue(s) passed (clBLAS may pass several)")
 
 #define CLPROF_TRACE_RANGE_END_FIELDS(X)                        \
   X(id, RangeId, None, None, Required, "the range")             \
   X(tid, Uint, None, None, Always, "OS thread id")              \
   X(host_ns, HostInstant, Ns, Host, Required, "when it closed") \
-  X(open, Bool, None, None, Optional, "true: never closed by the app, closed by clprof at exit")
+  X(open, Bool, None, None, Optional, "true: never closed by the app, closed by clprof at exit") \
+  X(status, Int32, None, None, Optional, "a BLAS call's return code (0: success); since version 3")
 
 #define CLPROF_TRACE_MARK_FIELDS(X)                              \
   X(name, String, None, None, Required, "the name the app gave") \
@@ -473,6 +522,9 @@ CLPROF_TRACE_OBJECT(CLPROF_TRACE_TOP_FIELDS)
 }
 namespace header {
 CLPROF_TRACE_OBJECT(CLPROF_TRACE_HEADER_FIELDS)
+}
+namespace blas {
+CLPROF_TRACE_OBJECT(CLPROF_TRACE_BLAS_FIELDS)
 }
 CLPROF_TRACE_RECORD(Device, device, CLPROF_TRACE_DEVICE_FIELDS)
 CLPROF_TRACE_RECORD(ClockSync, clock_sync, CLPROF_TRACE_CLOCK_SYNC_FIELDS)

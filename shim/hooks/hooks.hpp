@@ -85,6 +85,7 @@
   X(clGetProgramInfo)                 \
   X(clGetProgramBuildInfo)            \
   X(clGetKernelInfo)                  \
+  X(clGetKernelArgInfo)               \
   X(clGetMemObjectInfo)               \
   X(clGetImageInfo)                   \
   X(clRetainEvent)                    \

@@ -5,6 +5,7 @@
 
 #include "clprof/trace_schema.hpp"
 #include "hooks/hook_scope.hpp"
+#include "hooks/markers.hpp"
 #include "output/record_format.hpp"
 #include "runtime/handoff.hpp"
 
@@ -13,6 +14,10 @@ namespace {
 namespace tf = clprof::trace;
 std::atomic<std::uint32_t> g_next_range_id{0};
 }  // namespace
+
+std::uint32_t next_range_id() {
+  return g_next_range_id.fetch_add(1, std::memory_order_relaxed) + 1;
+}
 }  // namespace clprof::shim
 
 using namespace clprof::shim;
@@ -21,7 +26,7 @@ CLPROF_EXPORT void clprof_shim_range_push_v1(const char* name) {
   HookScope scope(HookScope::Timing::Timed);
   if (!scope.active() || !name) return;
   ThreadState& t = scope.thread();
-  const std::uint32_t id = g_next_range_id.fetch_add(1, std::memory_order_relaxed) + 1;
+  const std::uint32_t id = next_range_id();
   const std::uint32_t parent = t.ranges.top();
   t.ranges.push(id);
   emit_line(LineKind::RangeBegin, JsonLine(tf::range_begin::kTypeName)

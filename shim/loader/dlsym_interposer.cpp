@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "hooks/blas_call.hpp"
 #include "hooks/hooks_extensions.hpp"
 #include "loader/real_opencl.hpp"
 #include "runtime/lifecycle.hpp"
@@ -154,6 +155,18 @@ CLPROF_NO_SANITIZE void* dlsym_next_after(const void* caller, const char* name) 
 
 }  // namespace
 
+// Whether `name` may be a BLAS function clprof hooks (hooks/blas_call.hpp): a prefix test
+// by hand, as the rest of this path is not instrumented.
+static CLPROF_NO_SANITIZE bool has_prefix(const char* name, const char* prefix) {
+  for (; *prefix; ++prefix, ++name)
+    if (*name != *prefix) return false;
+  return true;
+}
+static CLPROF_NO_SANITIZE bool may_be_blas(const char* name) {
+  return name &&
+         (has_prefix(name, "CLBlast") || has_prefix(name, "clblas") || has_prefix(name, "_ZN7clblast"));
+}
+
 // Apps such as Arm Compute Library dlopen libOpenCL privately and call through dlsym:
 // give them the hook, but only when the symbol found is the very function the hook
 // forwards to. Anything else (the ICD loader looking up a vendor driver's functions,
@@ -162,8 +175,10 @@ CLPROF_NO_SANITIZE void* dlsym_next_after(const void* caller, const char* name) 
 extern "C" __attribute__((visibility("hidden"))) CLPROF_NO_SANITIZE void* clprof_dlsym_other(
     void* handle, const char* name) {
   void* found = real_dlsym(handle, name);
-  if (!found || clprof::shim::t_resolving_real_opencl) return found;
-  if (name[0] != 'c' || name[1] != 'l') return found;
+  if (clprof::shim::t_resolving_real_opencl) return found;
+  // A BLAS entry point: hooks/blas_call.hpp says what it becomes.
+  if (may_be_blas(name) && clprof::shim::blas_dlsym(name, found)) return found;
+  if (!found || name[0] != 'c' || name[1] != 'l') return found;
   if (!clprof::shim::hooks_may_be_handed_out()) return found;
   void* hook = hook_address(name);
   if (hook && found != hook && found == real_address(name)) return hook;

@@ -4,6 +4,7 @@
 #include <rapidjson/writer.h>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 
@@ -168,7 +169,9 @@ static_assert(same_key(ts::launch::tid, ts::transfer::tid) &&
                   same_key(ts::launch::device_ns, ts::transfer::device_ns) &&
                   same_key(ts::launch::status, ts::transfer::status) &&
                   same_key(ts::launch::exec_status, ts::transfer::exec_status) &&
-                  same_key(ts::launch::ranges, ts::transfer::ranges),
+                  same_key(ts::launch::ranges, ts::transfer::ranges) &&
+                  same_key(ts::launch::call, ts::transfer::call) &&
+                  same_key(ts::launch::call, ts::sync::call),
               "shared fields of launch, transfer and sync records");
 
 Out sizes(Out o, bool present, const std::uint64_t* v, unsigned n) {
@@ -301,6 +304,15 @@ Out host_times(Out o, const OpRecord& r, LaunchTextCache* cache) {
   return o;
 }
 
+// ,"call":id for a command made inside a BLAS call (hooks/blas_hooks): rare, last.
+Out blas_call(Out o, const OpRecord& r) {
+  if (r.call != 0) {
+    o.lit(ts::launch::call.member);
+    o.u64(r.call);
+  }
+  return o;
+}
+
 Out device_and_status(Out o, const OpRecord& r, LaunchTextCache* cache) {
   o.lit(ts::launch::device_ns.member);
   if (r.has_device_ns) {
@@ -346,7 +358,7 @@ Out device_and_status(Out o, const OpRecord& r, LaunchTextCache* cache) {
     o.u64(r.ranges[i]);
   }
   o.ch(']');
-  return o;
+  return blas_call(o, r);
 }
 
 // seq + 1 in place in its decimal text; false when the number of digits grows.
@@ -593,6 +605,7 @@ char* format_op(const OpRecord& r, char* buffer, LaunchTextCache* cache) {
       o.lit(ts::launch::queue_id.member);
       o.u64(r.queue_id);
       o = host_times(o, r, cache);
+      o = blas_call(o, r);
       break;
     case RecordKind::Line:
       o.ch('{');
@@ -723,6 +736,25 @@ JsonLine& JsonLine::strs(std::string_view k, const std::vector<std::string>& v) 
   impl_->w.StartArray();
   for (const auto& x : v) string(impl_->w, x);
   impl_->w.EndArray();
+  return *this;
+}
+
+JsonLine& JsonLine::real(std::string_view k, double v) {
+  key(impl_->w, k);
+  if (std::isfinite(v)) {
+    impl_->w.Double(v);
+  } else {
+    impl_->w.Null();
+  }
+  return *this;
+}
+JsonLine& JsonLine::begin_object(std::string_view k) {
+  key(impl_->w, k);
+  impl_->w.StartObject();
+  return *this;
+}
+JsonLine& JsonLine::end_object() {
+  impl_->w.EndObject();
   return *this;
 }
 

@@ -103,6 +103,11 @@ class JsonLine {
   JsonLine& unums(std::string_view key, const std::vector<std::uint64_t>& v);
   JsonLine& nums(std::string_view key, const std::vector<std::int64_t>& v);
   JsonLine& strs(std::string_view key, const std::vector<std::string>& v);
+  // A finite double (a non-finite one is written as null).
+  JsonLine& real(std::string_view key, double v);
+  // "key":{ ... } : the calls between these two write the nested object's members.
+  JsonLine& begin_object(std::string_view key);
+  JsonLine& end_object();
 
   // The finished object text. The builder is unusable afterwards.
   std::string finish();

@@ -281,6 +281,34 @@ QueueInfo* queue_info_slow(cl_command_queue queue) {
 }
 
 namespace {
+// CL_KERNEL_ARG_TYPE_NAME of every argument ("float", "float*", ...), once per kernel name
+// and program (libraries such as CLBlast make a new kernel object per call): empty when
+// already given, or when the driver does not answer (a program built without
+// -cl-kernel-arg-info, where drivers may refuse). Cold path: at kernel creation.
+std::vector<std::string> arg_types_once(cl_kernel kernel, std::uint64_t program_id,
+                                        const char* quoted_name, cl_uint num_args) {
+  static std::mutex mutex;
+  static auto* seen = new std::unordered_set<std::string>();
+  const std::string key = std::to_string(program_id) + '/' + quoted_name;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    if (seen->count(key)) return {};
+  }
+  std::vector<std::string> types;
+  for (cl_uint i = 0; i < num_args && i < kMaxRecordedArgs; ++i) {
+    char text[256];
+    size_t n = 0;
+    if (real().clGetKernelArgInfo(kernel, i, CL_KERNEL_ARG_TYPE_NAME, sizeof text, text, &n) !=
+            CL_SUCCESS ||
+        n == 0 || n > sizeof text)
+      return {};
+    types.emplace_back(text, strnlen(text, n));
+  }
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!seen->insert(key).second) return {};
+  return types;
+}
+
 // `lazily`: a kernel the app has had for a while (made where the shim does not hook),
 // which other threads may be launching.
 KernelInfo* add_kernel(cl_kernel kernel, bool lazily) {
@@ -312,13 +340,15 @@ KernelInfo* add_kernel(cl_kernel kernel, bool lazily) {
   bool created = true;
   KernelInfo* k = lazily ? kernels().learn(kernel, fill, created) : kernels().create(kernel, fill);
   if (!created) return k;
-  emit_line(LineKind::Kernel, JsonLine(tf::kernel::kTypeName)
-                                  .unum(tf::kernel::id, k->id)
-                                  .unum(tf::kernel::program_id, k->program_id)
-                                  .unum(tf::kernel::context_id, k->context_id)
-                                  .str(tf::kernel::name, name)
-                                  .unum(tf::kernel::num_args, num_args)
-                                  .finish());
+  JsonLine line(tf::kernel::kTypeName);
+  line.unum(tf::kernel::id, k->id)
+      .unum(tf::kernel::program_id, k->program_id)
+      .unum(tf::kernel::context_id, k->context_id)
+      .str(tf::kernel::name, name)
+      .unum(tf::kernel::num_args, num_args);
+  const auto types = arg_types_once(kernel, k->program_id, quoted, num_args);
+  if (!types.empty()) line.strs(tf::kernel::arg_types, types);
+  emit_line(LineKind::Kernel, line.finish());
   return k;
 }
 }  // namespace

@@ -70,6 +70,7 @@ struct OpRecord {
   std::int32_t tid;
   std::int32_t rc;
   std::int32_t exec_status;  // status == Error only
+  std::uint32_t call;        // the BLAS call (range id) the command was made in, 0 = none
   std::uint64_t seq;         // set by the harvester, in ring order
   const char* api;          // static string, or nullptr for the kind's default
   const char* kernel_name;  // JSON string literal (json_quote), interned for the process

@@ -20,6 +20,7 @@ void fill_common(OpRecord& r, RecordKind kind, HookScope& scope, const char* api
   r.host_end_ns = static_cast<std::int64_t>(end_ticks);
   r.status = rc == CL_SUCCESS ? OpStatus::Incomplete : OpStatus::NotEnqueued;
   r.exec_status = 0;
+  r.call = scope.thread().blas_call;
   r.event = nullptr;
   r.app_event = false;
   r.line = nullptr;

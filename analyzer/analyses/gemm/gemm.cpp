@@ -1,11 +1,8 @@
+// GemmAnalysis: the streaming part (launches in any order, several instances merged).
+// Building the calls is finish_gemm's (gemm_finish.cpp).
 #include "analyses/gemm/gemm.hpp"
 
 #include <algorithm>
-#include <array>
-#include <functional>
-#include <tuple>
-
-#include "analyses/stats.hpp"
 
 namespace clprof::analyses {
 
@@ -17,9 +14,7 @@ bool GemmAnalysis::Shape::operator==(const Shape& o) const {
 
 size_t GemmAnalysis::ShapeHash::operator()(const Shape& s) const {
   uint64_t h = 1469598103934665603ull;
-  auto mix = [&h](uint64_t v) {
-    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-  };
+  auto mix = [&h](uint64_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
   mix(s.name_id);
   mix(static_cast<uint64_t>(s.rule));
   mix(s.process);
@@ -51,7 +46,7 @@ uint32_t GemmAnalysis::intern(const Shape& shape) {
 int GemmAnalysis::match(const std::string& name) {
   // One regex search per distinct kernel name, not per launch.
   auto it = match_cache_.find(name);
-  if (it != match_cache_.end()) return it->second;
+  if (it != match_cache_.end()) return it->second.first;
   int found = -1;
   for (size_t i = 0; i < rules_->size(); ++i) {
     if ((*rules_)[i].regex.search(name)) {
@@ -59,14 +54,16 @@ int GemmAnalysis::match(const std::string& name) {
       break;
     }
   }
-  match_cache_.emplace(name, found);
+  match_cache_.emplace(name, std::make_pair(found, gemm::match_group_kernel(name)));
   return found;
 }
 
-void GemmAnalysis::add_launch(const model::Launch& launch) {
-  const int rule = match(launch.name);
-  if (rule < 0) return;
-  if (keep_ && !keep_(launch)) return;
+int GemmAnalysis::match_group(const std::string& name) {
+  match(name);
+  return match_cache_.find(name)->second.second;
+}
+
+uint32_t GemmAnalysis::shape_of(const model::Launch& launch, int rule) {
   const gemm::Rule& r = (*rules_)[static_cast<size_t>(rule)];
   Shape shape;
   shape.name_id = intern(launch.name);
@@ -92,14 +89,75 @@ void GemmAnalysis::add_launch(const model::Launch& launch) {
   // The program only matters for resolving build options: do not split shapes by it.
   if (pending) shape.program_id = launch.program_id;
   if (!problem.empty()) ++problems_[launch.name + ": " + problem];
+  return intern(shape);
+}
+
+void GemmAnalysis::add_launch(const model::Launch& launch) {
+  const int rule = match(launch.name);
+  const int kind = match_group(launch.name);
   const int64_t duration = launch.duration_ns().value_or(kUnknown);
-  const uint32_t id = intern(shape);
+  if (launch.call != 0) {
+    // Inside a recorded library call: every kernel counts, whatever its name.
+    CallPart& c = calls_[launch.call];
+    c.process = launch.process;
+    ++c.kernels;
+    c.first_seq = std::min(c.first_seq, launch.seq);
+    if (duration >= 0) {
+      c.total_ns += duration;
+    } else {
+      c.untimed = true;
+    }
+    if (!c.kept) c.kept = !keep_ || keep_(launch);
+    if (rule >= 0) {
+      const uint32_t shape = shape_of(launch, rule);
+      if (launch.seq < c.main_seq) {
+        c.main_seq = launch.seq;
+        c.main_shape = shape;
+        c.device = launch.device;
+      }
+      if (duration >= 0) {
+        c.main_ns += duration;
+      } else {
+        c.main_untimed = true;
+      }
+    }
+    return;
+  }
+  if (kind >= 0) {
+    const bool main = gemm::group_kernels()[static_cast<size_t>(kind)].role ==
+                      gemm::GroupKernel::Role::Main;
+    Member m;
+    m.group = gemm::group_launch(launch, kind);
+    if (main) {
+      // A main kernel takes part in grouping only with its padded sizes decoded.
+      if (rule < 0) return;
+      m.shape = shape_of(launch, rule);
+      const Shape& s = shapes_[m.shape];
+      bool known = true;
+      for (int d = 0; d < 4; ++d) {
+        m.group.dims[d] = s.dims[d];
+        known &= s.dims[d] >= 0;
+      }
+      if (!known) m.group.kind = -1;  // a call by itself, undecoded
+    }
+    m.process = launch.process;
+    m.range = innermost_range(launch);
+    m.host_begin_ns = launch.host_begin_ns;
+    m.duration_ns = duration;
+    m.kept = !keep_ || keep_(launch);
+    members_.push_back(m);
+    return;
+  }
+  if (rule < 0) return;
+  if (keep_ && !keep_(launch)) return;
+  const uint32_t id = shape_of(launch, rule);
   if (group_) {
     durations_[id].push_back(duration);
   } else {
     Record rec;
     rec.seq = launch.seq;
     rec.range = innermost_range(launch);
+    rec.host_begin_ns = launch.host_begin_ns;
     rec.duration_ns = duration;
     rec.shape = id;
     records_.push_back(rec);
@@ -127,206 +185,35 @@ void GemmAnalysis::merge(Analysis&& other) {
     auto& dst = durations_[shapes[i]];
     dst.insert(dst.end(), o.durations_[i].begin(), o.durations_[i].end());
   }
-  for (const auto& [p, n] : o.problems_) problems_[p] += n;
   o.durations_.clear();
-}
-
-namespace {
-
-// Build options per (process, program id): Program::options, else the last successful build.
-class ProgramOptions {
- public:
-  explicit ProgramOptions(const model::Run& run) {
-    for (const auto& b : run.builds)
-      if (b.rc == 0) options_[{b.process, b.program_id}] = b.options;
-    for (const auto& p : run.programs)
-      if (!p.options.empty()) options_[{p.process, p.id}] = p.options;
-  }
-  const std::string* find(uint32_t process, uint64_t program) const {
-    auto it = options_.find({process, program});
-    return it == options_.end() ? nullptr : &it->second;
-  }
-
- private:
-  std::map<std::pair<uint32_t, uint64_t>, std::string> options_;
-};
-
-// Fills pending dims from the build options; records the problems of those that fail.
-void resolve(int64_t (&dims)[4], const gemm::Rule& rule, const std::string& name, uint32_t process,
-             uint64_t program, const ProgramOptions& options, std::map<std::string, uint64_t>& problems,
-             uint64_t weight) {
-  const gemm::DimSource* sources[4] = {&rule.m, &rule.n, &rule.k, &rule.batch};
-  model::Launch probe;  // only program_id is read for Option sources
-  probe.program_id = program;
-  std::string problem;
-  for (int d = 0; d < 4; ++d) {
-    if (dims[d] != GemmAnalysis::kPending) continue;
-    auto v = gemm::evaluate(*sources[d], probe, options.find(process, program));
-    if (v.value) {
-      dims[d] = *v.value;
-    } else {
-      dims[d] = GemmAnalysis::kUnknown;
-      if (problem.empty()) problem = v.problem;
+  for (auto& [id, part] : o.calls_) {
+    auto [it, fresh] = calls_.try_emplace(id, part);
+    CallPart& c = it->second;
+    if (fresh) {
+      if (c.main_shape != kNoShape) c.main_shape = shapes[c.main_shape];
+      continue;
+    }
+    c.kernels += part.kernels;
+    c.first_seq = std::min(c.first_seq, part.first_seq);
+    c.total_ns += part.total_ns;
+    c.untimed |= part.untimed;
+    c.kept |= part.kept;
+    c.main_ns += part.main_ns;
+    c.main_untimed |= part.main_untimed;
+    if (part.main_shape != kNoShape && part.main_seq < c.main_seq) {
+      c.main_seq = part.main_seq;
+      c.main_shape = shapes[part.main_shape];
+      c.device = part.device;
     }
   }
-  // Launches already counted with a problem at add time are not counted twice.
-  bool already = false;
-  for (int d = 0; d < 4; ++d) already |= dims[d] == GemmAnalysis::kUnknown && sources[d]->kind != gemm::DimSource::Kind::Option;
-  if (!problem.empty() && !already && weight > 0) problems[name + ": " + problem] += weight;
-}
-
-std::optional<int64_t> known(int64_t v) {
-  if (v < 0) return std::nullopt;
-  return v;
-}
-
-bool all_known(const int64_t (&dims)[4]) {
-  return dims[0] >= 0 && dims[1] >= 0 && dims[2] >= 0 && dims[3] >= 0;
-}
-
-}  // namespace
-
-std::optional<int64_t> GemmResult::time_ns(const GemmAnalysis::Record& r) const {
-  return known(r.duration_ns);
-}
-
-std::optional<double> GemmResult::gflops(const GemmAnalysis::Record& r) const {
-  const auto& s = shapes[r.shape];
-  // FLOPs per nanosecond is exactly GFLOP/s.
-  if (!s.flops || r.duration_ns <= 0) return std::nullopt;
-  return *s.flops / static_cast<double>(r.duration_ns);
-}
-
-GemmRow GemmResult::row(size_t i) const {
-  const auto& rec = records[i];
-  const auto& s = shapes[rec.shape];
-  GemmRow row;
-  row.process = s.process;
-  row.seq = rec.seq;
-  row.name = names[s.name_id];
-  row.layer = layer(rec);
-  row.rule = s.rule->id;
-  row.padded = s.rule->padded;
-  row.m = s.m;
-  row.n = s.n;
-  row.k = s.k;
-  row.batch = s.batch;
-  row.time_ns = time_ns(rec);
-  row.gflops = gflops(rec);
-  if (row.gflops && peak_gflops > 0) row.percent_of_peak = 100.0 * *row.gflops / peak_gflops;
-  return row;
-}
-
-GemmResult finish_gemm(const GemmAnalysis& a, const model::Run& run, double peak_gflops) {
-  GemmAnalysis copy(a);
-  return finish_gemm(std::move(copy), run, peak_gflops);
-}
-
-GemmResult finish_gemm(GemmAnalysis&& a, const model::Run& run, double peak_gflops) {
-  GemmResult out;
-  out.problems = a.problems();
-  out.names = a.names();
-  out.peak_gflops = peak_gflops;
-  const ProgramOptions options(run);
-
-  // Launches per shape: the weight of a shape's decoding problem.
-  std::vector<uint64_t> count(a.shapes().size(), 0);
-  for (const auto& r : a.records_) ++count[r.shape];
-  for (size_t i = 0; i < a.durations_.size(); ++i) count[i] += a.durations_[i].size();
-
-  // Resolve every shape once (not once per launch).
-  std::vector<std::array<int64_t, 4>> resolved(a.shapes().size());
-  out.shapes.resize(a.shapes().size());
-  for (size_t i = 0; i < a.shapes().size(); ++i) {
-    const auto& s = a.shapes()[i];
-    const auto& rule = a.rules()[static_cast<size_t>(s.rule)];
-    int64_t dims[4] = {s.dims[0], s.dims[1], s.dims[2], s.dims[3]};
-    resolve(dims, rule, a.names()[s.name_id], s.process, s.program_id, options, out.problems, count[i]);
-    auto& r = out.shapes[i];
-    r.process = s.process;
-    r.device = s.device;
-    r.name_id = s.name_id;
-    r.rule = &rule;
-    r.m = known(dims[0]);
-    r.n = known(dims[1]);
-    r.k = known(dims[2]);
-    r.batch = known(dims[3]);
-    if (all_known(dims)) r.flops = gemm::gemm_flops(dims[0], dims[1], dims[2], dims[3]);
-    std::copy(std::begin(dims), std::end(dims), resolved[i].begin());
+  o.calls_.clear();
+  while (!o.members_.empty()) {
+    Member m = o.members_.front();
+    o.members_.pop_front();
+    if (m.shape != kNoShape) m.shape = shapes[m.shape];
+    members_.push_back(m);
   }
-
-  // Per-launch mode.
-  out.records = std::move(a.records_);
-  if (!out.records.empty()) out.ranges = std::make_shared<const RangeIndex>(run);
-  a.records_ = {};
-  const auto& shapes = out.shapes;
-  std::sort(out.records.begin(), out.records.end(), [&shapes](const auto& x, const auto& y) {
-    return std::tie(shapes[x.shape].process, x.seq) < std::tie(shapes[y.shape].process, y.seq);
-  });
-  for (const auto& rec : out.records) {
-    const auto& s = out.shapes[rec.shape];
-    ++out.launches;
-    if (s.flops && rec.duration_ns >= 0) {
-      out.gflop_total += *s.flops / 1e9;
-      out.gflop_per_device[s.device] += *s.flops / 1e9;
-    }
-  }
-
-  // Grouped mode: merge shapes that are equal once resolved (same name and sizes).
-  struct Merged {
-    const gemm::Rule* rule;
-    std::vector<int64_t> durations;
-    uint64_t count = 0;
-  };
-  std::map<std::tuple<std::string, int64_t, int64_t, int64_t, int64_t>, Merged> merged;
-  for (size_t i = 0; i < a.durations_.size(); ++i) {
-    auto& durations = a.durations_[i];
-    if (durations.empty()) continue;
-    const auto& shape = out.shapes[i];
-    const auto& dims = resolved[i];
-    auto& m = merged[{a.names()[shape.name_id], dims[0], dims[1], dims[2], dims[3]}];
-    m.rule = shape.rule;
-    m.count += durations.size();
-    uint64_t timed = 0;
-    for (int64_t d : durations)
-      if (d >= 0) {
-        m.durations.push_back(d);
-        ++timed;
-      }
-    if (shape.flops) out.gflop_per_device[shape.device] += *shape.flops * static_cast<double>(timed) / 1e9;
-    out.launches += durations.size();
-    durations = {};
-  }
-  for (auto& [key, m] : merged) {
-    GemmGroupRow g;
-    g.name = std::get<0>(key);
-    int64_t dims[4] = {std::get<1>(key), std::get<2>(key), std::get<3>(key), std::get<4>(key)};
-    g.m = known(dims[0]);
-    g.n = known(dims[1]);
-    g.k = known(dims[2]);
-    g.batch = known(dims[3]);
-    g.rule = m.rule->id;
-    g.padded = m.rule->padded;
-    g.count = m.count;
-    auto s = compute_stats(m.durations);
-    g.timed = s.count;
-    g.total_ns = s.total_ns;
-    g.median_ns = s.median_ns;
-    g.min_ns = s.min_ns;
-    if (all_known(dims) && s.count > 0) {
-      const double flops = gemm::gemm_flops(dims[0], dims[1], dims[2], dims[3]);
-      out.gflop_total += flops * static_cast<double>(s.count) / 1e9;
-      if (s.median_ns > 0) g.gflops_median = flops / static_cast<double>(s.median_ns);
-      if (s.min_ns > 0) g.gflops_best = flops / static_cast<double>(s.min_ns);
-      if (g.gflops_best && peak_gflops > 0) g.percent_of_peak = 100.0 * *g.gflops_best / peak_gflops;
-    }
-    out.groups.push_back(std::move(g));
-  }
-  std::stable_sort(out.groups.begin(), out.groups.end(), [](const auto& x, const auto& y) {
-    if (x.total_ns != y.total_ns) return x.total_ns > y.total_ns;
-    return x.name < y.name;
-  });
-  return out;
+  for (const auto& [p, n] : o.problems_) problems_[p] += n;
 }
 
 }  // namespace clprof::analyses

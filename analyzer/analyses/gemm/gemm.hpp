@@ -1,4 +1,20 @@
-// GEMM launches (clprof gemm): M, N, K, batch from the rule table, time, GFLOPS.
+// GEMM calls (clprof gemm): each matrix multiplication the app asked for, at its logical
+// M, N, K and batch, timed as the sum of every kernel it ran (pad, transpose, GEMM, copy
+// back), with the main kernel's time and padded ("executed") sizes beside it.
+//
+// Where the calls come from, in order of trust:
+//  1. the trace's BLAS calls (model::BlasCall, CLPROF_HOOK_BLAS): sizes as the app passed
+//     them; a call's kernels are the launches with Launch::call == its id;
+//  2. CLBlast's indirect kernels outside any recorded call, grouped into calls by
+//     gemm_groups.hpp (sizes from the helper kernels' arguments);
+//  3. any other launch a GEMM rule (gemm_rules.hpp) decodes: one call per launch.
+// The main kernel of a call is the one a GEMM rule decodes; its sizes are the executed
+// (padded) ones.
+//
+// Threads: one GemmAnalysis per reading thread, merged; finish_gemm on one thread.
+// Memory: per standalone GEMM launch a 40-byte Record (or, grouped, its duration), per
+// launch of a group-table kernel a Member (~130 bytes: CLBlast's indirect kernels only),
+// per recorded call one CallPart; what launches share is interned as a Shape.
 #pragma once
 
 #include <cstdint>
@@ -10,24 +26,22 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analyses/gemm/gemm_groups.hpp"
+#include "analyses/gemm/gemm_rules.hpp"
 #include "analyses/ranges.hpp"
 #include "analysis.hpp"
-#include "analyses/gemm/gemm_rules.hpp"
 
 namespace clprof::analyses {
 
 struct GemmResult;
 
-// Streams launches, keeps only those a rule matches. Everything a launch shares with
-// others (kernel name, rule, process, device, decoded sizes, program) is interned once as
-// a "shape"; per GEMM launch only a 32-byte Record (seq, range, time, shape id) is kept,
-// or in grouped mode its duration (8 bytes). Build-option dimensions are resolved
-// afterwards against the Run's programs, so this works on the streaming path.
 class GemmAnalysis : public Analysis {
  public:
   static constexpr int64_t kUnknown = -1;  // could not be decoded
   static constexpr int64_t kPending = -2;  // comes from the build options (resolved later)
+  static constexpr uint32_t kNoShape = UINT32_MAX;
 
+  // What a rule decodes from one GEMM kernel launch (shared by its launches).
   struct Shape {
     uint32_t name_id = 0;
     int32_t rule = 0;  // index in rules(); a function of the name
@@ -40,14 +54,40 @@ class GemmAnalysis : public Analysis {
   struct ShapeHash {
     size_t operator()(const Shape& s) const;
   };
-  // One GEMM launch (ungrouped mode).
+  // A GEMM launch that is a call by itself (ungrouped mode).
   struct Record {
     uint64_t seq = 0;
     uint64_t range = 0;  // innermost range id
+    int64_t host_begin_ns = model::kNoTime;
     int64_t duration_ns = kUnknown;
     uint32_t shape = 0;  // index in shapes()
   };
-  static_assert(sizeof(Record) <= 32, "a GEMM launch should cost 32 bytes at most");
+  static_assert(sizeof(Record) <= 40, "a GEMM launch should cost 40 bytes at most");
+  // The launches of one recorded BLAS call, summed.
+  struct CallPart {
+    uint32_t process = 0;
+    uint32_t kernels = 0;
+    uint64_t first_seq = UINT64_MAX;
+    int64_t total_ns = 0;
+    bool untimed = false;  // a kernel without a time: the total is unknown
+    bool kept = false;     // a launch passed the selection
+    // The main kernel (decoded by a rule; the earliest if several).
+    uint64_t main_seq = UINT64_MAX;
+    uint32_t main_shape = kNoShape;
+    int64_t main_ns = 0;
+    bool main_untimed = false;
+    uint32_t device = 0;
+  };
+  // A launch of a group-table kernel outside any recorded call (gemm_groups.hpp).
+  struct Member {
+    gemm::GroupLaunch group;
+    uint32_t process = 0;
+    uint32_t shape = kNoShape;  // main kernels: their rule's shape
+    uint64_t range = 0;
+    int64_t host_begin_ns = model::kNoTime;
+    int64_t duration_ns = kUnknown;
+    bool kept = false;
+  };
 
   GemmAnalysis(std::shared_ptr<const std::vector<gemm::Rule>> rules, LaunchPredicate keep,
                bool group);
@@ -58,11 +98,13 @@ class GemmAnalysis : public Analysis {
   const std::vector<gemm::Rule>& rules() const { return *rules_; }
   const std::vector<std::string>& names() const { return names_; }
   const std::vector<Shape>& shapes() const { return shapes_; }
-  // Ungrouped mode: one record per GEMM launch, in no particular order. A deque: no
-  // geometric over-allocation, and merge() moves records over block by block.
+  // Ungrouped mode: one record per standalone GEMM launch, in no particular order. A deque:
+  // no geometric over-allocation, and merge() moves records over block by block.
   const std::deque<Record>& records() const { return records_; }
-  // Grouped mode: the durations (kUnknown = untimed) per shape id.
+  // Grouped mode: the durations (kUnknown = untimed) of standalone launches per shape id.
   const std::vector<std::vector<int64_t>>& durations() const { return durations_; }
+  const std::unordered_map<uint64_t, CallPart>& call_parts() const { return calls_; }
+  const std::deque<Member>& members() const { return members_; }
   // Decoding problems ("XgemmDirectNN: arg 0 is not an integer scalar") -> launches.
   const std::map<std::string, uint64_t>& problems() const { return problems_; }
 
@@ -70,88 +112,130 @@ class GemmAnalysis : public Analysis {
   friend GemmResult finish_gemm(GemmAnalysis&& analysis, const model::Run& run, double peak_gflops);
   uint32_t intern(const std::string& name);
   uint32_t intern(const Shape& shape);
-  int match(const std::string& name);  // rule index or -1, cached per name
+  int match(const std::string& name);        // rule index or -1, cached per name
+  int match_group(const std::string& name);  // group-table index or -1, cached per name
+  // The shape of a launch its rule decodes (kNoShape: no rule). Counts its problems.
+  uint32_t shape_of(const model::Launch& launch, int rule);
 
   std::shared_ptr<const std::vector<gemm::Rule>> rules_;
   LaunchPredicate keep_;
   bool group_;
   std::vector<std::string> names_;
   std::unordered_map<std::string, uint32_t> name_ids_;
-  std::unordered_map<std::string, int> match_cache_;
+  std::unordered_map<std::string, std::pair<int, int>> match_cache_;  // rule, group kind
   std::vector<Shape> shapes_;
   std::unordered_map<Shape, uint32_t, ShapeHash> shape_ids_;
   std::deque<Record> records_;
   std::vector<std::vector<int64_t>> durations_;
+  std::unordered_map<uint64_t, CallPart> calls_;  // by Launch::call
+  std::deque<Member> members_;
   std::map<std::string, uint64_t> problems_;
 };
 
-// One GEMM launch, with its strings (GemmResult::row).
+// Where a call's sizes come from.
+enum class GemmSource : uint8_t {
+  Call,    // the library call's arguments (logical)
+  Group,   // CLBlast's kernels grouped (logical, or padded when they disagree)
+  Kernel,  // one kernel, its rule
+};
+
+// One GEMM call, with its strings (GemmResult::row).
 struct GemmRow {
   uint32_t process = 0;
-  uint64_t seq = 0;
-  std::string name;
+  std::optional<uint64_t> seq;  // its first kernel's
+  std::string name;             // the entry point, or the main kernel
+  std::string kernel;           // the main kernel ("" if none was decoded)
   std::string layer;
-  std::string rule;
-  bool padded = false;
+  std::string rule;  // the main kernel's rule ("" if none)
+  GemmSource source = GemmSource::Kernel;
+  std::string precision, layout, trans;  // from the call ("" otherwise)
+  bool padded = false;                   // m, n, k are padded sizes (no logical ones known)
   std::optional<int64_t> m, n, k, batch;
-  std::optional<int64_t> time_ns;
-  std::optional<double> gflops;
+  std::optional<int64_t> exec_m, exec_n, exec_k;
+  uint32_t kernels = 0;
+  std::optional<int64_t> time_ns, main_ns;
+  std::optional<double> gflops, executed_gflop;
   std::optional<double> percent_of_peak;
+  std::optional<int32_t> status;
 };
 
 struct GemmGroupRow {
   std::string name;
   std::string rule;
+  std::string precision, layout, trans;
   bool padded = false;
   std::optional<int64_t> m, n, k, batch;
+  std::optional<double> executed_gflop;  // per call
   uint64_t count = 0;
-  uint64_t timed = 0;  // launches with a kernel time (median and min are over these)
+  uint64_t timed = 0;  // calls with a time (median and min are over these)
   int64_t total_ns = 0;
   int64_t median_ns = 0;
   int64_t min_ns = 0;
-  std::optional<double> gflops_median;  // FLOPs / median time
-  std::optional<double> gflops_best;    // FLOPs / min time
+  std::optional<int64_t> main_median_ns;
+  std::optional<double> gflops_median;    // FLOPs / median time
+  std::optional<double> gflops_best;      // FLOPs / min time
   std::optional<double> percent_of_peak;  // of gflops_best
 };
 
 struct GemmResult {
-  // A shape with its build-option dimensions resolved.
+  static constexpr uint32_t kNoName = UINT32_MAX;
+  // What calls share: names, sizes, the library call's facts.
   struct Shape {
     uint32_t process = 0;
     uint32_t device = 0;
-    uint32_t name_id = 0;  // index in names
-    const gemm::Rule* rule = nullptr;
+    uint32_t name_id = 0;            // the row's name, index in names
+    uint32_t kernel_id = kNoName;    // the main kernel's name
+    const gemm::Rule* rule = nullptr;  // the main kernel's rule
+    GemmSource source = GemmSource::Kernel;
+    bool padded = false;
+    std::string precision, layout, trans;
     std::optional<int64_t> m, n, k, batch;
-    std::optional<double> flops;  // 2*M*N*K*batch when all four are known
+    std::optional<int64_t> exec_m, exec_n, exec_k;
+    std::optional<double> flops;       // 2*M*N*K*batch when all four are known
+    std::optional<double> exec_flops;  // 2*Mp*Np*Kp*batch of the main kernel
+    std::optional<int32_t> status;
   };
-  // Per-launch mode: the launches stay compact (32 bytes each); row(i) makes the strings.
-  // Layer paths are made from the range ids when asked for (a run can have a distinct
-  // path per launch, e.g. one top-level range per iteration), over `ranges`, which refers
+  // One call (compact; row(i) makes the strings).
+  struct Record {
+    uint64_t seq = 0;  // its first kernel's (0: none)
+    uint64_t range = 0;
+    int64_t host_begin_ns = model::kNoTime;
+    int64_t time_ns = GemmAnalysis::kUnknown;
+    int64_t main_ns = GemmAnalysis::kUnknown;
+    uint32_t shape = 0;
+    uint32_t kernels = 0;
+  };
+  // Layer paths are made from the range ids when asked for, over `ranges`, which refers
   // to the Run given to finish_gemm: it must outlive this result.
-  std::deque<GemmAnalysis::Record> records;  // by (process, seq) unless re-sorted
-  std::vector<Shape> shapes;        // indexed by Record::shape
-  std::vector<std::string> names;   // kernel names, indexed by Shape::name_id
+  std::deque<Record> records;  // by (process, host begin, seq)
+  std::vector<Shape> shapes;
+  std::vector<std::string> names;
   std::shared_ptr<const RangeIndex> ranges;
   double peak_gflops = 0;
 
-  std::vector<GemmGroupRow> groups;   // grouped mode, by total time descending
+  std::vector<GemmGroupRow> groups;          // grouped mode, by total time descending
   std::map<std::string, uint64_t> problems;  // including unresolved build options
-  double gflop_total = 0;             // sum of FLOPs / 1e9 over decoded timed launches
+  double gflop_total = 0;                    // sum of FLOPs / 1e9 over timed calls
   std::map<uint32_t, double> gflop_per_device;  // the same per Device::id
-  uint64_t launches = 0;              // GEMM launches seen
+  uint64_t calls = 0;                        // GEMM calls found
+  uint64_t kernel_launches = 0;              // the launches they ran
+  uint64_t from_library = 0;                 // calls recorded from a library entry point
 
   size_t row_count() const { return records.size(); }
-  const Shape& shape(const GemmAnalysis::Record& r) const { return shapes[r.shape]; }
-  std::optional<int64_t> time_ns(const GemmAnalysis::Record& r) const;
-  std::optional<double> gflops(const GemmAnalysis::Record& r) const;
-  std::string layer(const GemmAnalysis::Record& r) const { return ranges->path(r.range); }
+  const Shape& shape(const Record& r) const { return shapes[r.shape]; }
+  std::optional<int64_t> time_ns(const Record& r) const;
+  std::optional<double> gflops(const Record& r) const;
+  std::string layer(const Record& r) const { return ranges ? ranges->path(r.range) : std::string(kNoLayer); }
   GemmRow row(size_t i) const;
 };
 
-// Resolves pending dimensions against `run` (which must outlive the result); `peak_gflops` > 0 fills the
-// percent-of-peak fields. The rvalue overload takes the launch records over instead of
-// copying them (the large part of a big trace).
+// Builds the calls: resolves pending dimensions against `run` (which must outlive the
+// result) and groups kernels into calls; `peak_gflops` > 0 fills the percent-of-peak
+// fields. The rvalue overload takes the records over instead of copying them.
 GemmResult finish_gemm(GemmAnalysis&& analysis, const model::Run& run, double peak_gflops);
 GemmResult finish_gemm(const GemmAnalysis& analysis, const model::Run& run, double peak_gflops);
+
+// "call", "group" or "kernel".
+const char* source_name(GemmSource s);
 
 }  // namespace clprof::analyses

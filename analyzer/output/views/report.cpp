@@ -163,8 +163,8 @@ std::string single_cards(const RunReport& r) {
     std::string sub = escape(f.sub);
     if (f.key == "Launches" && v) sub = escape(std::to_string(r.summary.run.kernels_distinct) + " distinct kernels");
     if (f.key == "Bytes moved" && v) sub = escape(std::to_string(r.summary.run.transfers) + " transfers");
-    if (f.key == "GEMM work" && v && *v == 0 && r.gemm.launches > 0) {
-      cards.push_back({f.key, "–", escape(std::to_string(r.gemm.launches) + " GEMM launches, sizes unknown")});
+    if (f.key == "GEMM work" && v && *v == 0 && r.gemm.calls > 0) {
+      cards.push_back({f.key, "–", escape(std::to_string(r.gemm.calls) + " GEMM calls, sizes unknown")});
       continue;
     }
     cards.push_back({f.key, v ? f.text(*v) : "–", sub});
@@ -240,7 +240,7 @@ std::string run_sections(const RunReport& r, const std::string& p, double peak, 
                                     : "Kernel time of each iteration, stacked by layer (path below '" +
                                           r.iteration_range + "').",
                layers_chart(r));
-  h += section(p + "gemm", "GEMM throughput", "One point per GEMM shape (kernel, M, N, K, batch).", gemm_chart(r, peak));
+  h += section(p + "gemm", "GEMM throughput", "One point per GEMM shape (call or kernel, M, N, K, batch): GFLOPS = 2·M·N·K·batch / call time.", gemm_chart(r, peak));
   h += section(p + "distributions", "Launch times",
                "How the launches of each kernel spread: outliers, warm-up and bimodal kernels show here.",
                distributions_chart(r));

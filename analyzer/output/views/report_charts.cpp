@@ -176,7 +176,7 @@ std::string gemm_chart(const RunReport& r, double peak_gflops) {
     p.tip = g.name + "\nM " + std::to_string(*g.m) + ", N " + std::to_string(*g.n) + ", K " + std::to_string(*g.k) +
             ", batch " + std::to_string(*g.batch) + "\n" + format_fixed(*g.gflops_median, 1) + " GFLOPS median, " +
             (g.gflops_best ? format_fixed(*g.gflops_best, 1) : std::string("-")) + " best, " +
-            count_text(g.count, "launch", "launches");
+            count_text(g.count, "call", "calls");
     c.points.push_back(std::move(p));
   }
   if (peak_gflops > 0) {
@@ -185,7 +185,7 @@ std::string gemm_chart(const RunReport& r, double peak_gflops) {
   }
   const size_t decodable = groups.size() - undecoded;
   if (decodable == 0)
-    return note(count_text(groups.size(), "GEMM kernel shape", "GEMM kernel shapes") +
+    return note(count_text(groups.size(), "GEMM shape", "GEMM shapes") +
                 " found, none with known M, N, K and time (an importer without kernel arguments cannot decode them).");
   std::string h = svg::scatter_log_x(c);
   if (decodable > kMaxPoints)

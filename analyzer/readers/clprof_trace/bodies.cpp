@@ -87,6 +87,9 @@ void TraceParser::parse_launch(od::object& obj) {
       case F::ranges:
         get_range_ids(v, CLPROF_FIELD(launch, ranges, RangeIds), l.ranges);
         break;
+      case F::call:
+        l.call = get_range_id(v, CLPROF_FIELD(launch, call, RangeId));
+        break;
       case F::kCount:
         break;
     }
@@ -111,6 +114,7 @@ void TraceParser::parse_transfer(od::object& obj) {
   t.rc = 0;
   t.exec_status = 0;
   t.ranges.clear();
+  t.call = 0;
   using F = ts::transfer::F;
   for_each_schema_field(obj, ts::transfer::kFields, "transfer record", [&](size_t i, od::value& v) {
     switch (static_cast<F>(i)) {
@@ -162,6 +166,9 @@ void TraceParser::parse_transfer(od::object& obj) {
         break;
       case F::ranges:
         get_range_ids(v, CLPROF_FIELD(transfer, ranges, RangeIds), t.ranges);
+        break;
+      case F::call:
+        t.call = get_range_id(v, CLPROF_FIELD(transfer, call, RangeId));
         break;
       case F::kCount:
         break;
@@ -362,6 +369,9 @@ void TraceParser::parse_kernel(od::object& obj) {
       case F::num_args:
         k.num_args = get_uint32(v, CLPROF_FIELD(kernel, num_args, Uint32));
         break;
+      case F::arg_types:
+        get_strings(v, CLPROF_FIELD(kernel, arg_types, Strings), k.arg_types);
+        break;
       case F::kCount:
         break;
     }
@@ -392,6 +402,9 @@ void TraceParser::parse_sync(od::object& obj) {
       case F::host_ns:
         get_host_span(v, CLPROF_FIELD(sync, host_ns, HostSpan), s.host_begin_ns, s.host_end_ns);
         break;
+      case F::call:
+        s.call = get_range_id(v, CLPROF_FIELD(sync, call, RangeId));
+        break;
       case F::kCount:
         break;
     }
@@ -399,8 +412,10 @@ void TraceParser::parse_sync(od::object& obj) {
 }
 
 void TraceParser::parse_range_begin(od::object& obj) {
-  model::Range& r = meta_->add(RecordType::RangeBegin, meta_->range_begins);
+  model::Range r;
   r.process = process_;
+  model::BlasCall call;
+  bool blas = false;
   const char* at = first_non_space();
   using F = ts::range_begin::F;
   for_each_schema_field(
@@ -421,11 +436,26 @@ void TraceParser::parse_range_begin(od::object& obj) {
           case F::host_ns:
             r.host_begin_ns = get_host_instant(v, CLPROF_FIELD(range_begin, host_ns, HostInstant));
             break;
+          case F::blas:
+            get_blas_call(v, CLPROF_FIELD(range_begin, blas, Object), call);
+            blas = true;
+            break;
           case F::kCount:
             break;
         }
       });
   if (r.id == 0) fail_schema(at, "range_begin record: expected a range id from 1");
+  if (!blas) {
+    meta_->add(RecordType::RangeBegin, meta_->range_begins) = std::move(r);
+    return;
+  }
+  // A BLAS call: not one of the app's ranges (Run::blas_calls).
+  call.id = r.id;
+  call.parent = r.parent;
+  call.process = r.process;
+  call.tid = r.tid;
+  call.host_begin_ns = r.host_begin_ns;
+  meta_->add_blas_call() = std::move(call);
 }
 
 void TraceParser::parse_range_end(od::object& obj) {
@@ -446,6 +476,9 @@ void TraceParser::parse_range_end(od::object& obj) {
             break;
           case F::open:
             r.open = get_bool(v, CLPROF_FIELD(range_end, open, Bool));
+            break;
+          case F::status:
+            r.status = get_int32(v, CLPROF_FIELD(range_end, status, Int32));
             break;
           case F::kCount:
             break;

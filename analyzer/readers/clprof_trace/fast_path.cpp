@@ -526,6 +526,10 @@ bool TraceParser::fast_launch(const char* text, size_t n) {
           return true;
         });
         break;
+      case LaunchField::call:
+        ok = sc.u64(x) && x < (uint64_t{1} << kRangeIdBits);
+        l.call = run_range_id(process_, x);
+        break;
       default:
         ok = false;
     }

@@ -16,6 +16,7 @@ void MetaBatch::clear() {
   kernels.clear();
   syncs.clear();
   range_begins.clear();
+  blas_calls.clear();
   range_ends.clear();
   marks.clear();
   warnings.clear();
@@ -49,7 +50,11 @@ void MetaBatch::drop_last() {
       syncs.resize(e.index);
       break;
     case RecordType::RangeBegin:
-      range_begins.resize(e.index);
+      if (e.blas) {
+        blas_calls.resize(e.index);
+      } else {
+        range_begins.resize(e.index);
+      }
       break;
     case RecordType::RangeEnd:
       range_ends.resize(e.index);
@@ -116,8 +121,21 @@ void TraceBuilder::apply(MetaBatch& batch) {
         run.syncs.push_back(std::move(batch.syncs[i]));
         break;
       case RecordType::RangeBegin: {
+        if (entry.blas) {
+          model::BlasCall& c = batch.blas_calls[i];
+          if (ranges.count(c.id) || blas_open.count(c.id)) {
+            problems.skipped.add(entry.offset,
+                                 "range_begin record: range " +
+                                     std::to_string(c.id & ((uint64_t{1} << kRangeIdBits) - 1)) +
+                                     " is open already (expected a new id)");
+            break;
+          }
+          blas_open[c.id] = run.blas_calls.size();
+          run.blas_calls.push_back(std::move(c));
+          break;
+        }
         model::Range& r = batch.range_begins[i];
-        if (ranges.count(r.id)) {
+        if (ranges.count(r.id) || blas_open.count(r.id)) {
           problems.skipped.add(entry.offset,
                                "range_begin record: range " +
                                    std::to_string(r.id & ((uint64_t{1} << kRangeIdBits) - 1)) +
@@ -132,6 +150,13 @@ void TraceBuilder::apply(MetaBatch& batch) {
         const RangeEndRecord& e = batch.range_ends[i];
         auto it = ranges.find(e.id);
         if (it == ranges.end()) {
+          if (auto b = blas_open.find(e.id); b != blas_open.end()) {
+            model::BlasCall& c = run.blas_calls[b->second];
+            c.host_end_ns = e.end_ns;
+            c.status = e.status;
+            blas_open.erase(b);
+            break;
+          }
           problems.skipped.add(entry.offset,
                                "range_end record: range " +
                                    std::to_string(e.id & ((uint64_t{1} << kRangeIdBits) - 1)) +

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -54,6 +55,7 @@ struct RangeEndRecord {
   uint64_t id = 0;  // Run-wide
   int64_t end_ns = model::kNoTime;
   bool open = false;
+  std::optional<int32_t> status;  // a BLAS call's
 };
 struct EndRecord {
   int64_t host_ns = model::kNoTime;
@@ -67,8 +69,9 @@ struct EndRecord {
 struct MetaBatch {
   struct Entry {
     RecordType type;
-    uint32_t index;   // in the vector of its type
-    uint64_t offset;  // of the record in the file (for messages)
+    bool blas = false;  // a range_begin of a BLAS call: index is in blas_calls
+    uint32_t index;     // in the vector of its type
+    uint64_t offset;    // of the record in the file (for messages)
   };
   std::vector<Entry> order;
   std::vector<std::pair<uint64_t, model::Device>> devices;  // trace id, device
@@ -79,6 +82,7 @@ struct MetaBatch {
   std::vector<model::Kernel> kernels;
   std::vector<model::Sync> syncs;
   std::vector<model::Range> range_begins;
+  std::vector<model::BlasCall> blas_calls;  // range_begin records with a "blas" object
   std::vector<RangeEndRecord> range_ends;
   std::vector<model::Run::Mark> marks;
   std::vector<model::ShimWarning> warnings;
@@ -89,8 +93,12 @@ struct MetaBatch {
   // (set_last_offset) by whoever knows where the record was.
   template <class V>
   typename V::value_type& add(RecordType type, V& v) {
-    order.push_back(Entry{type, static_cast<uint32_t>(v.size()), 0});
+    order.push_back(Entry{type, false, static_cast<uint32_t>(v.size()), 0});
     return v.emplace_back();
+  }
+  model::BlasCall& add_blas_call() {
+    order.push_back(Entry{RecordType::RangeBegin, true, static_cast<uint32_t>(blas_calls.size()), 0});
+    return blas_calls.emplace_back();
   }
   void set_last_offset(uint64_t offset) { order.back().offset = offset; }
   // Empties the batch, keeping capacity (the sequential reader reuses one per record).
@@ -109,6 +117,7 @@ struct TraceBuilder {
   Problems& problems;  // a range_end of no open range is skipped and counted here
   std::unordered_map<uint64_t, uint32_t> devices;  // trace device id -> Device::id
   std::unordered_map<uint64_t, size_t> ranges;     // open range: Run range id -> index
+  std::unordered_map<uint64_t, size_t> blas_open;  // open BLAS call: Run range id -> index
   std::unordered_map<uint64_t, size_t> programs;   // trace program id -> index
   bool end_seen = false;
   // Launches/transfers read before the device record they name: (index, trace id).

@@ -228,6 +228,11 @@ class TraceParser {
                      std::vector<std::pair<std::string, uint64_t>>& out);
   // Args: every argument into `launch.args`.
   void get_args(simdjson::ondemand::value& v, const trace::Field& field);
+  // Real: a finite number (integers included).
+  double get_real(simdjson::ondemand::value& v, const trace::Field& field);
+  // The "blas" object of a range_begin (blas_call.cpp) into `call`.
+  void get_blas_call(simdjson::ondemand::value& v, const trace::Field& field,
+                     model::BlasCall& call);
 
  private:
   // A string that is one of `names` (the names of enum E; `what` names them in errors).
@@ -318,6 +323,7 @@ class TraceParser {
     l.exec_status = 0;
     l.args_total = 0;
     l.ranges.clear();
+    l.call = 0;
     l.duration_override_ns.reset();
     if (!l.extra.empty()) l.extra.clear();
   }

@@ -88,6 +88,7 @@ std::string names_table(std::string_view what, const std::string_view (&names)[N
 std::vector<std::string> schema_table_names() {
   std::vector<std::string> out = {"top", "header"};
   for (std::string_view t : ts::kRecordTypeNames) out.emplace_back(t);
+  out.emplace_back("blas");  // the object inside a range_begin
   for (const char* n : {"types", "statuses", "transfer_ops", "arg_kinds"}) out.emplace_back(n);
   return out;
 }
@@ -95,6 +96,7 @@ std::vector<std::string> schema_table_names() {
 std::string schema_table(std::string_view name) {
   if (name == "top") return fields_table(ts::top::kFields, std::size(ts::top::kFields));
   if (name == "header") return fields_table(ts::header::kFields, std::size(ts::header::kFields));
+  if (name == "blas") return fields_table(ts::blas::kFields, std::size(ts::blas::kFields));
   ts::RecordType type;
   if (ts::parse(name, type)) {
     const ts::RecordFields& r = ts::kRecordFields[static_cast<size_t>(type)];

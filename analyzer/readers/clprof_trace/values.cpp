@@ -1,6 +1,7 @@
 // The value types of the trace schema (trace::Type), decoded from simdjson values and
 // checked: wrong JSON types and numbers out of the type's range are schema errors naming
 // the field, what it expects and what it got (TraceParser::get_*, records.hpp).
+#include <cmath>
 #include <limits>
 
 #include "readers/clprof_trace/records.hpp"
@@ -58,6 +59,13 @@ int32_t TraceParser::get_int32(od::value& v, const ts::Field& field) {
   if (e || x < std::numeric_limits<int32_t>::min() || x > std::numeric_limits<int32_t>::max())
     fail_type(v, field, "a 32-bit integer", e);
   return static_cast<int32_t>(x);
+}
+
+double TraceParser::get_real(od::value& v, const ts::Field& field) {
+  double x;
+  auto e = v.get_double().get(x);
+  if (e || !std::isfinite(x)) fail_type(v, field, "a number", e);
+  return x;
 }
 
 uint64_t TraceParser::get_id(od::value& v, const ts::Field& field) {
