@@ -12,8 +12,9 @@
 // Channel counts are half of AlexNet's so that an iteration takes a fraction of a second
 // on a CPU OpenCL device. CLBlast runs a GEMM with M*N*K below XGEMM_MIN_INDIRECT_SIZE^3
 // as one XgemmDirect* kernel, and a larger one as the Xgemm kernel plus pad/transpose
-// helper kernels. The threshold is a per-device tuning value (704 by default, which would
-// put this whole network on the direct path), so the program sets it to kMinIndirectSize:
+// helper kernels. The threshold is a per-device tuning value (896 in CLBlast 1.5.3's
+// defaults, Debian 12's, which would put this whole network on the direct path), so the
+// program sets it to kMinIndirectSize:
 // the convolutions then take the indirect path and the fully-connected layers the direct
 // one, on every device, and the printed "path" of each layer says which.
 //

@@ -559,18 +559,17 @@ TEST_CASE("clblast_network") {
   REQUIRE(marks.size() == 1);
   CHECK(get_string(*marks[0], tf::mark::name) == "weights loaded");
 
-  // The GEMM decoder of the CLI reads the same trace: each direct layer's exact shape must
-  // appear as consecutive "M N K" columns on a line naming its kernel (the column layout
-  // itself is the CLI's business).
+  // clprof gemm reads the same trace: each layer is one recorded library call at the sizes
+  // the app asked for (the indirect path's padded sizes only in the wide columns), as
+  // consecutive "M N K" columns on a line naming CLBlast's C++ entry point.
   REQUIRE_MESSAGE(fs::exists(paths().clprof_cli), "clprof is not built: " << paths().clprof_cli);
   const RunResult g =
       run_program({paths().clprof_cli.string(), "gemm", trace.string()}, {}, dir, "gemm", 60);
   INFO("clprof gemm output:\n" << g.out << g.err);
   CHECK(g.exit_code == 0);
   for (const PrintedLayer& l : layers) {
-    if (!l.direct) continue;
     const std::string shape =
-        " " + std::to_string(l.m) + " " + std::to_string(l.n) + " " + std::to_string(l.k) + " ";
+        " " + std::to_string(l.m) + " " + std::to_string(l.n) + " " + std::to_string(l.k) + " 1 ";
     int lines = 0;
     std::istringstream in(g.out);
     std::string line;
@@ -578,7 +577,7 @@ TEST_CASE("clblast_network") {
       std::istringstream words(line);
       std::string word, squeezed = " ";
       while (words >> word) squeezed += word + " ";
-      if (squeezed.find(" XgemmDirect") != std::string::npos &&
+      if (squeezed.find(" clblast::Gemm<float>") != std::string::npos &&
           squeezed.find(shape) != std::string::npos) {
         ++lines;
       }

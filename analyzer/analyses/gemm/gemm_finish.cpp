@@ -192,9 +192,11 @@ namespace {
 // The calls, as finish_gemm builds them (one instance per finish).
 class CallBuilder {
  public:
-  CallBuilder(GemmAnalysis& a, const model::Run& run, GemmResult& out, const Resolved& r,
-              const LaunchPredicate& keep)
-      : a_(a), run_(run), out_(out), r_(r), keep_(keep), shapes_(out) {}
+  // `calls` and `members`: the analysis' (finish_gemm, a friend, hands them over).
+  CallBuilder(GemmAnalysis& a, std::unordered_map<uint64_t, GemmAnalysis::CallPart>& calls,
+              std::deque<GemmAnalysis::Member>& members, const model::Run& run, GemmResult& out,
+              const Resolved& r, const LaunchPredicate& keep)
+      : a_(a), calls_(calls), members_(members), run_(run), out_(out), r_(r), keep_(keep), shapes_(out) {}
 
   uint32_t name_id(const std::string& name) {
     auto [it, fresh] = extra_names_.try_emplace(name, static_cast<uint32_t>(out_.names.size()));
@@ -218,8 +220,8 @@ class CallBuilder {
   void library_calls() {
     std::unique_ptr<RangeIndex> index;
     for (const model::BlasCall& c : run_.blas_calls) {
-      auto part_it = a_.calls_.find(c.id);
-      const GemmAnalysis::CallPart* part = part_it == a_.calls_.end() ? nullptr : &part_it->second;
+      auto part_it = calls_.find(c.id);
+      const GemmAnalysis::CallPart* part = part_it == calls_.end() ? nullptr : &part_it->second;
       if (keep_ && !(part && part->kept)) {
         if (!index) index = std::make_unique<RangeIndex>(run_);
         if (!keep_(probe(c, *index))) continue;
@@ -252,7 +254,7 @@ class CallBuilder {
         if (!part->untimed && part->kernels > 0) rec.time_ns = part->total_ns;
         if (part->main_shape != GemmAnalysis::kNoShape && !part->main_untimed)
           rec.main_ns = part->main_ns;
-        a_.calls_.erase(part_it);
+        calls_.erase(part_it);
       }
       rec.shape = shapes_.intern(s);
       out_.records.push_back(rec);
@@ -260,7 +262,7 @@ class CallBuilder {
     }
     // Kernels of a call whose range_begin is not in the trace (cut short): the main
     // kernel's view.
-    for (const auto& [id, part] : a_.calls_) {
+    for (const auto& [id, part] : calls_) {
       if (part.main_shape == GemmAnalysis::kNoShape || !part.kept) continue;
       Record rec;
       rec.seq = part.first_seq;
@@ -274,8 +276,8 @@ class CallBuilder {
 
   // CLBlast's kernels outside recorded calls, grouped into calls (gemm_groups.hpp).
   void grouped_calls() {
-    std::vector<GemmAnalysis::Member> members(a_.members_.begin(), a_.members_.end());
-    a_.members_.clear();
+    std::vector<GemmAnalysis::Member> members(members_.begin(), members_.end());
+    members_.clear();
     std::sort(members.begin(), members.end(), [](const auto& x, const auto& y) {
       return std::tie(x.process, x.group.seq) < std::tie(y.process, y.group.seq);
     });
@@ -351,6 +353,8 @@ class CallBuilder {
   }
 
   GemmAnalysis& a_;
+  std::unordered_map<uint64_t, GemmAnalysis::CallPart>& calls_;
+  std::deque<GemmAnalysis::Member>& members_;
   const model::Run& run_;
   GemmResult& out_;
   const Resolved& r_;
@@ -388,7 +392,7 @@ GemmResult finish_gemm(GemmAnalysis&& a, const model::Run& run, double peak_gflo
     std::copy(std::begin(dims), std::end(dims), resolved.dims[i].begin());
   }
 
-  CallBuilder calls(a, run, out, resolved, a.keep_);
+  CallBuilder calls(a, a.calls_, a.members_, run, out, resolved, a.keep_);
   for (const auto& rec : a.records_) calls.standalone(rec);
   a.records_ = {};
   calls.library_calls();

@@ -1,5 +1,6 @@
 #include "output/tables/gemm.hpp"
 
+#include <functional>
 #include <memory>
 
 #include "output/format.hpp"
@@ -9,34 +10,176 @@ namespace clprof::output::tables {
 
 namespace {
 
-// The columns both views share, in order.
-std::vector<Column> shape_columns() {
-  return {
-      column("m", "M", Type::Int, "", "rows of C (as the rule decodes them)").allow_null(),
-      column("n", "N", Type::Int, "", "columns of C").allow_null(),
-      column("k", "K", Type::Int, "", "inner dimension").allow_null(),
-      column("batch", "Batch", Type::Int, "", "GEMMs in the launch").allow_null(),
+using analyses::GemmGroupRow;
+using analyses::GemmResult;
+
+// ---- per call: each column once, with how a call's value is read ----------------------
+struct CallView {
+  const GemmResult& result;
+  const GemmResult::Record& rec;
+  const GemmResult::Shape& shape;
+  const Value& layer;
+};
+struct CallColumn {
+  Column column;
+  std::function<Value(const CallView&)> value;
+};
+
+Value opt_int(const std::optional<int32_t>& v) { return v ? Value::integer(*v) : Value::null(); }
+Value opt_text(const std::string& s) { return s.empty() ? Value::null() : Value::text(s); }
+std::string layout_text(const std::string& layout, const std::string& trans) {
+  if (layout.empty() && trans.empty()) return "";
+  return layout + (layout.empty() ? "" : " ") + trans;
+}
+
+const std::vector<CallColumn>& call_columns() {
+  static const std::vector<CallColumn> c = {
+      {column("seq", "Seq", Type::Int, "", "sequence number of the call's first kernel in its process")
+           .ascending()
+           .wide()
+           .allow_null(),
+       [](const CallView& v) { return v.rec.seq ? Value::uint(v.rec.seq) : Value::null(); }},
+      {column("process", "Process", Type::Int, "", "index of the process among the inputs").machine_only(),
+       [](const CallView& v) { return Value::uint(v.shape.process); }},
+      {column("name", "Call", Type::Text, "",
+              "the library entry point the app called, else the main kernel; the table marks padded sizes with *")
+           .shrink()
+           .marked_by("padded"),
+       [](const CallView& v) { return Value::text(v.result.names[v.shape.name_id]); }},
+      {column("layer", "Layer", Type::Text, "", "path of the innermost range").shrink(Shorten::Head, 12),
+       [](const CallView& v) { return v.layer; }},
+      {column("source", "Source", Type::Text, "",
+              "where M, N, K come from: call (the library call's arguments), group (CLBlast's kernels "
+              "grouped into a call), kernel (one kernel, its rule)")
+           .wide(),
+       [](const CallView& v) { return Value::text(analyses::source_name(v.shape.source)); }},
+      {column("precision", "Prec", Type::Text, "", "s, d, c, z or h (recorded calls)").wide().allow_null(),
+       [](const CallView& v) { return opt_text(v.shape.precision); }},
+      {column("layout", "Layout", Type::Text, "", "row or col, then the transposes of A and B (recorded calls)")
+           .wide()
+           .allow_null(),
+       [](const CallView& v) { return opt_text(layout_text(v.shape.layout, v.shape.trans)); }},
+      {column("m", "M", Type::Int, "", "rows of C, as the app asked").allow_null(),
+       [](const CallView& v) { return Value::integer(v.shape.m); }},
+      {column("n", "N", Type::Int, "", "columns of C").allow_null(),
+       [](const CallView& v) { return Value::integer(v.shape.n); }},
+      {column("k", "K", Type::Int, "", "inner dimension").allow_null(),
+       [](const CallView& v) { return Value::integer(v.shape.k); }},
+      {column("batch", "Batch", Type::Int, "", "GEMMs in the call").allow_null(),
+       [](const CallView& v) { return Value::integer(v.shape.batch); }},
+      {column("kernels", "Kernels", Type::Int, "", "kernel launches the call ran (pad, transpose, GEMM, copy back)"),
+       [](const CallView& v) { return Value::uint(v.rec.kernels); }},
+      {column("time_ns", "Time", Type::Duration, "ns", "sum of the kernel times of every kernel of the call")
+           .allow_null(),
+       [](const CallView& v) { return Value::integer(v.result.time_ns(v.rec)); }},
+      {column("gflops", "GFLOPS", Type::Real, "GFLOPS", "2*M*N*K*batch / call time").allow_null().digits(2),
+       [](const CallView& v) { return Value::real(v.result.gflops(v.rec)); }},
+      {column("percent_of_peak", "% peak", Type::Real, "%", "GFLOPS / --peak, in percent")
+           .allow_null()
+           .only_with("--peak"),
+       [](const CallView& v) {
+         const auto g = v.result.gflops(v.rec);
+         if (!g || v.result.peak_gflops <= 0) return Value::null();
+         return Value::real(100.0 * *g / v.result.peak_gflops);
+       }},
+      {column("main_ns", "Main", Type::Duration, "ns", "kernel time of the main (GEMM) kernel alone").allow_null(),
+       [](const CallView& v) { return v.rec.main_ns >= 0 ? Value::integer(v.rec.main_ns) : Value::null(); }},
+      {column("kernel", "Main kernel", Type::Text, "", "the main kernel (decoded by a rule)").wide().allow_null(),
+       [](const CallView& v) {
+         return v.shape.kernel_id == GemmResult::kNoName ? Value::null()
+                                                          : Value::text(v.result.names[v.shape.kernel_id]);
+       }},
+      {column("exec_m", "Mp", Type::Int, "", "M as the main kernel ran it (padded)").wide().allow_null(),
+       [](const CallView& v) { return Value::integer(v.shape.exec_m); }},
+      {column("exec_n", "Np", Type::Int, "", "N as the main kernel ran it").wide().allow_null(),
+       [](const CallView& v) { return Value::integer(v.shape.exec_n); }},
+      {column("exec_k", "Kp", Type::Int, "", "K as the main kernel ran it").wide().allow_null(),
+       [](const CallView& v) { return Value::integer(v.shape.exec_k); }},
+      {column("executed_gflop", "Exec GFLOP", Type::Real, "GFLOP", "2*Mp*Np*Kp*batch / 1e9: the work the main kernel did")
+           .wide()
+           .allow_null(),
+       [](const CallView& v) {
+         return v.shape.exec_flops ? Value::real(*v.shape.exec_flops / 1e9) : Value::null();
+       }},
+      {column("status", "Status", Type::Int, "", "what the library returned (recorded calls; 0: success)")
+           .when_known()
+           .allow_null(),
+       [](const CallView& v) { return opt_int(v.shape.status); }},
+      {column("rule", "Rule", Type::Text, "", "id of the rule that decoded the main kernel").wide().allow_null(),
+       [](const CallView& v) { return v.shape.rule ? Value::text(v.shape.rule->id) : Value::null(); }},
+      {column("padded", "Padded", Type::Bool, "", "M, N, K are padded sizes (no logical ones known): FLOPs include the padding")
+           .machine_only(),
+       [](const CallView& v) { return Value::boolean(v.shape.padded); }},
   };
+  return c;
 }
 
-Column name_column() {
-  return column("name", "Kernel", Type::Text, "", "kernel function name; the table marks padded sizes with *")
-      .shrink()
-      .marked_by("padded");
+// ---- --group: each column once, read from a GemmGroupRow ------------------------------
+struct GroupColumn {
+  Column column;
+  std::function<Value(const GemmGroupRow&)> value;
+};
+
+const std::vector<GroupColumn>& group_columns() {
+  static const std::vector<GroupColumn> c = {
+      {column("name", "Call", Type::Text, "", "the entry point, else the main kernel; the table marks padded sizes with *")
+           .shrink()
+           .marked_by("padded"),
+       [](const GemmGroupRow& g) { return Value::text(g.name); }},
+      {column("precision", "Prec", Type::Text, "", "s, d, c, z or h (recorded calls)").wide().allow_null(),
+       [](const GemmGroupRow& g) { return opt_text(g.precision); }},
+      {column("layout", "Layout", Type::Text, "", "row or col, then the transposes of A and B").wide().allow_null(),
+       [](const GemmGroupRow& g) { return opt_text(layout_text(g.layout, g.trans)); }},
+      {column("m", "M", Type::Int, "", "rows of C, as the app asked").allow_null(),
+       [](const GemmGroupRow& g) { return Value::integer(g.m); }},
+      {column("n", "N", Type::Int, "", "columns of C").allow_null(),
+       [](const GemmGroupRow& g) { return Value::integer(g.n); }},
+      {column("k", "K", Type::Int, "", "inner dimension").allow_null(),
+       [](const GemmGroupRow& g) { return Value::integer(g.k); }},
+      {column("batch", "Batch", Type::Int, "", "GEMMs per call").allow_null(),
+       [](const GemmGroupRow& g) { return Value::integer(g.batch); }},
+      {column("count", "Calls", Type::Int, "", "calls"), [](const GemmGroupRow& g) { return Value::uint(g.count); }},
+      {column("total_ns", "Total", Type::Duration, "ns", "sum of the call times").wide(),
+       [](const GemmGroupRow& g) { return Value::integer(g.total_ns); }},
+      {column("median_ns", "Median", Type::Duration, "ns", "median call time").allow_null(),
+       [](const GemmGroupRow& g) { return g.timed ? Value::integer(g.median_ns) : Value::null(); }},
+      {column("min_ns", "Min", Type::Duration, "ns", "shortest call time").allow_null().wide(),
+       [](const GemmGroupRow& g) { return g.timed ? Value::integer(g.min_ns) : Value::null(); }},
+      {column("main_median_ns", "Main med", Type::Duration, "ns", "median time of the main kernel alone")
+           .allow_null()
+           .wide(),
+       [](const GemmGroupRow& g) { return Value::integer(g.main_median_ns); }},
+      {column("gflops_median", "GF/s med", Type::Real, "GFLOPS", "2*M*N*K*batch / median call time")
+           .allow_null()
+           .digits(2),
+       [](const GemmGroupRow& g) { return Value::real(g.gflops_median); }},
+      {column("gflops_best", "GF/s best", Type::Real, "GFLOPS", "2*M*N*K*batch / shortest call time")
+           .allow_null()
+           .digits(2)
+           .alias("gflops"),
+       [](const GemmGroupRow& g) { return Value::real(g.gflops_best); }},
+      {column("percent_of_peak", "% peak", Type::Real, "%", "GFLOPS (gflops_best) / --peak, in percent")
+           .allow_null()
+           .only_with("--peak"),
+       [](const GemmGroupRow& g) { return Value::real(g.percent_of_peak); }},
+      {column("executed_gflop", "Exec GFLOP", Type::Real, "GFLOP",
+              "2*Mp*Np*Kp*batch / 1e9 per call: the work the main kernel did at its padded sizes")
+           .wide()
+           .allow_null(),
+       [](const GemmGroupRow& g) { return Value::real(g.executed_gflop); }},
+      {column("rule", "Rule", Type::Text, "", "id of the rule that decoded the main kernel").wide().allow_null(),
+       [](const GemmGroupRow& g) { return opt_text(g.rule); }},
+      {column("padded", "Padded", Type::Bool, "", "M, N, K are padded sizes (no logical ones known)").machine_only(),
+       [](const GemmGroupRow& g) { return Value::boolean(g.padded); }},
+  };
+  return c;
 }
 
-Column peak_column(const std::string& of) {
-  return column("percent_of_peak", "% peak", Type::Real, "%", "GFLOPS (" + of + ") / --peak, in percent")
-      .allow_null()
-      .only_with("--peak");
-}
-
-Column rule_column() { return column("rule", "Rule", Type::Text, "", "id of the rule that decoded it").wide(); }
-
-Column padded_column() {
-  return column("padded", "Padded", Type::Bool, "",
-                "the rule decodes padded sizes (CLBlast's indirect Xgemm): FLOPs include the padding")
-      .machine_only();
+template <class Columns>
+std::vector<Column> schema_columns(const Columns& cs) {
+  std::vector<Column> out;
+  for (const auto& c : cs) out.push_back(c.column);
+  return out;
 }
 
 }  // namespace
@@ -45,21 +188,9 @@ const Schema& gemm_schema() {
   static const Schema s = [] {
     Schema g;
     g.name = "gemm";
-    g.title = "one row per GEMM launch";
-    g.default_order = "process, then sequence number";
-    g.columns = {
-        column("seq", "Seq", Type::Int, "", "sequence number of the launch in its process").ascending().wide(),
-        column("process", "Process", Type::Int, "", "index of the process among the inputs").machine_only(),
-        name_column(),
-        column("layer", "Layer", Type::Text, "", "path of the innermost range").shrink(Shorten::Head, 12),
-    };
-    for (auto& c : shape_columns()) g.columns.push_back(c);
-    g.columns.push_back(column("time_ns", "Time", Type::Duration, "ns", "kernel time").allow_null());
-    g.columns.push_back(
-        column("gflops", "GFLOPS", Type::Real, "GFLOPS", "2*M*N*K*batch / kernel time").allow_null().digits(2));
-    g.columns.push_back(peak_column("gflops"));
-    g.columns.push_back(rule_column());
-    g.columns.push_back(padded_column());
+    g.title = "one row per GEMM call (a library call, else CLBlast's kernels grouped, else one kernel)";
+    g.default_order = "process, then start time";
+    g.columns = schema_columns(call_columns());
     return g;
   }();
   return s;
@@ -70,33 +201,18 @@ const Schema& gemm_group_schema() {
     Schema g;
     g.name = "gemm";
     g.view = "--group";
-    g.title = "one row per distinct (kernel, M, N, K, batch)";
+    g.title = "one row per distinct (call, precision, layout, M, N, K, batch)";
     g.default_order = "total time, descending";
-    g.columns = {name_column()};
-    for (auto& c : shape_columns()) g.columns.push_back(c);
-    g.columns.push_back(column("count", "Calls", Type::Int, "", "launches"));
-    g.columns.push_back(column("total_ns", "Total", Type::Duration, "ns", "sum of the kernel times").wide());
-    g.columns.push_back(column("median_ns", "Median", Type::Duration, "ns", "median kernel time").allow_null());
-    g.columns.push_back(column("min_ns", "Min", Type::Duration, "ns", "shortest kernel time").allow_null().wide());
-    g.columns.push_back(column("gflops_median", "GF/s med", Type::Real, "GFLOPS", "2*M*N*K*batch / median time")
-                            .allow_null()
-                            .digits(2));
-    g.columns.push_back(column("gflops_best", "GF/s best", Type::Real, "GFLOPS", "2*M*N*K*batch / shortest time")
-                            .allow_null()
-                            .digits(2)
-                            .alias("gflops"));
-    g.columns.push_back(peak_column("gflops_best"));
-    g.columns.push_back(rule_column());
-    g.columns.push_back(padded_column());
+    g.columns = schema_columns(group_columns());
     return g;
   }();
   return s;
 }
 
-Result gemm_result(const analyses::GemmResult& result, bool peak) {
+Result gemm_result(const GemmResult& result, bool peak) {
   Result out(gemm_schema());
   if (peak) out.options.push_back("--peak");
-  // Consecutive launches mostly share their range: its path is made once for them.
+  // Consecutive calls mostly share their range: its path is made once for them.
   struct Cache {
     uint64_t range = UINT64_MAX;
     Value layer;
@@ -105,62 +221,46 @@ Result gemm_result(const analyses::GemmResult& result, bool peak) {
   out.source.count = result.records.size();
   out.source.fill = [&result, cache](size_t i, Row& row) {
     const auto& rec = result.records[i];
-    const auto& s = result.shape(rec);
     if (rec.range != cache->range) {
       cache->layer = Value::text(result.layer(rec));
       cache->range = rec.range;
     }
-    const auto gflops = result.gflops(rec);
-    std::optional<double> percent;
-    if (gflops && result.peak_gflops > 0) percent = 100.0 * *gflops / result.peak_gflops;
-    row = {Value::uint(rec.seq),
-           Value::uint(s.process),
-           Value::text(result.names[s.name_id]),
-           cache->layer,
-           Value::integer(s.m),
-           Value::integer(s.n),
-           Value::integer(s.k),
-           Value::integer(s.batch),
-           Value::integer(result.time_ns(rec)),
-           Value::real(gflops),
-           Value::real(percent),
-           Value::text(s.rule->id),
-           Value::boolean(s.rule->padded)};
+    const CallView v{result, rec, result.shape(rec), cache->layer};
+    row.clear();
+    for (const auto& c : call_columns()) row.push_back(c.value(v));
   };
   return out;
 }
 
-Result gemm_group_result(const analyses::GemmResult& result, bool peak) {
+Result gemm_group_result(const GemmResult& result, bool peak) {
   Result out(gemm_group_schema());
   if (peak) out.options.push_back("--peak");
   for (const auto& g : result.groups) {
-    const Value none;
-    out.rows.push_back({Value::text(g.name), Value::integer(g.m), Value::integer(g.n), Value::integer(g.k),
-                        Value::integer(g.batch), Value::uint(g.count), Value::integer(g.total_ns),
-                        g.timed ? Value::integer(g.median_ns) : none, g.timed ? Value::integer(g.min_ns) : none,
-                        Value::real(g.gflops_median), Value::real(g.gflops_best), Value::real(g.percent_of_peak),
-                        Value::text(g.rule), Value::boolean(g.padded)});
+    Row row;
+    for (const auto& c : group_columns()) row.push_back(c.value(g));
+    out.rows.push_back(std::move(row));
   }
   return out;
 }
 
-void add_gemm_notes(Result& out, const analyses::GemmResult& result) {
-  std::string note = std::to_string(result.launches) + " GEMM launches, " + format_general(result.gflop_total) + " GFLOP";
+void add_gemm_notes(Result& out, const GemmResult& result) {
+  std::string note = std::to_string(result.calls) + " GEMM calls (" + std::to_string(result.from_library) +
+                     " recorded library calls), " + std::to_string(result.kernel_launches) + " kernel launches, " +
+                     format_general(result.gflop_total) + " GFLOP";
   if (result.peak_gflops > 0) note += "; peak " + format_fixed(result.peak_gflops, 2) + " GFLOPS";
   out.notes.push_back(note + ".");
   const size_t padded = out.schema->find("padded");
   bool any = false;
   if (out.source.fill) {
-    // Per launch: padded is a property of the shape.
+    // Per call: padded is a property of the shape.
     std::vector<bool> shown(result.shapes.size(), false);
-    for (size_t i = 0; i < out.size(); ++i)
-      shown[result.records[out.ordered ? out.order[i] : i].shape] = true;
-    for (size_t i = 0; i < shown.size(); ++i) any |= shown[i] && result.shapes[i].rule->padded;
+    for (size_t i = 0; i < out.size(); ++i) shown[result.records[out.ordered ? out.order[i] : i].shape] = true;
+    for (size_t i = 0; i < shown.size(); ++i) any |= shown[i] && result.shapes[i].padded;
   } else {
     Row scratch;
     for (size_t i = 0; i < out.size() && !any; ++i) any = out.row(i, scratch)[padded].as_bool();
   }
-  if (any) out.notes.push_back("* padded sizes (CLBlast indirect GEMM): FLOPs include the padding.");
+  if (any) out.notes.push_back("* padded sizes (the main kernel's; no logical sizes known): FLOPs include the padding.");
 }
 
 std::string rules_json(const std::vector<gemm::Rule>& rules) {

@@ -1,4 +1,4 @@
-// `clprof gemm`: one row per GEMM launch, or (--group) one per distinct (kernel, M, N, K,
+// `clprof gemm`: one row per GEMM call, or (--group) one per distinct (call, precision, layout, M, N, K,
 // batch); `--list-rules`: the rule table.
 #pragma once
 
@@ -13,11 +13,11 @@ namespace clprof::output::tables {
 const Schema& gemm_schema();
 const Schema& gemm_group_schema();
 
-// Per launch: rows made on demand from `result`'s compact records (it must outlive the
+// Per call: rows made on demand from `result`'s compact records (it must outlive the
 // returned Result). `peak`: the percent_of_peak column is on.
 Result gemm_result(const analyses::GemmResult& result, bool peak);
 Result gemm_group_result(const analyses::GemmResult& result, bool peak);
-// The notes under the table: launches, GFLOP, peak, and the padded-sizes footnote when a
+// The notes under the table: calls, kernel launches, GFLOP, peak, and the padded-sizes footnote when a
 // shown row is padded (read from the result's rows as ordered).
 void add_gemm_notes(Result& out, const analyses::GemmResult& result);
 

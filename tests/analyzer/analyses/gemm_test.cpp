@@ -276,7 +276,7 @@ TEST_CASE("GemmAnalysis: build-option dimensions resolved after streaming; group
     a.add_launch(unit::launch("vadd", 3000, 10, {}, 4));
     a.merge(std::move(b));
     auto r = analyses::finish_gemm(a, run, 12.0);
-    CHECK(r.launches == 3);
+    CHECK(r.calls == 3);
     CHECK(r.gflop_total == doctest::Approx(2 * 2.0 * 10 * 20 * 30 / 1e9));
     REQUIRE(r.problems.size() == 1);
     CHECK(r.problems.begin()->second == 1);
@@ -334,8 +334,8 @@ TEST_CASE("GemmAnalysis: launches of one shape share it; rows resolve names and 
     const auto row = r.row(i);
     CHECK(row.seq == i + 1);  // sorted by (process, seq) whatever the merge order
     CHECK(row.name == "XgemmDirectNN");
-    CHECK(row.layer == (row.seq % 4 ? "inference/conv1" : "inference/fc"));
-    CHECK(row.m == (row.seq % 3 ? 64 : 128));
+    CHECK(row.layer == (*row.seq % 4 ? "inference/conv1" : "inference/fc"));
+    CHECK(row.m == (*row.seq % 3 ? 64 : 128));
     CHECK(copy.row(i).layer == row.layer);
   }
   CHECK(r.gflop_total == doctest::Approx(copy.gflop_total));
