@@ -211,6 +211,8 @@ struct GemmResult {
   std::vector<Shape> shapes;
   std::vector<std::string> names;
   std::shared_ptr<const RangeIndex> ranges;
+  // The rules Shape::rule points into: kept alive with the result.
+  std::shared_ptr<const std::vector<gemm::Rule>> rules;
   double peak_gflops = 0;
 
   std::vector<GemmGroupRow> groups;          // grouped mode, by total time descending

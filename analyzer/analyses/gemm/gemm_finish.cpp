@@ -369,6 +369,7 @@ GemmResult finish_gemm(GemmAnalysis&& a, const model::Run& run, double peak_gflo
   GemmResult out;
   out.problems = a.problems();
   out.names = a.names();
+  out.rules = a.rules_;
   out.peak_gflops = peak_gflops;
   const ProgramOptions options(run);
 

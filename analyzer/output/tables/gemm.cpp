@@ -102,7 +102,7 @@ const std::vector<CallColumn>& call_columns() {
          return v.shape.exec_flops ? Value::real(*v.shape.exec_flops / 1e9) : Value::null();
        }},
       {column("status", "Status", Type::Int, "", "what the library returned (recorded calls; 0: success)")
-           .when_known()
+           .wide()
            .allow_null(),
        [](const CallView& v) { return opt_int(v.shape.status); }},
       {column("rule", "Rule", Type::Text, "", "id of the rule that decoded the main kernel").wide().allow_null(),

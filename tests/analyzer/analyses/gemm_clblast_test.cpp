@@ -15,8 +15,8 @@
 #include <vector>
 
 #include "analyses/gemm/gemm.hpp"
+#include "readers/load.hpp"
 #include "readers/reader.hpp"
-#include "run_child.hpp"
 
 namespace fs = std::filesystem;
 using namespace clprof;
@@ -50,8 +50,7 @@ model::Run read(const fs::path& trace) {
   REQUIRE_MESSAGE(fs::exists(trace), trace << " missing: shim.blas (tests/shim) writes it");
   model::Run run;
   readers::Diagnostics diag;
-  const std::string text = clprof::test::slurp(trace.string());
-  readers::find_reader("clprof")->read(trace.string(), text, run, diag);
+  readers::load_run({trace.string()}, readers::LoadOptions{}, run, diag);
   return run;
 }
 

@@ -176,6 +176,8 @@ Written write_trace() {
              .unum(ts::kernel::context_id, id)
              .str(ts::kernel::name, str(s))
              .unum(ts::kernel::num_args, big ? kU32Max : 0)
+             .strs(ts::kernel::arg_types, big ? std::vector<std::string>{"float", "int*"}
+                                              : std::vector<std::string>{})
              .finish());
   }
   // Ranges: the smallest and the largest id; one left open (closed at exit).
@@ -192,6 +194,51 @@ Written write_trace() {
            .str(ts::range_begin::name, str(3))
            .num(ts::range_begin::tid, kI32Max)
            .num(ts::range_begin::host_ns, 0)
+           .finish());
+  // A BLAS call (range 2): every field of its "blas" object, closed with its status.
+  line(JsonLine(ts::range_begin::kTypeName)
+           .unum(ts::range_begin::id, 2)
+           .unum(ts::range_begin::parent, 1)
+           .str(ts::range_begin::name, "CLBlastCgemm")
+           .num(ts::range_begin::tid, 0)
+           .num(ts::range_begin::host_ns, 5)
+           .begin_object(ts::range_begin::blas)
+           .str(ts::blas::library, "clblast")
+           .str(ts::blas::api, "CLBlastCgemm")
+           .str(ts::blas::routine, "gemm_strided_batched")
+           .str(ts::blas::precision, "c")
+           .str(ts::blas::layout, "row")
+           .str(ts::blas::trans_a, "n")
+           .str(ts::blas::trans_b, "c")
+           .unum(ts::blas::m, kU64Max)
+           .unum(ts::blas::n, 2)
+           .unum(ts::blas::k, 3)
+           .unum(ts::blas::batch, 4)
+           .real(ts::blas::alpha, 1.5)
+           .real(ts::blas::alpha_im, -0.25)
+           .real(ts::blas::beta, 0)
+           .real(ts::blas::beta_im, 1e300)
+           .unum(ts::blas::a_mem, 1)
+           .unum(ts::blas::a_offset, 2)
+           .unum(ts::blas::a_ld, 3)
+           .unum(ts::blas::a_stride, 4)
+           .unum(ts::blas::b_mem, 5)
+           .unum(ts::blas::b_offset, 6)
+           .unum(ts::blas::b_ld, 7)
+           .unum(ts::blas::b_stride, 8)
+           .unum(ts::blas::c_mem, 9)
+           .unum(ts::blas::c_offset, 10)
+           .unum(ts::blas::c_ld, 11)
+           .unum(ts::blas::c_stride, 12)
+           .unum(ts::blas::temp_mem, 13)
+           .unums(ts::blas::queue_ids, {kU64Max, 0})
+           .end_object()
+           .finish());
+  line(JsonLine(ts::range_end::kTypeName)
+           .unum(ts::range_end::id, 2)
+           .num(ts::range_end::tid, 0)
+           .num(ts::range_end::host_ns, 6)
+           .num(ts::range_end::status, kI32Min)
            .finish());
 
   // Launches: every status, every argument kind, work sizes of every rank, NULL offsets
@@ -239,6 +286,7 @@ Written write_trace() {
         r->device_ns[i] = dim == 3 ? static_cast<uint64_t>(kI64Max) : dev[i];
       r->n_ranges = static_cast<uint8_t>(dim == 3 ? shim::kMaxRecordedRanges : dim - 1);
       for (unsigned i = 0; i < r->n_ranges; ++i) r->ranges[i] = i % 2 ? kU32Max : 1;
+      r->call = dim == 2 ? 2 : 0;
       op(std::move(r));
     }
   }
@@ -261,6 +309,7 @@ Written write_trace() {
     for (int i = 0; i < 4; ++i) r->device_ns[i] = o * 10 + static_cast<uint64_t>(i);
     r->n_ranges = static_cast<uint8_t>(o % 3);
     for (unsigned i = 0; i < r->n_ranges; ++i) r->ranges[i] = 1;
+    r->call = o == 1 ? 2 : 0;
     op(std::move(r));
   }
   for (const char* api : {"clFinish", "clWaitForEvents"}) {
@@ -271,6 +320,7 @@ Written write_trace() {
     r->queue_id = api[2] == 'F' ? kU64Max : 0;
     r->host_begin_ns = kI64Min;
     r->host_end_ns = kI64Max;
+    r->call = api[2] == 'F' ? 2 : 0;
     op(std::move(r));
   }
   line(JsonLine(ts::range_end::kTypeName)
@@ -496,6 +546,30 @@ void check_metadata(const model::Run& run, const Written& w, const std::string& 
   }
 
   REQUIRE(run.ranges.size() == 2);
+  REQUIRE(run.blas_calls.size() == 1);
+  {
+    const model::BlasCall& c = run.blas_calls[0];
+    CHECK(c.id == ((uint64_t{1} << 40) | 2));
+    CHECK(c.parent == ((uint64_t{1} << 40) | 1));
+    CHECK(c.api == "CLBlastCgemm");
+    CHECK(c.routine == "gemm_strided_batched");
+    CHECK(c.trans_b == "c");
+    CHECK(c.m == kU64Max);
+    CHECK(c.batch == 4);
+    CHECK(c.alpha == 1.5);
+    CHECK(c.alpha_im == -0.25);
+    CHECK(c.beta_im == 1e300);
+    CHECK(c.c_stride == 12);
+    CHECK(c.temp_mem == 13);
+    CHECK(c.queue_ids == std::vector<uint64_t>{kU64Max, 0});
+    CHECK(c.status == kI32Min);
+    CHECK(c.host_end_ns != model::kNoTime);
+    size_t in_call = 0;
+    for (const auto& l : run.launches) in_call += l.call == c.id;
+    for (const auto& x : run.transfers) in_call += x.call == c.id;
+    for (const auto& y : run.syncs) in_call += y.call == c.id;
+    CHECK(in_call == ts::kStatusCount + 1 + 1);  // a launch per status, one transfer, clFinish
+  }
   CHECK(run.ranges[0].id == ((uint64_t{1} << 40) | 1));
   CHECK(run.ranges[0].parent == 0);
   CHECK(run.ranges[0].name == str(2));
