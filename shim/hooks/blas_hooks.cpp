@@ -68,6 +68,23 @@ void set_sizes(BlasCallFacts& f, int layout, int ta, int tb, size_t m, size_t n,
   f.k = k;
 }
 
+// The matrices: buffers and leading dimensions; offsets where the call has one each.
+void set_matrices(BlasCallFacts& f, cl_mem a, size_t a_ld, cl_mem b, size_t b_ld, cl_mem c,
+                  size_t c_ld) {
+  f.a = a;
+  f.b = b;
+  f.c = c;
+  f.a_ld = a_ld;
+  f.b_ld = b_ld;
+  f.c_ld = c_ld;
+}
+void set_offsets(BlasCallFacts& f, size_t a_off, size_t b_off, size_t c_off) {
+  f.has_offsets = true;
+  f.a_offset = a_off;
+  f.b_offset = b_off;
+  f.c_offset = c_off;
+}
+
 // ---- one hook template per shape -----------------------------------------------------
 // Enums are passed as int (CLBlastLayout, clblast::Layout, clblasOrder, ... all are).
 
@@ -90,16 +107,8 @@ struct ClblastGemm {
       BlasCallFacts f;
       set_sizes(f, layout, ta, tb, m, n, k);
       set_scalars(f, alpha, beta);
-      f.a = a;
-      f.b = b;
-      f.c = c;
-      f.has_offsets = true;
-      f.a_offset = a_off;
-      f.b_offset = b_off;
-      f.c_offset = c_off;
-      f.a_ld = a_ld;
-      f.b_ld = b_ld;
-      f.c_ld = c_ld;
+      set_matrices(f, a, a_ld, b, b_ld, c, c_ld);
+      set_offsets(f, a_off, b_off, c_off);
       if constexpr (sizeof...(Temp) == 1) f.temp = (temp, ...);
       f.queues = queue;
       f.n_queues = queue ? 1 : 0;
@@ -129,12 +138,7 @@ int clblast_batched(int layout, int ta, int tb, size_t m, size_t n, size_t k, co
     set_sizes(f, layout, ta, tb, m, n, k);
     f.complex = is_complex<T>();
     f.batch = batch;
-    f.a = a;
-    f.b = b;
-    f.c = c;
-    f.a_ld = a_ld;
-    f.b_ld = b_ld;
-    f.c_ld = c_ld;
+    set_matrices(f, a, a_ld, b, b_ld, c, c_ld);
     f.queues = queue;
     f.n_queues = queue ? 1 : 0;
     scope.begin(f);
@@ -162,16 +166,8 @@ int clblast_strided(int layout, int ta, int tb, size_t m, size_t n, size_t k, T 
     set_sizes(f, layout, ta, tb, m, n, k);
     set_scalars(f, alpha, beta);
     f.batch = batch;
-    f.a = a;
-    f.b = b;
-    f.c = c;
-    f.has_offsets = true;
-    f.a_offset = a_off;
-    f.b_offset = b_off;
-    f.c_offset = c_off;
-    f.a_ld = a_ld;
-    f.b_ld = b_ld;
-    f.c_ld = c_ld;
+    set_matrices(f, a, a_ld, b, b_ld, c, c_ld);
+    set_offsets(f, a_off, b_off, c_off);
     f.strided = true;
     f.a_stride = a_stride;
     f.b_stride = b_stride;
@@ -202,16 +198,8 @@ int clblas_gemm(int order, int ta, int tb, size_t m, size_t n, size_t k, T alpha
     BlasCallFacts f;
     set_sizes(f, order, ta, tb, m, n, k);
     set_scalars(f, alpha, beta);
-    f.a = a;
-    f.b = b;
-    f.c = c;
-    f.has_offsets = true;
-    f.a_offset = a_off;
-    f.b_offset = b_off;
-    f.c_offset = c_off;
-    f.a_ld = a_ld;
-    f.b_ld = b_ld;
-    f.c_ld = c_ld;
+    set_matrices(f, a, a_ld, b, b_ld, c, c_ld);
+    set_offsets(f, a_off, b_off, c_off);
     f.queues = queues;
     f.n_queues = n_queues;
     scope.begin(f);

@@ -43,10 +43,10 @@ const std::vector<CallColumn>& call_columns() {
        [](const CallView& v) { return Value::uint(v.shape.process); }},
       {column("name", "Call", Type::Text, "",
               "the library entry point the app called, else the main kernel; the table marks padded sizes with *")
-           .shrink()
+           .shrink(Shorten::Middle, 10)
            .marked_by("padded"),
        [](const CallView& v) { return Value::text(v.result.names[v.shape.name_id]); }},
-      {column("layer", "Layer", Type::Text, "", "path of the innermost range").shrink(Shorten::Head, 12),
+      {column("layer", "Layer", Type::Text, "", "path of the innermost range").shrink(Shorten::Head, 8),
        [](const CallView& v) { return v.layer; }},
       {column("source", "Source", Type::Text, "",
               "where M, N, K come from: call (the library call's arguments), group (CLBlast's kernels "
@@ -67,7 +67,8 @@ const std::vector<CallColumn>& call_columns() {
        [](const CallView& v) { return Value::integer(v.shape.k); }},
       {column("batch", "Batch", Type::Int, "", "GEMMs in the call").allow_null(),
        [](const CallView& v) { return Value::integer(v.shape.batch); }},
-      {column("kernels", "Kernels", Type::Int, "", "kernel launches the call ran (pad, transpose, GEMM, copy back)"),
+      {column("kernels", "Kernels", Type::Int, "", "kernel launches the call ran (pad, transpose, GEMM, copy back)")
+           .wide(),
        [](const CallView& v) { return Value::uint(v.rec.kernels); }},
       {column("time_ns", "Time", Type::Duration, "ns", "sum of the kernel times of every kernel of the call")
            .allow_null(),

@@ -332,7 +332,7 @@ TEST_CASE("header line opens the records array; end record closes counts") {
   h.session_id = "0123456789abcdef";
   CHECK(
       format_header_line(h) ==
-      R"({"format":"clprof-trace","version":2,"header":{"pid":10,"ppid":1,"command_line":["./app","-n","3"],)"
+      R"({"format":"clprof-trace","version":3,"header":{"pid":10,"ppid":1,"command_line":["./app","-n","3"],)"
       R"("start_unix_ns":1700000000000000000,"host_start_ns":5000,"host_clock":"CLOCK_MONOTONIC",)"
       R"("host_name":"box","clprof_version":"0.1.0","settings":{"CLPROF_OUTPUT":"t.json"},)"
       R"("session_id":"0123456789abcdef"},"records":[)");
