@@ -43,10 +43,10 @@ const std::vector<CallColumn>& call_columns() {
        [](const CallView& v) { return Value::uint(v.shape.process); }},
       {column("name", "Call", Type::Text, "",
               "the library entry point the app called, else the main kernel; the table marks padded sizes with *")
-           .shrink(Shorten::Middle, 10)
+           .shrink()
            .marked_by("padded"),
        [](const CallView& v) { return Value::text(v.result.names[v.shape.name_id]); }},
-      {column("layer", "Layer", Type::Text, "", "path of the innermost range").shrink(Shorten::Head, 8),
+      {column("layer", "Layer", Type::Text, "", "path of the innermost range").shrink(Shorten::Head, 12),
        [](const CallView& v) { return v.layer; }},
       {column("source", "Source", Type::Text, "",
               "where M, N, K come from: call (the library call's arguments), group (CLBlast's kernels "
@@ -83,7 +83,9 @@ const std::vector<CallColumn>& call_columns() {
          if (!g || v.result.peak_gflops <= 0) return Value::null();
          return Value::real(100.0 * *g / v.result.peak_gflops);
        }},
-      {column("main_ns", "Main", Type::Duration, "ns", "kernel time of the main (GEMM) kernel alone").allow_null(),
+      {column("main_ns", "Main", Type::Duration, "ns", "kernel time of the main (GEMM) kernel alone")
+           .allow_null()
+           .wide(),
        [](const CallView& v) { return v.rec.main_ns >= 0 ? Value::integer(v.rec.main_ns) : Value::null(); }},
       {column("kernel", "Main kernel", Type::Text, "", "the main kernel (decoded by a rule)").wide().allow_null(),
        [](const CallView& v) {
@@ -245,8 +247,9 @@ Result gemm_group_result(const GemmResult& result, bool peak) {
 }
 
 void add_gemm_notes(Result& out, const GemmResult& result) {
+  // Short: notes are not cut to the terminal's width.
   std::string note = std::to_string(result.calls) + " GEMM calls (" + std::to_string(result.from_library) +
-                     " recorded library calls), " + std::to_string(result.kernel_launches) + " kernel launches, " +
+                     " recorded), " + std::to_string(result.kernel_launches) + " kernels, " +
                      format_general(result.gflop_total) + " GFLOP";
   if (result.peak_gflops > 0) note += "; peak " + format_fixed(result.peak_gflops, 2) + " GFLOPS";
   out.notes.push_back(note + ".");
