@@ -9,7 +9,7 @@
 //   expected_stderr  stderr and "[exit N]" when clprof writes to stderr or exits non-zero
 //                    (absent otherwise)
 //   input files      any files of the case itself (most cases name the shared fixtures of
-//                    tests/analyzer/data and tests/importers/data by a relative path)
+//                    tests/analyzer/data and tests/analyzer/readers/<format>/data by a relative path)
 // clprof runs in the case directory. JSON output (--format json, and `timeline`; exit 0) is
 // also validated against docs/schema/<command>.schema.json.
 //

@@ -39,7 +39,7 @@ TEST_CASE("report: one clprof trace, to a file") {
 }
 
 TEST_CASE("report: stdout without -o, and an importer's input") {
-  const auto r = run({"report", "@../../importers/data/armnn_profile_small_constructed.json"});
+  const auto r = run({"report", "@../readers/armnn/data/armnn_profile_small_constructed.json"});
   REQUIRE(r.status == 0);
   CHECK(r.err.empty());
   CHECK(r.out.rfind("<!DOCTYPE html>", 0) == 0);

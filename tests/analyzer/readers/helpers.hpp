@@ -16,9 +16,21 @@
 
 namespace clprof::test {
 
-// The bytes of tests/importers/data/<name>; fails the test loudly when missing.
+// The folder of tests/analyzer/readers whose data/ holds fixture `name` (named after the
+// format: armnn_*, vison_* (vison's output for Arm NN), caffe_*, chrome_*, itrex_* (a
+// Chrome trace), dvdt_*).
+inline std::string fixture_dir(const std::string& name) {
+  const std::pair<const char*, const char*> by_prefix[] = {
+      {"armnn_", "armnn"}, {"vison_", "armnn"},  {"caffe_", "caffe"},
+      {"chrome_", "chrome"}, {"itrex_", "chrome"}, {"dvdt_", "dvdt_prof"}};
+  for (const auto& [prefix, dir] : by_prefix)
+    if (name.rfind(prefix, 0) == 0) return dir;
+  throw std::runtime_error("test fixture " + name + " has no format prefix");
+}
+
+// The bytes of tests/analyzer/readers/<format>/data/<name>; fails the test loudly when missing.
 inline std::string fixture(const std::string& name) {
-  std::string path = std::string(CLPROF_IMPORTER_DATA) + "/" + name;
+  std::string path = std::string(CLPROF_READER_TESTS) + "/" + fixture_dir(name) + "/data/" + name;
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("missing test fixture " + path);
   std::ostringstream ss;
