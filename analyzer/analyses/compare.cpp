@@ -128,7 +128,7 @@ void iteration_figures(RunFigures& f, const ProfileAnalysis& a, const model::Run
     for (const auto& k : d.kernels) {
       auto& s = kernels[k.name];
       if (s.times.empty()) s.times.assign(n, 0);
-      s.times[i] += k.total_ns;
+      add_to(s.times[i], k.total_ns);
       s.count += k.count;
       inside += k.count;
     }
@@ -143,7 +143,7 @@ void iteration_figures(RunFigures& f, const ProfileAnalysis& a, const model::Run
         it->second.display = display;
         layer_order.push_back(key);
       }
-      it->second.times[i] += l.total_ns;
+      add_to(it->second.times[i], l.total_ns);
       for (const auto& k : l.kernels) it->second.count += k.count;
     }
   }
@@ -174,13 +174,13 @@ void whole_run_figures(RunFigures& f, const ProfileAnalysis& a, const model::Run
   for (const auto& r : rows) {
     const int64_t t = whole_run_time(stat, r.stats);
     f.kernels.push_back({r.name, Figure{r.stats.count, t, std::nullopt, r.name}});
-    f.total_ns += t;
+    add_to(f.total_ns, t);
   }
   LayerKeys keys;
   for (const auto& l : layer_rows(a.layers, run, nullptr)) {
     if (l.count == 0) continue;
     int64_t t = 0;
-    for (const auto& k : l.kernels) t += whole_run_time(stat, k.stats);
+    for (const auto& k : l.kernels) add_to(t, whole_run_time(stat, k.stats));
     f.layers.push_back({keys.next(l.layer), Figure{l.count, t, std::nullopt, l.layer}});
   }
 }
@@ -243,7 +243,7 @@ namespace {
 
 std::optional<double> percent_change(int64_t base, int64_t other) {
   if (base <= 0) return std::nullopt;
-  return 100.0 * static_cast<double>(other - base) / static_cast<double>(base);
+  return 100.0 * (static_cast<double>(other) - static_cast<double>(base)) / static_cast<double>(base);
 }
 
 std::optional<double> ratio(int64_t base, int64_t other) {
@@ -255,7 +255,7 @@ std::optional<double> ratio(int64_t base, int64_t other) {
 
 std::optional<int64_t> CompareItem::delta_ns() const {
   if (!base || !other) return std::nullopt;
-  return other->time_ns - base->time_ns;
+  return sub_ns(other->time_ns, base->time_ns);
 }
 
 std::optional<double> CompareItem::delta_percent() const {
@@ -276,7 +276,7 @@ const char* CompareItem::status() const {
   return "equal";
 }
 
-std::optional<int64_t> Comparison::total_delta_ns() const { return other_total_ns - base_total_ns; }
+std::optional<int64_t> Comparison::total_delta_ns() const { return sub_ns(other_total_ns, base_total_ns); }
 std::optional<double> Comparison::total_delta_percent() const {
   return percent_change(base_total_ns, other_total_ns);
 }

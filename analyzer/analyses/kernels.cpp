@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "analyses/stats.hpp"
+
 namespace clprof::analyses {
 
 void KernelAccumulator::add(const model::Launch& l) {
@@ -13,15 +15,15 @@ void KernelAccumulator::add(const model::Launch& l) {
   }
   using model::kNoTime;
   if (l.queued_ns != kNoTime && l.submit_ns != kNoTime && l.submit_ns >= l.queued_ns) {
-    queued_to_submit_ns += l.submit_ns - l.queued_ns;
+    add_to(queued_to_submit_ns, sub_ns(l.submit_ns, l.queued_ns));
     ++queued_to_submit_known;
   }
   if (l.submit_ns != kNoTime && l.start_ns != kNoTime && l.start_ns >= l.submit_ns) {
-    submit_to_start_ns += l.start_ns - l.submit_ns;
+    add_to(submit_to_start_ns, sub_ns(l.start_ns, l.submit_ns));
     ++submit_to_start_known;
   }
   if (l.host_begin_ns != kNoTime && l.host_end_ns != kNoTime && l.host_end_ns >= l.host_begin_ns) {
-    enqueue_ns += l.host_end_ns - l.host_begin_ns;
+    add_to(enqueue_ns, sub_ns(l.host_end_ns, l.host_begin_ns));
     ++enqueue_known;
   }
 }
@@ -29,9 +31,9 @@ void KernelAccumulator::add(const model::Launch& l) {
 void KernelAccumulator::merge(KernelAccumulator&& o) {
   durations_ns.insert(durations_ns.end(), o.durations_ns.begin(), o.durations_ns.end());
   untimed += o.untimed;
-  queued_to_submit_ns += o.queued_to_submit_ns;
-  submit_to_start_ns += o.submit_to_start_ns;
-  enqueue_ns += o.enqueue_ns;
+  add_to(queued_to_submit_ns, o.queued_to_submit_ns);
+  add_to(submit_to_start_ns, o.submit_to_start_ns);
+  add_to(enqueue_ns, o.enqueue_ns);
   queued_to_submit_known += o.queued_to_submit_known;
   submit_to_start_known += o.submit_to_start_known;
   enqueue_known += o.enqueue_known;
@@ -41,7 +43,7 @@ void KernelAccumulator::merge(KernelAccumulator&& o) {
 int64_t total_kernel_ns(const std::map<std::string, KernelAccumulator>& accumulators) {
   int64_t total = 0;
   for (const auto& [name, acc] : accumulators)
-    for (int64_t d : acc.durations_ns) total += d;
+    for (int64_t d : acc.durations_ns) add_to(total, d);
   return total;
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <climits>
 
+#include "analyses/stats.hpp"
+
 namespace clprof::analyses {
 
 void LayersAnalysis::add_launch(const model::Launch& launch) {
@@ -42,7 +44,7 @@ std::vector<LayerRow> layer_rows(const LayersAnalysis& analysis, const model::Ru
     auto& g = groups[index.path(id)];
     const int64_t t = total_kernel_ns(b.kernels);
     g.instance_totals.push_back(t);
-    grand_total += t;
+    add_to(grand_total, t);
     g.first_order = std::min(g.first_order, b.first_order);
     for (const auto& [name, acc] : b.kernels) {
       KernelAccumulator copy = acc;
@@ -56,8 +58,8 @@ std::vector<LayerRow> layer_rows(const LayersAnalysis& analysis, const model::Ru
     r.kernels = make_kernel_rows(g.kernels, grand_total, speedup);
     for (const auto& k : r.kernels) {
       r.count += k.stats.count;
-      r.total_ns += k.stats.total_ns;
-      if (k.est_total_ns) r.est_total_ns = r.est_total_ns.value_or(0) + *k.est_total_ns;
+      add_to(r.total_ns, k.stats.total_ns);
+      if (k.est_total_ns) r.est_total_ns = add_ns(r.est_total_ns.value_or(0), *k.est_total_ns);
     }
     if (grand_total > 0) r.percent = 100.0 * static_cast<double>(r.total_ns) / grand_total;
     r.instances = g.instance_totals.size();
@@ -157,7 +159,7 @@ std::vector<IterationDetail> iteration_details(const LayersAnalysis& analysis,
       order = std::min(order, acc.first_order);
       k.name = name;
       k.count += acc.durations_ns.size();
-      for (int64_t v : acc.durations_ns) k.total_ns += v;
+      for (int64_t v : acc.durations_ns) add_to(k.total_ns, v);
     }
   }
   // Per process, the k-th iteration instance gets the k-th importer wall time.
@@ -173,7 +175,7 @@ std::vector<IterationDetail> iteration_details(const LayersAnalysis& analysis,
     if (d.process < run.processes.size() && nth < run.processes[d.process].iteration_wall_ns.size()) {
       d.wall_ns = run.processes[d.process].iteration_wall_ns[nth];
     } else if (r && r->host_begin_ns != model::kNoTime && r->host_end_ns != model::kNoTime) {
-      d.wall_ns = r->host_end_ns - r->host_begin_ns;
+      d.wall_ns = sub_ns(r->host_end_ns, r->host_begin_ns);
     }
     std::map<std::string, IterationDetail::Kernel> totals;
     // Execution order: by host begin when every layer has one (this also places layers
@@ -189,14 +191,14 @@ std::vector<IterationDetail> iteration_details(const LayersAnalysis& analysis,
       std::stable_sort(ks.begin(), ks.end(),
                        [](const auto& a, const auto& b) { return a.first < b.first; });
       for (auto& [order, k] : ks) {
-        l.total_ns += k.total_ns;
+        add_to(l.total_ns, k.total_ns);
         auto& t = totals[k.name];
         t.name = k.name;
         t.count += k.count;
-        t.total_ns += k.total_ns;
+        add_to(t.total_ns, k.total_ns);
         l.kernels.push_back(k);
       }
-      d.kernel_ns += l.total_ns;
+      add_to(d.kernel_ns, l.total_ns);
       const auto key = by_host ? std::make_pair(la.host_begin, la.first_order)
                                : std::make_pair(int64_t{0}, la.first_order);
       ordered.emplace_back(key, std::move(l));

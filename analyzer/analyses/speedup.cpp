@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <stdexcept>
 
+#include "analyses/stats.hpp"
+
 namespace clprof::analyses {
 
 SpeedupRule parse_speedup(std::string_view spec) {
@@ -41,7 +43,11 @@ double Speedup::factor_for(const std::string& kernel_name) const {
 int64_t Speedup::estimate_ns(const std::string& kernel_name, int64_t ns) const {
   const double f = factor_for(kernel_name);
   if (f == 1.0) return ns;
-  return static_cast<int64_t>(std::llround(static_cast<double>(ns) / f));
+  const double q = std::round(static_cast<double>(ns) / f);
+  // 2^63 is exactly representable; anything at or past it does not fit.
+  if (q >= 9223372036854775808.0) return saturated_ns(INT64_MAX);
+  if (q < -9223372036854775808.0) return saturated_ns(INT64_MIN + 1);
+  return static_cast<int64_t>(q);
 }
 
 }  // namespace clprof::analyses

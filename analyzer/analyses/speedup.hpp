@@ -34,7 +34,8 @@ class Speedup {
   bool empty() const { return rules_.empty(); }
   // The factor for `kernel_name` (1.0 when no rule matches).
   double factor_for(const std::string& kernel_name) const;
-  // `ns` divided by the factor for `kernel_name`, rounded to nearest.
+  // `ns` divided by the factor for `kernel_name`, rounded to nearest; saturated at the
+  // int64 limits (with the overflow note of stats.hpp) if the quotient does not fit.
   int64_t estimate_ns(const std::string& kernel_name, int64_t ns) const;
 
  private:

@@ -1,9 +1,34 @@
 #include "analyses/stats.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 
 namespace clprof::analyses {
+
+namespace {
+
+std::atomic<bool> g_overflow{false};
+
+// The int64 value of a 128-bit sum, saturated (and noted) when it does not fit.
+int64_t fit(__int128 v) {
+  if (v > INT64_MAX) return saturated_ns(INT64_MAX);
+  if (v <= INT64_MIN) return saturated_ns(INT64_MIN + 1);
+  return static_cast<int64_t>(v);
+}
+
+}  // namespace
+
+int64_t saturated_ns(int64_t limit) {
+  g_overflow.store(true, std::memory_order_relaxed);
+  return limit;
+}
+
+bool overflow_noted() { return g_overflow.load(std::memory_order_relaxed); }
+
+int64_t add_ns(int64_t a, int64_t b) { return fit(static_cast<__int128>(a) + b); }
+
+int64_t sub_ns(int64_t a, int64_t b) { return fit(static_cast<__int128>(a) - b); }
 
 int64_t median_of(std::vector<int64_t>& values) {
   if (values.empty()) return 0;
@@ -13,8 +38,10 @@ int64_t median_of(std::vector<int64_t>& values) {
   const int64_t upper = *mid;
   if (n % 2) return upper;
   const int64_t lower = *std::max_element(values.begin(), mid);
-  // Average without overflow; llround gives half-away-from-zero, stated in the docs.
-  return static_cast<int64_t>(std::llround((static_cast<long double>(lower) + upper) / 2.0L));
+  // The mean of two int64 always fits; half-away-from-zero rounding, stated in the docs.
+  const __int128 sum = static_cast<__int128>(lower) + upper;
+  const __int128 half = sum / 2;
+  return static_cast<int64_t>(sum % 2 == 0 ? half : half + (sum > 0 ? 1 : -1));
 }
 
 DurationStats compute_stats(std::vector<int64_t>& values) {
@@ -23,16 +50,22 @@ DurationStats compute_stats(std::vector<int64_t>& values) {
   s.count = values.size();
   s.min_ns = *std::min_element(values.begin(), values.end());
   s.max_ns = *std::max_element(values.begin(), values.end());
-  long double sum = 0;
+  __int128 sum = 0;  // exact: 2^64 values of 2^63 cannot overflow 2^127
   for (int64_t v : values) sum += v;
-  s.total_ns = static_cast<int64_t>(sum);
-  const long double mean = sum / static_cast<long double>(s.count);
-  s.mean_ns = static_cast<int64_t>(std::llround(mean));
+  s.total_ns = fit(sum);
+  // The mean of int64 values is within their range: exact division, rounded to nearest.
+  const __int128 n = static_cast<__int128>(s.count);
+  __int128 q = sum / n, r = sum % n;
+  if (2 * (r < 0 ? -r : r) >= n) q += sum < 0 ? -1 : 1;
+  s.mean_ns = static_cast<int64_t>(q);
   if (s.count > 1) {
     // Two-pass variance: exact enough for ns durations, unlike the running sum of squares.
+    const long double mean = static_cast<long double>(sum) / static_cast<long double>(s.count);
     long double sq = 0;
     for (int64_t v : values) sq += (v - mean) * (v - mean);
-    s.stddev_ns = static_cast<int64_t>(std::llround(std::sqrt(sq / (s.count - 1))));
+    const long double sd = std::sqrt(sq / static_cast<long double>(s.count - 1));
+    // Values spread over the whole int64 range give more than 2^63: saturate then.
+    s.stddev_ns = sd < 9.2e18L ? static_cast<int64_t>(std::llround(sd)) : saturated_ns(INT64_MAX);
   }
   s.median_ns = median_of(values);
   return s;

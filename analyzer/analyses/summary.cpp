@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "analyses/stats.hpp"
+
 namespace clprof::analyses {
 
 using model::kNoTime;
@@ -23,11 +25,11 @@ void SummaryAnalysis::add_launch(const model::Launch& l) {
   auto& on = names_[l.name];
   if (std::find(on.begin(), on.end(), l.device) == on.end()) on.push_back(l.device);
   if (auto t = l.duration_ns()) {
-    d.kernel_ns += *t;
+    add_to(d.kernel_ns, *t);
     if (l.has_device_times() && !l.duration_override_ns)
       d.intervals.emplace_back(l.start_ns, l.end_ns);
     else
-      d.busy_extra_ns += *t;
+      add_to(d.busy_extra_ns, *t);
   }
   extend(l.process, l.host_begin_ns, l.host_end_ns);
 }
@@ -37,7 +39,7 @@ void SummaryAnalysis::add_transfer(const model::Transfer& t) {
   ++d.transfers;
   d.transfer_bytes += t.bytes;
   if (t.start_ns != kNoTime && t.end_ns != kNoTime && t.end_ns >= t.start_ns)
-    d.transfer_ns += t.end_ns - t.start_ns;
+    add_to(d.transfer_ns, sub_ns(t.end_ns, t.start_ns));
   extend(t.process, t.host_begin_ns, t.host_end_ns);
 }
 
@@ -46,12 +48,12 @@ void SummaryAnalysis::merge(Analysis&& other) {
   for (auto& [id, od] : o.devices_) {
     auto& d = devices_[id];
     d.launches += od.launches;
-    d.kernel_ns += od.kernel_ns;
+    add_to(d.kernel_ns, od.kernel_ns);
     d.intervals.insert(d.intervals.end(), od.intervals.begin(), od.intervals.end());
-    d.busy_extra_ns += od.busy_extra_ns;
+    add_to(d.busy_extra_ns, od.busy_extra_ns);
     d.transfers += od.transfers;
     d.transfer_bytes += od.transfer_bytes;
-    d.transfer_ns += od.transfer_ns;
+    add_to(d.transfer_ns, od.transfer_ns);
   }
   for (const auto& [n, devices] : o.names_) {
     auto& on = names_[n];
@@ -73,12 +75,12 @@ int64_t union_length(std::vector<std::pair<int64_t, int64_t>>& iv) {
     if (iv[i].first <= cur_end) {
       cur_end = std::max(cur_end, iv[i].second);
     } else {
-      total += cur_end - cur_begin;
+      add_to(total, sub_ns(cur_end, cur_begin));
       cur_begin = iv[i].first;
       cur_end = iv[i].second;
     }
   }
-  return total + (cur_end - cur_begin);
+  return add_ns(total, sub_ns(cur_end, cur_begin));
 }
 
 Summary make_summary(SummaryAnalysis& a, const model::Run& run,
@@ -122,7 +124,7 @@ Summary make_summary(SummaryAnalysis& a, const model::Run& run,
     int64_t base = 0;
     if (p < run.processes.size() && run.processes[p].host_start_ns != kNoTime)
       base = run.processes[p].host_start_ns;
-    const int64_t b = base + span.first, e = base + span.second;
+    const int64_t b = add_ns(base, span.first), e = add_ns(base, span.second);
     if (!have_span) {
       lo = b;
       hi = e;
@@ -133,20 +135,20 @@ Summary make_summary(SummaryAnalysis& a, const model::Run& run,
     }
   }
   if (have_span && hi > lo) {
-    s.run.wall_ns = hi - lo;
+    s.run.wall_ns = sub_ns(hi, lo);
   } else {
     int64_t iter_wall = 0;
     bool any = false;
     for (const auto& p : run.processes)
       for (int64_t w : p.iteration_wall_ns) {
-        iter_wall += w;
+        add_to(iter_wall, w);
         any = true;
       }
     if (any) s.run.wall_ns = iter_wall;
   }
   for (const auto& b : run.builds)
     if (b.host_begin_ns != kNoTime && b.host_end_ns != kNoTime && b.host_end_ns > b.host_begin_ns)
-      s.run.build_ns += b.host_end_ns - b.host_begin_ns;
+      add_to(s.run.build_ns, sub_ns(b.host_end_ns, b.host_begin_ns));
   s.run.kernels_distinct = a.kernel_names().size();
   std::map<uint32_t, uint64_t> distinct_per_device;
   for (const auto& [name, devices] : a.kernel_names())
@@ -164,7 +166,7 @@ Summary make_summary(SummaryAnalysis& a, const model::Run& run,
     f.kernel_ns = d.kernel_ns;
     // A device's own clock orders its kernels, so the union is per device; durations
     // without timestamps (importers) cannot overlap-check and are added as they are.
-    f.device_busy_ns = union_length(d.intervals) + d.busy_extra_ns;
+    f.device_busy_ns = add_ns(union_length(d.intervals), d.busy_extra_ns);
     f.transfers = d.transfers;
     f.transfer_bytes = d.transfer_bytes;
     f.transfer_ns = d.transfer_ns;
@@ -173,11 +175,11 @@ Summary make_summary(SummaryAnalysis& a, const model::Run& run,
     if (f.wall_ns && *f.wall_ns > 0)
       f.utilization = 100.0 * static_cast<double>(f.device_busy_ns) / static_cast<double>(*f.wall_ns);
     s.run.launches += f.launches;
-    s.run.kernel_ns += f.kernel_ns;
-    s.run.device_busy_ns += f.device_busy_ns;
+    add_to(s.run.kernel_ns, f.kernel_ns);
+    add_to(s.run.device_busy_ns, f.device_busy_ns);
     s.run.transfers += f.transfers;
     s.run.transfer_bytes += f.transfer_bytes;
-    s.run.transfer_ns += f.transfer_ns;
+    add_to(s.run.transfer_ns, f.transfer_ns);
     s.run.gflop_total += f.gflop_total;
     s.devices.push_back(std::move(ds));
   }

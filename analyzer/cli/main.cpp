@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "analyses/stats.hpp"
 #include "cli/commands.hpp"
 #include "cli/request.hpp"
 #include "output/log.hpp"
@@ -179,7 +180,10 @@ int main(int argc, char** argv) {
   }
   set_log_level(verbose, quiet);
   try {
-    return chosen ? chosen() : 2;
+    const int rc = chosen ? chosen() : 2;
+    // Last: totals are summed (and may saturate) while the command builds its output.
+    if (analyses::overflow_noted()) log::warning(analyses::kOverflowWarning);
+    return rc;
   } catch (const readers::InputError& e) {
     // Line 0: about the file as a whole ("FILE: not a regular file"), not a place in it.
     log::error(e.line() == 0 ? e.file() + ": " + e.message() : std::string(e.what()));

@@ -98,4 +98,7 @@ TEST_CASE("--speedup: factors are range-checked, regexes are RE2's") {
   CHECK(analyses::parse_speedup("x=1e6").factor == 1e6);
   analyses::Speedup s({analyses::parse_speedup("(a+)+$=2")});
   CHECK(s.factor_for(std::string(100000, 'a') + "!") == 1.0);
+  // The slowest factor on the longest duration: the quotient is capped, not wrapped.
+  analyses::Speedup slow({analyses::parse_speedup("k=0.001")});
+  CHECK(slow.estimate_ns("k", INT64_MAX / 10) == INT64_MAX);
 }

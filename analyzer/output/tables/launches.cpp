@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "analyses/clock_alignment.hpp"
+#include "analyses/stats.hpp"
 
 namespace clprof::output::tables {
 
@@ -86,7 +87,7 @@ Value time_value(int64_t v) { return v == model::kNoTime ? Value::null() : Value
 
 Value phase(int64_t a, int64_t b) {
   if (a == model::kNoTime || b == model::kNoTime) return Value::null();
-  return Value::integer(b - a);
+  return Value::integer(analyses::sub_ns(b, a));
 }
 
 Value dims(const std::vector<uint64_t>& v) {

@@ -1,5 +1,6 @@
 #include "output/tables/layers.hpp"
 
+#include "analyses/stats.hpp"
 #include "output/format.hpp"
 #include "output/tables/kernels.hpp"
 
@@ -155,11 +156,11 @@ Result layers_result(const std::vector<analyses::LayerRow>& rows, bool speedup, 
                         Value::rows(std::move(kernels))});
     if (r.timing_only) {
       any_timings = true;
-      timed_total += r.total_ns;
+      analyses::add_to(timed_total, r.total_ns);
     } else {
       any_kernels = true;
-      total += r.total_ns;
-      est += r.est_total_ns.value_or(r.total_ns);
+      analyses::add_to(total, r.total_ns);
+      analyses::add_to(est, r.est_total_ns.value_or(r.total_ns));
     }
   }
   if (any_kernels || !any_timings) {

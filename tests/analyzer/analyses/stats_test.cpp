@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "analyses/stats.hpp"
+#include "model.hpp"
 
 using namespace clprof;
 
@@ -37,4 +38,25 @@ TEST_CASE("compute_stats: exact values") {
   std::vector<int64_t> big = {4'000'000'000'000'000'000, 4'000'000'000'000'000'002};
   auto b = analyses::compute_stats(big);
   CHECK(b.median_ns == 4'000'000'000'000'000'001);  // no overflow averaging the middle two
+}
+
+TEST_CASE("stats: 128-bit sums; totals past int64 saturate and set the overflow note") {
+  std::vector<int64_t> v = {INT64_MAX - 1, INT64_MAX - 3};
+  auto s = analyses::compute_stats(v);
+  CHECK(s.mean_ns == INT64_MAX - 2);  // exact, although the sum does not fit
+  CHECK(s.median_ns == INT64_MAX - 2);
+  CHECK(s.total_ns == INT64_MAX);
+  CHECK(analyses::overflow_noted());
+  std::vector<int64_t> spread = {INT64_MIN + 1, INT64_MAX};
+  auto w = analyses::compute_stats(spread);
+  CHECK(w.median_ns == 0);
+  CHECK(w.stddev_ns == INT64_MAX);
+  CHECK(analyses::add_ns(INT64_MAX, 1) == INT64_MAX);
+  CHECK(analyses::add_ns(INT64_MIN + 1, -5) == INT64_MIN + 1);
+  CHECK(analyses::sub_ns(INT64_MAX, -1) == INT64_MAX);
+  CHECK(analyses::add_ns(40, 2) == 42);
+  model::Launch l;
+  l.start_ns = INT64_MIN + 1;
+  l.end_ns = INT64_MAX;
+  CHECK(!l.duration_ns());  // end - start does not fit: not a duration
 }

@@ -66,3 +66,26 @@ TEST_CASE("--speedup 'x=1e-300' is rejected, not printed as INT64_MIN") {
   CHECK(r.status == 2);
   CHECK(r.err.find("outside [0.001, 1000000]") != std::string::npos);
 }
+
+TEST_CASE("duration sums past 2^63 ns are capped with one warning, not wrapped") {
+  // Five kernels of 2^61 ns (73 years, the importers' ceiling) on five threads: the total is
+  // 5 * 2^61 > 2^63 - 1.
+  std::string t = "[";
+  for (int tid = 1; tid <= 5; ++tid)
+    t += std::string(tid > 1 ? "," : "") + "{\"ph\":\"X\",\"pid\":1,\"tid\":" + std::to_string(tid) +
+         ",\"ts\":0,\"dur\":2305843009213693,\"name\":\"k\"}";
+  const auto path = clitest::write_temp("huge.json", t + "]");
+  for (const char* cmd : {"kernels", "summary", "layers"}) {
+    auto r = run({cmd, "--format", "csv", path});
+    CHECK_MESSAGE(r.status == 0, cmd);
+    CHECK_MESSAGE(r.err.find("exceeded the 64-bit nanosecond range") != std::string::npos, cmd, r.err);
+    CHECK_MESSAGE(r.out.find("-9223372036854775") == std::string::npos, cmd, r.out);
+  }
+  auto k = run({"kernels", "--format", "csv", path});
+  CHECK(k.out.find(",9223372036854775807,") != std::string::npos);
+  // Below the limit: exact and no warning.
+  const auto ok = clitest::write_temp("ok.json", "[{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":2305843009213693,\"name\":\"k\"}]");
+  auto r = run({"kernels", "--format", "csv", ok});
+  CHECK(r.err.find("warning") == std::string::npos);
+  CHECK(r.out.find(",2305843009213693000,") != std::string::npos);
+}
