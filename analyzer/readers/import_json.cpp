@@ -8,6 +8,8 @@
 #include <cstdlib>
 #include <limits>
 
+#include "readers/limits.hpp"
+
 namespace clprof::readers::import_json {
 
 const Value* Value::find(std::string_view key) const {
@@ -179,7 +181,7 @@ class TreeBuilder {
 Value parse_value(const Source& source, size_t begin, size_t* end, bool allow_comments) {
   begin = skip_whitespace(source.content, begin);
   if (begin >= source.content.size())
-    throw source.error_at(begin, "expected a JSON value, found end of input");
+    throw JsonSyntaxError(source.error_at(begin, "expected a JSON value, found end of input"), true);
   rapidjson::MemoryStream stream(source.content.data() + begin, source.content.size() - begin);
   TreeBuilder builder(source.content, &stream, begin, allow_comments);
   rapidjson::Reader reader;
@@ -190,14 +192,15 @@ Value parse_value(const Source& source, size_t begin, size_t* end, bool allow_co
                                   : reader.Parse<kFlags>(stream, builder);
   if (!ok) {
     if (builder.too_deep())
-      throw source.error_at(builder.deep_offset(),
-                            "JSON nested deeper than " + std::to_string(kMaxDepth) + " levels");
+      throw JsonSyntaxError(source.error_at(builder.deep_offset(), "JSON nested deeper than " +
+                                                                       std::to_string(kMaxDepth) + " levels"),
+                            false);
     size_t at = begin + ok.Offset();
     std::string what = rapidjson::GetParseError_En(ok.Code());
     if (!what.empty() && what.back() == '.') what.pop_back();
     if (at < source.content.size() && source.content[at] == '\0')
       what += " (NUL byte in input)";
-    throw source.error_at(at, "invalid JSON: " + what);
+    throw JsonSyntaxError(source.error_at(at, "invalid JSON: " + what), at >= source.content.size());
   }
   if (end) *end = begin + stream.Tell();
   return builder.take_root();
@@ -297,6 +300,38 @@ int64_t expect_scaled(const Source& s, const Value& v, int scale, const char* wh
   if (!scaled_integer(v.text, scale, &x) || x > kMaxAbsTimeNs || x < -kMaxAbsTimeNs)
     throw s.error_at(v.offset, std::string("expected ") + what + " in range, found " + v.text);
   return x;
+}
+
+void check_input(const Source& source) {
+  if (source.content.size() > limits::kMaxImportBytes)
+    throw InputError(source.path, 0, 0,
+                     "larger than the " + std::to_string(limits::kMaxImportBytes >> 20) +
+                         " MiB the importers read (" + std::to_string(source.content.size()) + " bytes)");
+  const size_t nul = source.content.find('\0');
+  if (nul != std::string_view::npos)
+    throw source.error_at(nul, "expected text, found a NUL byte (binary data, or a hole in a sparse file)");
+}
+
+void Findings::skip(InputError e) {
+  if (skipped_++ == 0) first_.emplace(std::move(e));
+}
+
+std::string Findings::name(std::string_view name) {
+  bool cut = false;
+  std::string_view kept = limits::capped_name(name, &cut);
+  names_cut_ += cut;
+  return std::string(kept);
+}
+
+void Findings::finish(Diagnostics& diagnostics) const {
+  if (skipped_ > 0 && kept_ == 0) throw *first_;
+  if (skipped_ > 0)
+    diagnostics.warnings.push_back(path_ + ": " + std::to_string(skipped_) + " " + records_ +
+                                   " skipped, the first at " + first_->what());
+  if (names_cut_ > 0)
+    diagnostics.warnings.push_back(path_ + ": " + std::to_string(names_cut_) +
+                                   " names longer than " + std::to_string(limits::kMaxNameBytes) +
+                                   " bytes were cut to that length");
 }
 
 }  // namespace clprof::readers::import_json

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -50,9 +51,20 @@ inline constexpr size_t kMaxDepth = 256;
 // sums of a few such times cannot overflow int64 in the analyses.
 inline constexpr int64_t kMaxAbsTimeNs = int64_t{1} << 61;
 
+// A JSON syntax error; `at_end` when the input ended inside the value (a cut file), as
+// opposed to a wrong byte somewhere in it.
+class JsonSyntaxError : public InputError {
+ public:
+  JsonSyntaxError(InputError e, bool at_end) : InputError(std::move(e)), at_end_(at_end) {}
+  bool at_end() const { return at_end_; }
+
+ private:
+  bool at_end_;
+};
+
 // Parses one JSON value starting at the first non-whitespace byte at or after `begin` and
 // stops after it; `*end` (if given) receives the offset just past the value. Throws
-// InputError at the fault (syntax, nesting deeper than kMaxDepth, empty input).
+// JsonSyntaxError at the fault (syntax, nesting deeper than kMaxDepth, empty input).
 // `allow_comments`: // and /* */ comments count as whitespace (rules files).
 Value parse_value(const Source& source, size_t begin, size_t* end = nullptr,
                   bool allow_comments = false);
@@ -79,5 +91,49 @@ int64_t expect_scaled(const Source& s, const Value& v, int scale, const char* wh
 
 // "object", "array", ... for messages.
 const char* type_name(Value::Type type);
+
+// The checks every importer makes before parsing: at most limits::kMaxImportBytes, and no
+// NUL byte (profiles are text; a NUL is binary data or a file's unwritten hole, e.g. a
+// sparse file). Throws InputError.
+void check_input(const Source& source);
+
+// What an importer read past in one input file: records it skipped (a bad record among
+// good ones) and names it cut to limits::kMaxNameBytes. finish() reports each kind in one
+// warning naming the first bad record ("FILE:LINE:COLUMN: what was expected"); when records
+// were skipped and none was kept, nothing usable was read and that first bad record is
+// the error instead.
+class Findings {
+ public:
+  // `records`: what a record is, plural, for the warning ("trace events").
+  Findings(std::string path, const char* records) : path_(std::move(path)), records_(records) {}
+
+  // Runs `read` for one record; an InputError it throws skips that record. True if read.
+  template <class Read>
+  bool record(Read&& read) {
+    try {
+      read();
+    } catch (InputError& e) {
+      skip(std::move(e));
+      return false;
+    }
+    ++kept_;
+    return true;
+  }
+  // Counts a skipped record (the first one's error is kept for the message).
+  void skip(InputError e);
+  // Counts a record read outside record().
+  void keep() { ++kept_; }
+  // `name` cut to limits::kMaxNameBytes (counted when cut).
+  std::string name(std::string_view name);
+  size_t skipped() const { return skipped_; }
+  // Adds the warnings, or throws the first bad record (see above).
+  void finish(Diagnostics& diagnostics) const;
+
+ private:
+  std::string path_;
+  const char* records_;
+  size_t kept_ = 0, skipped_ = 0, names_cut_ = 0;
+  std::optional<InputError> first_;
+};
 
 }  // namespace clprof::readers::import_json

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "readers/import_json.hpp"
+#include "readers/limits.hpp"
 
 namespace clprof::readers {
 
@@ -20,7 +21,7 @@ enum class MeasureKind : uint8_t { Wall, Start, Stop, Kernel, Other };
 struct Measurement {
   MeasureKind kind = MeasureKind::Other;
   std::string key;            // full key, e.g. "OpenClKernelTimer/0: im2col GWS[..]_#8"
-  std::vector<int64_t> ns;    // one value per inference (maybe fewer)
+  std::vector<int64_t> ns;    // one value per inference (maybe fewer); kRejected: skipped
   // Kernel timers only:
   std::string backend;        // "GpuAcc" (OpenClKernelTimer) | "CpuAcc" (NeonKernelTimer)
   std::string timer_index;
@@ -29,11 +30,15 @@ struct Measurement {
   std::optional<std::vector<uint64_t>> lws;
 };
 
+// A value that was read but rejected (a negative duration): its inference has no launch.
+constexpr int64_t kRejected = model::kNoTime;
+
 struct Event {
   std::string key;  // full key, e.g. "ClConvolution2dWorkload_Execute_#8"
   std::string base; // key without the "_#<id>" suffix
   std::vector<Measurement> measurements;
   std::vector<Event> children;
+  size_t count = 0;  // most values of any measurement in this subtree: inferences [0, count)
 };
 
 // "Foo_#12" -> "Foo" (Arm NN appends the event id to every label).
@@ -117,54 +122,70 @@ bool looks_like_measurement(const ij::Value& v) {
   return v.find("raw") || v.find("unit");  // pre-20.x printers had no "type"
 }
 
-Measurement read_measurement(const ij::Source& src, const std::string& key, const ij::Value& v) {
+// A bad measurement (bad unit, "raw" not an array) is skipped whole; a bad value (not a
+// number, out of range, a negative duration) only for its inference. Both are counted.
+Measurement read_measurement(const ij::Source& src, const std::string& key, const ij::Value& v,
+                             ij::Findings& findings) {
   Measurement m;
-  m.key = key;
-  std::string label = strip_id(key);
+  m.key = findings.name(key);
+  std::string label = strip_id(m.key);
   if (label == "Wall clock time") m.kind = MeasureKind::Wall;
   else if (label == "Wall clock time (Start)") m.kind = MeasureKind::Start;
   else if (label == "Wall clock time (Stop)") m.kind = MeasureKind::Stop;
   else if (parse_kernel_timer(label, &m)) m.kind = MeasureKind::Kernel;
   int scale = 3;  // Arm NN's default unit is us when "unit" is absent
   if (const ij::Value* unit = v.find("unit")) scale = unit_scale(src, *unit);
-  if (const ij::Value* raw = v.find("raw")) {
-    ij::expect_array(src, *raw, "\"raw\" measurement values");
-    m.ns.reserve(raw->items.size());
-    for (const auto& x : raw->items) m.ns.push_back(ij::expect_scaled(src, x, scale, "a time"));
+  const ij::Value& raw = ij::expect_member(src, v, "raw");
+  ij::expect_array(src, raw, "\"raw\" measurement values");
+  // Start and Stop are points on a clock; the others durations, which cannot be negative.
+  const bool duration = m.kind != MeasureKind::Start && m.kind != MeasureKind::Stop;
+  m.ns.reserve(raw.items.size());
+  for (const auto& x : raw.items) {
+    int64_t ns = kRejected;
+    findings.record([&] {
+      const int64_t value = ij::expect_scaled(src, x, scale, "a time");
+      if (duration && value < 0)
+        throw src.error_at(x.offset, "expected a duration >= 0 in \"" + limits::for_message(m.key) +
+                                         "\", found " + x.text);
+      ns = value;
+    });
+    m.ns.push_back(ns);
   }
   return m;
 }
 
-Event read_event(const ij::Source& src, const std::string& key, const ij::Value& v) {
+Event read_event(const ij::Source& src, const std::string& key, const ij::Value& v,
+                 ij::Findings& findings, size_t depth) {
   Event e;
-  e.key = key;
-  e.base = strip_id(key);
+  e.key = findings.name(key);
+  e.base = strip_id(e.key);
   for (const auto& [k, child] : v.members) {
     if (!child.is_object()) continue;  // "type" and future scalar fields
     if (looks_like_measurement(child)) {
-      e.measurements.push_back(read_measurement(src, k, child));
+      // Not findings.record(): only the values count as records kept.
+      try {
+        e.measurements.push_back(read_measurement(src, k, child, findings));
+        e.count = std::max(e.count, e.measurements.back().ns.size());
+      } catch (InputError& error) {
+        findings.skip(std::move(error));
+      }
     } else if (const ij::Value* t = child.find("type"); !t || (t->is_string() && t->text == "Event")) {
-      e.children.push_back(read_event(src, k, child));
+      // Every event is a range: a launch's chain holds at most kMaxRangeDepth of them.
+      if (depth + 1 >= limits::kMaxRangeDepth) {
+        findings.skip(src.error_at(child.offset, "expected events nested at most " +
+                                                     std::to_string(limits::kMaxRangeDepth) +
+                                                     " deep (the analyzer's ceiling)"));
+        continue;
+      }
+      e.children.push_back(read_event(src, k, child, findings, depth + 1));
+      e.count = std::max(e.count, e.children.back().count);
     }
     // other types ("Operator Description" layer details) carry no timings
   }
   return e;
 }
 
-size_t inference_count(const Event& e) {
-  size_t n = 0;
-  for (const auto& m : e.measurements) n = std::max(n, m.ns.size());
-  for (const auto& c : e.children) n = std::max(n, inference_count(c));
-  return n;
-}
-
-bool present(const Event& e, size_t i) {
-  for (const auto& m : e.measurements)
-    if (m.ns.size() > i) return true;
-  for (const auto& c : e.children)
-    if (present(c, i)) return true;
-  return false;
-}
+bool present(const Event& e, size_t i) { return i < e.count; }
 
 size_t count_short(const Event& e, size_t n) {
   size_t k = 0;
@@ -188,7 +209,8 @@ class Importer {
       if (!present(root, i)) continue;
       uint64_t id = add_range(inference ? std::string("inference") : root.base, 0, root, i);
       if (inference) {
-        if (const Measurement* wall = find(root, MeasureKind::Wall); wall && wall->ns.size() > i) {
+        if (const Measurement* wall = find(root, MeasureKind::Wall);
+            wall && wall->ns.size() > i && wall->ns[i] != kRejected) {
           if (proc.iteration_wall_ns.size() <= base + i) proc.iteration_wall_ns.resize(base + i + 1, 0);
           proc.iteration_wall_ns[base + i] = wall->ns[i];
         }
@@ -239,11 +261,11 @@ class Importer {
     r.process = process_;
     const Measurement* start = find(e, MeasureKind::Start);
     const Measurement* stop = find(e, MeasureKind::Stop);
-    if (start && start->ns.size() > i) {
+    if (start && start->ns.size() > i && start->ns[i] != kRejected) {
       r.host_begin_ns = start->ns[i];
       min_abs_ns_ = std::min(min_abs_ns_, r.host_begin_ns);
     }
-    if (stop && stop->ns.size() > i) {
+    if (stop && stop->ns.size() > i && stop->ns[i] != kRejected) {
       r.host_end_ns = stop->ns[i];
       min_abs_ns_ = std::min(min_abs_ns_, r.host_end_ns);
     }
@@ -262,7 +284,7 @@ class Importer {
 
   void add_kernels(const Event& e, size_t i, const std::vector<uint64_t>& chain) {
     for (const auto& m : e.measurements) {
-      if (m.kind != MeasureKind::Kernel || m.ns.size() <= i) continue;
+      if (m.kind != MeasureKind::Kernel || m.ns.size() <= i || m.ns[i] == kRejected) continue;
       model::Launch l;
       l.seq = next_seq_++;
       l.process = process_;
@@ -323,9 +345,25 @@ bool ArmnnReader::sniff(std::string_view head) const {
 void ArmnnReader::read(const std::string& path, std::string_view content, model::Run& run,
                        Diagnostics& diagnostics) const {
   ij::Source src{path, content};
+  ij::check_input(src);
+  ij::Findings findings(path, "Arm NN measurements or values");
+  std::optional<Importer> importer;  // made with the process, at the first profile
+  uint32_t process = 0;
+  size_t short_measurements = 0, max_n = 0;
+  size_t base = 0;
+  // One profile: its events are taken out of the JSON tree, which is then freed before the
+  // launches are made (peak memory: the larger of the two, not their sum).
+  auto import_doc = [&](const ij::Value& doc) {
+    std::vector<Event> roots;
+    const ij::Value* armnn_v = doc.find("ArmNN");
+    if (!armnn_v) throw src.error_at(doc.offset, "expected member \"ArmNN\" in this object");
+    const ij::Value& armnn = ij::expect_object(src, *armnn_v, "the \"ArmNN\" profile");
+    for (const auto& [key, v] : armnn.members)
+      if (v.is_object()) roots.push_back(read_event(src, key, v, findings, 0));
+    return roots;
+  };
   // ExecuteNetwork prints log lines around the profile; like vison, a JSON document is a
   // line starting with '{'. Every such document holding "ArmNN" is read, in order.
-  std::vector<ij::Value> docs;
   size_t pos = 0;
   size_t first_brace = std::string_view::npos;
   while (pos < content.size()) {
@@ -334,51 +372,40 @@ void ArmnnReader::read(const std::string& path, std::string_view content, model:
     size_t first = pos;
     while (first < line_end && (content[first] == ' ' || content[first] == '\t' || content[first] == '\r'))
       ++first;
-    if (first < line_end && content[first] == '{') {
-      if (first_brace == std::string_view::npos) first_brace = first;
-      // Only a document opening with "ArmNN" is parsed (its errors are real errors); other
-      // lines starting with '{' are the program's own output.
-      size_t key = ij::skip_whitespace(content, first + 1);
-      if (content.substr(key, 7) == "\"ArmNN\"") {
-        size_t end = 0;
-        ij::Value doc = ij::parse_value(src, first, &end);
-        docs.push_back(std::move(doc));
-        pos = end;
-        continue;
-      }
-    }
     pos = line_end + 1;
-  }
-  if (docs.empty())
-    throw src.error_at(first_brace == std::string_view::npos ? content.size() : first_brace,
-                       "expected an Arm NN profile: a line starting with {\"ArmNN\": {...}}");
-
-  model::Process proc;
-  proc.source = path;
-  proc.source_format = "armnn";
-  run.processes.push_back(proc);
-  uint32_t process = static_cast<uint32_t>(run.processes.size() - 1);
-  Importer importer(run, process);
-  importer.set_first_range();
-  size_t short_measurements = 0, max_n = 0;
-  size_t base = 0;
-  for (const auto& doc : docs) {
+    if (first >= line_end || content[first] != '{') continue;
+    if (first_brace == std::string_view::npos) first_brace = first;
+    // Only a document opening with "ArmNN" is parsed (its errors are real errors); other
+    // lines starting with '{' are the program's own output.
+    size_t key = ij::skip_whitespace(content, first + 1);
+    if (content.substr(key, 7) != "\"ArmNN\"") continue;
+    size_t end = 0;
+    std::vector<Event> roots = import_doc(ij::parse_value(src, first, &end));
+    pos = end;
+    if (!importer) {
+      model::Process proc;
+      proc.source = path;
+      proc.source_format = "armnn";
+      run.processes.push_back(proc);
+      process = static_cast<uint32_t>(run.processes.size() - 1);
+      importer.emplace(run, process);
+      importer->set_first_range();
+    }
     size_t doc_n = 0;
-    const ij::Value* armnn_v = doc.find("ArmNN");
-    if (!armnn_v) throw src.error_at(doc.offset, "expected member \"ArmNN\" in this object");
-    const ij::Value& armnn = ij::expect_object(src, *armnn_v, "the \"ArmNN\" profile");
-    for (const auto& [key, v] : armnn.members) {
-      if (!v.is_object()) continue;
-      Event root = read_event(src, key, v);
-      size_t n = inference_count(root);
+    for (const Event& root : roots) {
+      const size_t n = root.count;
       max_n = std::max(max_n, n);
       short_measurements += count_short(root, n);
-      importer.import_root(root, n, base);
+      importer->import_root(root, n, base);
       if (root.base == "inference_measurements") doc_n = std::max(doc_n, n);
     }
     base += doc_n;  // a second printed profile continues the inference numbering
   }
-  importer.finish();
+  if (!importer)
+    throw src.error_at(first_brace == std::string_view::npos ? content.size() : first_brace,
+                       "expected an Arm NN profile: a line starting with {\"ArmNN\": {...}}");
+  importer->finish();
+  findings.finish(diagnostics);
   if (short_measurements > 0)
     diagnostics.warnings.push_back(
         path + ": " + std::to_string(short_measurements) +

@@ -6,6 +6,7 @@
 
 #include "readers/dvdt_prof/dvdt_prof.hpp"
 #include "readers/import_json.hpp"
+#include "readers/limits.hpp"
 
 namespace clprof::readers {
 
@@ -24,16 +25,23 @@ std::string strip_index(const std::string& label) {
 struct Counters {
   size_t out_of_range = 0;
   std::string first_out_of_range;
+  ij::Findings* findings = nullptr;  // bad records (skipped) and cut names
 };
 
 // A time that does not fit int64 ns is Caffe's unsigned wrap-around of a negative timer
-// difference (e.g. 1.84457e+13 ms in real CK data); it is skipped, not fatal.
+// difference (e.g. 1.84457e+13 ms in real CK data); it is skipped and counted apart. Any
+// other bad time (not a number, negative) makes its record bad: InputError.
 bool layer_time(const ij::Source& s, const ij::Value& v, int scale, const std::string& layer,
                 Counters& c, int64_t* out) {
   if (!v.is_number())
     throw s.error_at(v.offset, std::string("expected a layer time (a number), found ") + ij::type_name(v.type));
-  if (ij::scaled_integer(v.text, scale, out) && *out >= 0 && *out <= ij::kMaxAbsTimeNs) return true;
-  if (c.out_of_range++ == 0) c.first_out_of_range = layer + " (" + v.text + ")";
+  const bool fits = ij::scaled_integer(v.text, scale, out) && *out <= ij::kMaxAbsTimeNs &&
+                    *out >= -ij::kMaxAbsTimeNs;
+  if (fits && *out < 0)
+    throw s.error_at(v.offset, "expected a time >= 0 for \"" + limits::for_message(layer) +
+                                   "\", found " + v.text);
+  if (fits) return true;
+  if (c.out_of_range++ == 0) c.first_out_of_range = limits::for_message(layer) + " (" + v.text + ")";
   return false;
 }
 
@@ -41,16 +49,19 @@ void read_per_layer_info(const ij::Source& s, const ij::Value& list, uint32_t it
                          model::Run& run, Counters& c) {
   ij::expect_array(s, list, "\"per_layer_info\"");
   for (const auto& e : list.items) {
-    ij::expect_object(s, e, "a per_layer_info entry");
-    model::LayerTiming t;
-    t.iteration = iteration;
-    if (const ij::Value* n = e.find("name")) t.layer = ij::expect_string(s, *n, "the layer name");
-    else t.layer = strip_index(ij::expect_string(s, ij::expect_member(s, e, "label"), "the layer label"));
-    if (const ij::Value* d = e.find("direction")) t.direction = ij::expect_string(s, *d, "the direction");
-    bool ok = false;
-    if (const ij::Value* ms = e.find("time_ms")) ok = layer_time(s, *ms, 6, t.layer, c, &t.time_ns);
-    else ok = layer_time(s, ij::expect_member(s, e, "time_s"), 9, t.layer, c, &t.time_ns);
-    if (ok) run.layer_timings.push_back(std::move(t));
+    c.findings->record([&] {
+      ij::expect_object(s, e, "a per_layer_info entry");
+      model::LayerTiming t;
+      t.iteration = iteration;
+      if (const ij::Value* n = e.find("name")) t.layer = ij::expect_string(s, *n, "the layer name");
+      else t.layer = strip_index(ij::expect_string(s, ij::expect_member(s, e, "label"), "the layer label"));
+      t.layer = c.findings->name(t.layer);
+      if (const ij::Value* d = e.find("direction")) t.direction = ij::expect_string(s, *d, "the direction");
+      bool ok = false;
+      if (const ij::Value* ms = e.find("time_ms")) ok = layer_time(s, *ms, 6, t.layer, c, &t.time_ns);
+      else ok = layer_time(s, ij::expect_member(s, e, "time_s"), 9, t.layer, c, &t.time_ns);
+      if (ok) run.layer_timings.push_back(std::move(t));
+    });
   }
 }
 
@@ -62,10 +73,13 @@ void read_characteristics(const ij::Source& s, const ij::Value& ch, uint32_t ite
   const ij::Value* wall = ch.find("time_fwbw_ms");
   if (!wall) wall = ch.find("time_fw_ms");
   if (wall) {
-    int64_t ns = ij::expect_scaled(s, *wall, 6, "a time in ms");
-    auto& w = run.processes[process].iteration_wall_ns;
-    if (w.size() <= iteration) w.resize(iteration + 1, 0);
-    w[iteration] = ns;
+    c.findings->record([&] {
+      int64_t ns = 0;
+      if (!layer_time(s, *wall, 6, "the forward(-backward) time", c, &ns)) return;
+      auto& w = run.processes[process].iteration_wall_ns;
+      if (w.size() <= iteration) w.resize(iteration + 1, 0);
+      w[iteration] = ns;
+    });
   }
   if (const ij::Value* calls = ch.find("dvdt_prof"); calls && !calls->items.empty()) {
     model::Process p;
@@ -119,32 +133,38 @@ void read_log(const ij::Source& s, model::Run& run, uint32_t process, Counters& 
       size_t sp = after.find(' ');
       std::string num(after.substr(0, sp));
       if (sp == std::string_view::npos || after.substr(sp, 4) != " ms.")
-        throw s.error_at(line_pos + col, "expected \"<time> ms.\" after " + what);
+        throw s.error_at(line_pos + col, "expected \"<time> ms.\" after " + limits::for_message(what));
       ij::Value v;
       v.type = ij::Value::Type::Number;
       v.text = num;
       v.offset = line_pos + col;
       bool plausible = !num.empty() && (std::isdigit(static_cast<unsigned char>(num[0])) || num[0] == '-');
-      if (!plausible) throw s.error_at(line_pos + col, "expected a time in ms after " + what + ", found \"" + num + "\"");
+      if (!plausible)
+        throw s.error_at(line_pos + col, "expected a time in ms after " + limits::for_message(what) +
+                                             ", found \"" + limits::for_message(num) + "\"");
       return layer_time(s, v, 6, what, c, ns);
     };
     for (const char* dir : {"forward", "backward"}) {
       std::string key = std::string("\t") + dir + ": ";
       size_t k = msg.rfind(key);
       if (k == std::string_view::npos) continue;
-      std::string_view name = msg.substr(0, k);
-      while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
-      model::LayerTiming t;
-      t.layer = std::string(name);
-      t.direction = dir;
-      size_t col = bracket + 2 + k + key.size();
-      if (number_before_ms(msg.substr(k + key.size()), col, &t.time_ns, t.layer))
-        run.layer_timings.push_back(std::move(t));
       ++found;
+      c.findings->record([&] {
+        std::string_view name = msg.substr(0, k);
+        while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+        model::LayerTiming t;
+        t.layer = c.findings->name(name);
+        t.direction = dir;
+        size_t col = bracket + 2 + k + key.size();
+        if (number_before_ms(msg.substr(k + key.size()), col, &t.time_ns, t.layer))
+          run.layer_timings.push_back(std::move(t));
+      });
     }
     const std::string_view fwbw = "Average Forward-Backward: ", fw = "Average Forward pass: ";
-    if (msg.substr(0, fwbw.size()) == fwbw) number_before_ms(msg.substr(fwbw.size()), bracket + 2 + fwbw.size(), &fwbw_ns, "Average Forward-Backward");
-    if (msg.substr(0, fw.size()) == fw) number_before_ms(msg.substr(fw.size()), bracket + 2 + fw.size(), &fw_ns, "Average Forward pass");
+    if (msg.substr(0, fwbw.size()) == fwbw)
+      c.findings->record([&] { number_before_ms(msg.substr(fwbw.size()), bracket + 2 + fwbw.size(), &fwbw_ns, "Average Forward-Backward"); });
+    if (msg.substr(0, fw.size()) == fw)
+      c.findings->record([&] { number_before_ms(msg.substr(fw.size()), bracket + 2 + fw.size(), &fw_ns, "Average Forward pass"); });
   }
   if (found == 0)
     throw s.error_at(0, "expected caffe time per-layer lines (\"<layer>\\tforward: <t> ms.\")");
@@ -172,15 +192,19 @@ bool CaffeReader::sniff(std::string_view head) const {
 void CaffeReader::read(const std::string& path, std::string_view content, model::Run& run,
                        Diagnostics& diagnostics) const {
   ij::Source src{path, content};
+  ij::check_input(src);
   model::Process proc;
   proc.source = path;
   proc.source_format = "caffe";
   run.processes.push_back(proc);
   uint32_t process = static_cast<uint32_t>(run.processes.size() - 1);
+  ij::Findings findings(path, "Caffe layer records");
   Counters c;
+  c.findings = &findings;
   size_t first = ij::skip_whitespace(content, 0);
   if (first < content.size() && content[first] == '{') read_json(src, first, run, process, c, diagnostics);
   else read_log(src, run, process, c);
+  findings.finish(diagnostics);
   if (c.out_of_range)
     diagnostics.warnings.push_back(path + ": " + std::to_string(c.out_of_range) +
                                    " Caffe layer times out of range (wrapped-around timers, first: " +

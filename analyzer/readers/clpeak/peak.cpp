@@ -54,7 +54,8 @@ std::vector<ClpeakDevice> parse_clpeak(std::string_view text) {
       in_sp = false;
       continue;
     }
-    if (v > current->best_sp_gflops) current->best_sp_gflops = v;
+    // Only plausible figures count: finite, positive, at most 1e9 GFLOPS (an exaflop device).
+    if (v > 0 && v <= 1e9 && v > current->best_sp_gflops) current->best_sp_gflops = v;
   }
   std::vector<ClpeakDevice> found;
   for (auto& d : out)

@@ -92,8 +92,12 @@ std::optional<int64_t> iso_to_unix_ns(const std::string& t) {
   char sep = 0;
   int n = 0;
   if (std::sscanf(t.c_str(), "%4d-%2d-%2d%c%2d:%2d:%2d%n", &y, &mo, &d, &sep, &h, &mi, &sec, &n) != 7 ||
-      (sep != 'T' && sep != ' ') || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
+      (sep != 'T' && sep != ' ') || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 ||
+      mi < 0 || mi > 59 || sec < 0 || sec > 60)
     return std::nullopt;
+  // int64 ns since 1970 spans 1678..2262; dvdt-prof traces are from this century. Within
+  // 1900..2200 every difference of two times fits too.
+  if (y < 1900 || y > 2200) return std::nullopt;
   int64_t frac_ns = 0;
   size_t i = static_cast<size_t>(n);
   if (i < t.size() && t[i] == '.') {
@@ -136,14 +140,16 @@ struct BufferInfo {
 
 class CallImporter {
  public:
-  CallImporter(const ij::Source& src, model::Run& run, uint32_t process)
-      : s_(src), run_(run), process_(process) {
+  CallImporter(const ij::Source& src, model::Run& run, uint32_t process, ij::Findings& findings)
+      : s_(src), run_(run), process_(process), findings_(findings) {
     for (const auto& p : run.programs) next_id_ = std::max(next_id_, p.id + 1);
   }
 
   void import(const ij::Value& calls) {
     ij::expect_array(s_, calls, "the list of dvdt-prof call records");
-    for (const auto& rec : calls.items) record(rec);
+    // A bad record is skipped (counted); each record checks everything before it changes
+    // any state, so a skipped one leaves no trace.
+    for (const auto& rec : calls.items) findings_.record([&] { record(rec); });
     // Host times are UTC wall clock (boost microsec_clock); anchor them at the first call.
     auto& proc = run_.processes[process_];
     if (first_unix_ns_) {
@@ -265,7 +271,7 @@ class CallImporter {
       if (!k) return;
       KernelInfo info;  // a handle returned again is a new kernel: forget the old args
       info.id = new_id();
-      if (const ij::Value* n = get("name")) info.name = scalar_text(s_, *n, "a kernel name");
+      if (const ij::Value* n = get("name")) info.name = findings_.name(scalar_text(s_, *n, "a kernel name"));
       if (const ij::Value* p = get("program")) {
         auto it = programs_.find(to_handle(s_, *p, "a program handle"));
         if (it != programs_.end()) info.program_id = run_.programs[it->second].id;
@@ -332,7 +338,6 @@ class CallImporter {
 
   void launch(const ij::Value& rec) {
     model::Launch l;
-    l.seq = next_seq_++;
     l.process = process_;
     l.api = "clEnqueueNDRangeKernel";
     uint64_t kernel = 0;
@@ -348,7 +353,8 @@ class CallImporter {
       }
     }
     // The enqueue record's own "name" is what clGetKernelInfo said at launch time.
-    if (const ij::Value* n = rec.find("name"); n && !scalar_text(s_, *n, "a kernel name").empty()) l.name = n->text;
+    if (const ij::Value* n = rec.find("name"); n && !scalar_text(s_, *n, "a kernel name").empty())
+      l.name = findings_.name(n->text);
     if (const ij::Value* q = rec.find("queue")) {
       uint64_t queue = to_handle(s_, *q, "a queue handle");
       l.device = device_for_queue(queue);
@@ -388,12 +394,12 @@ class CallImporter {
     if (const ij::Value* e = rec.find("errcode")) l.rc = static_cast<int32_t>(to_int(s_, *e, "an error code"));
     if (l.rc != 0) l.status = "not_enqueued";
     else if (!l.has_device_times()) l.status = "incomplete";
+    l.seq = next_seq_++;  // last: a record that throws above is skipped without a gap
     run_.launches.push_back(std::move(l));
   }
 
   void transfer(const ij::Value& rec, const std::string& call) {
     model::Transfer t;
-    t.seq = next_seq_++;
     t.process = process_;
     t.api = call;
     t.op = call == "clEnqueueReadBuffer" ? "read" : "write";
@@ -409,12 +415,14 @@ class CallImporter {
     device_times(rec, &t.queued_ns, &t.submit_ns, &t.start_ns, &t.end_ns);
     if (const ij::Value* e = rec.find("errcode")) t.rc = static_cast<int32_t>(to_int(s_, *e, "an error code"));
     if (t.rc != 0) t.status = "not_enqueued";
+    t.seq = next_seq_++;
     run_.transfers.push_back(std::move(t));
   }
 
   const ij::Source& s_;
   model::Run& run_;
   uint32_t process_;
+  ij::Findings& findings_;
   uint64_t next_id_ = 1;
   uint64_t next_seq_ = 1;
   std::optional<int64_t> first_unix_ns_;
@@ -545,9 +553,11 @@ ij::Value dvdt_lines_to_calls(const ij::Source& s) {
 
 void import_dvdt_calls(const ij::Source& source, const ij::Value& calls, model::Run& run,
                        uint32_t process, Diagnostics& diagnostics) {
-  CallImporter importer(source, run, process);
+  ij::Findings findings(source.path, "dvdt-prof call records");
+  CallImporter importer(source, run, process, findings);
   importer.set_marks();
   importer.import(calls);
+  findings.finish(diagnostics);
 }
 
 std::string_view DvdtProfReader::name() const { return "dvdt"; }
@@ -571,6 +581,7 @@ bool DvdtProfReader::sniff(std::string_view head) const {
 void DvdtProfReader::read(const std::string& path, std::string_view content, model::Run& run,
                           Diagnostics& diagnostics) const {
   ij::Source src{path, content};
+  ij::check_input(src);
   model::Process proc;
   proc.source = path;
   proc.source_format = "dvdt-prof";

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analyses/clock_alignment.hpp"
+#include "readers/limits.hpp"
 
 namespace clprof {
 
@@ -201,10 +202,11 @@ class Attributor {
   }
 
   // Copies source range `id` and its ancestors into target process `process` (once) and
-  // returns the target ids, outermost first.
+  // returns the target ids, outermost first. At most limits::kMaxRangeDepth of them: a
+  // source whose parent links go deeper (or loop) must not give every launch a long chain.
   std::vector<uint64_t> copy_range_chain(uint64_t id, uint32_t process) {
     std::vector<const model::Range*> up;
-    for (uint64_t cur = id; cur != 0 && up.size() < 10000;) {
+    for (uint64_t cur = id; cur != 0 && up.size() < readers::limits::kMaxRangeDepth;) {
       auto it = source_ranges_.find(cur);
       if (it == source_ranges_.end()) break;
       up.push_back(it->second);

@@ -2,7 +2,12 @@
 // wrong figure before (issue 18). Inputs are generated here, never committed.
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <string>
+#include <vector>
 
 #include "cli_support.hpp"
 
@@ -30,7 +35,9 @@ TEST_CASE("a 30,000-character kernel name through the GEMM rules and --filter") 
   }
   auto f = run({"kernels", "--format", "csv", "--filter", "M[XL]\\d+$", path});
   CHECK(f.status == 0);
-  CHECK(f.out.find(long_name) != std::string::npos);
+  // Read names are cut at 4096 bytes, with a warning.
+  CHECK(f.out.find(long_name.substr(0, 4096) + ",") != std::string::npos);
+  CHECK(f.err.find("1 names longer than 4096 bytes were cut") != std::string::npos);
   CHECK(f.out.find("vadd") == std::string::npos);
 }
 
@@ -88,4 +95,25 @@ TEST_CASE("duration sums past 2^63 ns are capped with one warning, not wrapped")
   auto r = run({"kernels", "--format", "csv", ok});
   CHECK(r.err.find("warning") == std::string::npos);
   CHECK(r.out.find(",2305843009213693000,") != std::string::npos);
+}
+
+TEST_CASE("--peak-from and --rules take regular files of at most 16 MiB: /dev/zero, a FIFO") {
+  const auto dir = clitest::temp_dir();
+  const std::string fifo = dir + "/fifo";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  for (const char* option : {"--peak-from", "--rules"}) {
+    for (const std::string& path : {std::string("/dev/zero"), fifo}) {
+      auto r = run({"gemm", option, path, "@basic.json"});
+      CHECK_MESSAGE(r.status == 2, option, path);
+      CHECK(r.err == "clprof: error: " + path + ":0:0: cannot read: not a regular file\n");
+    }
+    const std::string big = dir + "/big";
+    FILE* f = std::fopen(big.c_str(), "w");
+    REQUIRE(f);
+    std::fclose(f);
+    REQUIRE(truncate(big.c_str(), (16 << 20) + 1) == 0);
+    auto r = run({"gemm", option, big, "@basic.json"});
+    CHECK(r.status == 2);
+    CHECK(r.err == "clprof: error: " + big + ":0:0: larger than 16 MiB (16777217 bytes)\n");
+  }
 }
