@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "analyses/stats.hpp"
+#include "memory_limit.hpp"
 #include "cli/commands.hpp"
 #include "cli/request.hpp"
 #include "output/log.hpp"
@@ -191,6 +192,11 @@ int main(int argc, char** argv) {
   } catch (const UsageError& e) {
     log::error(e.what());
     return 2;
+  } catch (const std::bad_alloc&) {
+    // Usually the --max-memory ceiling (memory_limit.hpp); the message needs no allocation
+    // beyond a small string, and the memory of the aborted command is free by now.
+    log::error(out_of_memory_message());
+    return 1;
   } catch (const std::exception& e) {
     log::error(e.what());
     return 1;

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "memory_limit.hpp"
+
 namespace clprof::cli {
 
 void add_common_options(CLI::App& app, CommonOptions& o, Takes takes) {
@@ -39,6 +41,9 @@ void add_common_options(CLI::App& app, CommonOptions& o, Takes takes) {
       ->type_name("WHEN");
   if (takes.wide) app.add_flag("--wide", o.wide, "Table: every column, no name shortening");
   app.add_option("--threads", o.threads, "Reading threads for clprof traces (0 = all cores)")->type_name("N");
+  app.add_option("--max-memory", o.max_memory,
+                 "Stop with an error past SIZE of memory (e.g. 4G; 0 = no limit; default: half the RAM)")
+      ->type_name("SIZE");
   app.add_flag("--merge", o.merge, "Accept traces that do not belong to one run and analyse them together");
 }
 
@@ -90,6 +95,14 @@ Request make_request(const CommonOptions& o) {
   r.format = *f;
   if (!o.top.empty()) r.top = parse_count("--top", o.top, 0, UINT64_MAX);
   if (!o.threads.empty()) r.threads = static_cast<unsigned>(parse_count("--threads", o.threads, 0, 1024));
+  r.max_memory = default_memory_limit();
+  if (!o.max_memory.empty()) {
+    const auto parsed = parse_memory_size(o.max_memory);
+    if (!parsed)
+      throw UsageError("--max-memory: expected a size such as 512M, 4G or 0 (no limit), not '" + o.max_memory + "'");
+    r.max_memory = *parsed;
+    r.max_memory_given = true;
+  }
   auto& s = r.selection;
   s.filter = o.filter;
   if (!s.filter.empty()) {

@@ -37,6 +37,7 @@ struct CommonOptions {
   std::string layers_from;
   std::string layers_by;
   std::string threads;
+  std::string max_memory;  // --max-memory SIZE ("" = the default of memory_limit.hpp)
   bool wide = false;
   bool merge = false;
 };
@@ -62,6 +63,8 @@ struct Request {
   std::string layers_from;
   bool layers_by_enqueue = false;  // --layers-by enqueue (default: execution)
   unsigned threads = 0;
+  uint64_t max_memory = 0;  // bytes, 0 = no limit (memory_limit.hpp), set from the default
+  bool max_memory_given = false;
   bool merge = false;
   analyses::Selection selection;
   output::Format format = output::Format::Table;

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "analyses/selection.hpp"
+#include "memory_limit.hpp"
 #include "output/log.hpp"
 #include "output/progress.hpp"
 #include "readers/layers_from/layers_from.hpp"
@@ -112,6 +113,11 @@ Session run_session(const Request& r, const AnalysisMaker& make, SessionNeeds ne
   check_iteration_range_use(r, needs.iterations);
   check_readable(r.inputs);
   if (!r.layers_from.empty()) check_readable({r.layers_from});
+  // Before reading: a hostile or huge input meets the ceiling before it can drive the
+  // machine into swap (an allocation past it fails; main() reports it, exit 1).
+  std::string why;
+  if (!apply_memory_limit(r.max_memory, &why) && r.max_memory_given && r.max_memory != 0)
+    log::warning("--max-memory " + why);
   Session s;
   // --merge (Request::merge): traces of unrelated runs are read together too
   // (readers::LoadOptions::allow_unrelated); without it they are an error.

@@ -21,14 +21,19 @@ const Value* Value::find(std::string_view key) const {
 
 std::pair<size_t, size_t> Source::line_column(size_t offset) const {
   if (offset > content.size()) offset = content.size();
-  size_t line = 1, line_start = 0;
-  for (size_t i = 0; i < offset; ++i) {
+  if (offset < last_offset_) {  // behind the last answer: start over
+    last_offset_ = 0;
+    last_line_ = 1;
+    last_line_start_ = 0;
+  }
+  for (size_t i = last_offset_; i < offset; ++i) {
     if (content[i] == '\n') {
-      ++line;
-      line_start = i + 1;
+      ++last_line_;
+      last_line_start_ = i + 1;
     }
   }
-  return {line, offset - line_start + 1};
+  last_offset_ = offset;
+  return {last_line_, offset - last_line_start_ + 1};
 }
 
 InputError Source::error_at(size_t offset, const std::string& message) const {
@@ -313,7 +318,17 @@ void check_input(const Source& source) {
 }
 
 void Findings::skip(InputError e) {
-  if (skipped_++ == 0) first_.emplace(std::move(e));
+  if (!first_) first_.emplace(std::move(e));
+  ++skipped_;
+}
+
+void Findings::skip_at(const Source& source, size_t offset, std::string message) {
+  if (!late_source_ || offset < late_offset_) {
+    late_source_ = &source;
+    late_offset_ = offset;
+    late_message_ = std::move(message);
+  }
+  ++skipped_;
 }
 
 std::string Findings::name(std::string_view name) {
@@ -324,10 +339,12 @@ std::string Findings::name(std::string_view name) {
 }
 
 void Findings::finish(Diagnostics& diagnostics) const {
-  if (skipped_ > 0 && kept_ == 0) throw *first_;
-  if (skipped_ > 0)
+  if (skipped_ > 0) {
+    const InputError first = first_ ? *first_ : late_source_->error_at(late_offset_, late_message_);
+    if (kept_ == 0) throw first;
     diagnostics.warnings.push_back(path_ + ": " + std::to_string(skipped_) + " " + records_ +
-                                   " skipped, the first at " + first_->what());
+                                   " skipped, the first at " + first.what());
+  }
   if (names_cut_ > 0)
     diagnostics.warnings.push_back(path_ + ": " + std::to_string(names_cut_) +
                                    " names longer than " + std::to_string(limits::kMaxNameBytes) +

@@ -35,15 +35,18 @@ struct Value {
   const Value* find(std::string_view key) const;
 };
 
-// The input being read: its name for messages and its bytes for line/column.
+// The input being read: its name for messages and its bytes for line/column. One thread.
 struct Source {
   std::string path;
   std::string_view content;
 
-  // 1-based line and column (in bytes) of `offset`.
+  // 1-based line and column (in bytes) of `offset`. Amortised linear over a file when the
+  // offsets asked grow (as errors met while reading do): it resumes from the last answer.
   std::pair<size_t, size_t> line_column(size_t offset) const;
   // An InputError at `offset` ("file:line:column: message").
   InputError error_at(size_t offset, const std::string& message) const;
+
+  mutable size_t last_offset_ = 0, last_line_ = 1, last_line_start_ = 0;  // line_column's cache
 };
 
 inline constexpr size_t kMaxDepth = 256;
@@ -121,6 +124,9 @@ class Findings {
   }
   // Counts a skipped record (the first one's error is kept for the message).
   void skip(InputError e);
+  // The same for a record found bad after reading (out of file order): only the earliest
+  // one's location is worked out, at finish().
+  void skip_at(const Source& source, size_t offset, std::string message);
   // Counts a record read outside record().
   void keep() { ++kept_; }
   // `name` cut to limits::kMaxNameBytes (counted when cut).
@@ -134,6 +140,9 @@ class Findings {
   const char* records_;
   size_t kept_ = 0, skipped_ = 0, names_cut_ = 0;
   std::optional<InputError> first_;
+  const Source* late_source_ = nullptr;  // skip_at()'s earliest record
+  size_t late_offset_ = 0;
+  std::string late_message_;
 };
 
 }  // namespace clprof::readers::import_json

@@ -277,9 +277,9 @@ class Importer {
       while (!open.empty() && ivs[open.back()].end_ns < ivs[i].end_ns) open.pop_back();
       if (open.size() >= limits::kMaxRangeDepth) {
         ivs[i].too_deep = true;  // its own children are at least as deep: skipped too
-        findings_.skip(s_.error_at(ivs[i].offset, "expected events nested at most " +
-                                                      std::to_string(limits::kMaxRangeDepth) +
-                                                      " deep (the analyzer's ceiling)"));
+        findings_.skip_at(s_, ivs[i].offset, "expected events nested at most " +
+                                                 std::to_string(limits::kMaxRangeDepth) +
+                                                 " deep (the analyzer's ceiling)");
         continue;
       }
       if (!open.empty()) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -452,6 +453,10 @@ ij::Value dvdt_lines_to_calls(const ij::Source& s) {
   std::string_view c = s.content;
   size_t pos = 0;
   std::string source_call, source_key;  // inside "sources[i] <<" ... ">>"
+  // The current record's "timestamp" and "source" members, by index: found once, not by a
+  // search per line (a record of a million lines would be quadratic).
+  constexpr size_t kNone = SIZE_MAX;
+  size_t ts_member = kNone, source_member = kNone;
   std::string source_text;
   while (pos < c.size()) {
     size_t eol = c.find('\n', pos);
@@ -463,13 +468,11 @@ ij::Value dvdt_lines_to_calls(const ij::Source& s) {
       std::string close = std::string(kPrefix) + " " + source_call + " " + source_key + " >>";
       if (line == close) {
         ij::Value& rec = calls.items.back();
-        ij::Value* src = nullptr;
-        for (auto& [k, v] : rec.members)
-          if (k == "source") src = &v;
-        if (!src) {
+        if (source_member == kNone) {
+          source_member = rec.members.size();
           rec.members.emplace_back("source", make_container(ij::Value::Type::Object, line_pos));
-          src = &rec.members.back().second;
         }
+        ij::Value* src = &rec.members[source_member].second;
         std::string index = source_key.substr(8, source_key.size() - 9);  // sources[<i>]
         src->members.emplace_back(index, make_string(std::move(source_text), line_pos));
         source_text.clear();
@@ -490,6 +493,7 @@ ij::Value dvdt_lines_to_calls(const ij::Source& s) {
       ij::Value rec = make_container(ij::Value::Type::Object, line_pos);
       rec.members.emplace_back("call", make_string(call, line_pos + kPrefix.size() + 1));
       calls.items.push_back(std::move(rec));
+      ts_member = source_member = kNone;
       continue;
     }
     if (calls.items.empty() || calls.items.back().find("call")->text != call)
@@ -534,14 +538,11 @@ ij::Value dvdt_lines_to_calls(const ij::Source& s) {
       for (int i = 0; i < 4; ++i) prof.members.emplace_back(keys[i], std::move(four.items[static_cast<size_t>(i)]));
       rec.members.emplace_back("profiling", std::move(prof));
     } else if (field == "start" || field == "end") {
-      ij::Value* ts = nullptr;
-      for (auto& [k, v] : rec.members)
-        if (k == "timestamp") ts = &v;
-      if (!ts) {
+      if (ts_member == kNone) {
+        ts_member = rec.members.size();
         rec.members.emplace_back("timestamp", make_container(ij::Value::Type::Object, value_pos));
-        ts = &rec.members.back().second;
       }
-      ts->members.emplace_back(field, make_string(std::string(value), value_pos));
+      rec.members[ts_member].second.members.emplace_back(field, make_string(std::string(value), value_pos));
     } else {
       rec.members.emplace_back(field, make_string(std::string(value), value_pos));
     }

@@ -117,3 +117,45 @@ TEST_CASE("--peak-from and --rules take regular files of at most 16 MiB: /dev/ze
     CHECK(r.err == "clprof: error: " + big + ":0:0: larger than 16 MiB (16777217 bytes)\n");
   }
 }
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define CLPROF_TEST_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define CLPROF_TEST_SANITIZED 1
+#endif
+#endif
+
+TEST_CASE("--max-memory: past the ceiling a clear error (exit 1), not swapping") {
+  // An Arm NN profile of 100,000 inferences (3 MB) whose 200,000 launches need ~200 MB.
+  std::string raw, stamps;
+  for (int i = 0; i < 100000; ++i) {
+    raw += (i ? ",1.5" : "1.5");
+    stamps += (i ? "," : "") + std::to_string(1000 + 10 * i);
+  }
+  auto m = [&](const std::string& key, const std::string& values) {
+    return "\"" + key + "\": {\"type\": \"Measurement\", \"raw\": [" + values + "], \"unit\": \"us\"}";
+  };
+  const auto path = clitest::write_temp(
+      "big.json", "{\"ArmNN\": {\"inference_measurements_#1\": {\"type\": \"Event\", " + m("Wall clock time_#1", raw) +
+                      ", " + m("Wall clock time (Start)_#1", stamps) + ", \"W_#2\": {\"type\": \"Event\", " +
+                      m("OpenClKernelTimer/0: a_#3", raw) + ", " + m("OpenClKernelTimer/1: b_#4", raw) + "}}}}\n");
+  auto bad = run({"kernels", "--max-memory", "12Q", path});
+  CHECK(bad.status == 2);
+  CHECK(bad.err == "clprof: error: --max-memory: expected a size such as 512M, 4G or 0 (no limit), not '12Q'\n");
+  auto full = run({"kernels", "--format", "csv", "--max-memory", "0", path});
+  CHECK(full.status == 0);
+  CHECK(full.out.find("\na,100000,") != std::string::npos);
+#ifndef CLPROF_TEST_SANITIZED
+  auto r = run({"kernels", "--max-memory", "64M", path});
+  CHECK(r.status == 1);
+  CHECK(r.out == "");
+  CHECK(r.err == "clprof: error: out of memory: reading and analysing the input needs more than the 64 MiB of "
+                 "--max-memory (default: half of the RAM); raise it, e.g. --max-memory 16G, or --max-memory 0 "
+                 "for no limit\n");
+  // The default ceiling leaves room for this input.
+  CHECK(run({"kernels", path}).status == 0);
+#else
+  MESSAGE("--max-memory is not applied in sanitizer builds; only the option parsing is checked");
+#endif
+}
