@@ -118,7 +118,10 @@ std::vector<std::string> shorten_column(const std::vector<std::string>& texts, s
   for (size_t i = 0; i < texts.size(); ++i) by_shown[shown[i]].push_back(i);
   std::set<std::string> taken;  // what every text reads as, kept current as groups change
   for (const auto& [text, members] : by_shown) taken.insert(text);
-  for (const auto& [text, members] : by_shown) {
+  for (const auto& group : by_shown) {
+    // Not a structured binding: lambdas below capture `members` (C++20; clang 14 refuses).
+    const std::string& text = group.first;
+    const std::vector<size_t>& members = group.second;
     if (members.size() < 2) continue;
     // Where each member differs from the others of its group (the furthest first difference).
     std::vector<size_t> diff(members.size(), 0);

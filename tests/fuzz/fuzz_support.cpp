@@ -1,0 +1,44 @@
+#include "fuzz_support.hpp"
+
+#include <memory>
+
+#include "analyses/gemm/gemm.hpp"
+#include "analyses/kernels.hpp"
+#include "analyses/layers.hpp"
+#include "analyses/ranges.hpp"
+#include "analyses/speedup.hpp"
+#include "analyses/summary.hpp"
+
+namespace clprof::fuzz {
+
+bool read_with(const readers::Reader& reader, std::string_view data, model::Run& run) {
+  readers::Diagnostics diagnostics;
+  try {
+    reader.read("fuzz-input", data, run, diagnostics);
+  } catch (const readers::InputError&) {
+    return false;
+  }
+  return true;
+}
+
+void analyse_run(const model::Run& run) {
+  static const auto rules = std::make_shared<const std::vector<gemm::Rule>>(gemm::builtin_rules());
+  analyses::SummaryAnalysis summary;
+  analyses::KernelsAnalysis kernels;
+  analyses::LayersAnalysis layers;
+  analyses::GemmAnalysis per_launch(rules, {}, false), grouped(rules, {}, true);
+  for (Analysis* a : std::initializer_list<Analysis*>{&summary, &kernels, &layers, &per_launch, &grouped})
+    feed(run, *a);
+  const analyses::GemmResult gemm = analyses::finish_gemm(std::move(per_launch), run, 100.0);
+  for (size_t i = 0; i < gemm.row_count(); ++i) gemm.row(i);
+  analyses::finish_gemm(std::move(grouped), run, 100.0);
+  analyses::make_summary(summary, run, gemm.gflop_per_device);
+  // The slowest factor --speedup accepts: estimates grow 1000-fold.
+  static const analyses::Speedup speedup({analyses::parse_speedup(".=0.001")});
+  kernels.rows(&speedup);
+  analyses::layer_rows(layers, run, &speedup);
+  analyses::layer_timing_rows(run);
+  analyses::iteration_details(layers, run, analyses::find_iterations(run));
+}
+
+}  // namespace clprof::fuzz

@@ -1,0 +1,29 @@
+// What the fuzz targets share: reading bytes with one reader, and running every analysis
+// over what was read, so that a hostile input is followed all the way to the tables.
+// A target returns normally for an input that is accepted or rejected with InputError (the
+// documented outcome of bad input); anything else (a crash, a sanitizer report, another
+// exception escaping) is a finding.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "model.hpp"
+#include "readers/reader.hpp"
+
+namespace clprof::fuzz {
+
+// The fuzzer's bytes as text.
+inline std::string_view text(const uint8_t* data, size_t size) {
+  return {reinterpret_cast<const char*>(data), size};
+}
+
+// Reads `data` with `reader`; false when it was rejected (InputError).
+bool read_with(const readers::Reader& reader, std::string_view data, model::Run& run);
+
+// Summary, kernels (with a --speedup estimate), layers, iterations and GEMM (both modes)
+// over `run`, as the CLI computes them.
+void analyse_run(const model::Run& run);
+
+}  // namespace clprof::fuzz

@@ -1,0 +1,13 @@
+// Fuzz target: the in-memory reader of clprof traces (the path --filter, --iteration and
+// several commands take): the shim's line layout with the compact-launch fast path and the
+// general simdjson record parser, and re-formatted documents parsed whole; then every
+// analysis over what it read.
+#include "fuzz_support.hpp"
+#include "readers/clprof_trace/clprof_trace.hpp"
+
+extern "C" int clprof_fuzz_clprof_trace_memory(const uint8_t* data, size_t size) {
+  clprof::model::Run run;
+  if (clprof::fuzz::read_with(clprof::readers::clprof_trace_reader(), clprof::fuzz::text(data, size), run))
+    clprof::fuzz::analyse_run(run);
+  return 0;
+}
