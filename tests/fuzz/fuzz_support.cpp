@@ -8,6 +8,7 @@
 #include "analyses/ranges.hpp"
 #include "analyses/speedup.hpp"
 #include "analyses/summary.hpp"
+#include "readers/layers_from/layers_from.hpp"
 
 namespace clprof::fuzz {
 
@@ -39,6 +40,11 @@ void analyse_run(const model::Run& run) {
   analyses::layer_rows(layers, run, &speedup);
   analyses::layer_timing_rows(run);
   analyses::iteration_details(layers, run, analyses::find_iterations(run));
+  // --layers-from with the run as its own source: every launch looked up in hostile ranges.
+  model::Run target = run;
+  LayersFromOptions options;
+  options.keep_existing_ranges = true;
+  attribute_by_host_time(target, run, options);
 }
 
 }  // namespace clprof::fuzz

@@ -22,8 +22,8 @@ inline std::string_view text(const uint8_t* data, size_t size) {
 // Reads `data` with `reader`; false when it was rejected (InputError).
 bool read_with(const readers::Reader& reader, std::string_view data, model::Run& run);
 
-// Summary, kernels (with a --speedup estimate), layers, iterations and GEMM (both modes)
-// over `run`, as the CLI computes them.
+// Summary, kernels (with a --speedup estimate), layers, iterations, GEMM (both modes) and
+// --layers-from (the run onto a copy of itself) over `run`, as the CLI computes them.
 void analyse_run(const model::Run& run);
 
 }  // namespace clprof::fuzz
