@@ -11,6 +11,7 @@ packages=(
   python3 python3-pyopencl python3-numpy python3-pandas python3-pytest
   libsqlite3-dev libre2-dev time
   chromium libpng-dev
+  clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer targets (clang's -fsanitize=fuzzer)
 )
 
 missing=()

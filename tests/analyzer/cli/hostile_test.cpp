@@ -105,7 +105,7 @@ TEST_CASE("--peak-from and --rules take regular files of at most 16 MiB: /dev/ze
     for (const std::string& path : {std::string("/dev/zero"), fifo}) {
       auto r = run({"gemm", option, path, "@basic.json"});
       CHECK_MESSAGE(r.status == 2, option, path);
-      CHECK(r.err == "clprof: error: " + path + ":0:0: cannot read: not a regular file\n");
+      CHECK(r.err.rfind("clprof: error: cannot read '" + path + "': cannot read: not a regular file", 0) == 0);
     }
     const std::string big = dir + "/big";
     FILE* f = std::fopen(big.c_str(), "w");
@@ -114,7 +114,7 @@ TEST_CASE("--peak-from and --rules take regular files of at most 16 MiB: /dev/ze
     REQUIRE(truncate(big.c_str(), (16 << 20) + 1) == 0);
     auto r = run({"gemm", option, big, "@basic.json"});
     CHECK(r.status == 2);
-    CHECK(r.err == "clprof: error: " + big + ":0:0: larger than 16 MiB (16777217 bytes)\n");
+    CHECK(r.err == "clprof: error: '" + big + "' is larger than 16 MiB\n");
   }
 }
 
