@@ -106,6 +106,14 @@ void check_iteration_range_use(const Request& r, bool iterations) {
                      "and none is given");
 }
 
+// Before reading: a hostile or huge input meets the ceiling before it can drive the
+// machine into swap (an allocation past it fails; main() reports it, exit 1).
+void apply_max_memory(const Request& r) {
+  std::string why;
+  if (!apply_memory_limit(r.max_memory, &why) && r.max_memory_given && r.max_memory != 0)
+    log::warning("--max-memory " + why);
+}
+
 }  // namespace
 
 Session run_session(const Request& r, const AnalysisMaker& make, SessionNeeds needs) {
@@ -113,11 +121,7 @@ Session run_session(const Request& r, const AnalysisMaker& make, SessionNeeds ne
   check_iteration_range_use(r, needs.iterations);
   check_readable(r.inputs);
   if (!r.layers_from.empty()) check_readable({r.layers_from});
-  // Before reading: a hostile or huge input meets the ceiling before it can drive the
-  // machine into swap (an allocation past it fails; main() reports it, exit 1).
-  std::string why;
-  if (!apply_memory_limit(r.max_memory, &why) && r.max_memory_given && r.max_memory != 0)
-    log::warning("--max-memory " + why);
+  apply_max_memory(r);
   Session s;
   // --merge (Request::merge): traces of unrelated runs are read together too
   // (readers::LoadOptions::allow_unrelated); without it they are an error.
@@ -162,6 +166,7 @@ Session run_ordered_session(const Request& r, const std::function<void(const mod
   check_iteration_range_use(r, false);
   check_readable(r.inputs);
   if (!r.layers_from.empty()) check_readable({r.layers_from});
+  apply_max_memory(r);
   Session s;
   const bool memory = !r.layers_from.empty() || !all_clprof(r);
   output::ReadProgress progress(bytes_to_read(r, memory ? 1 : 2));

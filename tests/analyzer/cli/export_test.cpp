@@ -27,11 +27,11 @@ const std::vector<std::string> kInputs = {
     "@basic.json",
     "@aligned.json",
     "@long_layers.json",
-    "../../importers/data/armnn_profile_small_constructed.json",
-    "../../importers/data/dvdt_prof_sample_small.json",
-    "../../importers/data/chrome_begin_end_nesting.json",
-    "../../importers/data/itrex_engine_profiling_trace_sample.json",
-    "../../importers/data/caffe_per_layer_info_squeezenet_sample.json"};
+    "../readers/armnn/data/armnn_profile_small_constructed.json",
+    "../readers/dvdt_prof/data/dvdt_prof_sample_small.json",
+    "../readers/chrome/data/chrome_begin_end_nesting.json",
+    "../readers/chrome/data/itrex_engine_profiling_trace_sample.json",
+    "../readers/caffe/data/caffe_per_layer_info_squeezenet_sample.json"};
 
 std::string input(const std::string& name) { return name[0] == '@' ? name : clitest::data(name); }
 

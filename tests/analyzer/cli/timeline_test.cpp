@@ -16,15 +16,16 @@ using clitest::run;
 namespace {
 
 const std::vector<std::string> kClprofInputs = {"@basic.json", "@aligned.json", "@long_layers.json"};
+// The importers' fixtures (tests/analyzer/readers/<format>/data/), as <format>/data/<name>.
 const std::vector<std::string> kImportedInputs = {
-    "armnn_profile_small_constructed.json",       "armnn_profile_mobilenet_v2.json",
-    "armnn_profile_pyarmnn_mock_multi_inference.json", "dvdt_prof_sample_small.json",
-    "dvdt_prof_sample.json",                      "chrome_begin_end_nesting.json",
-    "itrex_engine_profiling_trace_sample.json",   "caffe_per_layer_info_squeezenet_sample.json",
-    "caffe_time_stderr_constructed_sample.log",   "armnn_executenetwork_stdout_mobilenet_v2.txt"};
+    "armnn/data/armnn_profile_small_constructed.json", "armnn/data/armnn_profile_mobilenet_v2.json",
+    "armnn/data/armnn_profile_pyarmnn_mock_multi_inference.json", "dvdt_prof/data/dvdt_prof_sample_small.json",
+    "dvdt_prof/data/dvdt_prof_sample.json", "chrome/data/chrome_begin_end_nesting.json",
+    "chrome/data/itrex_engine_profiling_trace_sample.json", "caffe/data/caffe_per_layer_info_squeezenet_sample.json",
+    "caffe/data/caffe_time_stderr_constructed_sample.log", "armnn/data/armnn_executenetwork_stdout_mobilenet_v2.txt"};
 const std::vector<std::vector<std::string>> kOptions = {{}, {"--per-kernel"}, {"--stages"}, {"--per-kernel", "--stages"}};
 
-std::string importer_data(const std::string& name) { return clitest::data("../../importers/data/" + name); }
+std::string importer_data(const std::string& name) { return clitest::data("../readers/" + name); }
 
 clprof::test::TimelineFindings timeline(const std::vector<std::string>& args, std::string* err = nullptr) {
   const std::string out = clitest::temp_dir() + "/t.json";
