@@ -203,6 +203,16 @@ struct Kernel {
   std::vector<std::string> arg_types;
 };
 
+// A host API call known only as a call: an importer's API event (a Chrome trace's
+// clEnqueue... slices). The calls of launches, transfers, syncs and builds are in those.
+struct ApiCall {
+  uint32_t process = 0;
+  uint64_t tid = 0;
+  std::string name;  // the function, e.g. "clFinish"
+  int64_t host_begin_ns = kNoTime, host_end_ns = kNoTime;
+  int32_t rc = 0;
+};
+
 // A layer timing that does not come with kernels (e.g. Caffe per_layer_info).
 struct LayerTiming {
   std::string layer;
@@ -258,6 +268,7 @@ struct Run {
   std::vector<Sync> syncs;
   std::vector<BlasCall> blas_calls;  // in file order per process
   std::vector<LayerTiming> layer_timings;
+  std::vector<ApiCall> api_calls;
   // Marks (instants): name and host time, per process.
   struct Mark { uint32_t process = 0; uint64_t tid = 0; std::string name; int64_t host_ns = kNoTime; };
   std::vector<Mark> marks;

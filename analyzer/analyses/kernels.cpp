@@ -7,8 +7,13 @@
 namespace clprof::analyses {
 
 void KernelAccumulator::add(const model::Launch& l) {
-  first_order = std::min(first_order, launch_order(l));
-  if (auto d = l.duration_ns()) {
+  const uint64_t order = launch_order(l);
+  const auto d = l.duration_ns();
+  if (order < first_order) {
+    first_order = order;
+    first_ns = d;
+  }
+  if (d) {
     durations_ns.push_back(*d);
   } else {
     ++untimed;
@@ -37,7 +42,10 @@ void KernelAccumulator::merge(KernelAccumulator&& o) {
   queued_to_submit_known += o.queued_to_submit_known;
   submit_to_start_known += o.submit_to_start_known;
   enqueue_known += o.enqueue_known;
-  first_order = std::min(first_order, o.first_order);
+  if (o.first_order < first_order) {
+    first_order = o.first_order;
+    first_ns = o.first_ns;
+  }
 }
 
 int64_t total_kernel_ns(const std::map<std::string, KernelAccumulator>& accumulators) {
@@ -63,11 +71,24 @@ std::vector<KernelRow> make_kernel_rows(const std::map<std::string, KernelAccumu
     if (acc.submit_to_start_known) r.submit_to_start_ns = acc.submit_to_start_ns;
     if (acc.enqueue_known) r.enqueue_ns = acc.enqueue_ns;
     r.first_order = acc.first_order;
+    r.first_ns = acc.first_ns;
     if (speedup && !speedup->empty()) r.est_total_ns = speedup->estimate_ns(name, r.stats.total_ns);
     rows.push_back(std::move(r));
   }
   sort_kernel_rows(rows, "total");
   return rows;
+}
+
+std::vector<const KernelRow*> first_launch_dominates(const std::vector<KernelRow>& rows, int64_t total_ns) {
+  std::vector<const KernelRow*> out;
+  for (const auto& r : rows) {
+    if (r.stats.count < 2 || !r.first_ns || total_ns <= 0) continue;
+    // The median of the others: the row's median includes the first launch, which is at
+    // most one of the middle values; with 2 launches the other one is total - first.
+    const int64_t others = r.stats.count == 2 ? r.stats.total_ns - *r.first_ns : r.stats.median_ns;
+    if (*r.first_ns > 10 * std::max<int64_t>(others, 0) && 10 * *r.first_ns > total_ns) out.push_back(&r);
+  }
+  return out;
 }
 
 void KernelsAnalysis::add_launch(const model::Launch& launch) {

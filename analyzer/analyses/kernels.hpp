@@ -29,6 +29,7 @@ struct KernelAccumulator {
   // Launches whose phase was known (importers mostly know none: the sum is then unknown).
   uint64_t queued_to_submit_known = 0, submit_to_start_known = 0, enqueue_known = 0;
   uint64_t first_order = UINT64_MAX;  // launch_order of the earliest launch seen
+  std::optional<int64_t> first_ns;    // its kernel time (on PoCL: with the just-in-time compile)
 
   // Adds one launch.
   void add(const model::Launch& launch);
@@ -38,6 +39,7 @@ struct KernelAccumulator {
 
 // One output row of `clprof kernels` (and of each layer's kernel list).
 struct KernelRow {
+  std::string group;  // --by: the group's label (grouping.hpp), else ""
   std::string name;
   DurationStats stats;
   std::optional<double> percent;  // share of the total kernel time, 0..100 (none when it is 0)
@@ -47,8 +49,14 @@ struct KernelRow {
   std::optional<int64_t> submit_to_start_ns;
   std::optional<int64_t> enqueue_ns;
   uint64_t first_order = UINT64_MAX;
+  std::optional<int64_t> first_ns;  // kernel time of the first launch counted (the earliest process's)
   std::optional<int64_t> est_total_ns;  // with --speedup: estimated total after speedup
 };
+
+// Kernels whose first launch dominates: with 2 launches or more, the first took over 10
+// times the median of the others and more than 10% of `total_ns` (the selection's kernel
+// time). On PoCL a kernel's first launch includes its just-in-time compile.
+std::vector<const KernelRow*> first_launch_dominates(const std::vector<KernelRow>& rows, int64_t total_ns);
 
 // Rows for `accumulators`, ordered by total time (descending, then name); `percent_base_ns`
 // is the denominator of `percent` (the total kernel time of the whole selection).

@@ -37,6 +37,7 @@ class LayersAnalysis : public Analysis {
 };
 
 struct LayerRow {
+  std::string group;      // --by: the group's label (grouping.hpp), else ""
   std::string layer;      // range path, or kNoLayer
   uint64_t count = 0;     // timed launches
   int64_t total_ns = 0;   // kernel time over all instances

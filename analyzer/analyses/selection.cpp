@@ -57,45 +57,110 @@ std::unordered_set<uint64_t> selected_iterations(const Iterations& its, const Se
   return kept;
 }
 
+namespace {
+
+// The verdict of --filter is cached per kernel name and per innermost range (layer paths are
+// built from the range tree for each search).
+struct FilterState {
+  RangeIndex index;
+  NameRegex re;
+  std::unordered_map<std::string, bool> names;
+  std::unordered_map<uint64_t, bool> layers;
+
+  bool layer_matches(const std::vector<uint64_t>& ranges) {
+    const uint64_t r = ranges.empty() ? 0 : ranges.back();
+    auto m = layers.find(r);
+    if (m == layers.end()) m = layers.emplace(r, re.search(index.path(r))).first;
+    return m->second;
+  }
+};
+
+std::shared_ptr<std::unordered_set<uint64_t>> iteration_set(const model::Run& run, const Selection& s) {
+  const Iterations its = iterations_for(run, s, true);
+  return std::make_shared<std::unordered_set<uint64_t>>(selected_iterations(its, s));
+}
+
+bool in_iterations(const std::unordered_set<uint64_t>& selected, const std::vector<uint64_t>& ranges) {
+  for (uint64_t r : ranges)
+    if (selected.count(r)) return true;
+  return false;
+}
+
+template <typename T>
+std::function<bool(const T&)> all_of(std::vector<std::function<bool(const T&)>> parts) {
+  if (parts.empty()) return {};
+  if (parts.size() == 1) return parts.front();
+  return [parts](const T& x) {
+    for (const auto& p : parts)
+      if (!p(x)) return false;
+    return true;
+  };
+}
+
+}  // namespace
+
+std::vector<size_t> first_launches(const model::Run& run) {
+  std::unordered_map<uint32_t, std::unordered_map<std::string, size_t>> first;  // process -> name -> index
+  for (size_t i = 0; i < run.launches.size(); ++i) {
+    const auto& l = run.launches[i];
+    if (l.status == "not_enqueued") continue;
+    auto [it, fresh] = first[l.process].try_emplace(l.name, i);
+    if (!fresh && l.seq < run.launches[it->second].seq) it->second = i;
+  }
+  std::vector<size_t> out;
+  for (const auto& [process, names] : first)
+    for (const auto& [name, index] : names) out.push_back(index);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 LaunchPredicate make_predicate(const model::Run& run, const Selection& s) {
   std::vector<LaunchPredicate> parts;
   if (s.selects_iterations()) {
-    const Iterations its = iterations_for(run, s, true);
-    auto selected = std::make_shared<std::unordered_set<uint64_t>>(selected_iterations(its, s));
-    parts.push_back([selected](const model::Launch& l) {
-      for (uint64_t r : l.ranges)
-        if (selected->count(r)) return true;
-      return false;
-    });
+    auto selected = iteration_set(run, s);
+    parts.push_back([selected](const model::Launch& l) { return in_iterations(*selected, l.ranges); });
   }
   if (!s.filter.empty()) {
     check_filter(s.filter);
-    // The verdict is cached per kernel name and per innermost range (layer paths are built
-    // from the range tree for each search).
-    struct FilterState {
-      RangeIndex index;
-      NameRegex re;
-      std::unordered_map<std::string, bool> names;
-      std::unordered_map<uint64_t, bool> layers;
-    };
     auto st = std::make_shared<FilterState>(FilterState{RangeIndex(run), NameRegex(s.filter), {}, {}});
     parts.push_back([st](const model::Launch& l) {
       auto n = st->names.find(l.name);
       if (n == st->names.end()) n = st->names.emplace(l.name, st->re.search(l.name)).first;
-      if (n->second) return true;
-      const uint64_t r = innermost_range(l);
-      auto m = st->layers.find(r);
-      if (m == st->layers.end()) m = st->layers.emplace(r, st->re.search(st->index.path(r))).first;
-      return m->second;
+      return n->second || st->layer_matches(l.ranges);
     });
   }
-  if (parts.empty()) return {};
-  if (parts.size() == 1) return parts.front();
-  return [parts](const model::Launch& l) {
-    for (const auto& p : parts)
-      if (!p(l)) return false;
-    return true;
-  };
+  if (s.window) {
+    auto clock = std::make_shared<RunClock>(run);
+    parts.push_back([clock, w = *s.window](const model::Launch& l) {
+      const auto t = clock->time_of(l);
+      return t && w.contains(*t);
+    });
+  }
+  if (s.skip_first_launch) {
+    // By position in run.launches: the launches fed are the run's own (session.hpp).
+    auto skip = std::make_shared<std::vector<size_t>>(first_launches(run));
+    const model::Launch* base = run.launches.data();
+    const size_t n = run.launches.size();
+    parts.push_back([skip, base, n](const model::Launch& l) {
+      if (&l < base || &l >= base + n) return true;
+      return !std::binary_search(skip->begin(), skip->end(), static_cast<size_t>(&l - base));
+    });
+  }
+  return all_of(std::move(parts));
+}
+
+TransferPredicate make_transfer_predicate(const model::Run& run, const Selection& s) {
+  std::vector<TransferPredicate> parts;
+  if (s.selects_iterations()) {
+    auto selected = iteration_set(run, s);
+    parts.push_back([selected](const model::Transfer& t) { return in_iterations(*selected, t.ranges); });
+  }
+  if (!s.filter.empty()) {
+    check_filter(s.filter);
+    auto st = std::make_shared<FilterState>(FilterState{RangeIndex(run), NameRegex(s.filter), {}, {}});
+    parts.push_back([st](const model::Transfer& t) { return st->layer_matches(t.ranges); });
+  }
+  return all_of(std::move(parts));
 }
 
 }  // namespace clprof::analyses

@@ -1,16 +1,19 @@
 // Which launches an analysis keeps (--filter, --iteration, --skip-first,
-// --iteration-range), checked against the run: a selection that names an iteration or a
+// --iteration-range, --time-window, --skip-first-launch), checked against the run: a selection that names an iteration or a
 // range the run does not have is an error, not an empty result.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
 #include "analyses/ranges.hpp"
+#include "analyses/time_window.hpp"
 #include "model.hpp"
 
 namespace clprof::analyses {
@@ -27,9 +30,16 @@ struct Selection {
   std::string iteration_text;  // as given, for messages
   uint64_t skip_first = 0;
   std::string iteration_range;  // name of the iteration range ("" = the most repeated)
+  std::optional<TimeWindow> window;  // time_window.hpp
+  // Leave out each kernel's first launch enqueued, per process and kernel name (on PoCL it
+  // includes the kernel's just-in-time compile): the first of the whole run, so a launch
+  // the rest of the selection leaves out already is not replaced by the next one.
+  bool skip_first_launch = false;
 
   // Whether the launches must be known before any is kept (the in-memory path).
-  bool needs_run() const { return !filter.empty() || iteration || skip_first > 0; }
+  bool needs_run() const {
+    return !filter.empty() || iteration || skip_first > 0 || window || skip_first_launch;
+  }
   bool selects_iterations() const { return iteration || skip_first > 0; }
 };
 
@@ -45,7 +55,18 @@ Iterations iterations_for(const model::Run& run, const Selection& selection, boo
 std::unordered_set<uint64_t> selected_iterations(const Iterations& iterations, const Selection& selection);
 
 // The predicate keeping the launches of `selection` ({} when it keeps everything). The
-// predicate caches per kernel name and range: use it from one thread. `run` must outlive it.
+// predicate caches per kernel name and range: use it from one thread. `run` must outlive it;
+// --skip-first-launch knows the launches of `run.launches` (the in-memory path).
 LaunchPredicate make_predicate(const model::Run& run, const Selection& selection);
+
+// Which transfers an analysis keeps: --filter on the layer path, --iteration and
+// --skip-first by the transfer's ranges (the time window is applied to the run, see
+// time_window.hpp keep_window). {} keeps everything; one thread; `run` must outlive it.
+using TransferPredicate = std::function<bool(const model::Transfer&)>;
+TransferPredicate make_transfer_predicate(const model::Run& run, const Selection& selection);
+
+// The indexes in `run.launches` of each kernel's first launch enqueued (status other than
+// not_enqueued), per process and kernel name: what --skip-first-launch leaves out.
+std::vector<size_t> first_launches(const model::Run& run);
 
 }  // namespace clprof::analyses

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "analyses/stats.hpp"
+#include "analyses/transfers.hpp"
 
 namespace clprof::analyses {
 
@@ -37,9 +38,15 @@ void SummaryAnalysis::add_launch(const model::Launch& l) {
 void SummaryAnalysis::add_transfer(const model::Transfer& t) {
   auto& d = devices_[t.device];
   ++d.transfers;
-  d.transfer_bytes += t.bytes;
-  if (t.start_ns != kNoTime && t.end_ns != kNoTime && t.end_ns >= t.start_ns)
+  const bool map = is_map(t.op);
+  (map ? d.mapped_bytes : d.transfer_bytes) += t.bytes;
+  if (t.start_ns != kNoTime && t.end_ns != kNoTime && t.end_ns >= t.start_ns) {
     add_to(d.transfer_ns, sub_ns(t.end_ns, t.start_ns));
+    if (!map) {
+      d.timed_moved_bytes += t.bytes;
+      add_to(d.timed_moved_ns, sub_ns(t.end_ns, t.start_ns));
+    }
+  }
   extend(t.process, t.host_begin_ns, t.host_end_ns);
 }
 
@@ -53,7 +60,10 @@ void SummaryAnalysis::merge(Analysis&& other) {
     add_to(d.busy_extra_ns, od.busy_extra_ns);
     d.transfers += od.transfers;
     d.transfer_bytes += od.transfer_bytes;
+    d.mapped_bytes += od.mapped_bytes;
     add_to(d.transfer_ns, od.transfer_ns);
+    d.timed_moved_bytes += od.timed_moved_bytes;
+    add_to(d.timed_moved_ns, od.timed_moved_ns);
   }
   for (const auto& [n, devices] : o.names_) {
     auto& on = names_[n];
@@ -84,7 +94,8 @@ int64_t union_length(std::vector<std::pair<int64_t, int64_t>>& iv) {
 }
 
 Summary make_summary(SummaryAnalysis& a, const model::Run& run,
-                     const std::map<uint32_t, double>& gflop_per_device) {
+                     const std::map<uint32_t, double>& gflop_per_device,
+                     std::optional<std::pair<int64_t, int64_t>> window_ns) {
   Summary s;
   s.processes = run.processes.size();
   for (const auto& p : run.processes) {
@@ -134,6 +145,10 @@ Summary make_summary(SummaryAnalysis& a, const model::Run& run,
       hi = std::max(hi, e);
     }
   }
+  if (have_span && window_ns) {
+    lo = std::max(lo, window_ns->first);
+    hi = std::min(hi, window_ns->second);
+  }
   if (have_span && hi > lo) {
     s.run.wall_ns = sub_ns(hi, lo);
   } else {
@@ -154,6 +169,8 @@ Summary make_summary(SummaryAnalysis& a, const model::Run& run,
   for (const auto& [name, devices] : a.kernel_names())
     for (uint32_t d : devices) ++distinct_per_device[d];
 
+  uint64_t timed_moved_bytes = 0;
+  int64_t timed_moved_ns = 0;
   for (auto& [id, d] : a.mutable_devices()) {
     DeviceSummary ds;
     ds.device = id;
@@ -169,7 +186,11 @@ Summary make_summary(SummaryAnalysis& a, const model::Run& run,
     f.device_busy_ns = add_ns(union_length(d.intervals), d.busy_extra_ns);
     f.transfers = d.transfers;
     f.transfer_bytes = d.transfer_bytes;
+    f.mapped_bytes = d.mapped_bytes;
     f.transfer_ns = d.transfer_ns;
+    if (d.timed_moved_ns > 0) f.transfer_gbps = static_cast<double>(d.timed_moved_bytes) / static_cast<double>(d.timed_moved_ns);
+    timed_moved_bytes += d.timed_moved_bytes;
+    timed_moved_ns += d.timed_moved_ns;
     auto g = gflop_per_device.find(id);
     f.gflop_total = g == gflop_per_device.end() ? 0.0 : g->second;
     if (f.wall_ns && *f.wall_ns > 0)
@@ -179,10 +200,13 @@ Summary make_summary(SummaryAnalysis& a, const model::Run& run,
     add_to(s.run.device_busy_ns, f.device_busy_ns);
     s.run.transfers += f.transfers;
     s.run.transfer_bytes += f.transfer_bytes;
+    s.run.mapped_bytes += f.mapped_bytes;
     add_to(s.run.transfer_ns, f.transfer_ns);
     s.run.gflop_total += f.gflop_total;
     s.devices.push_back(std::move(ds));
   }
+  if (timed_moved_ns > 0)
+    s.run.transfer_gbps = static_cast<double>(timed_moved_bytes) / static_cast<double>(timed_moved_ns);
   if (s.run.wall_ns && *s.run.wall_ns > 0)
     s.run.utilization =
         100.0 * static_cast<double>(s.run.device_busy_ns) / static_cast<double>(*s.run.wall_ns);

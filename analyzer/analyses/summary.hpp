@@ -23,8 +23,11 @@ class SummaryAnalysis : public Analysis {
     std::vector<std::pair<int64_t, int64_t>> intervals;  // device [start, end] of kernels
     int64_t busy_extra_ns = 0;  // durations without device timestamps (importers)
     uint64_t transfers = 0;
-    uint64_t transfer_bytes = 0;
+    uint64_t transfer_bytes = 0;  // moved: reads, writes, copies, fills (not maps)
+    uint64_t mapped_bytes = 0;    // covered by maps and unmaps (transfers.hpp: maps are not copies)
     int64_t transfer_ns = 0;  // sum of transfer device durations
+    uint64_t timed_moved_bytes = 0;  // of the transfers that move bytes and have a device time
+    int64_t timed_moved_ns = 0;
   };
   void add_launch(const model::Launch& launch) override;
   void add_transfer(const model::Transfer& transfer) override;
@@ -55,8 +58,10 @@ struct SummaryFigures {
   uint64_t launches = 0;
   uint64_t kernels_distinct = 0;  // distinct kernel names (per device: that ran on it)
   uint64_t transfers = 0;
-  uint64_t transfer_bytes = 0;
+  uint64_t transfer_bytes = 0;  // bytes moved (reads, writes, copies, fills)
+  uint64_t mapped_bytes = 0;    // bytes covered by maps and unmaps
   int64_t transfer_ns = 0;
+  std::optional<double> transfer_gbps;  // bytes moved / device time of the timed ones (bytes/ns)
   int64_t build_ns = 0;
   int64_t kernel_ns = 0;
   double gflop_total = 0;
@@ -83,7 +88,9 @@ struct Summary {
 
 // The figures of `analysis` over `run` (its metadata: processes, devices, builds, ranges,
 // syncs for the wall time); gflop_total comes from the GEMM analysis (per device).
+// `window_ns` (absolute host clock [begin, end), --time-window): the wall time is clipped to it.
 Summary make_summary(SummaryAnalysis& analysis, const model::Run& run,
-                     const std::map<uint32_t, double>& gflop_per_device);
+                     const std::map<uint32_t, double>& gflop_per_device,
+                     std::optional<std::pair<int64_t, int64_t>> window_ns = std::nullopt);
 
 }  // namespace clprof::analyses

@@ -1,13 +1,16 @@
 // clprof launches: one row per kernel launch (the seed-001 "kernel enqueues" table).
 #include <algorithm>
 #include <deque>
+#include <map>
 
 #include "analyses/clock_alignment.hpp"
+#include "analyses/grouping.hpp"
 #include "analyses/kernels.hpp"
 #include "cli/commands.hpp"
 #include "cli/emit.hpp"
 #include "cli/session.hpp"
 #include "output/log.hpp"
+#include "output/tables/grouping.hpp"
 #include "output/tables/launches.hpp"
 
 namespace clprof::cli {
@@ -36,29 +39,47 @@ class LaunchesAnalysis : public Analysis {
 }  // namespace
 
 Runner setup_launches(CLI::App& app) {
-  auto o = std::make_shared<CommonOptions>();
-  add_common_options(app, *o);
+  struct Options {
+    CommonOptions common;
+    std::string by;
+  };
+  using analyses::GroupBy;
+  static const auto& groupings = analyses::launch_groupings();
+  auto o = std::make_shared<Options>();
+  add_common_options(app, o->common);
+  add_by_option(app, o->by, groupings);
   app.footer(help_footer("launches",
                          "Device timestamps are printed as the device reported them; host_start_ns and "
                          "host_end_ns are the same instants on the host clock (the device's clock_sync). Q>Sub "
                          "and Sub>Start are device phases; Enqueue is host time inside the enqueue call."));
   return [o]() -> int {
-    const Request r = make_request(*o);
+    const Request r = make_request(o->common);
     check_output_path(r);
+    const GroupBy by = parse_by(o->by, groupings);
     std::string extra;
-    const size_t sort = sort_column(output::tables::launches_schema(), {}, r, extra);
+    const std::vector<std::string> options = {output::tables::by_option(by)};
+    const size_t sort = sort_column(output::tables::launches_schema(), options, r, extra);
     auto session = run_session(
         r, [](analyses::LaunchPredicate keep) { return std::make_unique<LaunchesAnalysis>(std::move(keep)); },
         SessionNeeds{false, false});
     std::vector<const model::Launch*> rows;
     for (const auto& l : static_cast<LaunchesAnalysis&>(*session.analysis).kept) rows.push_back(&l);
-    std::stable_sort(rows.begin(), rows.end(), [](auto* a, auto* b) {
+    // Per group (in the order of their ids), each in launch order.
+    std::stable_sort(rows.begin(), rows.end(), [by](auto* a, auto* b) {
+      if (by != GroupBy::None) {
+        const auto ka = analyses::group_key(by, *a), kb = analyses::group_key(by, *b);
+        if (!(ka == kb)) return ka < kb;
+      }
       return analyses::launch_order(*a) < analyses::launch_order(*b);
     });
     analyses::DeviceUse use;
     for (const model::Launch* l : rows) use.note(l->device, l->has_device_times());
     log::warnings(analyses::unsynced_device_warnings(session.run, use.used()));
-    auto result = output::tables::launches_result(rows, session.run);
+    std::map<analyses::GroupKey, uint32_t> devices;  // a queue's device, for its label
+    if (by == GroupBy::Queue)
+      for (const auto* l : rows) devices.try_emplace(analyses::group_key(by, *l), l->device);
+    auto labels = by == GroupBy::None ? nullptr : std::make_shared<analyses::GroupLabels>(session.run, by, &devices);
+    auto result = output::tables::launches_result(rows, session.run, by, labels);
     order(result, sort, r.top);
     emit(result, r);
     return 0;

@@ -1,9 +1,11 @@
 // clprof layers: per-layer breakdown, or every iteration in detail (--per-iteration).
+#include "analyses/grouping.hpp"
 #include "analyses/layers.hpp"
 #include "analyses/selection.hpp"
 #include "cli/commands.hpp"
 #include "cli/emit.hpp"
 #include "cli/session.hpp"
+#include "output/tables/grouping.hpp"
 #include "output/tables/layers.hpp"
 
 namespace clprof::cli {
@@ -14,9 +16,13 @@ Runner setup_layers(CLI::App& app) {
     std::vector<std::string> speedup;
     bool per_iteration = false;
     bool no_kernels = false;
+    std::string by;
   };
+  using analyses::GroupBy;
+  static const auto& groupings = analyses::launch_groupings();
   auto o = std::make_shared<Options>();
   add_common_options(app, o->common);
+  add_by_option(app, o->by, groupings);
   add_repeatable(app, "--speedup", o->speedup,
                  "Estimate times if kernels matching REGEX ran FACTOR times faster (repeatable; first match wins)",
                  "'REGEX=FACTOR'");
@@ -36,16 +42,33 @@ Runner setup_layers(CLI::App& app) {
     check_output_path(r);
     const auto speedup = parse_speedup_options(o->speedup);
     const bool given = per_iteration->count() > 0;
-    if (given && o->per_iteration && (!speedup.empty() || o->no_kernels || !r.sort.empty() || r.top))
-      throw UsageError("--per-iteration lists every iteration as it ran: --speedup, --no-kernels, --sort and "
-                       "--top do not apply to it");
+    const GroupBy by = parse_by(o->by, groupings);
+    if (given && o->per_iteration && (!speedup.empty() || o->no_kernels || !r.sort.empty() || r.top || by != GroupBy::None))
+      throw UsageError("--per-iteration lists every iteration as it ran: --speedup, --no-kernels, --sort, "
+                       "--top and --by do not apply to it");
     std::vector<std::string> options;
     if (!speedup.empty()) options.push_back("--speedup");
+    if (by != GroupBy::None) options.push_back(output::tables::by_option(by));
     std::string extra;
     const size_t sort = sort_column(output::tables::layers_schema(), options, r, extra);
     auto session = run_session(
-        r, [](analyses::LaunchPredicate keep) { return std::make_unique<analyses::LayersAnalysis>(std::move(keep)); },
-        SessionNeeds{false, !given || o->per_iteration});
+        r,
+        [by](analyses::LaunchPredicate keep) -> std::unique_ptr<Analysis> {
+          if (by == GroupBy::None) return std::make_unique<analyses::LayersAnalysis>(std::move(keep));
+          return std::make_unique<analyses::GroupedAnalysis>(
+              by, [keep] { return std::make_unique<analyses::LayersAnalysis>(keep); });
+        },
+        SessionNeeds{false, (!given || o->per_iteration) && by == GroupBy::None});
+    if (by != GroupBy::None) {
+      const auto& g = static_cast<analyses::GroupedAnalysis&>(*session.analysis);
+      auto rows = analyses::grouped_layer_rows(g, analyses::GroupLabels(session.run, by, &g.devices()), session.run,
+                                               speedup.empty() ? nullptr : &speedup);
+      for (auto& t : analyses::timing_layer_rows(session.run)) rows.push_back(std::move(t));
+      auto result = output::tables::layers_result(rows, !speedup.empty(), !o->no_kernels, by);
+      order(result, sort, r.top);
+      emit(result, r);
+      return 0;
+    }
     const auto& a = static_cast<analyses::LayersAnalysis&>(*session.analysis);
     const auto& run = session.run;
     bool detail = o->per_iteration;

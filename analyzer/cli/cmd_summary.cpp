@@ -21,7 +21,7 @@ Runner setup_summary(CLI::App& app) {
       return std::make_unique<analyses::RunSummaryAnalysis>(std::move(keep));
     });
     auto summary = analyses::summarize(std::move(static_cast<analyses::RunSummaryAnalysis&>(*session.analysis)),
-                                       session.run);
+                                       session.run, nullptr, 0, window_on_host_clock(r, session.run));
     emit(output::tables::summary_result(summary), r);
     return 0;
   };

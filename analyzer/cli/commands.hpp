@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analyses/grouping.hpp"
 #include "analyses/speedup.hpp"
 #include "output/render.hpp"
 #include "output/schema_doc.hpp"
@@ -32,6 +33,9 @@ Runner setup_kernels(CLI::App& app);
 Runner setup_launches(CLI::App& app);
 Runner setup_layers(CLI::App& app);
 Runner setup_gemm(CLI::App& app);
+Runner setup_transfers(CLI::App& app);
+Runner setup_builds(CLI::App& app);
+Runner setup_api(CLI::App& app);
 Runner setup_compare(CLI::App& app);
 Runner setup_report(CLI::App& app);
 Runner setup_timeline(CLI::App& app);
@@ -40,6 +44,11 @@ Runner setup_export(CLI::App& app);
 // `clprof record ... -- PROGRAM ARGS`: main() moves everything after the first "--" here
 // before CLI11 parses (CLI11 2.1 rejects positionals after "--" in a prefix command).
 std::vector<std::string>& record_command_after_dashes();
+
+// Registers --by with the groupings `allowed` (grouping.hpp) on `app`.
+void add_by_option(CLI::App& app, std::string& value, const std::vector<analyses::GroupBy>& allowed);
+// The --by value (None when not given); throws UsageError naming the allowed ones.
+analyses::GroupBy parse_by(const std::string& value, const std::vector<analyses::GroupBy>& allowed);
 
 // The --speedup rules (throws UsageError naming the bad one).
 analyses::Speedup parse_speedup_options(const std::vector<std::string>& specs);

@@ -30,6 +30,9 @@ const std::vector<Command>& all_commands() {
       {"launches", "One row per kernel launch: sizes, arguments, device phases", setup_launches},
       {"layers", "Per-layer (range) breakdown with each layer's kernels", setup_layers},
       {"gemm", "GEMM launches: M, N, K, batch, time, GFLOPS (and % of peak)", setup_gemm},
+      {"transfers", "Reads, writes, copies, fills, maps: count, bytes, time, GB/s per op and size", setup_transfers},
+      {"builds", "Program builds: source, options, devices, time, status, kernels (--source ID)", setup_builds},
+      {"api", "Host time per OpenCL function: calls, total, mean, max, errors", setup_api},
       {"compare", "BASE against OTHER runs: per kernel, layer, GEMM shape; delta, speedup", setup_compare},
       {"report", "One self-contained HTML page with charts and tables (two runs: their comparison)", setup_report},
       {"timeline", "The run as Chrome Trace Event JSON for Perfetto UI / chrome://tracing", setup_timeline},
@@ -48,6 +51,21 @@ analyses::Speedup parse_speedup_options(const std::vector<std::string>& specs) {
     }
   }
   return analyses::Speedup(std::move(rules));
+}
+
+void add_by_option(CLI::App& app, std::string& value, const std::vector<analyses::GroupBy>& allowed) {
+  std::string list;
+  for (auto b : allowed) list += (list.empty() ? "" : "|") + std::string(analyses::group_by_name(b));
+  app.add_option("--by", value, "One row per group and item: the group column comes first")->type_name(list);
+}
+
+analyses::GroupBy parse_by(const std::string& value, const std::vector<analyses::GroupBy>& allowed) {
+  if (value.empty()) return analyses::GroupBy::None;
+  try {
+    return analyses::parse_group_by(value, allowed);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(std::string("--by: ") + e.what());
+  }
 }
 
 std::string help_footer(const std::string& command, const std::string& intro) {

@@ -30,6 +30,12 @@ void add_common_options(CLI::App& app, CommonOptions& o, Takes takes) {
   app.add_option("--iteration-range", o.iteration_range,
                  "Name of the top-level range that marks iterations (default: the most repeated)")
       ->type_name("NAME");
+  app.add_option("--time-window", o.time_window,
+                 "Keep the commands whose time falls in START:END of the host clock, from the run's start "
+                 "(units ns, us, ms, s: 1.5s:2s, :500ms, 2s:)")
+      ->type_name("START:END");
+  app.add_flag("--skip-first-launch", o.skip_first_launch,
+               "Leave out each kernel's first launch per process (on PoCL it includes the just-in-time compile)");
   app.add_option("-o,--output", o.output, "Write the result to FILE instead of stdout")->type_name("FILE");
   app.add_option("--input-format", o.input_format, "Force the reader (clprof, armnn, ...; default: detected)")
       ->type_name("NAME");
@@ -122,6 +128,14 @@ Request make_request(const CommonOptions& o) {
   }
   if (!o.skip_first.empty()) s.skip_first = parse_count("--skip-first", o.skip_first, 0, UINT64_MAX);
   s.iteration_range = o.iteration_range;
+  if (!o.time_window.empty()) {
+    try {
+      s.window = analyses::parse_time_window(o.time_window);
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(std::string("--time-window: ") + e.what());
+    }
+  }
+  s.skip_first_launch = o.skip_first_launch;
   return r;
 }
 

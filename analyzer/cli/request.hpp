@@ -38,6 +38,8 @@ struct CommonOptions {
   std::string layers_by;
   std::string threads;
   std::string max_memory;  // --max-memory SIZE ("" = the default of memory_limit.hpp)
+  std::string time_window;
+  bool skip_first_launch = false;
   bool wide = false;
   bool merge = false;
 };

@@ -125,7 +125,11 @@ Session run_session(const Request& r, const AnalysisMaker& make, SessionNeeds ne
   Session s;
   // --merge (Request::merge): traces of unrelated runs are read together too
   // (readers::LoadOptions::allow_unrelated); without it they are an error.
-  const bool memory = needs.memory || !r.layers_from.empty() || !all_clprof(r);
+  // --time-window and --skip-first-launch select from the whole run (its clock, each kernel's
+  // first launch), so they read it into memory. The two-pass stream selects launches only:
+  // there a --filter, --iteration or --skip-first leaves the transfers whole.
+  const bool memory = needs.memory || !r.layers_from.empty() || !all_clprof(r) || sel.window ||
+                      sel.skip_first_launch;
   output::ReadProgress progress(bytes_to_read(r, !memory && sel.needs_run() ? 2 : 1));
   try {
     if (!memory && !sel.needs_run()) {
@@ -148,8 +152,22 @@ Session run_session(const Request& r, const AnalysisMaker& make, SessionNeeds ne
       log::debug("streamed " + std::to_string(r.inputs.size()) + " trace(s) twice (metadata, then launches)");
     } else {
       load_in_memory(r, s, progress.counter());
+      if (sel.window) {
+        // Launches are selected by the predicate; the other commands leave the run here.
+        uint64_t timeless = analyses::keep_window(s.run, *sel.window);
+        const analyses::RunClock clock(s.run);
+        for (const auto& l : s.run.launches) timeless += clock.time_of(l) ? 0 : 1;
+        if (timeless)
+          s.diagnostics.warnings.push_back("--time-window: " + std::to_string(timeless) +
+                                           " command(s) without a host or device time were left out");
+      }
       s.analysis = make(analyses::make_predicate(s.run, sel));
-      feed(s.run, *s.analysis);
+      // Transfers are selected here, for every analysis alike (--filter by layer path,
+      // --iteration and --skip-first by their ranges).
+      const auto keep_transfer = analyses::make_transfer_predicate(s.run, sel);
+      for (const auto& l : s.run.launches) s.analysis->add_launch(l);
+      for (const auto& t : s.run.transfers)
+        if (!keep_transfer || keep_transfer(t)) s.analysis->add_transfer(t);
       log::debug("loaded " + std::to_string(s.run.launches.size()) + " launch(es) into memory");
     }
     if (!sel.iteration_range.empty()) analyses::iterations_for(s.run, sel, false);
@@ -189,6 +207,18 @@ Session run_ordered_session(const Request& r, const std::function<void(const mod
     throw UsageError(e.what());
   }
   return s;
+}
+
+std::optional<std::pair<int64_t, int64_t>> window_on_host_clock(const Request& r, const model::Run& run) {
+  const auto& w = r.selection.window;
+  if (!w) return std::nullopt;
+  const int64_t origin = analyses::RunClock(run).origin_ns();
+  auto shifted = [origin](int64_t t, int64_t saturated) {
+    int64_t v;
+    return __builtin_add_overflow(t, origin, &v) ? saturated : v;
+  };
+  return std::make_pair(w->begin_ns == INT64_MIN ? INT64_MIN : shifted(w->begin_ns, INT64_MIN),
+                        w->end_ns == INT64_MAX ? INT64_MAX : shifted(w->end_ns, INT64_MAX));
 }
 
 }  // namespace clprof::cli

@@ -5,6 +5,8 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
+#include <utility>
 
 #include "analysis.hpp"
 #include "analyses/ranges.hpp"
@@ -64,5 +66,8 @@ class ForwardTo : public Analysis {
   Writer& writer_;
   analyses::LaunchPredicate keep_;
 };
+
+// --time-window on the absolute host clock of `run` ([begin, end), saturated), or nullopt.
+std::optional<std::pair<int64_t, int64_t>> window_on_host_clock(const Request& request, const model::Run& run);
 
 }  // namespace clprof::cli

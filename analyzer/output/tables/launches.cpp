@@ -1,6 +1,14 @@
 #include "output/tables/launches.hpp"
 
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
 #include <memory>
+#include <optional>
+#include <tuple>
+
+#include "output/tables/grouping.hpp"
 
 #include "analyses/clock_alignment.hpp"
 #include "analyses/stats.hpp"
@@ -12,8 +20,9 @@ const Schema& launches_schema() {
     Schema l;
     l.name = "launches";
     l.title = "one row per kernel launch";
-    l.default_order = "process, then sequence number";
-    l.columns = {
+    l.default_order = "process, then sequence number (with --by: per group, groups in order of their ids)";
+    l.columns = group_columns(analyses::launch_groupings());
+    const std::vector<Column> own = {
         column("seq", "Seq", Type::Int, "", "sequence number of the launch in its process").ascending(),
         column("name", "Kernel", Type::Text, "", "kernel function name").shrink(),
         column("pid", "Pid", Type::Int, "", "process id").allow_null().wide(),
@@ -52,21 +61,56 @@ const Schema& launches_schema() {
                "complete, or why there is no kernel time (failed, incomplete, ...)")
             .wide(),
     };
+    l.columns.insert(l.columns.end(), own.begin(), own.end());
     return l;
   }();
   return s;
 }
 
-Value kernel_arg(const model::KernelArg& a) {
+namespace {
+
+// IEEE 754 binary16 to double (subnormals, infinities and NaN included).
+double half_value(uint16_t h) {
+  const int exp = (h >> 10) & 0x1f, frac = h & 0x3ff;
+  const double sign = (h & 0x8000) ? -1.0 : 1.0;
+  if (exp == 0) return sign * std::ldexp(frac, -24);
+  if (exp == 31) return frac ? std::numeric_limits<double>::quiet_NaN() : sign * std::numeric_limits<double>::infinity();
+  return sign * std::ldexp(frac + 1024, exp - 25);
+}
+
+// The scalar's bytes as the real its type says, when the size fits the type.
+std::optional<double> real_value(const model::KernelArg& a, analyses::ScalarType type) {
+  using T = analyses::ScalarType;
+  if (!a.has_value) return std::nullopt;
+  if (type == T::Float && a.size == 4) {
+    float f;
+    const uint32_t bits = static_cast<uint32_t>(a.value);
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+  }
+  if (type == T::Double && a.size == 8) {
+    double d;
+    std::memcpy(&d, &a.value, sizeof d);
+    return d;
+  }
+  if (type == T::Half && a.size == 2) return half_value(static_cast<uint16_t>(a.value));
+  return std::nullopt;
+}
+
+}  // namespace
+
+Value kernel_arg(const model::KernelArg& a, analyses::ScalarType type) {
   using K = model::KernelArg::Kind;
   auto size = Value::uint(a.size);
   switch (a.kind) {
     case K::Unset: return Value::list({Value::text("unset")});
     case K::Scalar: {
       std::vector<Value> v = {Value::text("scalar"), size, Value::text(a.hex)};
-      // The bytes as an unsigned integer; a float argument becomes a real once the trace
-      // carries argument types.
-      if (a.has_value) v.push_back(Value::uint(a.value));
+      // The bytes as an unsigned integer, or as a real where the source says the argument is
+      // a float, double or half (a non-finite one stays its bits: JSON has no NaN).
+      const auto real = real_value(a, type);
+      if (real && std::isfinite(*real)) v.push_back(Value::real(*real));
+      else if (a.has_value) v.push_back(Value::uint(a.value));
       return Value::list(std::move(v));
     }
     case K::Buffer:
@@ -98,17 +142,36 @@ Value dims(const std::vector<uint64_t>& v) {
 
 }  // namespace
 
-Result launches_result(const std::vector<const model::Launch*>& launches, const model::Run& run) {
+Result launches_result(const std::vector<const model::Launch*>& launches, const model::Run& run,
+                       analyses::GroupBy by, std::shared_ptr<const analyses::GroupLabels> labels) {
   Result out(launches_schema());
+  if (by != analyses::GroupBy::None) out.options.push_back(by_option(by));
   auto index = std::make_shared<analyses::RangeIndex>(run);
+  // Argument types per (process, program, kernel), from the programs' captured sources.
+  using SigKey = std::tuple<uint32_t, uint64_t, std::string>;
+  auto sources = std::make_shared<std::map<std::pair<uint32_t, uint64_t>, const model::Program*>>();
+  for (const auto& p : run.programs)
+    if (!p.source.empty()) (*sources)[{p.process, p.id}] = &p;
+  auto signatures = std::make_shared<std::map<SigKey, std::vector<analyses::ScalarType>>>();
   auto clocks = std::make_shared<analyses::ClockAlignment>(run);
   out.source.count = launches.size();
-  out.source.fill = [&launches, &run, index, clocks](size_t i, Row& row) {
+  out.source.fill = [&launches, &run, index, by, labels, sources, signatures, clocks](size_t i, Row& row) {
     const model::Launch& l = *launches[i];
     const analyses::AlignedTimes host = clocks->times(l);
+    const std::vector<analyses::ScalarType>* types = nullptr;
+    if (auto p = sources->find({l.process, l.program_id}); p != sources->end()) {
+      SigKey key{l.process, l.program_id, l.name};
+      auto it = signatures->find(key);
+      if (it == signatures->end())
+        it = signatures->emplace(std::move(key), analyses::kernel_param_types(p->second->source, l.name)).first;
+      types = &it->second;
+    }
     std::vector<Value> args;
-    for (const auto& a : l.args) args.push_back(kernel_arg(a));
-    row = {Value::uint(l.seq),
+    for (size_t a = 0; a < l.args.size(); ++a)
+      args.push_back(kernel_arg(l.args[a], types && a < types->size() ? (*types)[a] : analyses::ScalarType::Unknown));
+    row.clear();
+    push_group_values(row, analyses::launch_groupings(), by, labels ? (*labels)(analyses::group_key(by, l)) : "");
+    const Row own = {Value::uint(l.seq),
            Value::text(l.name),
            l.process < run.processes.size() ? Value::integer(run.processes[l.process].pid) : Value::null(),
            Value::text(index->path(analyses::innermost_range(l))),
@@ -127,6 +190,7 @@ Result launches_result(const std::vector<const model::Launch*>& launches, const 
            phase(l.submit_ns, l.start_ns),
            phase(l.host_begin_ns, l.host_end_ns),
            Value::text(l.status)};
+    row.insert(row.end(), own.begin(), own.end());
   };
   return out;
 }

@@ -2,6 +2,7 @@
 
 #include "analyses/stats.hpp"
 #include "output/format.hpp"
+#include "output/tables/grouping.hpp"
 #include "output/tables/kernels.hpp"
 
 namespace clprof::output::tables {
@@ -14,7 +15,9 @@ const Schema& layers_schema() {
     l.layout = Layout::Tree;
     l.default_order = "execution order (first launch first)";
     l.extra_sorts = {{"order", "execution order (the default)"}};
-    l.columns = {
+    l.columns = group_columns(analyses::launch_groupings());
+    l.label = l.columns.size();
+    const std::vector<Column> own = {
         column("layer", "Layer / kernel", Type::Text, "",
                "range path from the outermost range, e.g. net/conv1; \"(no layer)\" outside ranges")
             .shrink()
@@ -38,11 +41,12 @@ const Schema& layers_schema() {
                "estimated total if the --speedup rules applied")
             .allow_null()
             .only_with("--speedup"),
-        nested("kernels", "Kernels", kernels_schema(),
+        nested("kernels", "Kernels", layer_kernels_schema(),
                "the layer's kernels (per-launch statistics; percent of the whole total)")
             .csv_label_as("kernel")
             .unless("--no-kernels"),
     };
+    l.columns.insert(l.columns.end(), own.begin(), own.end());
     return l;
   }();
   return s;
@@ -71,7 +75,9 @@ const Schema& iteration_layers_schema() {
     l.name = "iteration_layers";
     l.title = "the layers of one iteration, in execution order";
     l.layout = Layout::Tree;
-    l.columns = {
+    l.columns = group_columns(analyses::launch_groupings());
+    l.label = l.columns.size();
+    const std::vector<Column> own = {
         column("layer", "Layer / kernel", Type::Text, "",
                "range path below the iteration range (\"\" for launches directly in it)")
             .shrink(),
@@ -132,18 +138,27 @@ const Schema& iterations_schema() {
   return s;
 }
 
-Result layers_result(const std::vector<analyses::LayerRow>& rows, bool speedup, bool kernels) {
+Result layers_result(const std::vector<analyses::LayerRow>& rows, bool speedup, bool kernels,
+                     analyses::GroupBy by) {
   Result out(layers_schema());
   if (speedup) out.options.push_back("--speedup");
   if (!kernels) out.options.push_back("--no-kernels");
+  if (by != analyses::GroupBy::None) out.options.push_back(by_option(by));
+  std::vector<analyses::KernelRow> all_kernels;  // for the first-launch note
   int64_t total = 0, est = 0, timed_total = 0;
   bool any_kernels = false, any_timings = false;
   for (const auto& r : rows) {
     std::vector<Row> kernels;
-    for (const auto& k : r.kernels) kernels.push_back(kernel_row(k));
+    for (const auto& k : r.kernels) {
+      kernels.push_back(kernel_row(k));
+      all_kernels.push_back(k);
+      if (all_kernels.back().group.empty()) all_kernels.back().group = r.layer;
+    }
     const bool stats = r.timing_only || r.count > 0;
     auto stat = [stats](int64_t v) { return stats ? Value::integer(v) : Value::null(); };
-    out.rows.push_back({Value::text(r.layer),
+    Row row;
+    push_group_values(row, analyses::launch_groupings(), by, r.group);
+    const Row own = {Value::text(r.layer),
                         r.timing_only ? Value::text(r.direction) : Value::null(),
                         r.timing_only ? Value::null() : Value::uint(r.count),
                         Value::integer(r.total_ns),
@@ -153,7 +168,9 @@ Result layers_result(const std::vector<analyses::LayerRow>& rows, bool speedup, 
                         stat(r.instance_min_ns),
                         stat(r.instance_max_ns),
                         r.timing_only ? Value::null() : Value::integer(r.est_total_ns.value_or(r.total_ns)),
-                        Value::rows(std::move(kernels))});
+                        Value::rows(std::move(kernels))};
+    row.insert(row.end(), own.begin(), own.end());
+    out.rows.push_back(std::move(row));
     if (r.timing_only) {
       any_timings = true;
       analyses::add_to(timed_total, r.total_ns);
@@ -171,6 +188,7 @@ Result layers_result(const std::vector<analyses::LayerRow>& rows, bool speedup, 
   if (any_timings)
     out.notes.push_back("Total layer time " + format_ns(timed_total) +
                         " (imported layer times, without kernels).");
+  add_first_launch_notes(out, all_kernels, total);
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "analyses/grouping.hpp"
 #include "analyses/layers.hpp"
 #include "output/render.hpp"
 
@@ -15,7 +16,9 @@ const Schema& iterations_schema();
 
 // `rows`: kernel layers then imported layer timings (timing_only), as the analysis orders them.
 // `kernels` false (--no-kernels): without each layer's kernels.
-Result layers_result(const std::vector<analyses::LayerRow>& rows, bool speedup, bool kernels);
+// `by`: the rows are per group (LayerRow::group).
+Result layers_result(const std::vector<analyses::LayerRow>& rows, bool speedup, bool kernels,
+                     analyses::GroupBy by = analyses::GroupBy::None);
 Result iterations_result(const std::vector<analyses::IterationDetail>& details,
                          const std::string& range_name);
 

@@ -2,12 +2,15 @@
 
 #include <stdexcept>
 
+#include "output/tables/api.hpp"
+#include "output/tables/builds.hpp"
 #include "output/tables/compare.hpp"
 #include "output/tables/gemm.hpp"
 #include "output/tables/kernels.hpp"
 #include "output/tables/launches.hpp"
 #include "output/tables/layers.hpp"
 #include "output/tables/summary.hpp"
+#include "output/tables/transfers.hpp"
 
 namespace clprof::output::tables {
 
@@ -18,6 +21,9 @@ const std::vector<CommandViews>& all_commands() {
       {"launches", {&launches_schema()}},
       {"layers", {&layers_schema(), &iterations_schema()}},
       {"gemm", {&gemm_schema(), &gemm_group_schema()}},
+      {"transfers", {&transfers_schema()}},
+      {"builds", {&builds_schema()}},
+      {"api", {&api_schema()}},
       {"compare", {&compare_schema()}},
   };
   return all;

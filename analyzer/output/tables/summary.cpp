@@ -21,16 +21,29 @@ std::vector<Column> figure_columns() {
           .allow_null()
           .labelled("Distinct kernels"),
       column("kernel_ns", "Kernel time", Type::Duration, "ns", "sum of the kernel times").allow_null().wide(),
-      column("transfers", "Transfers", Type::Int, "", "buffer and image transfers (reads, writes, copies, maps)")
+      column("transfers", "Transfers", Type::Int, "",
+             "buffer and image transfers (reads, writes, copies, fills, maps, unmaps)")
           .allow_null(),
-      column("transfer_bytes", "Xfer bytes", Type::Bytes, "bytes", "bytes of the transfers")
+      column("transfer_bytes", "Moved", Type::Bytes, "bytes",
+             "bytes moved by reads, writes, copies and fills (maps are not copies: mapped_bytes)")
           .allow_null()
           .wide()
-          .labelled("Transfer bytes"),
+          .labelled("Bytes moved"),
+      column("mapped_bytes", "Mapped", Type::Bytes, "bytes",
+             "bytes covered by maps and unmaps (moved or not: see clprof transfers)")
+          .allow_null()
+          .wide()
+          .labelled("Bytes mapped"),
       column("transfer_ns", "Xfer time", Type::Duration, "ns", "device time of the transfers")
           .allow_null()
           .wide()
           .labelled("Transfer time"),
+      column("transfer_gbps", "GB/s", Type::Real, "GB/s",
+             "bytes moved / device time, over the reads, writes, copies and fills with a device time")
+          .allow_null()
+          .digits(-1)
+          .wide()
+          .labelled("Transfer bandwidth"),
       column("gflop_total", "GFLOP", Type::Real, "GFLOP", "GEMM work: sum of 2*M*N*K*batch / 1e9 over timed GEMM launches")
           .allow_null()
           .digits(-1)
@@ -63,6 +76,10 @@ const Schema& summary_schema() {
     r.single = true;
     r.label = Schema::npos;
     r.columns = figure_columns();
+    // The run's record has room for the transfers' bytes and bandwidth (the device table
+    // keeps them for --wide).
+    for (auto& c : r.columns)
+      if (c.key == "transfer_bytes" || c.key == "mapped_bytes" || c.key == "transfer_gbps") c.show = Show::Always;
     r.columns.push_back(column("build_ns", "Build time", Type::Duration, "ns",
                                "host time in clBuildProgram, clCompileProgram, clLinkProgram")
                             .allow_null());
@@ -89,7 +106,9 @@ Row figures(const analyses::SummaryFigures& f, const analyses::Summary& s) {
           l ? Value::integer(f.kernel_ns) : none,
           t ? Value::uint(f.transfers) : none,
           t ? Value::uint(f.transfer_bytes) : none,
+          t ? Value::uint(f.mapped_bytes) : none,
           t ? Value::integer(f.transfer_ns) : none,
+          t ? Value::real(f.transfer_gbps) : none,
           l ? Value::real(f.gflop_total) : none};
 }
 

@@ -150,7 +150,7 @@ std::vector<Figure> figures() {
       {"GEMM work", "2·M·N·K·batch of decoded GEMMs", [](const S& s) -> std::optional<double> {
          return s.launches_known ? std::optional<double>(s.run.gflop_total * 1e9) : std::nullopt; },
        [](double v) { return svg::si(v, "FLOP"); }},
-      {"Bytes moved", "buffer and image transfers", [](const S& s) -> std::optional<double> {
+      {"Bytes moved", "reads, writes, copies, fills", [](const S& s) -> std::optional<double> {
          return s.transfers_known ? std::optional<double>(static_cast<double>(s.run.transfer_bytes)) : std::nullopt; },
        [](double v) { return format_bytes(static_cast<uint64_t>(v)); }},
   };
@@ -162,7 +162,11 @@ std::string single_cards(const RunReport& r) {
     const auto v = f.value(r.summary);
     std::string sub = escape(f.sub);
     if (f.key == "Launches" && v) sub = escape(std::to_string(r.summary.run.kernels_distinct) + " distinct kernels");
-    if (f.key == "Bytes moved" && v) sub = escape(std::to_string(r.summary.run.transfers) + " transfers");
+    if (f.key == "Bytes moved" && v) {
+      sub = std::to_string(r.summary.run.transfers) + " transfers";
+      if (r.summary.run.mapped_bytes) sub += ", " + format_bytes(r.summary.run.mapped_bytes) + " mapped";
+      sub = escape(sub);
+    }
     if (f.key == "GEMM work" && v && *v == 0 && r.gemm.calls > 0) {
       cards.push_back({f.key, "–", escape(std::to_string(r.gemm.calls) + " GEMM calls, sizes unknown")});
       continue;

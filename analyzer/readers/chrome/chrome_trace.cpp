@@ -77,6 +77,17 @@ void write_json(const ij::Value& root, std::string& out) {
   }
 }
 
+// Whether a leaf event is a host API call rather than device work: its name is an OpenCL
+// entry point ("cl" then an upper-case letter: clEnqueueNDRangeKernel, clFinish) or its
+// category names an API ("api", "cuda_runtime_api", "OpenCL API": any case).
+bool is_api_event(const Interval& iv) {
+  const std::string& n = iv.name;
+  if (n.size() > 2 && n[0] == 'c' && n[1] == 'l' && n[2] >= 'A' && n[2] <= 'Z') return true;
+  std::string cat = iv.cat;
+  for (char& c : cat) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return cat.find("api") != std::string::npos;
+}
+
 // pid/tid may be numbers or strings (Neural Engine uses "Operator", "Iteration", ...).
 struct Id {
   bool numeric = true;
@@ -313,6 +324,18 @@ class Importer {
         run_.ranges.push_back(std::move(r));
         stack.push_back(i);
         chain.push_back(iv.range_id);
+        continue;
+      }
+      if (is_api_event(iv)) {
+        // A host API call (an OpenCL entry point, or an event its tool files as API): it goes
+        // to `clprof api`, not to the kernels.
+        model::ApiCall c;
+        c.process = base + iv.process;
+        c.tid = iv.tid;
+        c.name = iv.name;
+        c.host_begin_ns = iv.begin_ns - origin;
+        c.host_end_ns = iv.end_ns - origin;
+        run_.api_calls.push_back(std::move(c));
         continue;
       }
       model::Launch l;

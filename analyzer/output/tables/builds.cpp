@@ -1,0 +1,88 @@
+#include "output/tables/builds.hpp"
+
+#include "output/format.hpp"
+
+namespace clprof::output::tables {
+
+namespace {
+
+std::string joined(const std::vector<std::string>& v, const char* separator) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : separator) + s;
+  return out;
+}
+
+}  // namespace
+
+const Schema& builds_schema() {
+  static const Schema s = [] {
+    Schema b;
+    b.name = "builds";
+    b.title = "one row per program build, compile or link call";
+    b.default_order = "process, then the call's start";
+    b.columns = {
+        column("pid", "Pid", Type::Int, "", "process id").wide(),
+        column("program", "Program", Type::Int, "", "clprof's program id (clprof builds --source ID prints its source)")
+            .ascending(),
+        column("api", "Call", Type::Text, "", "clBuildProgram, clCompileProgram or clLinkProgram").wide(),
+        column("origin", "Origin", Type::Text, "", "how the program was made: source, binary, il, builtin, link")
+            .allow_null()
+            .wide(),
+        column("source_hash", "Source hash", Type::Text, "", "FNV-1a 64 of the source (or IL) bytes")
+            .allow_null()
+            .wide(),
+        column("source_bytes", "Source", Type::Bytes, "bytes", "length of the source (or IL)").allow_null(),
+        column("source_captured", "Captured", Type::Bool, "",
+               "the trace holds the source (recorded with CLPROF_CAPTURE_SOURCE=1)")
+            .wide(),
+        column("options", "Options", Type::Text, "", "build options as passed (\"\" for none)").shrink(Shorten::Middle, 12),
+        column("devices", "Devices", Type::Text, "", "names of the devices built for, comma-separated")
+            .wide()
+            .shrink(),
+        column("start_ns", "Start", Type::Duration, "ns", "when the call began, host clock from the run's start")
+            .allow_null()
+            .wide(),
+        column("time_ns", "Time", Type::Duration, "ns", "host time in the call").allow_null(),
+        column("rc", "Rc", Type::Int, "", "the call's return code").wide(),
+        column("status", "Status", Type::Text, "", "ok, or the error the call returned (CL_BUILD_PROGRAM_FAILURE, ...)"),
+        column("kernels", "Kernels", Type::Text, "", "kernels the program defines (when the build succeeded), space-separated")
+            .shrink(),
+        column("kernel_count", "#K", Type::Int, "", "how many kernels it defines").wide(),
+    };
+    return b;
+  }();
+  return s;
+}
+
+Result builds_result(const std::vector<analyses::BuildRow>& rows) {
+  Result out(builds_schema());
+  int64_t total = 0;
+  uint64_t failed = 0;
+  for (const auto& r : rows) {
+    out.rows.push_back({Value::integer(r.pid),
+                        Value::uint(r.program_id),
+                        Value::text(r.api),
+                        r.origin.empty() ? Value::null() : Value::text(r.origin),
+                        r.source_hash.empty() ? Value::null() : Value::text(r.source_hash),
+                        r.source_bytes ? Value::uint(*r.source_bytes) : Value::null(),
+                        Value::boolean(r.source_captured),
+                        Value::text(r.options),
+                        Value::text(joined(r.devices, ", ")),
+                        Value::integer(r.start_ns),
+                        Value::integer(r.time_ns),
+                        Value::integer(r.rc),
+                        Value::text(r.status),
+                        Value::text(joined(r.kernels, " ")),
+                        Value::uint(r.kernels.size())});
+    total += r.time_ns.value_or(0);
+    failed += r.rc != 0 ? 1 : 0;
+  }
+  out.notes.push_back(std::to_string(rows.size()) + (rows.size() == 1 ? " build" : " builds") + ", " +
+                      format_ns(total) + " of host time" +
+                      (failed ? ", " + std::to_string(failed) + " failed" : "") + ".");
+  if (failed)
+    out.notes.push_back("The trace holds no build logs (see docs/cli.md \"clprof builds\").");
+  return out;
+}
+
+}  // namespace clprof::output::tables
