@@ -163,9 +163,9 @@ TEST_CASE("settings: CLPROF_OPENCL_LIBRARY naming a library that is not OpenCL i
 TEST_CASE("settings: an empty CLPROF_OUTPUT is the default name, not ./.<pid>") {
   TempDir dir;
   // A child process of the run (the root is another pid): "" + ".<pid>" was the name.
-  const RunResult shim = run_app(
-      {"exit_return", true, "", {{"CLPROF_OUTPUT", ""}, {"CLPROF_ROOT_PID", "1"}}, dir.path()},
-      dir.path());
+  RunOptions o{"exit_return", true, "", {{"CLPROF_OUTPUT", ""}, {"CLPROF_ROOT_PID", "1"}}};
+  o.cwd = dir.path();
+  const RunResult shim = run_app(o, dir.path());
   REQUIRE(shim.exit_code == 0);
   CHECK_FALSE(file_exists(dir.file("." + std::to_string(shim.pid))));
   Trace t;
@@ -239,9 +239,9 @@ TEST_CASE("settings: a setuid program sees no CLPROF_* setting and writes nothin
     { std::ofstream(app, std::ios::binary) << read_file(CLPROF_TEST_SECURE_APP); }
     if (setuid_copy) REQUIRE(chown(app.c_str(), 12345, 12345) == 0);
     REQUIRE(chmod(app.c_str(), setuid_copy ? 04755 : 0755) == 0);
-    const RunResult r = run_app(
-        {CLPROF_TEST_SHIM_LIB, false, "", {{"CLPROF_OUTPUT", dir.file("x.json")}}, dir.path()},
-        dir.path(), app);
+    RunOptions o{CLPROF_TEST_SHIM_LIB, false, "", {{"CLPROF_OUTPUT", dir.file("x.json")}}};
+    o.cwd = dir.path();
+    const RunResult r = run_app(o, dir.path(), app);
     std::vector<std::string> files = list_dir(dir.path());
     std::sort(files.begin(), files.end());
     return std::make_pair(r, files);
