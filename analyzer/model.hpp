@@ -179,6 +179,9 @@ struct Build {
   std::vector<int32_t> build_status;  // per device, after the call
   std::vector<std::string> kernels;
   std::string source_hash;
+  // CL_PROGRAM_BUILD_LOG per device (as `devices`) of a failed build; empty when the trace
+  // has none (older traces, successful builds).
+  std::vector<std::string> logs;
 };
 
 // A command queue (clprof traces).

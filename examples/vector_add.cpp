@@ -114,7 +114,9 @@ int main() {
   check(rc, "clCreateProgramWithSource");
   {
     clprof::ScopedRange build_range{"build"};
-    rc = clBuildProgram(program, 1, &device, "", nullptr, nullptr);
+    // -cl-kernel-arg-info: drivers then answer clGetKernelArgInfo (PoCL does only with it), so
+    // clprof records the argument types and prints saxpy's float `a` as its value.
+    rc = clBuildProgram(program, 1, &device, "-cl-kernel-arg-info", nullptr, nullptr);
     if (rc != CL_SUCCESS) {
       char log[4096] = {};
       clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, sizeof(log) - 1, log, nullptr);

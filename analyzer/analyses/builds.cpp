@@ -40,6 +40,16 @@ std::vector<BuildRow> build_rows(const model::Run& run) {
     r.rc = b.rc;
     r.status = b.rc == 0 ? "ok" : cl_error_name(b.rc);
     r.kernels = b.kernels;
+    if (!b.logs.empty()) {
+      std::string log;
+      for (size_t i = 0; i < b.logs.size(); ++i) {
+        if (b.logs.size() > 1)
+          log += "== " + (i < r.devices.size() ? r.devices[i] : "device " + std::to_string(i + 1)) + " ==\n";
+        log += b.logs[i];
+        if (b.logs.size() > 1 && !log.empty() && log.back() != '\n') log += '\n';
+      }
+      r.log = std::move(log);
+    }
     rows.push_back(std::move(r));
   }
   std::stable_sort(rows.begin(), rows.end(), [](const BuildRow& a, const BuildRow& b) {

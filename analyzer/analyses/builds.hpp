@@ -3,7 +3,6 @@
 // kernels; and the recorded source of a program (--source).
 //
 // A pure function of the run's metadata (builds and programs are never streamed).
-// Build logs are not in clprof traces (version 1): see docs/cli.md "clprof builds".
 #pragma once
 
 #include <cstdint>
@@ -32,6 +31,10 @@ struct BuildRow {
   int32_t rc = 0;
   std::string status;             // "ok" or the error's name (CL_BUILD_PROGRAM_FAILURE)
   std::vector<std::string> kernels;
+  // The build log of a failed build (per device, "== DEVICE ==" lines between them when
+  // there are several); nullopt when the trace holds none (a successful build, or a trace
+  // recorded before build logs were).
+  std::optional<std::string> log;
 };
 
 // Every build of `run`, by process, then host begin (the input's order for equal times).

@@ -79,4 +79,11 @@ std::vector<ScalarType> kernel_param_types(std::string_view source, std::string_
   return {};
 }
 
+std::vector<ScalarType> arg_type_name_types(const std::vector<std::string>& type_names) {
+  std::vector<ScalarType> out;
+  out.reserve(type_names.size());
+  for (const auto& name : type_names) out.push_back(param_type(name));  // a declaration without its name
+  return out;
+}
+
 }  // namespace clprof::analyses

@@ -39,13 +39,18 @@ inline constexpr std::string_view kFormatName = "clprof-trace";
 //   2: header.session_id (the recorded run a process belongs to); readers check every
 //      record against this schema (version 1 traces are read by the same rules).
 //   3: BLAS library calls: range_begin.blas (the call's arguments), range_end.status,
-//      launch/transfer/sync.call (the call a command belongs to); kernel.arg_types.
+//      launch/transfer/sync.call (the call a command belongs to); kernel.arg_types;
+//      build.logs.
 // Readers read every version from kOldestVersion to kVersion; writers write kVersion.
 inline constexpr int kVersion = 3;
 inline constexpr int kOldestVersion = 1;
 
 // Scalar arguments keep at most this many bytes in their hex text.
 inline constexpr unsigned kMaxScalarBytes = 64;
+// A build log (build.logs) keeps at most this many bytes per device; a longer one is cut
+// (at a UTF-8 character boundary) and ends with kBuildLogCutNote.
+inline constexpr size_t kMaxBuildLogBytes = 64 * 1024;
+inline constexpr std::string_view kBuildLogCutNote = "\n[clprof: log cut at 64 KiB]";
 // Range ids are below 2^kRangeIdBits (readers put the process above them).
 inline constexpr unsigned kRangeIdBits = 40;
 // Work sizes (gwo, gws, lws) have 1 to kMaxWorkDim elements.
@@ -220,7 +225,11 @@ enum class RecordType : std::uint8_t { CLPROF_TRACE_RECORD_TYPES(CLPROF_TRACE_EN
   X(rc, Int32, None, None, Always, "the call's return code")                                      \
   X(build_status, Int32s, None, None, Always, "CL_PROGRAM_BUILD_STATUS per device, after it")     \
   X(kernels, Strings, None, None, Always, "CL_PROGRAM_KERNEL_NAMES when rc is 0, else []")        \
-  X(source_hash, String, None, None, Optional, "as in the program record, when it has one")
+  X(source_hash, String, None, None, Optional, "as in the program record, when it has one")     \
+  X(logs, Strings, None, None, Optional,                                                          \
+    "CL_PROGRAM_BUILD_LOG per device (as device_ids), only when rc is not 0 or a device's "      \
+    "status is CL_BUILD_ERROR when the call returns; each at most 64 KiB, a longer one cut "    \
+    "and ending \"[clprof: log cut at 64 KiB]\"; since version 3")
 
 #define CLPROF_TRACE_KERNEL_FIELDS(X)                               \
   X(id, Id, None, None, Required, "clprof kernel id")               \

@@ -70,16 +70,41 @@ std::vector<std::string> kernel_names(cl_program program) {
   return out;
 }
 
+// CL_PROGRAM_BUILD_LOG of one device, cut to tf::kMaxBuildLogBytes (never inside a UTF-8
+// character) with a note; "" when the driver gives none.
+std::string build_log(cl_program program, cl_device_id device) {
+  size_t n = 0;
+  if (real().clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, 0, nullptr, &n) !=
+          CL_SUCCESS ||
+      !n)
+    return {};
+  std::string log(n, '\0');
+  if (real().clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, n, log.data(),
+                                   nullptr) != CL_SUCCESS)
+    return {};
+  log.resize(std::strlen(log.c_str()));  // the driver's terminating NUL
+  if (log.size() > tf::kMaxBuildLogBytes) {
+    size_t cut = tf::kMaxBuildLogBytes;
+    while (cut > 0 && (static_cast<unsigned char>(log[cut]) & 0xC0) == 0x80) --cut;
+    log.resize(cut);
+    log += tf::kBuildLogCutNote;
+  }
+  return log;
+}
+
 // A build-like call (build, compile, link). Asynchronous builds (pfn_notify) report
-// the status seen when the call returned, typically CL_BUILD_IN_PROGRESS.
+// the status seen when the call returned, typically CL_BUILD_IN_PROGRESS; their logs are
+// recorded only when that status (or the call's rc) already says the build failed.
 void record_build(HookScope& scope, const char* api, cl_program program, cl_uint num_devices,
                   const cl_device_id* device_list, const char* options, cl_int rc) {
   const std::int64_t end_ns = monotonic_now_ns();
   const ProgramInfo* p = program ? programs().find(program) : nullptr;
   std::vector<std::uint64_t> ids;
   std::vector<std::int64_t> status;
+  std::vector<cl_device_id> devices;
   if (program) {
-    for (cl_device_id d : program_devices(program, num_devices, device_list)) {
+    devices = program_devices(program, num_devices, device_list);
+    for (cl_device_id d : devices) {
       ids.push_back(device_id_of(d));
       cl_build_status s = CL_BUILD_NONE;
       real().clGetProgramBuildInfo(program, d, CL_PROGRAM_BUILD_STATUS, sizeof s, &s, nullptr);
@@ -99,6 +124,13 @@ void record_build(HookScope& scope, const char* api, cl_program program, cl_uint
                 ? kernel_names(program)
                 : std::vector<std::string>{});
   if (p && p->has_source) line.str(tf::build::source_hash, source_hash_text(p->source_hash));
+  bool failed = rc != CL_SUCCESS;
+  for (std::int64_t s : status) failed = failed || s == CL_BUILD_ERROR;
+  if (failed && !devices.empty()) {
+    std::vector<std::string> logs;
+    for (cl_device_id d : devices) logs.push_back(build_log(program, d));
+    line.strs(tf::build::logs, logs);
+  }
   emit_line(LineKind::Build, line.finish());
 }
 

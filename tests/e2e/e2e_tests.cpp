@@ -262,6 +262,39 @@ TEST_CASE("vector_add_record") {
     check_vector_add_trace(t, plain.out);
   }
 
+  // vector_add builds with -cl-kernel-arg-info: PoCL then answers clGetKernelArgInfo, the
+  // trace holds saxpy's argument types, and `clprof launches` prints its float `a` as the
+  // value, without CLPROF_CAPTURE_SOURCE.
+  {
+    const Trace t(trace);
+    bool typed = false;
+    for (const Json* k : t.records(tf::kernel::kTypeName))
+      if (get_string(*k, tf::kernel::name) == "saxpy" && has_member(*k, tf::kernel::arg_types)) {
+        const Json& types = member(*k, tf::kernel::arg_types);
+        REQUIRE(types.Size() == 4);
+        CHECK(std::string(types[0].GetString()) == "float");
+        typed = true;
+      }
+    CHECK(typed);
+    for (const Json* p : t.records(tf::program::kTypeName))
+      CHECK_FALSE(has_member(*p, tf::program::source));  // the source was not captured
+    const RunResult l = run_program({paths().clprof_cli.string(), "launches", "--format", "json",
+                                     "--filter", "^saxpy$", trace.string()},
+                                    {}, dir, "launches_json", 30);
+    INFO("clprof launches output:\n" << l.out << l.err);
+    REQUIRE(l.exit_code == 0);
+    rapidjson::Document doc;
+    doc.Parse(l.out.c_str());
+    REQUIRE(doc.IsArray());
+    REQUIRE(doc.Size() == std::size(kSaxpy));
+    for (rapidjson::SizeType i = 0; i < doc.Size(); ++i) {
+      const Json& a = doc[i]["args"][0];  // ["scalar", 4, hex, value]
+      REQUIRE(a.Size() == 4);
+      REQUIRE(a[3].IsNumber());
+      CHECK(a[3].GetDouble() == kSaxpy[i].a);
+    }
+  }
+
   for (const char* command : {"summary", "kernels"}) {
     const RunResult a =
         run_program({paths().clprof_cli.string(), command, trace.string()}, {}, dir, command, 30);

@@ -147,25 +147,36 @@ Result launches_result(const std::vector<const model::Launch*>& launches, const 
   Result out(launches_schema());
   if (by != analyses::GroupBy::None) out.options.push_back(by_option(by));
   auto index = std::make_shared<analyses::RangeIndex>(run);
-  // Argument types per (process, program, kernel), from the programs' captured sources.
+  // Argument types per (process, program, kernel): the recorded ones (kernel.arg_types),
+  // then, for arguments they leave unknown, the program's captured source.
   using SigKey = std::tuple<uint32_t, uint64_t, std::string>;
   auto sources = std::make_shared<std::map<std::pair<uint32_t, uint64_t>, const model::Program*>>();
   for (const auto& p : run.programs)
     if (!p.source.empty()) (*sources)[{p.process, p.id}] = &p;
+  auto recorded = std::make_shared<std::map<SigKey, const std::vector<std::string>*>>();
+  for (const auto& k : run.kernels)
+    if (!k.arg_types.empty()) recorded->emplace(SigKey{k.process, k.program_id, k.name}, &k.arg_types);
   auto signatures = std::make_shared<std::map<SigKey, std::vector<analyses::ScalarType>>>();
   auto clocks = std::make_shared<analyses::ClockAlignment>(run);
   out.source.count = launches.size();
-  out.source.fill = [&launches, &run, index, by, labels, sources, signatures, clocks](size_t i, Row& row) {
+  out.source.fill = [&launches, &run, index, by, labels, sources, recorded, signatures, clocks](size_t i,
+                                                                                                Row& row) {
     const model::Launch& l = *launches[i];
     const analyses::AlignedTimes host = clocks->times(l);
-    const std::vector<analyses::ScalarType>* types = nullptr;
-    if (auto p = sources->find({l.process, l.program_id}); p != sources->end()) {
-      SigKey key{l.process, l.program_id, l.name};
-      auto it = signatures->find(key);
-      if (it == signatures->end())
-        it = signatures->emplace(std::move(key), analyses::kernel_param_types(p->second->source, l.name)).first;
-      types = &it->second;
+    SigKey key{l.process, l.program_id, l.name};
+    auto sig = signatures->find(key);
+    if (sig == signatures->end()) {
+      std::vector<analyses::ScalarType> types;
+      if (auto r = recorded->find(key); r != recorded->end()) types = analyses::arg_type_name_types(*r->second);
+      if (auto p = sources->find({l.process, l.program_id}); p != sources->end()) {
+        const auto from_source = analyses::kernel_param_types(p->second->source, l.name);
+        if (types.size() < from_source.size()) types.resize(from_source.size());
+        for (size_t a = 0; a < from_source.size(); ++a)
+          if (types[a] == analyses::ScalarType::Unknown) types[a] = from_source[a];
+      }
+      sig = signatures->emplace(std::move(key), std::move(types)).first;
     }
+    const std::vector<analyses::ScalarType>* types = &sig->second;
     std::vector<Value> args;
     for (size_t a = 0; a < l.args.size(); ++a)
       args.push_back(kernel_arg(l.args[a], types && a < types->size() ? (*types)[a] : analyses::ScalarType::Unknown));

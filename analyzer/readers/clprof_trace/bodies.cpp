@@ -342,6 +342,9 @@ void TraceParser::parse_build(od::object& obj) {
       case F::source_hash:
         b.source_hash.assign(get_string(v, CLPROF_FIELD(build, source_hash, String)));
         break;
+      case F::logs:
+        get_strings(v, CLPROF_FIELD(build, logs, Strings), b.logs);
+        break;
       case F::kCount:
         break;
     }

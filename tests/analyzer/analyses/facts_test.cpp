@@ -209,9 +209,17 @@ TEST_CASE("builds: rows with status and kernels; find_program refuses what it ca
   bad.kernels.clear();
   bad.host_begin_ns = 60;
   bad.host_end_ns = 70;
-  run.builds = {bad, ok};
+  bad.logs = {"error: x undeclared\n"};
+  model::Build bad2 = bad;  // two devices: each log under its device's name
+  bad2.devices = {1, 2};
+  bad2.logs = {"first", "second\n"};
+  bad2.host_begin_ns = 80;
+  run.builds = {bad, ok, bad2};
   const auto rows = analyses::build_rows(run);
-  REQUIRE(rows.size() == 2);
+  REQUIRE(rows.size() == 3);
+  CHECK_FALSE(rows[0].log.has_value());
+  CHECK(rows[1].log == "error: x undeclared\n");
+  CHECK(rows[2].log == "== cpu0 ==\nfirst\n== device 2 ==\nsecond\n");
   CHECK(rows[0].status == "ok");
   CHECK(*rows[0].time_ns == 40);
   CHECK(rows[0].source_captured);
@@ -235,4 +243,11 @@ TEST_CASE("kernel signatures: float, double and half scalars from the source; po
   CHECK(analyses::kernel_param_types(src, "helper").empty());   // not a void function
   CHECK(analyses::kernel_param_types(src, "missing").empty());
   CHECK(analyses::kernel_param_types("kernel void cut(float a", "cut").empty());
+}
+
+TEST_CASE("kernel signatures: recorded argument type names") {
+  using T = analyses::ScalarType;
+  CHECK(analyses::arg_type_name_types({"float", "float*", "double", "half", "uint", "float4", "const float"}) ==
+        std::vector<T>{T::Float, T::Unknown, T::Double, T::Half, T::Unknown, T::Unknown, T::Float});
+  CHECK(analyses::arg_type_name_types({}).empty());
 }

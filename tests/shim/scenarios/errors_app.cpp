@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <thread>
@@ -51,6 +52,29 @@ int scenario_build_and_wait(const ScenarioArgs&) {
   return 0;
 }
 
+// A source that does not compile (run on PoCL by errors_test.cpp), built twice: plainly, and
+// with a callback (pfn_notify), whose call may return before the build ends.
+std::atomic<int> g_notified{0};
+void CL_CALLBACK on_built(cl_program, void*) { g_notified.store(1); }
+
+int scenario_bad_source(const ScenarioArgs&) {
+  Cl cl;
+  const char* src = "kernel void broken(global float* x) { x[0] = clprof_undeclared_name; }\n";
+  cl_int rc = 0;
+  cl_program bad = clCreateProgramWithSource(cl.context, 1, &src, nullptr, &rc);
+  check(rc, "clCreateProgramWithSource");
+  say("build_rc", clBuildProgram(bad, 1, &cl.device, "", nullptr, nullptr));
+  clReleaseProgram(bad);
+  cl_program bad2 = clCreateProgramWithSource(cl.context, 1, &src, nullptr, &rc);
+  check(rc, "clCreateProgramWithSource");
+  say("async_rc", clBuildProgram(bad2, 1, &cl.device, "-DASYNC", on_built, nullptr));
+  for (int i = 0; i < 1000 && !g_notified.load(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  say("notified", g_notified.load());
+  clReleaseProgram(bad2);
+  return 0;
+}
+
 // Like a daemon: after some launches, close every descriptor but stdin/out/err, open a file
 // of its own and put it at every other number (so it sits where the trace was), write to it,
 // launch again. The file must hold only what the app wrote. SHIM_TEST_APP_FILE: its path.
@@ -80,6 +104,7 @@ const ScenarioList kErrorsScenarios = {
     {"inject", scenario_inject},
     {"build_and_wait", scenario_build_and_wait},
     {"close_fds", scenario_close_fds},
+    {"bad_source", scenario_bad_source},
 };
 
 }  // namespace shim_test

@@ -114,6 +114,11 @@ TEST_CASE("errors: a failed build and a clWaitForEvents are recorded") {
   CHECK(str(*failed, "options") == "-DFAKE_CL_BUILD_FAIL -DNAME=caf\xEF\xBF\xBD");  // U+FFFD
   CHECK(nums(*failed, "build_status") == Ints{-2});  // CL_BUILD_ERROR
   CHECK(to_json(member(*failed, "kernels")) == "[]");
+  // The driver's log, per device; none for the successful build.
+  CHECK(to_json(member(*failed, "logs")) ==
+        "[\"clprof fake ICD: build failure injected by option -DFAKE_CL_BUILD_FAIL\\n\"]");
+  for (const Value* b : builds)
+    if (b != failed) CHECK_FALSE(b->HasMember("logs"));
   const auto syncs = t.of_type("sync");
   REQUIRE(syncs.size() == 1);
   CHECK(str(*syncs[0], "api") == "clWaitForEvents");
@@ -121,4 +126,32 @@ TEST_CASE("errors: a failed build and a clWaitForEvents are recorded") {
   CHECK(num(*syncs[0], "rc") == 0);
   check_host_ns(*syncs[0]);
   check_seq_unique_and_complete(t);
+}
+
+TEST_CASE("errors: a source that does not compile on PoCL: the build log is recorded") {
+  TempDir probe;
+  const RunResult bare = run_app({"bad_source", false, "", system_opencl()}, probe.path());
+  if (bare.exit_code != 0 && bare.err.find("clGetPlatformIDs failed") != std::string::npos) {
+    MESSAGE("no OpenCL platform besides the fake driver: case skipped");
+    return;
+  }
+  const TracedRun run("bad_source", system_opencl());
+  CHECK(run.app.values.at("build_rc") == bare.values.at("build_rc"));
+  CHECK(run.app.values.at("build_rc") == -11);  // CL_BUILD_PROGRAM_FAILURE
+  const auto builds = run.trace.of_type("build");
+  REQUIRE(builds.size() == 3);  // the app's own (vadd ...), then the two bad ones
+  const Value& plain = *builds[1];
+  CHECK(num(plain, "rc") == -11);
+  const Value& logs = member(plain, "logs");
+  REQUIRE(logs.IsArray());
+  REQUIRE(logs.Size() == 1);
+  const std::string log = logs[0].GetString();
+  CHECK_MESSAGE(log.find("clprof_undeclared_name") != std::string::npos, log);
+  CHECK(log.size() <= 64 * 1024 + 64);
+  // The callback build: its log only when the call failed or the status already says so.
+  const Value& async = *builds[2];
+  CHECK(str(async, "options") == "-DASYNC");
+  const bool failed_at_return = num(async, "rc") != 0 || nums(async, "build_status") == Ints{-2};
+  CHECK(async.HasMember("logs") == failed_at_return);
+  CHECK(run.app.values.at("async_rc") == num(async, "rc"));
 }

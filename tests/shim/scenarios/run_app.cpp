@@ -105,6 +105,11 @@ RunResult run_app(const RunOptions& options, const std::string& io_dir, const st
   return wait_app(spawn_app(options, io_dir, app), io_dir);
 }
 
+EnvChanges system_opencl() {
+  return {{"OCL_ICD_VENDORS", std::string("/etc/OpenCL/vendors")},
+          {"OCL_ICD_FILENAMES", std::nullopt}};
+}
+
 TracedRun::TracedRun(const std::string& scenario, const EnvChanges& env) {
   const std::string out = dir.file("x.json");
   app = run_app({scenario, true, out, env}, dir.path());

@@ -17,6 +17,9 @@ namespace shim_test {
 // Environment changes for one run: a value sets the variable, nullopt removes it.
 using EnvChanges = std::map<std::string, std::optional<std::string>>;
 
+// The system's OpenCL (PoCL on Debian) instead of the fake driver.
+EnvChanges system_opencl();
+
 // How to run the test app once.
 struct RunOptions {
   std::string scenario;

@@ -24,12 +24,6 @@ std::string launches_per_thread(const char* fallback) {
   return env && *env ? env : fallback;
 }
 
-// The system's OpenCL (PoCL on Debian) instead of the fake driver.
-EnvChanges system_opencl() {
-  return {{"OCL_ICD_VENDORS", std::string("/etc/OpenCL/vendors")},
-          {"OCL_ICD_FILENAMES", std::nullopt}};
-}
-
 void check_stress_run(const std::string& launches, const EnvChanges& env,
                       const std::string& app = "") {
   TempDir dir;

@@ -168,7 +168,7 @@ Written write_trace() {
         .num(ts::build::rc, big ? kI32Min : kI32Max)
         .nums(ts::build::build_status, {kI32Min, 0, kI32Max})
         .strs(ts::build::kernels, big ? kStrings : std::vector<std::string>{});
-    if (big) build.str(ts::build::source_hash, str(s + 2));
+    if (big) build.str(ts::build::source_hash, str(s + 2)).strs(ts::build::logs, {str(s + 3), ""});
     line(build.finish());
     line(JsonLine(ts::kernel::kTypeName)
              .unum(ts::kernel::id, id)
@@ -536,6 +536,7 @@ void check_metadata(const model::Run& run, const Written& w, const std::string& 
     CHECK(b.build_status == std::vector<int32_t>{kI32Min, 0, kI32Max});
     CHECK(b.kernels == (big ? kStrings : std::vector<std::string>{}));
     CHECK(b.source_hash == (big ? str(s + 2) : ""));
+    CHECK(b.logs == (big ? std::vector<std::string>{str(s + 3), ""} : std::vector<std::string>{}));
 
     const model::Kernel& kern = run.kernels.at(k);
     CHECK(kern.id == id);
