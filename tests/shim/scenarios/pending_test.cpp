@@ -15,6 +15,10 @@ using namespace shim_test;
 
 namespace {
 
+// The shim's ring (ProcessTrace::kRingCapacity, shim/runtime/process_trace.hpp): the bounds
+// below are in rings' worth; a larger ring fails them until they are revisited.
+constexpr long long kRing = 512;
+
 // ---- scenario "private_events", shared by the "pending:" cases that check it ---------------
 // Run with and without the shim; the fake driver counts live events (tests/fake_icd/README.md,
 // "Live event objects"): the app reads the count while idle, FAKE_CL_REPORT gives it at exit.
@@ -121,14 +125,14 @@ TEST_CASE(
     "pending: a driver that lags and an app that never pauses: clprof's events stay bounded") {
   // 400 rounds of 300 launches + 3 transfers, each ended by clFinish (the only moment the
   // driver completes commands): the events alive are only the shim's private ones. They
-  // must stay within what the design holds, whatever the number of rounds: up to 2048
-  // records in the ring, up to a ring's worth plus a round drained and not yet seen
-  // complete, one riding in each of the 2048 ring cells, 256 waiting. A leak or an
-  // unbounded backlog would pass 120,000.
+  // must stay within what the design holds, whatever the number of rounds: up to a ring's
+  // worth of records in the ring (kRing), up to a ring's worth plus a round drained and not
+  // yet seen complete, one riding in each ring cell, 256 waiting. A leak or an unbounded
+  // backlog would pass 120,000.
   const long long most = peak_of_private_events(
       "lagging_driver", {{"FAKE_CL_EVENT_MODE", "on_wait"}}, "most_live_events", 120000);
   CHECK(most > 0);
-  CHECK(most <= 2048 + (2048 + 303) + 2048 + 256);
+  CHECK(most <= kRing + (kRing + 303) + kRing + 256);
 }
 
 TEST_CASE("pending: a harvester that never finds the ring empty still polls its pending events") {
@@ -137,17 +141,17 @@ TEST_CASE("pending: a harvester that never finds the ring empty still polls its 
   // and the driver answers profiling queries slowly, so the app keeps the ring full: the
   // harvester never sees it empty. It must still poll its pending commands (at least once
   // per ring's worth of records); a harvester that polled only when the ring ran dry held
-  // every command's event until the end (30,000 in every run). Bound, by design: 2048
-  // records in the ring, one finished event riding in each of its 2048 cells, 256 waiting
-  // for a cell, and the pending list: the harvester's loop drains up to a ring's worth
-  // twice between two polls, 4096 (~6,060 measured). (Counted: events the shim or the app
+  // every command's event until the end (30,000 in every run). Bound, by design: a ring's
+  // worth of records in the ring, one finished event riding in each of its cells, 256
+  // waiting for a cell, and the pending list: the harvester's loop drains up to a ring's
+  // worth twice between two polls (with a ring of 2048: ~6,060 measured). (Counted: events the shim or the app
   // still reference; in this driver mode the queue itself holds every event until
   // clFinish.)
   const long long most = peak_of_private_events(
       "never_dry", {{"FAKE_CL_EVENT_MODE", "polls:1"}, {"FAKE_CL_QUERY_DELAY_US", "1"}},
       "most_referenced_events", 30000);
   CHECK(most > 0);
-  CHECK(most <= 2048 + 2048 + 256 + 2 * 2048);
+  CHECK(most <= kRing + kRing + 256 + 2 * kRing);
 }
 
 TEST_CASE("pending: private events are all released while the app is idle") {
