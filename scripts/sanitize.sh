@@ -20,7 +20,10 @@ for kind in "${kinds[@]}"; do
   dir=build-$kind
   case $kind in
     asan)
-      cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCLPROF_ASAN=ON >/dev/null
+      # -O1 and line tables only (-g1): what ASan's own documentation recommends, and it
+      # compiles the whole tree in about half the time of -O2 -g on the 2-core VM.
+      cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCLPROF_ASAN=ON \
+        -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1" >/dev/null
       cmake --build "$dir" -j"$(nproc)"
       # Leaks are not checked: apps run under the shim exit with OpenCL objects alive.
       export POCL_CACHE_DIR="$PWD/$dir/pocl-cache"
