@@ -103,14 +103,28 @@ struct Ending {
   Trace trace;
   bool trace_ok = false;
 
-  Ending(const std::string& scenario, const std::string& arg, EnvChanges env = {}) {
+  // `layer`: the shim as an OpenCL loader layer (OPENCL_LAYERS) instead of LD_PRELOAD.
+  // `cut_short`: the file is expected to lack its end: read as a prefix (partial_ok).
+  Ending(const std::string& scenario, const std::string& arg, EnvChanges env = {},
+         bool layer = false, bool cut_short = false) {
     env["SHIM_TEST_CORE_DIR"] = bare_dir.path();
     bare = run_app({scenario, false, "", env, arg}, bare_dir.path());
     env["SHIM_TEST_CORE_DIR"] = shim_dir.path();
+    if (layer) {
+      env["OPENCL_LAYERS"] = CLPROF_TEST_SHIM_LIB;
+      // A sanitizer build's runtime still comes first in the process.
+      const std::string first = CLPROF_TEST_PRELOAD_FIRST;
+      if (!first.empty()) env["LD_PRELOAD"] = first;
+    }
     const std::string out = shim_dir.file("x.json");
-    shim = run_app({scenario, true, out, env, arg}, shim_dir.path());
-    trace_ok = load_trace(out, trace);
+    shim = run_app({scenario, !layer, out, env, arg}, shim_dir.path());
+    if (cut_short) {
+      partial_ok = load_partial_trace(out, trace);
+    } else {
+      trace_ok = load_trace(out, trace);
+    }
   }
+  bool partial_ok = false;  // no whole trace, but a readable prefix of one
   // The app's view: exit status, signal and core dump, its output.
   void check_same_ending() const {
     CHECK(shim.exit_code == bare.exit_code);
@@ -289,5 +303,37 @@ TEST_CASE("endings: an ignored SIGPIPE stays ignored, for the app and for what i
     CHECK(app_value(shim, "epipe") == 1);
     CHECK(without_glibc_signals(stable_output(shim.out)) ==
           without_glibc_signals(stable_output(bare.out)));
+  }
+}
+
+TEST_CASE("endings: in layer mode, exit, quick_exit and fatal signals keep every launch") {
+  // Loaded by the OpenCL loader (OPENCL_LAYERS) the shim interposes no symbol: its exit
+  // handlers (registered when the loader opens it) and its signal handlers (installed when
+  // the trace starts) still run, so these endings keep what completed, as in preload mode.
+  for (const char* how : {"exit", "quick_exit", "abort", "segv", "ill"}) {
+    CAPTURE(how);
+    if (sanitizer_takes(how)) continue;
+    const Ending e("end", how, {}, /*layer=*/true);
+    e.check_same_ending();
+    REQUIRE(e.trace_ok);
+    CHECK(completed_main_launches(e.trace) == 3000);
+    check_seq_unique_and_complete(e.trace);
+    check_end_counts(e.trace);
+  }
+}
+
+TEST_CASE("endings: in layer mode, _exit and _Exit end the app as bare; the file is a whole prefix") {
+  // _exit and _Exit are not interposed in layer mode (docs/recording.md): the trace holds
+  // what the harvester wrote before the process ended (it writes within ~17 ms of the
+  // app's clFinish), whole lines and no end record. The app must see no difference.
+  for (const char* how : {"_exit", "_Exit"}) {
+    CAPTURE(how);
+    const Ending e("end", how, {}, /*layer=*/true, /*cut_short=*/true);
+    e.check_same_ending();
+    REQUIRE(e.partial_ok);
+    CHECK(e.trace.of_type("end").empty());
+    const long long kept = completed_main_launches(e.trace);
+    MESSAGE(std::string(how), " in layer mode: ", kept, " of 3000 launches in the file");
+    CHECK(kept <= 3000);
   }
 }
