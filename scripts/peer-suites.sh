@@ -21,6 +21,8 @@
 #                        pyopencl's test_enqueue_copy.py and 5 tests of test_clmath.py
 #   --build DIR          the build tree (default: build), for lib/libclprof.so
 #   --shim FILE          libclprof.so (default: DIR/lib/libclprof.so)
+#   --preload-first LIB  a sanitizer build of the shim: its runtime (libasan.so, libtsan.so),
+#                        preloaded ahead of the shim in every mode (it must come first)
 #   --work DIR           where outputs and traces go (default: BUILD/peer-suites)
 #   --modes "M ..."      preload, layer, both (default: "preload layer")
 #   --suites "S ..."     clinfo, clblast, pyopencl (default: all three)
@@ -41,6 +43,7 @@ set -uo pipefail
 quick=0
 build=build
 shim=""
+preload_first=""
 work=""
 modes="preload layer"
 suites="clinfo clblast pyopencl"
@@ -52,6 +55,7 @@ while [ $# -gt 0 ]; do
     --quick) quick=1 ;;
     --build) build="$2"; shift ;;
     --shim) shim="$2"; shift ;;
+    --preload-first) preload_first="$2"; shift ;;
     --work) work="$2"; shift ;;
     --modes) modes="$2"; shift ;;
     --suites) suites="$2"; shift ;;
@@ -100,10 +104,14 @@ run() {
   rm -rf "$dir"
   mkdir -p "$dir"
   local vars=(POCL_DEBUG=events)
+  local first="${preload_first:+$preload_first:}"
   case "$mode" in
-    preload) vars+=("LD_PRELOAD=$shim" "CLPROF_OUTPUT=$dir/trace-%p.json") ;;
-    layer) vars+=("OPENCL_LAYERS=$shim" "CLPROF_OUTPUT=$dir/trace-%p.json") ;;
-    both) vars+=("LD_PRELOAD=$shim" "OPENCL_LAYERS=$shim" "CLPROF_OUTPUT=$dir/trace-%p.json") ;;
+    preload) vars+=("LD_PRELOAD=$first$shim" "CLPROF_OUTPUT=$dir/trace-%p.json") ;;
+    layer)
+      vars+=("OPENCL_LAYERS=$shim" "CLPROF_OUTPUT=$dir/trace-%p.json")
+      [ -n "$preload_first" ] && vars+=("LD_PRELOAD=$preload_first")
+      ;;
+    both) vars+=("LD_PRELOAD=$first$shim" "OPENCL_LAYERS=$shim" "CLPROF_OUTPUT=$dir/trace-%p.json") ;;
   esac
   (cd "$dir" && "${clean_env[@]}" "${vars[@]}" timeout "$run_timeout" "$@" >out.txt 2>err.txt)
   rc=$?

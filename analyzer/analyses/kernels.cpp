@@ -86,7 +86,10 @@ std::vector<const KernelRow*> first_launch_dominates(const std::vector<KernelRow
     // The median of the others: the row's median includes the first launch, which is at
     // most one of the middle values; with 2 launches the other one is total - first.
     const int64_t others = r.stats.count == 2 ? r.stats.total_ns - *r.first_ns : r.stats.median_ns;
-    if (*r.first_ns > 10 * std::max<int64_t>(others, 0) && 10 * *r.first_ns > total_ns) out.push_back(&r);
+    // In 128 bits: ten times a duration near the 64-bit cap must not wrap (UBSan found it).
+    const __int128 first = *r.first_ns;
+    if (first > 10 * static_cast<__int128>(std::max<int64_t>(others, 0)) && 10 * first > total_ns)
+      out.push_back(&r);
   }
   return out;
 }

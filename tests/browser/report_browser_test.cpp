@@ -93,7 +93,12 @@ const Recorded& recorded() {
       if (b == std::string::npos) b = args.size();
       if (b > a) argv.push_back(args.substr(a, b - a));
     }
-    const auto rec = run(argv);
+    // A sanitizer build of the shim needs its runtime first in the program (clprof record
+    // keeps a preloaded sanitizer runtime ahead of the shim).
+    const std::string first = CLPROF_TEST_PRELOAD_FIRST;
+    const auto rec = first.empty() ? run(argv)
+                                   : run_child(argv, {{"LD_PRELOAD", first}}, work().string(),
+                                               (work() / "scratch").string());
     INFO(rec.err);
     REQUIRE(rec.status == 0);
     const auto rep = run({CLPROF_BIN, "report", out.trace.string(), "-o", out.html.string(), "--peak", "200"});

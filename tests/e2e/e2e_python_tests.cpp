@@ -27,6 +27,13 @@ TEST_CASE("pyopencl") {
   for (const ShimMode mode : {ShimMode::Preload, ShimMode::Layer}) {
     const bool layer = mode == ShimMode::Layer;
     CAPTURE(layer);
+    if (layer && !std::string(CLPROF_TEST_PRELOAD_FIRST).empty()) {
+      // A sanitizer build: its runtime must be preloaded for the layer, and ASan's, preloaded
+      // into python3 (which loads the C++ runtime only later), aborts at the first C++
+      // exception (its __cxa_throw interceptor finds no real function).
+      MESSAGE("layer mode skipped in a sanitizer build");
+      continue;
+    }
     const fs::path dir = fresh_work_dir(layer ? "pyopencl_layer" : "pyopencl");
     const fs::path trace = dir / "trace.json";
     const RunResult r = run_with_and_without_shim(

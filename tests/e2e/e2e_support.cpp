@@ -54,6 +54,11 @@ bool is_profiler_variable(const std::string& entry) {
 
 }  // namespace
 
+std::string shim_preload() {
+  const std::string first = CLPROF_TEST_PRELOAD_FIRST;
+  return first.empty() ? paths().shim.string() : first + ":" + paths().shim.string();
+}
+
 RunResult run_program(const std::vector<std::string>& argv, const EnvChanges& env,
                       const fs::path& dir, const std::string& tag, unsigned timeout_s) {
   REQUIRE(!argv.empty());
@@ -70,7 +75,20 @@ RunResult run_program(const std::vector<std::string>& argv, const EnvChanges& en
     for (const auto& [name, value] : env) overridden |= entry.rfind(name + "=", 0) == 0;
     if (!overridden) env_strings.push_back(entry);
   }
-  for (const auto& [name, value] : env) env_strings.push_back(name + "=" + value);
+  bool sets_preload = false, sets_layers = false;
+  for (const auto& [name, value] : env) {
+    env_strings.push_back(name + "=" + value);
+    sets_preload |= name == "LD_PRELOAD";
+    sets_layers |= name == "OPENCL_LAYERS";
+  }
+  // A sanitizer build of the shim needs its runtime first in the programs it is loaded
+  // into without LD_PRELOAD: as a loader layer, or by `clprof record` (which keeps a
+  // preloaded sanitizer runtime ahead of the shim). Not in the others: preloaded into a
+  // program that loads libstdc++ only later (python3), ASan's runtime aborts at the first
+  // C++ exception.
+  const std::string first = CLPROF_TEST_PRELOAD_FIRST;
+  if (!sets_preload && !first.empty() && (sets_layers || argv[0] == paths().clprof_cli.string()))
+    env_strings.push_back("LD_PRELOAD=" + first);
   std::vector<char*> envp;
   for (std::string& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);
@@ -115,7 +133,8 @@ RunResult run_with_and_without_shim(const std::vector<std::string>& argv, const 
   REQUIRE_MESSAGE(plain.exit_code == 0, "the example fails even without clprof");
 
   EnvChanges env = extra_env;
-  if (mode != ShimMode::Layer) env.emplace_back("LD_PRELOAD", paths().shim.string());
+  // (Layer mode: run_program preloads a sanitizer build's runtime by itself.)
+  if (mode != ShimMode::Layer) env.emplace_back("LD_PRELOAD", shim_preload());
   if (mode != ShimMode::Preload) env.emplace_back("OPENCL_LAYERS", paths().shim.string());
   env.emplace_back("CLPROF_OUTPUT", trace.string());
   const RunResult profiled = run_program(argv, env, dir, "profiled", timeout_s);

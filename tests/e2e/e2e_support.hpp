@@ -30,6 +30,9 @@ struct Paths {
   fs::path work_root;     // a build-tree directory for traces and captured output
 };
 const Paths& paths();
+// LD_PRELOAD for a program run under the shim: the shim, after the sanitizer runtime it was
+// built against in a sanitizer build (which must come first in the process).
+std::string shim_preload();
 
 // A fresh, empty directory under work_root for one test.
 fs::path fresh_work_dir(const std::string& name);

@@ -223,7 +223,7 @@ TEST_CASE("aligned_times_fake") {
     const fs::path trace = dir / (std::string("fake_") + host_timer + ".json");
     const EnvChanges env{{"OCL_ICD_VENDORS", CLPROF_E2E_FAKE_ICD_FILE},
                          {"FAKE_CL_HOST_TIMER", host_timer},
-                         {"LD_PRELOAD", paths().shim.string()},
+                         {"LD_PRELOAD", shim_preload()},
                          {"CLPROF_OUTPUT", trace.string()}};
     // The fake runs no kernel code, so vector_add's own result check fails: only the trace matters.
     run_program({(paths().bin_dir / "vector_add").string()}, env, dir, std::string("fake_") + host_timer, 60);

@@ -112,6 +112,12 @@ TEST_CASE("long work: bounded memory on a 300 MB trace") {
     std::string command;
     for (size_t i = 0; i + 1 < c.args.size(); ++i) command += c.args[i] + " ";
     MESSAGE(command << ": peak " << mib << " MiB");
+#ifdef __SANITIZE_ADDRESS__
+    // AddressSanitizer's shadow memory and quarantine multiply the peak (measured: 495 to
+    // 1,078 MiB): the ceilings are for the plain build; this one still runs every case.
+    MESSAGE("AddressSanitizer build: the memory ceiling is not checked");
+#else
     CHECK(mib < c.ceiling_mib);
+#endif
   }
 }

@@ -19,6 +19,16 @@
 #include "run_child.hpp"
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// The shim, after the sanitizer runtime it was built against in a sanitizer build.
+std::string shim_preload() {
+  const std::string first = CLPROF_TEST_PRELOAD_FIRST;
+  return first.empty() ? CLPROF_TEST_SHIM_LIB : first + ":" + CLPROF_TEST_SHIM_LIB;
+}
+
+}  // namespace
 namespace tf = clprof::trace;
 
 namespace {
@@ -83,10 +93,10 @@ TEST_CASE("blas: CLBlast calls on PoCL, hooked and not") {
   const auto plain = run({{"LD_PRELOAD", ""}, {"CLPROF_OUTPUT", ""}});
   INFO("plain run:\n" << plain.out << plain.err);
   REQUIRE(plain.status == 0);
-  const auto with = run({{"LD_PRELOAD", CLPROF_TEST_SHIM_LIB}, {"CLPROF_OUTPUT", hooked.string()}});
+  const auto with = run({{"LD_PRELOAD", shim_preload()}, {"CLPROF_OUTPUT", hooked.string()}});
   INFO("hooked run:\n" << with.out << with.err);
   REQUIRE(with.status == 0);
-  const auto without = run({{"LD_PRELOAD", CLPROF_TEST_SHIM_LIB},
+  const auto without = run({{"LD_PRELOAD", shim_preload()},
                             {"CLPROF_OUTPUT", unhooked.string()},
                             {"CLPROF_HOOK_BLAS", "0"}});
   INFO("unhooked run:\n" << without.out << without.err);
