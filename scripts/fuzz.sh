@@ -9,7 +9,7 @@
 # and makes the script fail: fix the bug, then keep the input in
 # tests/fuzz/regressions/<target>/, where ctest fuzz_regressions_<target> replays it in the
 # plain build. One line per target (executions, corpus, findings) goes to stdout and to
-# build-fuzz/summary.txt.
+# build-fuzz/summary.txt. Targets run side by side, one per core.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -27,28 +27,46 @@ cmake --build build-fuzz -j"$(nproc)" --target "${targets[@]/#/fuzz_}" > build-f
 # Any UB report ends the run (halt_on_error), except the third-party ones suppressed there.
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:suppressions=$PWD/tests/sanitizers/ubsan.supp"
 : > build-fuzz/summary.txt
-status=0
-for line in "${lines[@]}"; do
-  read -r target seeds <<< "$line"
-  corpus=build-fuzz/corpus/$target
-  findings=build-fuzz/findings/$target
+# One target per core at a time: each libFuzzer run is single-threaded, so on 2 cores two
+# targets fuzz side by side, each for its full SECONDS (CI's stage takes half the time).
+fuzz_one() {  # TARGET SEEDS...: runs one target, prints its line; status 1 on a finding
+  local target=$1
+  shift
+  local corpus=build-fuzz/corpus/$target findings=build-fuzz/findings/$target
   rm -rf "$findings"  # reported by the run that found them
   mkdir -p "$corpus" "$findings"
-  dirs=("$corpus")
-  for s in $seeds "tests/fuzz/regressions/$target"; do [ -d "$s" ] && dirs+=("$s"); done
-  log=build-fuzz/logs/$target.log
-  rc=0
+  local dirs=("$corpus") s
+  for s in "$@" "tests/fuzz/regressions/$target"; do [ -d "$s" ] && dirs+=("$s"); done
+  local log=build-fuzz/logs/$target.log rc=0
   build-fuzz/bin/fuzz_"$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
     -max_len=262144 -print_final_stats=1 -artifact_prefix="$findings/" "${dirs[@]}" \
     > "$log" 2>&1 || rc=$?
+  local runs found
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   found=$(find "$findings" -type f | wc -l)
-  summary="$target: ${runs:-?} executions in ${seconds} s, corpus $(find "$corpus" -type f | wc -l) inputs, findings $found"
-  echo "$summary" | tee -a build-fuzz/summary.txt
+  echo "$target: ${runs:-?} executions in ${seconds} s, corpus $(find "$corpus" -type f | wc -l) inputs, findings $found" |
+    tee -a build-fuzz/summary.txt
   if [ "$rc" -ne 0 ] || [ "$found" -ne 0 ]; then
-    status=1
     echo "  finding(s) in $findings (log: $log):" >&2
     grep -m5 -E 'ERROR|runtime error|SUMMARY|Test unit written' "$log" >&2 || true
+    return 1
   fi
+}
+status=0
+jobs_max=$(nproc)
+running=0
+for line in "${lines[@]}"; do
+  read -r target seeds <<< "$line"
+  # shellcheck disable=SC2086  # seeds: a space-separated list of folders
+  fuzz_one "$target" $seeds &
+  running=$((running + 1))
+  if [ "$running" -ge "$jobs_max" ]; then
+    wait -n || status=1
+    running=$((running - 1))
+  fi
+done
+while [ "$running" -gt 0 ]; do
+  wait -n || status=1
+  running=$((running - 1))
 done
 exit $status
