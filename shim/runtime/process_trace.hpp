@@ -27,12 +27,12 @@ struct ProcessTrace {
   // Records in flight between the app's threads and the harvester. Also how long a
   // private event lives after its command completed: it goes back to the app thread that
   // claims its cell next, a ring's worth of records later (runtime/handback.hpp), and
-  // until then the driver keeps it. Measured side by side on PoCL (bench/peer, pocl-loop,
-  // 2 x 9 shuffled rounds, 2026-11-28): at 2048 the app thread spent ~+1,200 ns of CPU per
-  // launch, mostly releasing events long gone cold in its cache, and peak memory rose by
-  // ~6 MB; at 512, ~+500 ns and ~1.4 MB, and the whole process's added CPU per launch
-  // halved. At 128 or 256 the harvester wakes too often (a nudge per quarter ring) and the
-  // fake driver's loop, where nothing but clprof costs, got slower.
+  // until then the driver keeps it. Measured side by side against 2048 on PoCL (bench/peer,
+  // pocl-loop, three shuffled runs, 2026-11-28, docs/performance.md): the loop's added CPU
+  // per launch fell by 17-55% and its peak memory by ~5 MB; on the fake driver (clprof's
+  // own code alone) it costs 100-140 ns of CPU per launch more (more harvester wake-ups).
+  // At 128 or 256 the harvester wakes too often (a nudge per quarter ring) and the fake
+  // driver's loop got slower still.
   static constexpr std::size_t kRingCapacity = 512;
 
   explicit ProcessTrace(long pid) : pid(pid) {}

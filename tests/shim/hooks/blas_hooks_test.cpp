@@ -28,10 +28,7 @@ std::string shim_preload() {
   return first.empty() ? CLPROF_TEST_SHIM_LIB : first + ":" + CLPROF_TEST_SHIM_LIB;
 }
 
-}  // namespace
 namespace tf = clprof::trace;
-
-namespace {
 
 struct Printed {
   std::string label, api, layout, trans;

@@ -332,8 +332,9 @@ TEST_CASE("endings: in layer mode, _exit and _Exit end the app as bare; the file
     e.check_same_ending();
     REQUIRE(e.partial_ok);
     CHECK(e.trace.of_type("end").empty());
+    // Each launch the file holds is whole and complete (completed_main_launches checks);
+    // how many depends on timing (0 measured), so it is reported, not asserted.
     const long long kept = completed_main_launches(e.trace);
     MESSAGE(std::string(how), " in layer mode: ", kept, " of 3000 launches in the file");
-    CHECK(kept <= 3000);
   }
 }

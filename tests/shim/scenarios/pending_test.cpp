@@ -144,9 +144,9 @@ TEST_CASE("pending: a harvester that never finds the ring empty still polls its 
   // every command's event until the end (30,000 in every run). Bound, by design: a ring's
   // worth of records in the ring, one finished event riding in each of its cells, 256
   // waiting for a cell, and the pending list: the harvester's loop drains up to a ring's
-  // worth twice between two polls (with a ring of 2048: ~6,060 measured). (Counted: events the shim or the app
-  // still reference; in this driver mode the queue itself holds every event until
-  // clFinish.)
+  // worth twice between two polls (with a ring of 2048: ~6,060 measured). (Counted: events
+  // the shim or the app still reference; in this driver mode the queue itself holds every
+  // event until clFinish.)
   const long long most = peak_of_private_events(
       "never_dry", {{"FAKE_CL_EVENT_MODE", "polls:1"}, {"FAKE_CL_QUERY_DELAY_US", "1"}},
       "most_referenced_events", 30000);
