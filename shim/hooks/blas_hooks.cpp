@@ -85,6 +85,20 @@ void set_offsets(BlasCallFacts& f, size_t a_off, size_t b_off, size_t c_off) {
   f.c_offset = c_off;
 }
 
+// What every call of GEMM's own shape says (CLBlast's Xgemm, its strided batch, clBLAS's
+// Xgemm): sizes, the two scalars, the three matrices and their offsets.
+template <class T>
+BlasCallFacts gemm_facts(int layout, int ta, int tb, size_t m, size_t n, size_t k, const T& alpha,
+                         cl_mem a, size_t a_off, size_t a_ld, cl_mem b, size_t b_off, size_t b_ld,
+                         const T& beta, cl_mem c, size_t c_off, size_t c_ld) {
+  BlasCallFacts f;
+  set_sizes(f, layout, ta, tb, m, n, k);
+  set_scalars(f, alpha, beta);
+  set_matrices(f, a, a_ld, b, b_ld, c, c_ld);
+  set_offsets(f, a_off, b_off, c_off);
+  return f;
+}
+
 // ---- one hook template per shape -----------------------------------------------------
 // Enums are passed as int (CLBlastLayout, clblast::Layout, clblasOrder, ... all are).
 
@@ -104,11 +118,8 @@ struct ClblastGemm {
     if (!real) return kBlasNotImplemented;
     BlasCallScope scope(F);
     if (scope.recording()) {
-      BlasCallFacts f;
-      set_sizes(f, layout, ta, tb, m, n, k);
-      set_scalars(f, alpha, beta);
-      set_matrices(f, a, a_ld, b, b_ld, c, c_ld);
-      set_offsets(f, a_off, b_off, c_off);
+      BlasCallFacts f = gemm_facts(layout, ta, tb, m, n, k, alpha, a, a_off, a_ld, b, b_off, b_ld,
+                                   beta, c, c_off, c_ld);
       if constexpr (sizeof...(Temp) == 1) f.temp = (temp, ...);
       f.queues = queue;
       f.n_queues = queue ? 1 : 0;
@@ -162,12 +173,9 @@ int clblast_strided(int layout, int ta, int tb, size_t m, size_t n, size_t k, T 
   if (!real) return kBlasNotImplemented;
   BlasCallScope scope(F);
   if (scope.recording()) {
-    BlasCallFacts f;
-    set_sizes(f, layout, ta, tb, m, n, k);
-    set_scalars(f, alpha, beta);
+    BlasCallFacts f = gemm_facts(layout, ta, tb, m, n, k, alpha, a, a_off, a_ld, b, b_off, b_ld,
+                                 beta, c, c_off, c_ld);
     f.batch = batch;
-    set_matrices(f, a, a_ld, b, b_ld, c, c_ld);
-    set_offsets(f, a_off, b_off, c_off);
     f.strided = true;
     f.a_stride = a_stride;
     f.b_stride = b_stride;
@@ -195,11 +203,8 @@ int clblas_gemm(int order, int ta, int tb, size_t m, size_t n, size_t k, T alpha
   if (!real) return kBlasNotImplemented;
   BlasCallScope scope(F);
   if (scope.recording()) {
-    BlasCallFacts f;
-    set_sizes(f, order, ta, tb, m, n, k);
-    set_scalars(f, alpha, beta);
-    set_matrices(f, a, a_ld, b, b_ld, c, c_ld);
-    set_offsets(f, a_off, b_off, c_off);
+    BlasCallFacts f = gemm_facts(order, ta, tb, m, n, k, alpha, a, a_off, a_ld, b, b_off, b_ld,
+                                 beta, c, c_off, c_ld);
     f.queues = queues;
     f.n_queues = n_queues;
     scope.begin(f);

@@ -70,8 +70,8 @@ size_t b_ld(const Call& c) { return c.row ? (c.tb ? c.k : c.n) : (c.tb ? c.n : c
 size_t c_ld(const Call& c) { return c.row ? c.n : c.m; }
 
 void print(const Call& c, int rc) {
-  std::printf("call %s %s %s %c%c %zu %zu %zu %zu rc=%d sum=%.9g\n", c.label, c.api, c.row ? "row" : "col",
-              c.ta ? 'T' : 'N', c.tb ? 'T' : 'N', c.m, c.n, c.k, c.batch, rc,
+  std::printf("call %s %s %s %c%c %zu %zu %zu %zu %g rc=%d sum=%.9g\n", c.label, c.api, c.row ? "row" : "col",
+              c.ta ? 'T' : 'N', c.tb ? 'T' : 'N', c.m, c.n, c.k, c.batch, static_cast<double>(c.beta), rc,
               rc == 0 ? checksum(c.m * c.n * c.batch) : 0.0);
 }
 

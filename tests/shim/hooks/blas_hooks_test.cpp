@@ -33,6 +33,7 @@ namespace tf = clprof::trace;
 struct Printed {
   std::string label, api, layout, trans;
   uint64_t m = 0, n = 0, k = 0, batch = 0;
+  double beta = 0;
   int rc = 0;
   std::string line;
 };
@@ -46,7 +47,7 @@ std::vector<Printed> printed_calls(const std::string& out) {
     std::istringstream in(line.substr(5));
     Printed p;
     std::string rc;
-    in >> p.label >> p.api >> p.layout >> p.trans >> p.m >> p.n >> p.k >> p.batch >> rc;
+    in >> p.label >> p.api >> p.layout >> p.trans >> p.m >> p.n >> p.k >> p.batch >> p.beta >> rc;
     REQUIRE_MESSAGE(rc.rfind("rc=", 0) == 0, "bad line: " << line);
     p.rc = std::stoi(rc.substr(3));
     p.line = line;
@@ -76,6 +77,13 @@ std::string str(const rapidjson::Value& o, std::string_view key) {
 uint64_t num(const rapidjson::Value& o, std::string_view key) {
   const std::string k(key);
   return o.HasMember(k.c_str()) && o[k.c_str()].IsUint64() ? o[k.c_str()].GetUint64() : 0;
+}
+bool has(const rapidjson::Value& o, std::string_view key) {
+  return o.HasMember(std::string(key).c_str());
+}
+double real(const rapidjson::Value& o, std::string_view key) {
+  const std::string k(key);
+  return o.HasMember(k.c_str()) && o[k.c_str()].IsNumber() ? o[k.c_str()].GetDouble() : -1.0;
 }
 
 }  // namespace
@@ -145,6 +153,30 @@ TEST_CASE("blas: CLBlast calls on PoCL, hooked and not") {
     CHECK(num(b, tf::blas::k) == p.k);
     CHECK(num(b, tf::blas::batch) == p.batch);
     CHECK(num(b, tf::blas::c_mem) != 0);
+    // What blas_app passed: packed matrices (its leading dimensions), alpha 1, offsets 0
+    // and, in the strided batch, one matrix after the other. The batched call has arrays
+    // of scalars and offsets: none recorded.
+    const bool row = p.layout == "row", ta = p.trans[0] == 'T', tb = p.trans[1] == 'T';
+    CHECK(num(b, tf::blas::a_ld) == (row ? (ta ? p.m : p.k) : (ta ? p.k : p.m)));
+    CHECK(num(b, tf::blas::b_ld) == (row ? (tb ? p.k : p.n) : (tb ? p.n : p.k)));
+    CHECK(num(b, tf::blas::c_ld) == (row ? p.n : p.m));
+    const bool strided = p.api.find("Strided") != std::string::npos;
+    const bool arrays = !strided && p.api.find("Batched") != std::string::npos;
+    CHECK(has(b, tf::blas::alpha) == !arrays);
+    CHECK(has(b, tf::blas::a_offset) == !arrays);
+    if (!arrays) {
+      CHECK(real(b, tf::blas::alpha) == 1.0);
+      CHECK(real(b, tf::blas::beta) == p.beta);
+      CHECK(num(b, tf::blas::a_offset) == 0);
+      CHECK(num(b, tf::blas::b_offset) == 0);
+      CHECK(num(b, tf::blas::c_offset) == 0);
+    }
+    CHECK(has(b, tf::blas::a_stride) == strided);
+    if (strided) {
+      CHECK(num(b, tf::blas::a_stride) == p.m * p.k);
+      CHECK(num(b, tf::blas::b_stride) == p.k * p.n);
+      CHECK(num(b, tf::blas::c_stride) == p.m * p.n);
+    }
     REQUIRE(ends.count(id) == 1);
     CHECK((*ends[id])[std::string(tf::range_end::status).c_str()].GetInt() == p.rc);
     const auto& ks = kernels[id];
