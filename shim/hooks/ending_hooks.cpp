@@ -8,6 +8,7 @@
 // Every one of these may run in a signal handler or in a vfork child: nothing here
 // allocates, locks or writes memory the parent could see (the lifecycle checks the pid).
 #include <dlfcn.h>
+#include <gnu/lib-names.h>
 #include <signal.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -28,10 +29,16 @@ using ExitFn = void (*)(int);
 using SignalFn = sighandler_t (*)(int, sighandler_t);
 
 // libc's _exit, found at load: _exit may be called in a signal handler, where dlsym may
-// not. (Null only if libc lacked it: the system call is the fallback.)
+// not. libc's own, not the next definition after the shim's: from the shim loaded as a
+// layer, that is a sanitizer runtime's interceptor in a sanitizer build (its dependency),
+// which runs exit-time checks the app's own _exit would not have run. (Null only if libc
+// lacked it: the system call is the fallback.)
 ExitFn g_real_exit = nullptr;
 __attribute__((constructor)) void find_real_exit() {
-  g_real_exit = reinterpret_cast<ExitFn>(dlsym(RTLD_NEXT, "_exit"));
+  if (void* libc = dlopen(LIBC_SO, RTLD_LAZY | RTLD_NOLOAD)) {
+    g_real_exit = reinterpret_cast<ExitFn>(dlsym(libc, "_exit"));
+  }
+  if (!g_real_exit) g_real_exit = reinterpret_cast<ExitFn>(dlsym(RTLD_NEXT, "_exit"));
 }
 
 [[noreturn]] void exit_now(int status) {

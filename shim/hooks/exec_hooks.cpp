@@ -65,40 +65,40 @@ int with_list_argv(const char* first, va_list& ap, Exec exec) {
   return exec(argv);
 }
 
+// Ends the trace, then calls libc's `name`. The list forms call this, not the exported
+// vector forms: from the shim loaded as a layer (after libc in the lookup), a call to its
+// own exported execv binds to libc's and would skip the trace's end.
+template <typename Fn, typename... Args>
+int finish_then(const char* name, Args... args) {
+  clprof::shim::finish_before_exec();
+  const auto real = next<Fn>(name);
+  return real ? real(args...) : missing();
+}
+
 }  // namespace
 
 extern "C" {
 
 __attribute__((visibility("default"))) int execve(const char* path, char* const argv[],
                                                   char* const envp[]) {
-  clprof::shim::finish_before_exec();
-  const auto real = next<ExecveFn>("execve");
-  return real ? real(path, argv, envp) : missing();
+  return finish_then<ExecveFn>("execve", path, argv, envp);
 }
 
 __attribute__((visibility("default"))) int execv(const char* path, char* const argv[]) {
-  clprof::shim::finish_before_exec();
-  const auto real = next<ExecvFn>("execv");
-  return real ? real(path, argv) : missing();
+  return finish_then<ExecvFn>("execv", path, argv);
 }
 
 __attribute__((visibility("default"))) int execvp(const char* file, char* const argv[]) {
-  clprof::shim::finish_before_exec();
-  const auto real = next<ExecvFn>("execvp");
-  return real ? real(file, argv) : missing();
+  return finish_then<ExecvFn>("execvp", file, argv);
 }
 
 __attribute__((visibility("default"))) int execvpe(const char* file, char* const argv[],
                                                    char* const envp[]) {
-  clprof::shim::finish_before_exec();
-  const auto real = next<ExecveFn>("execvpe");
-  return real ? real(file, argv, envp) : missing();
+  return finish_then<ExecveFn>("execvpe", file, argv, envp);
 }
 
 __attribute__((visibility("default"))) int fexecve(int fd, char* const argv[], char* const envp[]) {
-  clprof::shim::finish_before_exec();
-  const auto real = next<FexecveFn>("fexecve");
-  return real ? real(fd, argv, envp) : missing();
+  return finish_then<FexecveFn>("fexecve", fd, argv, envp);
 }
 
 // The list forms build their argv on the stack (no allocation: a vfork child may call
@@ -106,7 +106,8 @@ __attribute__((visibility("default"))) int fexecve(int fd, char* const argv[], c
 __attribute__((visibility("default"))) int execl(const char* path, const char* arg, ...) {
   va_list ap;
   va_start(ap, arg);
-  const int rc = with_list_argv(arg, ap, [&](char** argv) { return execv(path, argv); });
+  const int rc = with_list_argv(
+      arg, ap, [&](char** argv) { return finish_then<ExecvFn>("execv", path, argv); });
   va_end(ap);
   return rc;
 }
@@ -114,7 +115,8 @@ __attribute__((visibility("default"))) int execl(const char* path, const char* a
 __attribute__((visibility("default"))) int execlp(const char* file, const char* arg, ...) {
   va_list ap;
   va_start(ap, arg);
-  const int rc = with_list_argv(arg, ap, [&](char** argv) { return execvp(file, argv); });
+  const int rc = with_list_argv(
+      arg, ap, [&](char** argv) { return finish_then<ExecvFn>("execvp", file, argv); });
   va_end(ap);
   return rc;
 }
@@ -124,7 +126,7 @@ __attribute__((visibility("default"))) int execle(const char* path, const char* 
   va_start(ap, arg);
   const int rc = with_list_argv(arg, ap, [&](char** argv) {
     char* const* envp = va_arg(ap, char* const*);  // after the list's NULL
-    return execve(path, argv, envp);
+    return finish_then<ExecveFn>("execve", path, argv, envp);
   });
   va_end(ap);
   return rc;

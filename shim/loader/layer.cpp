@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "hooks/hooks.hpp"
+#include "loader/plt_redirect.hpp"
 #include "loader/real_opencl.hpp"
 #include "runtime/lifecycle.hpp"
 #include "runtime/log.hpp"
@@ -82,6 +83,25 @@ bool fill_hooks_table(void* self) {
   return true;
 }
 
+// The libc functions preload mode interposes and a layer cannot (it comes after libc in
+// the process's symbol lookup): _exit and _Exit, which run no exit handler, and the calls
+// that set a signal's disposition, which keep the shim's fatal-signal handler in place
+// (hooks/ending_hooks.cpp); exec*, which replaces the image (hooks/exec_hooks.cpp).
+// Without them such an ending loses the trace's end and what the harvester had not written
+// yet. The calls the objects loaded by now make to them are pointed at the shim's own
+// definitions (loader/plt_redirect.hpp). Returns the number of call slots rewritten.
+std::size_t redirect_libc_interposers(void* self) {
+  static constexpr const char* kInterposed[] = {
+      "_exit", "_Exit",  "sigaction", "signal",  "bsd_signal", "sysv_signal", "execve",
+      "execv", "execvp", "execvpe",   "fexecve", "execl",      "execlp",      "execle"};
+  PltRedirect redirects[sizeof kInterposed / sizeof kInterposed[0]];
+  std::size_t n = 0;
+  for (const char* name : kInterposed) {
+    if (void* own = own_symbol(self, name)) redirects[n++] = {name, own};
+  }
+  return redirect_plt_calls(redirects, n);
+}
+
 cl_int init_layer(cl_uint num_entries, const cl_icd_dispatch* target_dispatch,
                   cl_uint* num_entries_ret, const cl_icd_dispatch** layer_dispatch_ret) {
   if (!target_dispatch || !num_entries_ret || !layer_dispatch_ret) return CL_INVALID_VALUE;
@@ -98,7 +118,8 @@ cl_int init_layer(cl_uint num_entries, const cl_icd_dispatch* target_dispatch,
   if (!g_role.compare_exchange_strong(expected, LayerRole::Recording)) return CL_SUCCESS;
   RealTable real;
   real_table_from(*target_dispatch, num_entries, real);
-  if (!real.clGetPlatformIDs || !fill_hooks_table(self_handle())) {
+  void* const self = self_handle();
+  if (!real.clGetPlatformIDs || !fill_hooks_table(self)) {
     g_role.store(LayerRole::PassThrough);
     log_once_warn("loader layer: %s; running untouched",
                   real.clGetPlatformIDs ? "cannot find its own hooks"
@@ -107,7 +128,11 @@ cl_int init_layer(cl_uint num_entries, const cl_icd_dispatch* target_dispatch,
   }
   install_real_table(real);
   *layer_dispatch_ret = &g_hooks_table;
-  log_message(LogLevel::Debug, "loader layer: recording (%u entries from the loader)", num_entries);
+  const std::size_t redirected = redirect_libc_interposers(self);
+  log_message(LogLevel::Debug,
+              "loader layer: recording (%u entries from the loader; %zu calls "
+              "of _exit, _Exit, exec* and signal set-up pointed at the shim)",
+              num_entries, redirected);
   return CL_SUCCESS;
 }
 

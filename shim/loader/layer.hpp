@@ -7,6 +7,9 @@
 // The table the loader gets holds the hooks (hooks/hooks.hpp) for every hooked entry point
 // and nothing else (the loader fills the rest from the next layer); the next layer's table
 // becomes the shim's real() (loader/real_opencl.hpp). Every hook works as in preload mode.
+// The libc functions preload mode interposes (_exit, _Exit, exec*, the signal set-up) are
+// reached by pointing the calls of the objects loaded by then at the shim's definitions
+// (loader/plt_redirect.hpp).
 //
 // Loaded both ways at once (LD_PRELOAD and OPENCL_LAYERS): a clprof shim whose hooks come
 // first in the process's symbol lookup (preloaded) records every call that reaches the

@@ -14,7 +14,9 @@
 //   exec*()                    the exec hooks (hooks/exec_hooks.cpp): the same, unless the
 //                              lock is held (a signal handler interrupted the shim) or this
 //                              is a vfork child, whose trace is its parent's
-//   _exit(), _Exit()           abrupt (end_abruptly): the interposers (hooks/ending_hooks.cpp)
+//   _exit(), _Exit()           abrupt (end_abruptly): the interposers (hooks/ending_hooks.cpp;
+//                              in layer mode the app's calls are pointed at them,
+//                              loader/plt_redirect.hpp)
 //   quick_exit()               abrupt: an at_quick_exit handler registered at load (after
 //                              the app's own handlers)
 //   a caught signal            abrupt: when its default action is about to end the process,

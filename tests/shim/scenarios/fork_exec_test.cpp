@@ -115,32 +115,43 @@ TEST_CASE("exit: fork while another thread keeps enqueuing finds the background 
 }
 
 TEST_CASE("exit: exec after OpenCL use finishes the trace; the new image writes NAME.exec1.EXT") {
-  for (const char* scenario :
-       {"exec_self_execl", "exec_self_execle", "exec_self_execlp", "exec_self_execv",
-        "exec_self_execve", "exec_self_execvp", "exec_self_execvpe", "exec_self_fexecve"}) {
-    CAPTURE(scenario);
-    if (std::strcmp(scenario, "exec_self_fexecve") == 0 && execveat_missing()) {
-      MESSAGE(
-          "execveat is not implemented here (ENOSYS, e.g. user-mode QEMU), and fexecve "
-          "needs it: exec_self_fexecve skipped");
-      continue;
+  // In layer mode too: the layer points the app's exec calls at the shim's
+  // (loader/plt_redirect.hpp); without that the first image's trace had no end record.
+  for (const bool layer : {false, true}) {
+    for (const char* scenario :
+         {"exec_self_execl", "exec_self_execle", "exec_self_execlp", "exec_self_execv",
+          "exec_self_execve", "exec_self_execvp", "exec_self_execvpe", "exec_self_fexecve"}) {
+      CAPTURE(layer);
+      CAPTURE(scenario);
+      if (std::strcmp(scenario, "exec_self_fexecve") == 0 && execveat_missing()) {
+        MESSAGE(
+            "execveat is not implemented here (ENOSYS, e.g. user-mode QEMU), and fexecve "
+            "needs it: exec_self_fexecve skipped");
+        continue;
+      }
+      TempDir dir;
+      const std::string out = dir.file("x.json");
+      EnvChanges env;
+      if (layer) {
+        env["OPENCL_LAYERS"] = CLPROF_TEST_SHIM_LIB;
+        const std::string first = CLPROF_TEST_PRELOAD_FIRST;  // a sanitizer build's runtime
+        if (!first.empty()) env["LD_PRELOAD"] = first;
+      }
+      const RunResult r = run_app({scenario, !layer, out, env}, dir.path());
+      REQUIRE(r.exit_code == 0);
+      CHECK(r.values.count("exec_failed") == 0);
+      CHECK(r.values.at("exec_target") == 1);
+      Trace before;
+      REQUIRE(load_trace(out, before));  // complete: it has its end record
+      CHECK(num(before.header(), "pid") == r.pid);
+      CHECK(launch_gws(before) == std::multiset<long long>{50, 50});
+      check_end_counts(before);
+      Trace after;
+      REQUIRE(load_trace(dir.file("x.exec1.json"), after));
+      CHECK(num(after.header(), "pid") == r.pid);
+      CHECK(launch_gws(after) == std::multiset<long long>{51});
+      check_end_counts(after);
     }
-    TempDir dir;
-    const std::string out = dir.file("x.json");
-    const RunResult r = run_app({scenario, true, out, {}}, dir.path());
-    REQUIRE(r.exit_code == 0);
-    CHECK(r.values.count("exec_failed") == 0);
-    CHECK(r.values.at("exec_target") == 1);
-    Trace before;
-    REQUIRE(load_trace(out, before));  // complete: it has its end record
-    CHECK(num(before.header(), "pid") == r.pid);
-    CHECK(launch_gws(before) == std::multiset<long long>{50, 50});
-    check_end_counts(before);
-    Trace after;
-    REQUIRE(load_trace(dir.file("x.exec1.json"), after));
-    CHECK(num(after.header(), "pid") == r.pid);
-    CHECK(launch_gws(after) == std::multiset<long long>{51});
-    check_end_counts(after);
   }
 }
 
