@@ -212,9 +212,11 @@ TEST_CASE(
     "endings: the app's own handler, installed before or after the shim's, runs as without it") {
   // In layer mode too: the layer points the app's sigaction and signal calls at the shim's
   // (loader/plt_redirect.hpp); without that, a handler installed after the shim's replaced
-  // it, and a re-raise kept 0 of 3,000 launches.
+  // it, and a re-raise kept 0 of 3,000 launches. (One installed before the layer is loaded
+  // takes preload mode's path: not repeated, to keep the sanitizer stages in CI's budget.)
   for (const bool layer : {false, true}) {
     for (const char* when : {"before", "after"}) {
+      if (layer && std::string(when) == "before") continue;
       for (const char* action : {"longjmp", "reraise", "exit", "abort", "oneshot"}) {
         for (const char* how : {"segv", "abort"}) {
           CAPTURE(layer);
