@@ -24,8 +24,8 @@ struct PltRedirect {
 };
 
 // Rewrites, in every loaded object but the one holding this code and the vDSO, each GOT
-// slot through which the object calls (imports) one of `redirects`' names. Returns the number of slots
-// rewritten (a slot that already holds its target is not counted).
+// slot through which the object calls (imports) one of `redirects`' names. Returns the
+// number of slots rewritten (a slot that already holds its target is not counted).
 std::size_t redirect_plt_calls(const PltRedirect* redirects, std::size_t count);
 
 }  // namespace clprof::shim
