@@ -349,6 +349,16 @@ void end_abruptly(int sig) {
     return;  // not recording, or an ordinary ending is under way
   }
   wait_for_final_round(t->harvester);
+  // The harvester is stuck (a lock that a crashed thread holds, or one a fork child
+  // inherited held, as gcc 12's AddressSanitizer allocator), or starved: the file
+  // ends with the last line written, without its end record. Said once, as the shim's
+  // own failures are (vsnprintf of an integer and write(2)).
+  if (!t->harvester.final_round_done()) {
+    log_once_warn(
+        "the background thread did not end the trace within %lld ms; it ends at the "
+        "last record written (a trace cut short)",
+        static_cast<long long>(abrupt_wait_ns() / 1000000));
+  }
 }
 
 }  // namespace clprof::shim

@@ -74,8 +74,10 @@ void finish_before_exec();
 
 // An abrupt ending (the table above), `sig` its signal or 0: has the harvester end the
 // trace in one last round on its own thread and waits for it, at most
-// max(CLPROF_EXIT_WAIT_MS, 500 ms) and never more than 60 s. A no-op unless this process is
-// recording (and on the harvester's own thread). Async-signal-safe: atomics, a try-lock, nanosleep.
+// max(CLPROF_EXIT_WAIT_MS, 500 ms) and never more than 60 s; past that, one warning on
+// stderr, and the file ends at its last whole record. A no-op unless this process is
+// recording (and on the harvester's own thread). Async-signal-safe: atomics, a try-lock,
+// nanosleep, write(2).
 void end_abruptly(int sig);
 
 }  // namespace clprof::shim

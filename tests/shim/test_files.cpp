@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 #include <sys/stat.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -31,6 +32,22 @@ TempFile::TempFile() : path(dir.file("file")) {
 
 std::string read_file(const std::string& path) {
   return clprof::test::slurp(path);
+}
+
+std::string printable(const std::string& text, std::size_t from, std::size_t n, std::size_t mark) {
+  std::string out;
+  for (std::size_t i = from; i < text.size() && i - from < n; ++i) {
+    if (i == mark) out += "<<HERE>>";
+    const unsigned char c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+    } else {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    }
+  }
+  return out;
 }
 
 bool file_exists(const std::string& path) {

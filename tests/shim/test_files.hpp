@@ -33,6 +33,10 @@ struct TempFile {
 
 // The whole file ("" if it cannot be read).
 std::string read_file(const std::string& path);
+// Bytes [from, from + n) of `text` for a failure message: printable ASCII as is, every
+// other byte as \xHH, and "<<HERE>>" before byte `mark` (npos: none).
+std::string printable(const std::string& text, std::size_t from, std::size_t n,
+                      std::size_t mark = std::string::npos);
 // True if `path` exists (any kind of file).
 bool file_exists(const std::string& path);
 // Names of the entries of directory `path`, unsorted.

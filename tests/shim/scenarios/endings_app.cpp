@@ -94,6 +94,15 @@ int scenario_end(const ScenarioArgs& args) {
   return end_now(how);
 }
 
+// A few launches, no wait, then the ending argv[2] names: with a driver whose queries
+// crawl (FAKE_CL_QUERY_DELAY_US), the harvester's last round outlasts the ending's wait.
+int scenario_end_early(const ScenarioArgs& args) {
+  Cl cl;
+  for (int i = 0; i < 5; ++i) check(cl.launch_vadd(64), "launch");
+  say("launched", 5);
+  return end_now(args.arg ? args.arg : "return");
+}
+
 // kLaunches launches, clFinish, then waits to be ended by a signal from outside.
 int scenario_end_by_signal(const ScenarioArgs&) {
   prepare_core_dump();
@@ -339,6 +348,7 @@ int scenario_crash_while_busy(const ScenarioArgs& args) {
 const ScenarioList kEndingsScenarios = {
     {"end", scenario_end},
     {"end_after_read", scenario_end_after_read},
+    {"end_early", scenario_end_early},
     {"end_by_signal", scenario_end_by_signal},
     {"sigpipe_ignored", scenario_sigpipe_ignored},
     {"app_handler", scenario_app_handler},

@@ -159,6 +159,30 @@ TEST_CASE("endings: _exit, _Exit and quick_exit right after clFinish keep every 
   }
 }
 
+TEST_CASE(
+    "endings: a last round that outlasts the wait: one warning, the file cut after a record") {
+  // Each profiling query spins 300 ms: the last round's 5 records take ~6 s, the ending
+  // waits max(CLPROF_EXIT_WAIT_MS, 500 ms). The control, without the delay, ends whole.
+  const char* const stuck = "did not end the trace within 500 ms";
+  for (const bool slow : {true, false}) {
+    CAPTURE(slow);
+    TempDir dir;
+    const std::string out = dir.file("x.json");
+    EnvChanges env{{"CLPROF_EXIT_WAIT_MS", "0"}};
+    if (slow) env["FAKE_CL_QUERY_DELAY_US"] = "300000";
+    const RunResult r = run_app({"end_early", true, out, env, "_exit"}, dir.path());
+    CHECK(r.exit_code == 5);
+    CHECK((r.err.find(stuck) != std::string::npos) == slow);
+    const std::string text = read_file(out);
+    const bool whole = text.size() >= 3 && text.compare(text.size() - 3, 3, "]}\n") == 0;
+    CHECK(whole == !slow);
+    Trace t;
+    REQUIRE(load_partial_trace(out, t));
+    CHECK(t.of_type("end").size() == (slow ? 0u : 1u));
+    if (!slow) CHECK(t.of_type("launch").size() == 5);
+  }
+}
+
 TEST_CASE("endings: a fatal signal right after clFinish keeps every launch; same signal and core") {
   struct Case {
     const char* how;

@@ -215,18 +215,35 @@ TEST_CASE("exit: forks in a tight loop while launches are harvested: no hang, ev
   CHECK(threads_launches == app_value(r, "launches"));
   check_seq_unique_and_complete(parent);
   check_end_counts(parent);
-  int kids = 0;
+  // Under AddressSanitizer (gcc 12's runtime, LLVM 14) a fork child inherits the
+  // allocator's size-class locks as the parent's other threads held them: the child's
+  // harvester, a new thread with an empty cache, can block for ever in its first
+  // allocation of such a class (seen with gdb: SizeClassAllocator64::GetFromAllocator,
+  // from the last round's JsonLine). Such a child ends as bare, after the bounded wait and
+  // the shim's warning, with its file cut after its last whole record. Only there is a
+  // child's trace allowed to be cut, once per warning; the plain build allows none.
+  const bool asan = std::string(CLPROF_TEST_PRELOAD_FIRST).find("asan") != std::string::npos;
+  int kids = 0, cut = 0;
   for (const std::string& name : list_dir(dir.path())) {
     if (name == "x.json" || name.rfind("x.", 0) != 0) continue;
     CAPTURE(name);
+    const std::string text = read_file(dir.file(name));
+    const bool whole = text.size() >= 3 && text.compare(text.size() - 3, 3, "]}\n") == 0;
     Trace kid;
-    REQUIRE(load_trace(dir.file(name), kid));
+    if (!whole && asan) {
+      REQUIRE(load_partial_trace(dir.file(name), kid));
+      ++cut;
+    } else {
+      REQUIRE(load_trace(dir.file(name), kid));
+    }
     ++kids;
     const auto launches = kid.of_type("launch");
+    if (!whole && launches.empty()) continue;  // the harvester was stuck before writing it
     REQUIRE(launches.size() == 1);
     const long long gws = nums(*launches[0], "gws")[0];
     CHECK((gws == 41 || gws == 42));
     CHECK(str(*launches[0], "status") == "complete");
+    if (!whole) continue;
     bool abort_warning = false;
     for (const Value* w : kid.of_type("warning"))
       abort_warning |= str(*w, "message").find("(SIGABRT)") != std::string::npos;
@@ -235,4 +252,10 @@ TEST_CASE("exit: forks in a tight loop while launches are harvested: no hang, ev
   }
   CHECK(kids == app_value(r, "children_with_trace"));
   CHECK(kids == 100);
+  int stuck_warnings = 0;
+  for (std::size_t at = 0;
+       (at = r.err.find("did not end the trace within", at)) != std::string::npos; ++at)
+    ++stuck_warnings;
+  CHECK(cut == stuck_warnings);
+  if (cut > 0) MESSAGE(cut, " of 100 children's traces cut short (AddressSanitizer's fork)");
 }

@@ -156,9 +156,12 @@ bool load_trace(const std::string& path, Trace& t) {
   // Well-formed UTF-8 too: the analyzer's parser requires it (docs/trace-format.md).
   t.doc.Parse<rapidjson::kParseValidateEncodingFlag>(t.text.c_str(), t.text.size());
   if (t.doc.HasParseError()) {
-    FAIL_CHECK("trace ", path,
-               " is not valid JSON: ", rapidjson::GetParseError_En(t.doc.GetParseError()),
-               " at offset ", t.doc.GetErrorOffset());
+    // The bytes around the error, so that a failure in CI shows what was written.
+    const std::size_t at = t.doc.GetErrorOffset();
+    const std::size_t from = at > 200 ? at - 200 : 0;
+    FAIL_CHECK("trace ", path, " is not valid JSON: ",
+               std::string(rapidjson::GetParseError_En(t.doc.GetParseError())), " at offset ", at,
+               " of ", t.text.size(), ": ", printable(t.text, from, 400, at));
     return false;
   }
   if (!t.doc.IsObject() || !t.doc.HasMember("records") || !t.doc["records"].IsArray() ||
