@@ -3,13 +3,20 @@
 // Run by bench/peer/run.sh (tools, or builds of the shim, side by side; bench/peer/README.md
 // has the method).
 //
-//   enqueue_bench [--events | --latency | --init-only] [ITERATIONS [FINISH_EVERY [WARMUP]]]
+//   enqueue_bench [--events | --events-held | --latency | --init-only]
+//                 [ITERATIONS [FINISH_EVERY [WARMUP]]]
 //
 // Modes (one at most):
 //   (none)       the loop: no event, queue without profiling, clFinish every FINISH_EVERY.
 //   --events     the same loop, but the app itself does what an event-based tracer needs from
 //                the driver: a profiling queue and an event per launch, released at once. It
 //                tells the driver's share of a tool's cost from the tool's own.
+//   --events-held  the same, but each event is held for kHeldEvents launches (a tracer's
+//                ring of records), then its four profiling times are read (END first, as
+//                clprof's harvester does) and it is released, on the app's own thread:
+//                everything a full per-launch device record needs from the driver, done
+//                where the app already runs, with no second thread. An event whose command
+//                has not ended by then is read and released after the next clFinish.
 //   --latency    clpeak's --kernel-latency loop: a profiling queue, one launch with an event,
 //                clFinish, then the event's QUEUED/START/END times; per launch + wait it
 //                prints the host time and the event times (the device side of the latency).
@@ -39,6 +46,7 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -47,7 +55,9 @@ const char* kSource =
     "  size_t i = get_global_id(0); if ((int)i < n) a[i] = b[i];\n"
     "}\n";
 
-enum class Mode { Loop, Events, Latency, InitOnly };
+enum class Mode { Loop, Events, EventsHeld, Latency, InitOnly };
+// --events-held: launches an event is held before its times are read (a ring's worth).
+constexpr unsigned long kHeldEvents = 512;
 
 void check(cl_int rc, const char* what) {
   if (rc != CL_SUCCESS) {
@@ -130,12 +140,13 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (mode == Mode::Loop && arg == "--events") mode = Mode::Events;
+    else if (mode == Mode::Loop && arg == "--events-held") mode = Mode::EventsHeld;
     else if (mode == Mode::Loop && arg == "--latency") mode = Mode::Latency;
     else if (mode == Mode::Loop && arg == "--init-only") mode = Mode::InitOnly;
     else if (positional < 3 && parse_count(argv[i], &counts[positional])) ++positional;
     else {
       std::fprintf(stderr,
-                   "usage: %s [--events | --latency | --init-only] "
+                   "usage: %s [--events | --events-held | --latency | --init-only] "
                    "[ITERATIONS [FINISH_EVERY [WARMUP]]]\n(at %s)\n",
                    argv[0], argv[i]);
       return 2;
@@ -158,7 +169,8 @@ int main(int argc, char** argv) {
   cl_int rc = 0;
   cl_context ctx = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &rc);
   check(rc, "clCreateContext");
-  const bool profiling = mode == Mode::Events || mode == Mode::Latency;
+  const bool profiling =
+      mode == Mode::Events || mode == Mode::EventsHeld || mode == Mode::Latency;
   cl_command_queue q =
       clCreateCommandQueue(ctx, device, profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &rc);
   check(rc, "clCreateCommandQueue");
@@ -175,6 +187,29 @@ int main(int argc, char** argv) {
 
   double queued_to_start_ns = 0, queued_to_end_ns = 0;  // --latency: sums over the timed loop
   bool timed = false;
+  // --events-held: the held events, and those found still running (read after clFinish).
+  cl_event held[kHeldEvents] = {};
+  std::vector<cl_event> late;
+  unsigned long late_count = 0;  // over the timed loop
+  // False (the event kept) when its command has not ended: END is not available yet.
+  auto read_and_release = [&](cl_event h) {
+    cl_ulong t[4] = {};
+    const cl_int rc =
+        clGetEventProfilingInfo(h, CL_PROFILING_COMMAND_END, sizeof t[3], &t[3], nullptr);
+    if (rc == CL_PROFILING_INFO_NOT_AVAILABLE) return false;
+    check(rc, "clGetEventProfilingInfo");
+    for (cl_uint w = 0; w < 3; ++w)
+      check(clGetEventProfilingInfo(h, CL_PROFILING_COMMAND_QUEUED + w, sizeof t[w], &t[w],
+                                    nullptr),
+            "clGetEventProfilingInfo");
+    clReleaseEvent(h);
+    return true;
+  };
+  auto read_late = [&] {
+    for (cl_event h : late)
+      if (!read_and_release(h)) check(CL_PROFILING_INFO_NOT_AVAILABLE, "an event after clFinish");
+    late.clear();
+  };
   auto one = [&](unsigned long i) {
     const cl_int n = static_cast<cl_int>(i & 63);
     clSetKernelArg(k, 0, sizeof a, &a);
@@ -200,10 +235,21 @@ int main(int argc, char** argv) {
         queued_to_end_ns += static_cast<double>(end - queued);
       }
     }
+    if (mode == Mode::EventsHeld) {
+      cl_event& slot = held[i % kHeldEvents];
+      if (slot && !read_and_release(slot)) {
+        late.push_back(slot);
+        late_count += timed;
+      }
+      slot = e;
+      e = nullptr;
+    }
     if (e) clReleaseEvent(e);
     // Bounds the queue (same in every mode) so that memory, not launches, is constant.
-    if (mode != Mode::Latency && i % finish_every == finish_every - 1)
+    if (mode != Mode::Latency && i % finish_every == finish_every - 1) {
       check(clFinish(q), "clFinish");
+      read_late();
+    }
   };
 
   // Warm-up: PoCL compiles the kernel for the work-group size at the first launch.
@@ -220,7 +266,11 @@ int main(int argc, char** argv) {
   const CpuSnapshot cpu1 = CpuSnapshot::now();
   const ThreadCpu threads1 = ThreadCpu::now();
 
-  static const char* const kModeNames[] = {"loop", "events", "latency", "init-only"};
+  read_late();
+  for (cl_event h : held)
+    if (h && !read_and_release(h)) check(CL_PROFILING_INFO_NOT_AVAILABLE, "an event at the end");
+  static const char* const kModeNames[] = {"loop", "events", "events-held", "latency",
+                                           "init-only"};
   std::printf("platform %s\n", name);
   std::printf("mode %s\n", kModeNames[static_cast<int>(mode)]);
   std::printf("iterations %lu\n", iterations);
@@ -238,6 +288,9 @@ int main(int argc, char** argv) {
                 (threads1.tool_runs - threads0.tool_runs) * per * 1000);
     std::printf("other_threads_cpu_ns_per_iter %.1f\n",
                 (threads1.other_ns - threads0.other_ns) * per);
+    if (mode == Mode::EventsHeld) {
+      std::printf("held_events_late_per_1k_iter %.2f\n", late_count * per * 1000);
+    }
     if (mode == Mode::Latency) {
       std::printf("queued_to_start_ns_per_iter %.1f\n", queued_to_start_ns * per);
       std::printf("queued_to_end_ns_per_iter %.1f\n", queued_to_end_ns * per);

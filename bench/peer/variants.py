@@ -27,6 +27,8 @@ VARIANTS = (
     Variant("bare", "bare", ""),
     Variant("bare-events", "bare, app asks profiling + an event per launch", "",
             args=("--events",), loop_only=True),
+    Variant("bare-events-held", "bare, app holds each event 512 launches, reads its 4 times", "",
+            args=("--events-held",), loop_only=True),
     Variant("clprof", "clprof (trace file)", "clprof"),
     Variant("clprof-null", "clprof, trace to /dev/null", "clprof", to_null=True),
     Variant("cli-dpt", "clIntercept DevicePerformanceTiming (summary)", "clintercept",
