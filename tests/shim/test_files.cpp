@@ -34,6 +34,12 @@ std::string read_file(const std::string& path) {
   return clprof::test::slurp(path);
 }
 
+std::size_t count_of(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 std::string printable(const std::string& text, std::size_t from, std::size_t n, std::size_t mark) {
   std::string out;
   for (std::size_t i = from; i < text.size() && i - from < n; ++i) {

@@ -33,6 +33,8 @@ struct TempFile {
 
 // The whole file ("" if it cannot be read).
 std::string read_file(const std::string& path);
+// How many times `what` occurs in `text` (non-empty `what`).
+std::size_t count_of(const std::string& text, const std::string& what);
 // Bytes [from, from + n) of `text` for a failure message: printable ASCII as is, every
 // other byte as \xHH, and "<<HERE>>" before byte `mark` (npos: none).
 std::string printable(const std::string& text, std::size_t from, std::size_t n,

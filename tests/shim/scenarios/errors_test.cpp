@@ -90,11 +90,7 @@ TEST_CASE("errors: an app that closes the trace's descriptor and opens its own f
   if (app_text != "the app's own data\n")  // no trace line in it
     FAIL_CHECK("the app's file holds ", app_text.size(), " bytes: ", printable(app_text, 0, 400));
   // One warning; the trace keeps what was written before (a cut-short trace).
-  std::size_t warnings = 0;
-  for (std::size_t at = 0; (at = shim.err.find("closed the trace file", at)) != std::string::npos;
-       ++at)
-    ++warnings;
-  CHECK(warnings == 1);
+  CHECK(count_of(shim.err, "closed the trace file") == 1);
   const std::string text = read_file(out);
   CHECK(text.find("{\"format\":\"clprof-trace\"") == 0);
   CHECK(text.find("\"type\":\"end\"") == std::string::npos);

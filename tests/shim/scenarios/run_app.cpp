@@ -190,6 +190,10 @@ bool load_trace(const std::string& path, Trace& t) {
   return true;
 }
 
+bool is_whole_trace(const std::string& text) {
+  return text.size() >= 3 && text.compare(text.size() - 3, 3, "]}\n") == 0;
+}
+
 bool load_partial_trace(const std::string& path, Trace& t) {
   if (!file_exists(path)) {
     FAIL_CHECK("no trace file at ", path);
@@ -202,7 +206,7 @@ bool load_partial_trace(const std::string& path, Trace& t) {
     return false;
   }
   text.resize(last + 1);  // a line cut by the kill goes
-  if (text.size() >= 3 && text.compare(text.size() - 3, 3, "]}\n") == 0) return load_trace(path, t);
+  if (is_whole_trace(text)) return load_trace(path, t);
   // The records array closed after the last whole record: its ",", the padding spaces
   // and the newline go.
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();

@@ -69,6 +69,9 @@ struct Trace {
 // is not a valid trace (one JSON document, one record per line, "end" last).
 bool load_trace(const std::string& path, Trace& out);
 
+// True when `text` ends as a whole trace does (the records array closed: "]}\n").
+bool is_whole_trace(const std::string& text);
+
 // Parses a trace that may have been cut short (no end record: a killed process): the
 // header and every whole record line, a cut last line dropped. Fails the case when the
 // file is missing or what it holds is not such a prefix of a trace.
