@@ -86,14 +86,17 @@ bool fill_hooks_table(void* self) {
 // The libc functions preload mode interposes and a layer cannot (it comes after libc in
 // the process's symbol lookup): _exit and _Exit, which run no exit handler, and the calls
 // that set a signal's disposition, which keep the shim's fatal-signal handler in place
-// (hooks/ending_hooks.cpp); exec*, which replaces the image (hooks/exec_hooks.cpp).
+// (hooks/ending_hooks.cpp); exec*, which replaces the image (hooks/exec_hooks.cpp); the
+// calls that close or replace descriptors, after which the trace must write nothing to a
+// file the app opens at its number (hooks/descriptor_hooks.cpp).
 // Without them such an ending loses the trace's end and what the harvester had not written
 // yet. The calls the objects loaded by now make to them are pointed at the shim's own
 // definitions (loader/plt_redirect.hpp). Returns the number of call slots rewritten.
 std::size_t redirect_libc_interposers(void* self) {
   static constexpr const char* kInterposed[] = {
-      "_exit", "_Exit",  "sigaction", "signal",  "bsd_signal", "sysv_signal", "execve",
-      "execv", "execvp", "execvpe",   "fexecve", "execl",      "execlp",      "execle"};
+      "_exit", "_Exit",  "sigaction", "signal",      "bsd_signal", "sysv_signal", "execve",
+      "execv", "execvp", "execvpe",   "fexecve",     "execl",      "execlp",      "execle",
+      "close", "dup2",   "dup3",      "close_range", "closefrom"};
   PltRedirect redirects[sizeof kInterposed / sizeof kInterposed[0]];
   std::size_t n = 0;
   for (const char* name : kInterposed) {

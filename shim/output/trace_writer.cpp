@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "output/descriptor_guard.hpp"
 #include "output/output_file.hpp"
 
 namespace clprof::shim {
@@ -27,6 +28,7 @@ bool TraceWriter::open(const std::string& path, std::string_view header_line, st
     ::close(fd_);
     fd_ = high;
   }
+  guard_descriptor(fd_);  // the app's close of it waits for a write in progress
   // Only files on a disk: tmpfs would reserve memory, and a device or pipe has no blocks.
   struct stat st {};
   struct statfs fs {};
@@ -52,6 +54,7 @@ bool TraceWriter::open(const std::string& path, std::string_view header_line, st
   const bool ok = flush();
   if (!ok) {
     error = "cannot write " + path + ": " + std::strerror(errno);
+    unguard_descriptor(fd_);
     ::close(fd_);
     fd_ = -1;
   }
@@ -207,10 +210,12 @@ bool TraceWriter::still_ours() const {
 
 bool TraceWriter::write_out(std::size_t n) {
   bool ok = true;
-  // One fstat per write (a write carries ~1 MiB, or 100 ms of records): an app that closes
-  // every descriptor it did not open (daemons do) and opens files of its own must not get
-  // trace lines in them.
-  if (fd_ >= 0 && n > 0 && !still_ours()) {
+  // An app that closes every descriptor it did not open (daemons do) and opens files of its
+  // own must not get trace lines in them. Its close (hooked) waits for this use to end and
+  // turns the next one away (descriptor_guard.hpp); the fstat per write (a write carries
+  // ~1 MiB, or 100 ms of records) covers a close the hooks do not see.
+  const DescriptorUse use(n > 0 ? fd_ : -1);
+  if (fd_ >= 0 && n > 0 && (!use.allowed() || !still_ours())) {
     lost_ = true;
     fd_ = -1;  // not ours to close
   }
@@ -270,11 +275,19 @@ void TraceWriter::finish(std::string_view end_record) {
   p[2] = '\n';
   size_ = static_cast<std::size_t>(p + 3 - buf_);
   flush();
+  if (fd_ < 0) return;  // the app took the descriptor during that write
+  const DescriptorUse use(fd_);
+  if (!use.allowed()) {
+    lost_ = true;
+    fd_ = -1;
+    return;
+  }
   if (reserved_to_ != 0) {
     // Blocks reserved past the end stay allocated until a truncate, even at the same size.
     const off_t end = ::lseek(fd_, 0, SEEK_CUR);
     if (end >= 0) static_cast<void>(::ftruncate(fd_, end));
   }
+  unguard_descriptor(fd_);  // our own close, next, is not the app's
   ::close(fd_);
   fd_ = -1;
 }

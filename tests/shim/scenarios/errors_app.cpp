@@ -55,7 +55,9 @@ int scenario_build_and_wait(const ScenarioArgs&) {
 // A source that does not compile (run on PoCL by errors_test.cpp), built twice: plainly, and
 // with a callback (pfn_notify), whose call may return before the build ends.
 std::atomic<int> g_notified{0};
-void CL_CALLBACK on_built(cl_program, void*) { g_notified.store(1); }
+void CL_CALLBACK on_built(cl_program, void*) {
+  g_notified.store(1);
+}
 
 int scenario_bad_source(const ScenarioArgs&) {
   Cl cl;
@@ -78,13 +80,23 @@ int scenario_bad_source(const ScenarioArgs&) {
 // Like a daemon: after some launches, close every descriptor but stdin/out/err, open a file
 // of its own and put it at every other number (so it sits where the trace was), write to it,
 // launch again. The file must hold only what the app wrote. SHIM_TEST_APP_FILE: its path.
-int scenario_close_fds(const ScenarioArgs&) {
+// The argument says how the app closes every descriptor from 3 up: a close() per number
+// (none), close_range or closefrom. Each returns what it would return bare (printed).
+int scenario_close_fds(const ScenarioArgs& args) {
   Cl cl;
   check(cl.launch_vadd(60), "launch 60");
   check(clFinish(cl.queue), "finish");
   const char* path = std::getenv("SHIM_TEST_APP_FILE");
   if (!path) return 2;
-  for (int fd = 3; fd < 1024; ++fd) close(fd);
+  const std::string_view how = args.arg ? args.arg : "";
+  if (how == "close_range") {
+    say("close_range_rc", close_range(3, ~0U, 0));
+  } else if (how == "closefrom") {
+    closefrom(3);
+  } else {
+    for (int fd = 3; fd < 1024; ++fd) close(fd);
+  }
+  say("fd_512_open", fcntl(512, F_GETFD) != -1);
   const int f = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (f < 0) return 3;
   for (int fd = 3; fd < 1024; ++fd)

@@ -118,3 +118,22 @@ TEST_CASE("layer: the shim off (CLPROF_DISABLE, a bad setting) passes every call
     CHECK_MESSAGE(warned == (name != "CLPROF_DISABLE"), "stderr: ", r.err);
   }
 }
+
+// The loader layer points the app's close and dup2 at the shim's (loader/plt_redirect.hpp):
+// the app's file gets no trace line, the trace ends where the app closed it, as preloaded
+// (errors_test.cpp).
+TEST_CASE("layer: an app that closes the trace's descriptor keeps its own file to itself") {
+  TempDir dir;
+  const std::string app_file = dir.file("app.txt");
+  const RunResult r =
+      run_in_mode("close_fds", Mode::Layer, dir, {{"SHIM_TEST_APP_FILE", app_file}});
+  INFO("the app's stderr: ", r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.values.at("after_close") == 1);
+  CHECK(r.values.at("fd_512_open") == 0);
+  CHECK(read_file(app_file) == "the app's own data\n");
+  CHECK(count_of(r.err, "closed the trace file") == 1);
+  const std::string text = read_file(dir.file("x.json"));
+  CHECK(text.find("{\"format\":\"clprof-trace\"") == 0);
+  CHECK(text.find("\"type\":\"end\"") == std::string::npos);
+}
