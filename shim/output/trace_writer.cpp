@@ -217,7 +217,8 @@ bool TraceWriter::write_out(std::size_t n) {
   const DescriptorUse use(n > 0 ? fd_ : -1);
   if (fd_ >= 0 && n > 0 && (!use.allowed() || !still_ours())) {
     lost_ = true;
-    fd_ = -1;  // not ours to close
+    unguard_descriptor(fd_);  // the number is the app's now: its closes need not wait
+    fd_ = -1;                 // not ours to close
   }
   if ((fd_ < 0 || write_error_ != 0) && n > 0) ok = false;
   if (fd_ >= 0 && write_error_ == 0 && n > 0) {
@@ -279,6 +280,7 @@ void TraceWriter::finish(std::string_view end_record) {
   const DescriptorUse use(fd_);
   if (!use.allowed()) {
     lost_ = true;
+    unguard_descriptor(fd_);
     fd_ = -1;
     return;
   }
