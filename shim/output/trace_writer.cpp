@@ -246,12 +246,13 @@ bool TraceWriter::write_out(std::size_t n) {
 
 // Writes that start and end on multiples of 1 MiB in the file can go to the disk directly
 // (write_all), and where they go through the page cache it takes them in large folios: an
-// aligned 1 MiB write fills one order-8 folio, an unaligned one a run of order 0 to 7 ones. Measured on ext4 (Linux 6.18), a loop of 1 MiB writes cost
-// ~50 ns of kernel time per 361 bytes aligned and ~57 ns unaligned. So the line that
-// crosses the boundary goes to the next write, and the one before it is padded with
-// spaces up to the boundary (JSON whitespace at the end of a line, which readers trim):
-// at most one line's length per MiB. A write that cannot be aligned (the timer's, or one
-// after a line longer than kMaxPadBytes) only shortens the next one, which realigns.
+// aligned 1 MiB write fills one order-8 folio, an unaligned one a run of order 0 to 7 ones.
+// Measured on ext4 (Linux 6.18), a loop of 1 MiB writes cost ~50 ns of kernel time per 361 bytes
+// aligned and ~57 ns unaligned. So the line that crosses the boundary goes to the next write, and
+// the one before it is padded with spaces up to the boundary (JSON whitespace at the end of a line,
+// which readers trim): at most one line's length per MiB. A write that cannot be aligned (the
+// timer's, or one after a line longer than kMaxPadBytes) only shortens the next one, which
+// realigns.
 void TraceWriter::write_full(std::size_t start) {
   const std::size_t len = size_ - start;
   if (aligned_ && start > 0 && start <= limit_ && limit_ - start <= kMaxPadBytes &&
