@@ -10,10 +10,9 @@
 //
 // No <unistd.h>: its prototypes carry exception specifications these definitions need not
 // repeat; the C ABI is all that matters here.
+#include <asm/unistd.h>  // __NR_*: glibc before 2.34 (Debian 11) has no __NR_close_range
 #include <dlfcn.h>
 #include <fcntl.h>
-#include <linux/close_range.h>
-#include <sys/syscall.h>
 
 #include <climits>
 
@@ -27,6 +26,13 @@ int dup3(int oldfd, int newfd, int flags);
 int close_range(unsigned first, unsigned last, int flags);
 void closefrom(int lowfd);
 }
+
+#ifndef __NR_close_range
+#define __NR_close_range 436  // one number on every architecture (Linux 5.9)
+#endif
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1U << 2)  // <linux/close_range.h>, Linux 5.11
+#endif
 
 namespace {
 
@@ -71,7 +77,7 @@ __attribute__((visibility("default"))) int close(int fd) {
   if (fd >= 0)
     clprof::shim::before_app_closes(static_cast<unsigned>(fd), static_cast<unsigned>(fd));
   if (g_close) return g_close(fd);
-  return static_cast<int>(syscall(SYS_close, fd));
+  return static_cast<int>(syscall(__NR_close, fd));
 }
 
 __attribute__((visibility("default"))) int dup2(int oldfd, int newfd) {
@@ -79,27 +85,27 @@ __attribute__((visibility("default"))) int dup2(int oldfd, int newfd) {
     clprof::shim::before_app_closes(static_cast<unsigned>(newfd), static_cast<unsigned>(newfd));
   if (g_dup2) return g_dup2(oldfd, newfd);
   if (oldfd == newfd) return is_open(oldfd) ? newfd : -1;  // what dup2 does (dup3 fails)
-  return static_cast<int>(syscall(SYS_dup3, oldfd, newfd, 0));
+  return static_cast<int>(syscall(__NR_dup3, oldfd, newfd, 0));
 }
 
 __attribute__((visibility("default"))) int dup3(int oldfd, int newfd, int flags) {
   if (newfd >= 0 && oldfd != newfd && is_open(oldfd))
     clprof::shim::before_app_closes(static_cast<unsigned>(newfd), static_cast<unsigned>(newfd));
   if (g_dup3) return g_dup3(oldfd, newfd, flags);
-  return static_cast<int>(syscall(SYS_dup3, oldfd, newfd, flags));
+  return static_cast<int>(syscall(__NR_dup3, oldfd, newfd, flags));
 }
 
 __attribute__((visibility("default"))) int close_range(unsigned first, unsigned last, int flags) {
   // CLOSE_RANGE_CLOEXEC only marks them; an invalid range closes nothing.
   if (!(flags & CLOSE_RANGE_CLOEXEC) && first <= last) clprof::shim::before_app_closes(first, last);
   if (g_close_range) return g_close_range(first, last, flags);
-  return static_cast<int>(syscall(SYS_close_range, first, last, flags));
+  return static_cast<int>(syscall(__NR_close_range, first, last, flags));
 }
 
 __attribute__((visibility("default"))) void closefrom(int lowfd) {
   if (lowfd >= 0) clprof::shim::before_app_closes(static_cast<unsigned>(lowfd), UINT_MAX);
   if (g_closefrom) return g_closefrom(lowfd);
-  syscall(SYS_close_range, lowfd < 0 ? 0U : static_cast<unsigned>(lowfd), UINT_MAX, 0);
+  syscall(__NR_close_range, lowfd < 0 ? 0U : static_cast<unsigned>(lowfd), UINT_MAX, 0);
 }
 
 }  // extern "C"

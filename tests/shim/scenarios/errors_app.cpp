@@ -89,10 +89,17 @@ int scenario_close_fds(const ScenarioArgs& args) {
   const char* path = std::getenv("SHIM_TEST_APP_FILE");
   if (!path) return 2;
   const std::string_view how = args.arg ? args.arg : "";
-  if (how == "close_range") {
-    say("close_range_rc", close_range(3, ~0U, 0));
-  } else if (how == "closefrom") {
-    closefrom(3);
+  if (how == "close_range" || how == "closefrom") {
+#if defined(__GLIBC__) && __GLIBC_PREREQ(2, 34)
+    if (how == "close_range") {
+      say("close_range_rc", close_range(3, ~0U, 0));
+    } else {
+      closefrom(3);
+    }
+#else
+    say("libc_lacks_close_range", 1);  // glibc before 2.34 (Debian 11)
+    return 0;
+#endif
   } else {
     for (int fd = 3; fd < 1024; ++fd) close(fd);
   }

@@ -97,6 +97,10 @@ void check_app_closing_the_trace(const std::string& how) {
   const RunResult shim = run_app({"close_fds", true, out, env, how}, dir.path());
   INFO("the app's stderr: ", shim.err);
   REQUIRE(shim.exit_code == 0);
+  if (shim.values.count("libc_lacks_close_range")) {
+    MESSAGE("this libc has no ", how, " (glibc before 2.34): case skipped");
+    return;
+  }
   CHECK(shim.values.at("after_close") == 1);
   CHECK(shim.values.at("fd_512_open") == 0);  // the trace's descriptor closed, as asked
   if (how == "close_range") CHECK(shim.values.at("close_range_rc") == 0);
