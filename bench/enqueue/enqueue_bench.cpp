@@ -3,7 +3,7 @@
 // Run by bench/peer/run.sh (tools, or builds of the shim, side by side; bench/peer/README.md
 // has the method).
 //
-//   enqueue_bench [--events | --events-held | --latency | --init-only]
+//   enqueue_bench [--events | --events-held | --events-remote | --latency | --init-only]
 //                 [ITERATIONS [FINISH_EVERY [WARMUP]]]
 //
 // Modes (one at most):
@@ -17,6 +17,15 @@
 //                everything a full per-launch device record needs from the driver, done
 //                where the app already runs, with no second thread. An event whose command
 //                has not ended by then is read and released after the next clFinish.
+//   --events-remote  the same ring of kHeldEvents events, but the times are read by a second
+//                thread (named bench-reader), as a tracer's background thread does: it reads
+//                the events in order, in rounds (asleep 1 ms between rounds, woken every
+//                quarter ring), and one whose command has not ended waits in its own list.
+//                The app releases each event when it reuses its slot (or after clFinish for
+//                those that waited), as clprof's hand-back does; it waits when the reader is a
+//                whole ring behind. With --events-held beside it: what moving the driver
+//                queries to a second thread costs, apart from everything a tracer formats
+//                and writes.
 //   --latency    clpeak's --kernel-latency loop: a profiling queue, one launch with an event,
 //                clFinish, then the event's QUEUED/START/END times; per launch + wait it
 //                prints the host time and the event times (the device side of the latency).
@@ -27,7 +36,8 @@
 // ns_per_iter (wall clock, steady_clock, of the timed loop), thread_cpu_ns_per_iter (CPU of
 // the enqueuing thread), process_cpu_ns_per_iter (all threads: driver and tool background
 // threads included), user_ns_per_iter / sys_ns_per_iter (getrusage, all threads),
-// tool_threads_cpu_ns_per_iter (threads named clprof-*: a tool's background CPU),
+// tool_threads_cpu_ns_per_iter (threads named clprof-*, and --events-remote's bench-reader: a
+// tool's background CPU),
 // tool_threads_runs_per_1k_iter (how often those threads were put on a CPU: wake-ups), and
 // other_threads_cpu_ns_per_iter (the driver's threads, and a tool's unnamed ones),
 // peak_rss_kb (VmHWM at the end); with --latency also queued_to_start_ns_per_iter and
@@ -40,12 +50,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -55,7 +70,7 @@ const char* kSource =
     "  size_t i = get_global_id(0); if ((int)i < n) a[i] = b[i];\n"
     "}\n";
 
-enum class Mode { Loop, Events, EventsHeld, Latency, InitOnly };
+enum class Mode { Loop, Events, EventsHeld, EventsRemote, Latency, InitOnly };
 // --events-held: launches an event is held before its times are read (a ring's worth).
 constexpr unsigned long kHeldEvents = 512;
 
@@ -97,7 +112,8 @@ struct CpuSnapshot {
 
 // CPU ns of every thread of the process by who runs it, from /proc/self/task/*/schedstat
 // (ns on the CPU, exact) and comm: the app's thread (this one), a tool's background threads
-// (named "clprof-*") and the rest (the driver's, and a tool's unnamed threads).
+// (named "clprof-*", or the model's bench-reader) and the rest (the driver's, and a tool's
+// unnamed threads).
 struct ThreadCpu {
   double app_ns = 0, tool_ns = 0, other_ns = 0;
   double tool_runs = 0;  // times a tool's thread was put on a CPU (schedstat's third field)
@@ -114,9 +130,12 @@ struct ThreadCpu {
       std::string name;
       if (!(stat >> ns >> wait_ns >> runs)) continue;
       std::getline(comm, name);
-      if (std::strtol(d->d_name, nullptr, 10) == self) t.app_ns += ns;
-      else if (name.rfind("clprof", 0) == 0) t.tool_ns += ns, t.tool_runs += runs;
-      else t.other_ns += ns;
+      if (std::strtol(d->d_name, nullptr, 10) == self)
+        t.app_ns += ns;
+      else if (name.rfind("clprof", 0) == 0 || name == "bench-reader")
+        t.tool_ns += ns, t.tool_runs += runs;
+      else
+        t.other_ns += ns;
     }
     closedir(dir);
     return t;
@@ -131,6 +150,119 @@ bool parse_count(const char* text, unsigned long* out) {
   return true;
 }
 
+// Reads the four profiling times of an event, END first; false (nothing read) while END is
+// not available, i.e. the command has not ended.
+bool read_times(cl_event h) {
+  cl_ulong t[4] = {};
+  const cl_int rc =
+      clGetEventProfilingInfo(h, CL_PROFILING_COMMAND_END, sizeof t[3], &t[3], nullptr);
+  if (rc == CL_PROFILING_INFO_NOT_AVAILABLE) return false;
+  check(rc, "clGetEventProfilingInfo");
+  for (cl_uint w = 0; w < 3; ++w)
+    check(clGetEventProfilingInfo(h, CL_PROFILING_COMMAND_QUEUED + w, sizeof t[w], &t[w], nullptr),
+          "clGetEventProfilingInfo");
+  return true;
+}
+
+// --events-remote: the second thread that reads the times of the app's events, and the ring
+// the app hands them over in. The app owns a slot's event again once `read_` passed it.
+class RemoteReader {
+ public:
+  RemoteReader() : thread_([this] { run(); }) {}
+  ~RemoteReader() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_one();
+    thread_.join();
+  }
+  // Launch `i`'s event: the slot's previous event, once read, goes back to the app
+  // (released here); the app waits while the reader is a whole ring behind.
+  void hand_over(unsigned long i, cl_event e) {
+    cl_event& slot = slots_[i % kHeldEvents];
+    if (slot) {
+      while (read_.load(std::memory_order_acquire) <= i - kHeldEvents) {
+        nudge();
+        std::this_thread::yield();
+      }
+      clReleaseEvent(slot);
+    }
+    slot = e;
+    published_.store(i + 1, std::memory_order_release);
+    if ((i & (kHeldEvents / 4 - 1)) == 0) nudge();
+  }
+  // After clFinish: releases the events that waited in the reader's list once read. Counts
+  // them in `late_count` when `timed`.
+  void release_late(unsigned long& late_count, bool timed) {
+    std::vector<cl_event> done;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done.swap(late_done_);
+    }
+    for (cl_event h : done) clReleaseEvent(h);
+    late_count += timed ? done.size() : 0;
+  }
+  // The end: waits for every published event to be read, then releases all of them.
+  void drain(unsigned long launches) {
+    while (read_.load(std::memory_order_acquire) < launches || late_waiting_.load() != 0) {
+      nudge();
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+    unsigned long ignored = 0;
+    release_late(ignored, false);
+    for (cl_event& h : slots_)
+      if (h) clReleaseEvent(h), h = nullptr;
+  }
+
+ private:
+  void nudge() { wake_.notify_one(); }
+  void run() {
+    pthread_setname_np(pthread_self(), "bench-reader");
+    std::vector<cl_event> late;  // read later: their commands had not ended
+    unsigned long next = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        if (stop_) return;
+        wake_.wait_for(lock, std::chrono::milliseconds(1));
+        if (stop_) return;
+      }
+      const unsigned long published = published_.load(std::memory_order_acquire);
+      for (; next < published; ++next) {
+        cl_event h = slots_[next % kHeldEvents];
+        if (!read_times(h)) {
+          clRetainEvent(h);  // its slot goes back to the app, which releases that reference
+          late.push_back(h);
+        }
+      }
+      read_.store(next, std::memory_order_release);
+      std::vector<cl_event> done;
+      for (auto it = late.begin(); it != late.end();) {
+        if (read_times(*it)) {
+          done.push_back(*it);
+          it = late.erase(it);
+        } else {
+          ++it;
+        }
+      }
+      late_waiting_.store(late.size());
+      if (!done.empty()) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        late_done_.insert(late_done_.end(), done.begin(), done.end());
+      }
+    }
+  }
+  cl_event slots_[kHeldEvents] = {};
+  std::atomic<unsigned long> published_{0}, read_{0};
+  std::atomic<std::size_t> late_waiting_{0};
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::vector<cl_event> late_done_;  // read, for the app to release (under mutex_)
+  std::thread thread_;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -139,14 +271,22 @@ int main(int argc, char** argv) {
   int positional = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (mode == Mode::Loop && arg == "--events") mode = Mode::Events;
-    else if (mode == Mode::Loop && arg == "--events-held") mode = Mode::EventsHeld;
-    else if (mode == Mode::Loop && arg == "--latency") mode = Mode::Latency;
-    else if (mode == Mode::Loop && arg == "--init-only") mode = Mode::InitOnly;
-    else if (positional < 3 && parse_count(argv[i], &counts[positional])) ++positional;
+    if (mode == Mode::Loop && arg == "--events")
+      mode = Mode::Events;
+    else if (mode == Mode::Loop && arg == "--events-held")
+      mode = Mode::EventsHeld;
+    else if (mode == Mode::Loop && arg == "--events-remote")
+      mode = Mode::EventsRemote;
+    else if (mode == Mode::Loop && arg == "--latency")
+      mode = Mode::Latency;
+    else if (mode == Mode::Loop && arg == "--init-only")
+      mode = Mode::InitOnly;
+    else if (positional < 3 && parse_count(argv[i], &counts[positional]))
+      ++positional;
     else {
       std::fprintf(stderr,
-                   "usage: %s [--events | --events-held | --latency | --init-only] "
+                   "usage: %s [--events | --events-held | --events-remote | --latency | "
+                   "--init-only] "
                    "[ITERATIONS [FINISH_EVERY [WARMUP]]]\n(at %s)\n",
                    argv[0], argv[i]);
       return 2;
@@ -169,8 +309,8 @@ int main(int argc, char** argv) {
   cl_int rc = 0;
   cl_context ctx = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &rc);
   check(rc, "clCreateContext");
-  const bool profiling =
-      mode == Mode::Events || mode == Mode::EventsHeld || mode == Mode::Latency;
+  const bool profiling = mode == Mode::Events || mode == Mode::EventsHeld ||
+                         mode == Mode::EventsRemote || mode == Mode::Latency;
   cl_command_queue q =
       clCreateCommandQueue(ctx, device, profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &rc);
   check(rc, "clCreateCommandQueue");
@@ -193,18 +333,13 @@ int main(int argc, char** argv) {
   unsigned long late_count = 0;  // over the timed loop
   // False (the event kept) when its command has not ended: END is not available yet.
   auto read_and_release = [&](cl_event h) {
-    cl_ulong t[4] = {};
-    const cl_int rc =
-        clGetEventProfilingInfo(h, CL_PROFILING_COMMAND_END, sizeof t[3], &t[3], nullptr);
-    if (rc == CL_PROFILING_INFO_NOT_AVAILABLE) return false;
-    check(rc, "clGetEventProfilingInfo");
-    for (cl_uint w = 0; w < 3; ++w)
-      check(clGetEventProfilingInfo(h, CL_PROFILING_COMMAND_QUEUED + w, sizeof t[w], &t[w],
-                                    nullptr),
-            "clGetEventProfilingInfo");
+    if (!read_times(h)) return false;
     clReleaseEvent(h);
     return true;
   };
+  std::optional<RemoteReader> reader;  // --events-remote
+  if (mode == Mode::EventsRemote) reader.emplace();
+  unsigned long launch_no = 0;  // warm-up and timed loop together
   auto read_late = [&] {
     for (cl_event h : late)
       if (!read_and_release(h)) check(CL_PROFILING_INFO_NOT_AVAILABLE, "an event after clFinish");
@@ -222,11 +357,10 @@ int main(int argc, char** argv) {
     if (mode == Mode::Latency) {
       check(clFinish(q), "clFinish");
       cl_ulong queued = 0, start = 0, end = 0;
-      check(clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_QUEUED, sizeof queued, &queued,
-                                    nullptr),
-            "clGetEventProfilingInfo");
-      check(clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_START, sizeof start, &start,
-                                    nullptr),
+      check(
+          clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_QUEUED, sizeof queued, &queued, nullptr),
+          "clGetEventProfilingInfo");
+      check(clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr),
             "clGetEventProfilingInfo");
       check(clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof end, &end, nullptr),
             "clGetEventProfilingInfo");
@@ -244,11 +378,16 @@ int main(int argc, char** argv) {
       slot = e;
       e = nullptr;
     }
+    if (mode == Mode::EventsRemote) {
+      reader->hand_over(launch_no++, e);
+      e = nullptr;
+    }
     if (e) clReleaseEvent(e);
     // Bounds the queue (same in every mode) so that memory, not launches, is constant.
     if (mode != Mode::Latency && i % finish_every == finish_every - 1) {
       check(clFinish(q), "clFinish");
       read_late();
+      if (reader) reader->release_late(late_count, timed);
     }
   };
 
@@ -267,10 +406,11 @@ int main(int argc, char** argv) {
   const ThreadCpu threads1 = ThreadCpu::now();
 
   read_late();
+  if (reader) reader->drain(launch_no);
   for (cl_event h : held)
     if (h && !read_and_release(h)) check(CL_PROFILING_INFO_NOT_AVAILABLE, "an event at the end");
-  static const char* const kModeNames[] = {"loop", "events", "events-held", "latency",
-                                           "init-only"};
+  static const char* const kModeNames[] = {"loop",          "events",  "events-held",
+                                           "events-remote", "latency", "init-only"};
   std::printf("platform %s\n", name);
   std::printf("mode %s\n", kModeNames[static_cast<int>(mode)]);
   std::printf("iterations %lu\n", iterations);
@@ -288,7 +428,7 @@ int main(int argc, char** argv) {
                 (threads1.tool_runs - threads0.tool_runs) * per * 1000);
     std::printf("other_threads_cpu_ns_per_iter %.1f\n",
                 (threads1.other_ns - threads0.other_ns) * per);
-    if (mode == Mode::EventsHeld) {
+    if (mode == Mode::EventsHeld || mode == Mode::EventsRemote) {
       std::printf("held_events_late_per_1k_iter %.2f\n", late_count * per * 1000);
     }
     if (mode == Mode::Latency) {

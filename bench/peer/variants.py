@@ -29,6 +29,8 @@ VARIANTS = (
             args=("--events",), loop_only=True),
     Variant("bare-events-held", "bare, app holds each event 512 launches, reads its 4 times", "",
             args=("--events-held",), loop_only=True),
+    Variant("bare-events-remote", "bare, a second thread reads each event's 4 times", "",
+            args=("--events-remote",), loop_only=True),
     Variant("clprof", "clprof (trace file)", "clprof"),
     Variant("clprof-null", "clprof, trace to /dev/null", "clprof", to_null=True),
     Variant("cli-dpt", "clIntercept DevicePerformanceTiming (summary)", "clintercept",
