@@ -32,13 +32,16 @@ uint64_t cgroup_limit() {
   return parse_memory_size(text).value_or(0);
 }
 
-std::string mib(uint64_t bytes) { return std::to_string(bytes >> 20) + " MiB"; }
+std::string mib(uint64_t bytes) {
+  return std::to_string(bytes >> 20) + " MiB";
+}
 
 }  // namespace
 
 uint64_t default_memory_limit() {
   const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
-  uint64_t ram = pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
+  uint64_t ram =
+      pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
   const uint64_t cgroup = cgroup_limit();
   if (cgroup && (ram == 0 || cgroup < ram)) ram = cgroup;
   return ram / 2;
@@ -53,14 +56,21 @@ std::optional<uint64_t> parse_memory_size(std::string_view text) {
   }
   if (i == 0) return std::nullopt;
   std::string suffix;
-  for (; i < text.size(); ++i) suffix += static_cast<char>(std::toupper(static_cast<unsigned char>(text[i])));
+  for (; i < text.size(); ++i)
+    suffix += static_cast<char>(std::toupper(static_cast<unsigned char>(text[i])));
   int shift = 0;
-  if (suffix.empty() || suffix == "B") shift = 0;
-  else if (suffix == "K" || suffix == "KB" || suffix == "KIB") shift = 10;
-  else if (suffix == "M" || suffix == "MB" || suffix == "MIB") shift = 20;
-  else if (suffix == "G" || suffix == "GB" || suffix == "GIB") shift = 30;
-  else if (suffix == "T" || suffix == "TB" || suffix == "TIB") shift = 40;
-  else return std::nullopt;
+  if (suffix.empty() || suffix == "B")
+    shift = 0;
+  else if (suffix == "K" || suffix == "KB" || suffix == "KIB")
+    shift = 10;
+  else if (suffix == "M" || suffix == "MB" || suffix == "MIB")
+    shift = 20;
+  else if (suffix == "G" || suffix == "GB" || suffix == "GIB")
+    shift = 30;
+  else if (suffix == "T" || suffix == "TB" || suffix == "TIB")
+    shift = 40;
+  else
+    return std::nullopt;
   if (n > ((uint64_t{1} << 62) >> shift)) return std::nullopt;
   return n << shift;
 }
@@ -79,7 +89,8 @@ bool apply_memory_limit(uint64_t bytes, std::string* error) {
   struct rlimit wanted = current;
   const rlim_t limit = bytes == 0 ? RLIM_INFINITY : static_cast<rlim_t>(bytes);
   // Never above the hard limit someone else set (raising it needs privileges).
-  wanted.rlim_cur = current.rlim_max == RLIM_INFINITY || limit < current.rlim_max ? limit : current.rlim_max;
+  wanted.rlim_cur =
+      current.rlim_max == RLIM_INFINITY || limit < current.rlim_max ? limit : current.rlim_max;
   if (::setrlimit(RLIMIT_DATA, &wanted) != 0) {
     if (error) *error = std::strerror(errno);
     return false;
@@ -89,7 +100,9 @@ bool apply_memory_limit(uint64_t bytes, std::string* error) {
 #endif
 }
 
-uint64_t applied_memory_limit() { return g_applied.load(); }
+uint64_t applied_memory_limit() {
+  return g_applied.load();
+}
 
 std::string out_of_memory_message() {
   const uint64_t limit = applied_memory_limit();

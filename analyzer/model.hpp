@@ -23,7 +23,7 @@ inline constexpr int64_t kNoTime = INT64_MIN;
 
 // A device (one OpenCL device of one process). Ids are unique within a Run.
 struct Device {
-  uint32_t id = 0;              // Run-wide id (index into Run::devices + 1)
+  uint32_t id = 0;                // Run-wide id (index into Run::devices + 1)
   uint32_t process = UINT32_MAX;  // index into Run::processes; UINT32_MAX: not known (importers)
   std::string name, vendor, platform, platform_version, version, driver_version, type;
   uint32_t compute_units = 0;
@@ -36,26 +36,26 @@ struct Device {
   bool has_clock_offset = false;
   int64_t device_to_host_offset_ns = 0;
   uint64_t clock_uncertainty_ns = 0;  // half-width of the interval the offset lies in
-  std::string clock_method;  // "clGetDeviceAndHostTimer", "enqueue_bracket", ...
+  std::string clock_method;           // "clGetDeviceAndHostTimer", "enqueue_bracket", ...
 };
 
 // One kernel argument as it was at launch time (trace_schema.hpp ArgKind).
 struct KernelArg {
   using Kind = clprof::trace::ArgKind;  // Unset, Scalar, Buffer, Image, Pipe, Local, Svm, Sampler
   Kind kind = Kind::Unset;
-  uint32_t size = 0;        // bytes passed to clSetKernelArg
-  std::string hex;          // scalar bytes in memory order (lower-case hex)
-  bool has_value = false;   // scalar of size 1, 2, 4 or 8
-  uint64_t value = 0;       // little-endian unsigned value of the scalar
-  uint64_t object_id = 0;   // mem / sampler id
+  uint32_t size = 0;          // bytes passed to clSetKernelArg
+  std::string hex;            // scalar bytes in memory order (lower-case hex)
+  bool has_value = false;     // scalar of size 1, 2, 4 or 8
+  uint64_t value = 0;         // little-endian unsigned value of the scalar
+  uint64_t object_id = 0;     // mem / sampler id
   uint64_t object_bytes = 0;  // mem object size
-  std::string svm_pointer;  // "0x..."
+  std::string svm_pointer;    // "0x..."
 };
 
 // A range (layer marker, iteration, or an imported workload/operator).
 struct Range {
-  uint64_t id = 0;       // unique within the Run
-  uint64_t parent = 0;   // 0 = top level
+  uint64_t id = 0;      // unique within the Run
+  uint64_t parent = 0;  // 0 = top level
   std::string name;
   uint32_t process = 0;  // index into Run::processes
   uint64_t tid = 0;
@@ -66,13 +66,13 @@ struct Range {
 
 // One kernel launch.
 struct Launch {
-  uint64_t seq = 0;         // order within its process
-  uint32_t process = 0;     // index into Run::processes
+  uint64_t seq = 0;      // order within its process
+  uint32_t process = 0;  // index into Run::processes
   uint64_t tid = 0;
-  std::string name;         // kernel function name
-  std::string api;          // "clEnqueueNDRangeKernel" (default) or "clEnqueueTask"
+  std::string name;  // kernel function name
+  std::string api;   // "clEnqueueNDRangeKernel" (default) or "clEnqueueTask"
   uint64_t kernel_id = 0, program_id = 0, queue_id = 0, context_id = 0;
-  uint32_t device = 0;      // Device::id, 0 = unknown
+  uint32_t device = 0;        // Device::id, 0 = unknown
   std::vector<uint64_t> gwo;  // empty = NULL offset
   std::vector<uint64_t> gws;
   std::optional<std::vector<uint64_t>> lws;  // nullopt = NULL local size
@@ -81,8 +81,8 @@ struct Launch {
   int64_t queued_ns = kNoTime, submit_ns = kNoTime, start_ns = kNoTime, end_ns = kNoTime;
   std::string status = "complete";  // trace_schema.hpp Status names
   int32_t rc = 0;
-  int32_t exec_status = 0;  // with status "error": the negative execution status
-  uint32_t args_total = 0;  // the kernel's argument count when args holds fewer, else 0
+  int32_t exec_status = 0;       // with status "error": the negative execution status
+  uint32_t args_total = 0;       // the kernel's argument count when args holds fewer, else 0
   std::vector<uint64_t> ranges;  // Range ids, outermost first
   uint64_t call = 0;  // the BlasCall::id it was made in (0 = none; clprof traces, version 3)
   // Importers that only know a duration set this and leave device times kNoTime.
@@ -106,8 +106,8 @@ struct Transfer {
   uint64_t seq = 0;
   uint32_t process = 0;
   uint64_t tid = 0;
-  std::string api;   // e.g. "clEnqueueReadBuffer"
-  std::string op;    // read | write | copy | fill | map | unmap
+  std::string api;  // e.g. "clEnqueueReadBuffer"
+  std::string op;   // read | write | copy | fill | map | unmap
   uint64_t queue_id = 0;
   uint32_t device = 0;
   uint64_t bytes = 0;
@@ -139,11 +139,11 @@ struct BlasCall {
   uint64_t parent = 0;   // the app's innermost open range at the call (0 = none)
   uint32_t process = 0;  // index into Run::processes
   uint64_t tid = 0;
-  std::string library;    // clblast | clblas
-  std::string api;        // CLBlastSgemm, clblast::Gemm<float>, clblasSgemm, ...
-  std::string routine;    // gemm | gemm_batched | gemm_strided_batched
-  std::string precision;  // s d c z h
-  std::string layout;     // row | col | ""
+  std::string library;           // clblast | clblas
+  std::string api;               // CLBlastSgemm, clblast::Gemm<float>, clblasSgemm, ...
+  std::string routine;           // gemm | gemm_batched | gemm_strided_batched
+  std::string precision;         // s d c z h
+  std::string layout;            // row | col | ""
   std::string trans_a, trans_b;  // n | t | c | ""
   uint64_t m = 0, n = 0, k = 0, batch = 1;
   std::optional<double> alpha, beta;  // real parts; absent for batched calls
@@ -161,17 +161,17 @@ struct Program {
   uint64_t id = 0;
   uint32_t process = 0;
   uint64_t context_id = 0;
-  std::string origin;       // source | binary | il | builtin | link
+  std::string origin;  // source | binary | il | builtin | link
   std::string source_hash;
   uint64_t source_bytes = 0;
-  std::string source;       // only when captured
-  std::string options;      // options of the latest successful build
+  std::string source;   // only when captured
+  std::string options;  // options of the latest successful build
 };
 
 struct Build {
   uint32_t process = 0;
   uint64_t program_id = 0;
-  std::string api;          // clBuildProgram | clCompileProgram | clLinkProgram
+  std::string api;  // clBuildProgram | clCompileProgram | clLinkProgram
   std::string options;
   std::vector<uint32_t> devices;
   int64_t host_begin_ns = kNoTime, host_end_ns = kNoTime;
@@ -244,15 +244,15 @@ struct Process {
   std::string clprof_version;
   std::string session_id;  // the recorded run (trace version 2; "" before)
   std::vector<std::pair<std::string, std::string>> settings;  // CLPROF_* in force
-  std::string source;        // file it was read from
+  std::string source;                                         // file it was read from
   std::string source_format;  // "clprof-trace", "armnn", "dvdt-prof", "chrome", "caffe"
   int trace_version = 0;
-  bool truncated = false;     // no end record
+  bool truncated = false;  // no end record
   uint64_t incomplete_events = 0;
   uint64_t dropped_records = 0;
-  int64_t end_host_ns = kNoTime;  // the end record's time
+  int64_t end_host_ns = kNoTime;                                // the end record's time
   std::vector<std::pair<std::string, uint64_t>> record_counts;  // the end record's counts
-  std::vector<ShimWarning> warnings;  // warning records of the shim
+  std::vector<ShimWarning> warnings;                            // warning records of the shim
   // Whole-inference wall times an importer knows (Arm NN "Wall clock time"), per iteration.
   std::vector<int64_t> iteration_wall_ns;
 };
@@ -273,7 +273,12 @@ struct Run {
   std::vector<LayerTiming> layer_timings;
   std::vector<ApiCall> api_calls;
   // Marks (instants): name and host time, per process.
-  struct Mark { uint32_t process = 0; uint64_t tid = 0; std::string name; int64_t host_ns = kNoTime; };
+  struct Mark {
+    uint32_t process = 0;
+    uint64_t tid = 0;
+    std::string name;
+    int64_t host_ns = kNoTime;
+  };
   std::vector<Mark> marks;
 };
 

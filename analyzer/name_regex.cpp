@@ -10,8 +10,8 @@ NameRegex::NameRegex(std::string_view pattern) : pattern_(pattern) {
   RE2::Options options;
   // RE2 would otherwise print its own copy of the error on stderr; ours names the option.
   options.set_log_errors(false);
-  auto re = std::make_shared<const re2::RE2>(re2::StringPiece(pattern.data(), pattern.size()),
-                                             options);
+  auto re =
+      std::make_shared<const re2::RE2>(re2::StringPiece(pattern.data(), pattern.size()), options);
   if (!re->ok()) {
     std::string why = re->error();
     // RE2 says "invalid perl operator: (?<" or "invalid escape sequence: \1" for the

@@ -12,6 +12,7 @@ packages=(
   libsqlite3-dev libre2-dev time
   chromium libpng-dev
   clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer targets (clang's -fsanitize=fuzzer)
+  clang-format  # scripts/check-format.sh (ctest style.clang_format)
 )
 
 missing=()

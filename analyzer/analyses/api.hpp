@@ -38,8 +38,8 @@ class ApiAnalysis : public Analysis {
   void add_transfer(const model::Transfer& transfer) override;
   void merge(Analysis&& other) override;
   // One call. `begin_ns`/`end_ns` kNoTime when unknown (counted, not timed).
-  void add_call(uint32_t process, uint64_t tid, std::string_view function, int64_t begin_ns, int64_t end_ns,
-                int32_t rc);
+  void add_call(uint32_t process, uint64_t tid, std::string_view function, int64_t begin_ns,
+                int64_t end_ns, int32_t rc);
   // The run's syncs, builds and API calls.
   void add_run_calls(const model::Run& run);
 
@@ -66,7 +66,7 @@ struct ApiRow {
   DurationStats stats;            // over the timed calls
   std::optional<double> percent;  // share of all the rows' host time, 0..100
   uint64_t errors = 0;
-  std::string error_codes;        // "CL_OUT_OF_RESOURCES x2, error -9999 x1" (most first)
+  std::string error_codes;  // "CL_OUT_OF_RESOURCES x2, error -9999 x1" (most first)
 };
 
 // The rows, ordered by group, then total time (descending), then name.

@@ -14,7 +14,7 @@ using model::kNoTime;
 std::vector<BuildRow> build_rows(const model::Run& run) {
   const RunClock clock(run);
   std::map<std::pair<uint32_t, uint64_t>, const model::Program*> programs;  // (process, id)
-  for (const auto& p : run.programs) programs[{p.process, p.id}] = &p;  // the last record wins
+  for (const auto& p : run.programs) programs[{p.process, p.id}] = &p;      // the last record wins
   std::vector<BuildRow> rows;
   for (const auto& b : run.builds) {
     BuildRow r;
@@ -44,7 +44,8 @@ std::vector<BuildRow> build_rows(const model::Run& run) {
       std::string log;
       for (size_t i = 0; i < b.logs.size(); ++i) {
         if (b.logs.size() > 1)
-          log += "== " + (i < r.devices.size() ? r.devices[i] : "device " + std::to_string(i + 1)) + " ==\n";
+          log += "== " + (i < r.devices.size() ? r.devices[i] : "device " + std::to_string(i + 1)) +
+                 " ==\n";
         log += b.logs[i];
         if (b.logs.size() > 1 && !log.empty() && log.back() != '\n') log += '\n';
       }
@@ -63,7 +64,8 @@ namespace {
 
 uint64_t parse_id(std::string_view s, std::string_view spec) {
   if (s.empty() || s.size() > 18 || s.find_first_not_of("0123456789") != std::string_view::npos)
-    throw std::invalid_argument("'" + std::string(spec) + "' is not a program id (ID, or PID:ID with several processes)");
+    throw std::invalid_argument("'" + std::string(spec) +
+                                "' is not a program id (ID, or PID:ID with several processes)");
   return std::stoull(std::string(s));
 }
 
@@ -82,17 +84,20 @@ const model::Program& find_program(const model::Run& run, std::string_view spec)
   std::vector<const model::Program*> found;
   for (const auto& p : run.programs) {
     if (p.id != id) continue;
-    if (pid && (p.process >= run.processes.size() || run.processes[p.process].pid != *pid)) continue;
+    if (pid && (p.process >= run.processes.size() || run.processes[p.process].pid != *pid))
+      continue;
     found.push_back(&p);
   }
   if (found.empty())
-    throw std::invalid_argument("no program " + std::string(spec) + " in the run (clprof builds lists them)");
+    throw std::invalid_argument("no program " + std::string(spec) +
+                                " in the run (clprof builds lists them)");
   if (found.size() > 1) {
     std::string pids;
     for (const auto* p : found)
       if (p->process < run.processes.size())
         pids += (pids.empty() ? "" : ", ") + std::to_string(run.processes[p->process].pid);
-    throw std::invalid_argument("program " + std::to_string(id) + " is in several processes (pids " + pids +
+    throw std::invalid_argument("program " + std::to_string(id) +
+                                " is in several processes (pids " + pids +
                                 "): give PID:" + std::to_string(id));
   }
   return *found.front();

@@ -20,16 +20,16 @@ struct BuildRow {
   int64_t pid = 0;
   uint64_t program_id = 0;
   std::string api;
-  std::string origin;             // source | binary | il | builtin | link ("" unknown)
-  std::string source_hash;        // "" when the program record has none
+  std::string origin;       // source | binary | il | builtin | link ("" unknown)
+  std::string source_hash;  // "" when the program record has none
   std::optional<uint64_t> source_bytes;
-  bool source_captured = false;   // the trace holds the source (CLPROF_CAPTURE_SOURCE=1)
+  bool source_captured = false;  // the trace holds the source (CLPROF_CAPTURE_SOURCE=1)
   std::string options;
   std::vector<std::string> devices;  // device names ("device N" when unnamed)
   std::optional<int64_t> start_ns;   // host begin on the run's clock (time_window.hpp)
   std::optional<int64_t> time_ns;    // host time in the call
   int32_t rc = 0;
-  std::string status;             // "ok" or the error's name (CL_BUILD_PROGRAM_FAILURE)
+  std::string status;  // "ok" or the error's name (CL_BUILD_PROGRAM_FAILURE)
   std::vector<std::string> kernels;
   // The build log of a failed build (per device, "== DEVICE ==" lines between them when
   // there are several); nullopt when the trace holds none (a successful build, or a trace

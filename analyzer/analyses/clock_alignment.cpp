@@ -10,7 +10,8 @@ std::optional<int64_t> shifted(int64_t device_ns, int64_t offset_ns) {
   if (device_ns == model::kNoTime) return std::nullopt;
   int64_t host_ns = 0;
   // A garbage offset or timestamp must give "unknown", not a wrapped time.
-  if (__builtin_add_overflow(device_ns, offset_ns, &host_ns) || host_ns == model::kNoTime) return std::nullopt;
+  if (__builtin_add_overflow(device_ns, offset_ns, &host_ns) || host_ns == model::kNoTime)
+    return std::nullopt;
   return host_ns;
 }
 
@@ -45,27 +46,30 @@ std::optional<int64_t> ClockAlignment::to_host(uint32_t device, int64_t device_n
 }
 
 AlignedTimes ClockAlignment::times(const model::Launch& l) const {
-  return {to_host(l.device, l.queued_ns), to_host(l.device, l.submit_ns), to_host(l.device, l.start_ns),
-          to_host(l.device, l.end_ns)};
+  return {to_host(l.device, l.queued_ns), to_host(l.device, l.submit_ns),
+          to_host(l.device, l.start_ns), to_host(l.device, l.end_ns)};
 }
 
 AlignedTimes ClockAlignment::times(const model::Transfer& t) const {
-  return {to_host(t.device, t.queued_ns), to_host(t.device, t.submit_ns), to_host(t.device, t.start_ns),
-          to_host(t.device, t.end_ns)};
+  return {to_host(t.device, t.queued_ns), to_host(t.device, t.submit_ns),
+          to_host(t.device, t.start_ns), to_host(t.device, t.end_ns)};
 }
 
-std::vector<std::string> unsynced_device_warnings(const model::Run& run, const std::set<uint32_t>& used) {
+std::vector<std::string> unsynced_device_warnings(const model::Run& run,
+                                                  const std::set<uint32_t>& used) {
   std::vector<std::string> out;
   for (uint32_t id : used) {
     if (id == 0) {
-      out.push_back("commands on an unknown device (no device record): their host-aligned times are unknown");
+      out.push_back(
+          "commands on an unknown device (no device record): their host-aligned times are unknown");
       continue;
     }
     if (id > run.devices.size()) continue;
     const model::Device& d = run.devices[id - 1];
     if (d.has_clock_offset) continue;
     out.push_back("device " + std::to_string(id) + (d.name.empty() ? "" : " (" + d.name + ")") +
-                  ": no clock_sync relates its clock to the host's, so its commands' host-aligned times are unknown");
+                  ": no clock_sync relates its clock to the host's, so its commands' host-aligned "
+                  "times are unknown");
   }
   return out;
 }

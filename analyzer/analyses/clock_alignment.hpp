@@ -53,7 +53,8 @@ class ClockAlignment {
 // One warning per device in `used` (Device ids of commands with device times) that has no
 // clock sync ("device 1 (TestDev): no clock_sync relates its clock to the host's, ...").
 // Device 0 (unknown) is named as such.
-std::vector<std::string> unsynced_device_warnings(const model::Run& run, const std::set<uint32_t>& used);
+std::vector<std::string> unsynced_device_warnings(const model::Run& run,
+                                                  const std::set<uint32_t>& used);
 
 // Collects the devices of commands with device times (one instance per thread, merged).
 class DeviceUse {

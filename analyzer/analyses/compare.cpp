@@ -18,9 +18,12 @@ std::optional<Stat> parse_stat(std::string_view name) {
 
 const char* stat_name(Stat stat) {
   switch (stat) {
-    case Stat::Median: return "median";
-    case Stat::Min: return "min";
-    case Stat::Mean: return "mean";
+    case Stat::Median:
+      return "median";
+    case Stat::Min:
+      return "min";
+    case Stat::Mean:
+      return "mean";
   }
   return "median";
 }
@@ -29,14 +32,18 @@ int64_t apply_stat(Stat stat, std::vector<int64_t>& values) {
   if (values.empty()) return 0;
   const DurationStats s = compute_stats(values);
   switch (stat) {
-    case Stat::Median: return s.median_ns;
-    case Stat::Min: return s.min_ns;
-    case Stat::Mean: return s.mean_ns;
+    case Stat::Median:
+      return s.median_ns;
+    case Stat::Min:
+      return s.min_ns;
+    case Stat::Mean:
+      return s.mean_ns;
   }
   return s.median_ns;
 }
 
-ProfileAnalysis::ProfileAnalysis(LaunchPredicate keep, std::shared_ptr<const std::vector<gemm::Rule>> rules)
+ProfileAnalysis::ProfileAnalysis(LaunchPredicate keep,
+                                 std::shared_ptr<const std::vector<gemm::Rule>> rules)
     : keep_(std::move(keep)) {
   if (rules) gemm = std::make_unique<GemmAnalysis>(std::move(rules), LaunchPredicate{}, false);
 }
@@ -92,9 +99,12 @@ class LayerKeys {
 
 int64_t stat_of(Stat stat, const DurationStats& s) {
   switch (stat) {
-    case Stat::Median: return s.median_ns;
-    case Stat::Min: return s.min_ns;
-    case Stat::Mean: return s.mean_ns;
+    case Stat::Median:
+      return s.median_ns;
+    case Stat::Min:
+      return s.min_ns;
+    case Stat::Mean:
+      return s.mean_ns;
   }
   return s.median_ns;
 }
@@ -106,8 +116,9 @@ int64_t whole_run_time(Stat stat, const DurationStats& s) {
   return static_cast<int64_t>(s.count) * stat_of(stat, s);
 }
 
-void iteration_figures(RunFigures& f, const ProfileAnalysis& a, const model::Run& run, const Iterations& its,
-                       const std::unordered_set<uint64_t>* selected, Stat stat) {
+void iteration_figures(RunFigures& f, const ProfileAnalysis& a, const model::Run& run,
+                       const Iterations& its, const std::unordered_set<uint64_t>* selected,
+                       Stat stat) {
   const auto details = select_details(iteration_details(a.layers, run, its), selected);
   const size_t n = details.size();
   f.iterations = n;
@@ -152,7 +163,8 @@ void iteration_figures(RunFigures& f, const ProfileAnalysis& a, const model::Run
   std::vector<std::pair<uint64_t, std::string>> order;
   for (const auto& [name, s] : kernels) {
     auto acc = a.kernels.accumulators().find(name);
-    order.emplace_back(acc == a.kernels.accumulators().end() ? UINT64_MAX : acc->second.first_order, name);
+    order.emplace_back(acc == a.kernels.accumulators().end() ? UINT64_MAX : acc->second.first_order,
+                       name);
   }
   std::stable_sort(order.begin(), order.end());
   for (const auto& [o, name] : order) {
@@ -207,7 +219,8 @@ void gemm_figures(RunFigures& f, const GemmResult& g, Stat stat) {
     GemmFigure gf;
     gf.figure.count = acc.durations.size();
     gf.figure.time_ns = apply_stat(stat, acc.durations);
-    if (gf.figure.time_ns > 0) gf.figure.gflops = acc.flops / static_cast<double>(gf.figure.time_ns);
+    if (gf.figure.time_ns > 0)
+      gf.figure.gflops = acc.flops / static_cast<double>(gf.figure.time_ns);
     for (const auto& n : acc.order) gf.kernels += (gf.kernels.empty() ? "" : ", ") + n;
     gf.figure.display = gf.kernels;
     f.gemm.emplace(shape, std::move(gf));
@@ -217,12 +230,14 @@ void gemm_figures(RunFigures& f, const GemmResult& g, Stat stat) {
 }  // namespace
 
 RunFigures run_figures(std::string label, const ProfileAnalysis& analysis, const model::Run& run,
-                       const Iterations& iterations, const std::unordered_set<uint64_t>* selected, Stat stat,
-                       const GemmResult* gemm) {
+                       const Iterations& iterations, const std::unordered_set<uint64_t>* selected,
+                       Stat stat, const GemmResult* gemm) {
   RunFigures f;
   f.label = std::move(label);
-  if (!iterations.range_ids.empty()) iteration_figures(f, analysis, run, iterations, selected, stat);
-  else whole_run_figures(f, analysis, run, stat);
+  if (!iterations.range_ids.empty())
+    iteration_figures(f, analysis, run, iterations, selected, stat);
+  else
+    whole_run_figures(f, analysis, run, stat);
   if (gemm) {
     f.gemm_known = true;
     gemm_figures(f, *gemm, stat);
@@ -232,9 +247,12 @@ RunFigures run_figures(std::string label, const ProfileAnalysis& analysis, const
 
 const char* section_name(Section section) {
   switch (section) {
-    case Section::Kernels: return "kernels";
-    case Section::Layers: return "layers";
-    case Section::Gemm: return "gemm";
+    case Section::Kernels:
+      return "kernels";
+    case Section::Layers:
+      return "layers";
+    case Section::Gemm:
+      return "gemm";
   }
   return "kernels";
 }
@@ -243,7 +261,8 @@ namespace {
 
 std::optional<double> percent_change(int64_t base, int64_t other) {
   if (base <= 0) return std::nullopt;
-  return 100.0 * (static_cast<double>(other) - static_cast<double>(base)) / static_cast<double>(base);
+  return 100.0 * (static_cast<double>(other) - static_cast<double>(base)) /
+         static_cast<double>(base);
 }
 
 std::optional<double> ratio(int64_t base, int64_t other) {
@@ -276,17 +295,22 @@ const char* CompareItem::status() const {
   return "equal";
 }
 
-std::optional<int64_t> Comparison::total_delta_ns() const { return sub_ns(other_total_ns, base_total_ns); }
+std::optional<int64_t> Comparison::total_delta_ns() const {
+  return sub_ns(other_total_ns, base_total_ns);
+}
 std::optional<double> Comparison::total_delta_percent() const {
   return percent_change(base_total_ns, other_total_ns);
 }
-std::optional<double> Comparison::total_speedup() const { return ratio(base_total_ns, other_total_ns); }
+std::optional<double> Comparison::total_speedup() const {
+  return ratio(base_total_ns, other_total_ns);
+}
 
 namespace {
 
 // Items of both lists matched by key: the base's in its order, then the other's new ones.
 std::vector<CompareItem> match(const std::vector<std::pair<std::string, Figure>>& base,
-                               const std::vector<std::pair<std::string, Figure>>& other, int64_t base_total) {
+                               const std::vector<std::pair<std::string, Figure>>& other,
+                               int64_t base_total) {
   std::vector<CompareItem> items;
   std::unordered_map<std::string, size_t> at;
   for (const auto& [key, fig] : base) {
@@ -294,7 +318,8 @@ std::vector<CompareItem> match(const std::vector<std::pair<std::string, Figure>>
     CompareItem it;
     it.name = fig.display;
     it.base = fig;
-    if (base_total > 0) it.base_share = 100.0 * static_cast<double>(fig.time_ns) / static_cast<double>(base_total);
+    if (base_total > 0)
+      it.base_share = 100.0 * static_cast<double>(fig.time_ns) / static_cast<double>(base_total);
     items.push_back(std::move(it));
   }
   for (const auto& [key, fig] : other) {
@@ -326,7 +351,8 @@ void by_time(std::vector<CompareItem>& items) {
 std::string unit_of(const RunFigures& base, const RunFigures& other) {
   if (base.iterations && other.iterations) return "per iteration";
   if (!base.iterations && !other.iterations) return "per run";
-  return base.iterations ? "per iteration (base), per run (other)" : "per run (base), per iteration (other)";
+  return base.iterations ? "per iteration (base), per run (other)"
+                         : "per run (base), per iteration (other)";
 }
 
 std::string plural(uint64_t n, const char* one, const char* many) {
@@ -347,7 +373,8 @@ Comparison compare_runs(const RunFigures& base, const RunFigures& other) {
   CompareSection kernels{Section::Kernels, unit, match(base.kernels, other.kernels, base.total_ns)};
   by_time(kernels.items);
   c.sections.push_back(std::move(kernels));
-  c.sections.push_back(CompareSection{Section::Layers, unit, match(base.layers, other.layers, base.total_ns)});
+  c.sections.push_back(
+      CompareSection{Section::Layers, unit, match(base.layers, other.layers, base.total_ns)});
   if (base.gemm_known && other.gemm_known) {
     CompareSection g{Section::Gemm, "per launch", {}};
     std::map<GemmShape, CompareItem> shapes;
@@ -370,20 +397,23 @@ Comparison compare_runs(const RunFigures& base, const RunFigures& other) {
   if ((base.iterations == 0) != (other.iterations == 0)) {
     const RunFigures& with = base.iterations ? base : other;
     const RunFigures& without = base.iterations ? other : base;
-    c.notes.push_back(with.label + " has " + plural(with.iterations, "iteration", "iterations") + " of '" +
-                      with.iteration_range + "', " + without.label +
+    c.notes.push_back(with.label + " has " + plural(with.iterations, "iteration", "iterations") +
+                      " of '" + with.iteration_range + "', " + without.label +
                       " none: its times are per iteration, the other's per whole run.");
   }
   for (const RunFigures* r : {&base, &other})
     if (r->outside_iterations)
-      c.notes.push_back(r->label + ": " + plural(r->outside_iterations, "timed launch", "timed launches") +
-                        " outside the selected iterations of '" + r->iteration_range + "' not compared.");
+      c.notes.push_back(
+          r->label + ": " + plural(r->outside_iterations, "timed launch", "timed launches") +
+          " outside the selected iterations of '" + r->iteration_range + "' not compared.");
   return c;
 }
 
 std::vector<Offender> slower_than(const Comparison& c, double percent, double min_share) {
   std::vector<Offender> out;
-  const auto over = [percent](std::optional<double> d) { return d && std::isfinite(*d) && *d > percent; };
+  const auto over = [percent](std::optional<double> d) {
+    return d && std::isfinite(*d) && *d > percent;
+  };
   if (over(c.total_delta_percent()))
     out.push_back({"total", c.base_total_ns, c.other_total_ns, *c.total_delta_percent()});
   for (const auto& s : c.sections) {
@@ -391,7 +421,8 @@ std::vector<Offender> slower_than(const Comparison& c, double percent, double mi
     for (const auto& it : s.items) {
       if (!it.base || !it.other || !it.base_share || *it.base_share < min_share) continue;
       if (over(it.delta_percent()))
-        out.push_back({"kernel " + it.name, it.base->time_ns, it.other->time_ns, *it.delta_percent()});
+        out.push_back(
+            {"kernel " + it.name, it.base->time_ns, it.other->time_ns, *it.delta_percent()});
     }
   }
   return out;

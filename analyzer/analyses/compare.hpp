@@ -55,10 +55,10 @@ class ProfileAnalysis : public Analysis {
 
 // One kernel, layer or GEMM shape in one run.
 struct Figure {
-  uint64_t count = 0;    // timed launches in the selection
-  int64_t time_ns = 0;   // per iteration (kernels, layers) or per launch (GEMM shapes)
+  uint64_t count = 0;            // timed launches in the selection
+  int64_t time_ns = 0;           // per iteration (kernels, layers) or per launch (GEMM shapes)
   std::optional<double> gflops;  // GEMM shapes: FLOPs / time_ns
-  std::string display;   // the name as this run spells it (layers: with their `_#N`)
+  std::string display;           // the name as this run spells it (layers: with their `_#N`)
 };
 
 // A GEMM shape: M, N, K, batch.
@@ -74,11 +74,11 @@ struct RunFigures {
   std::string label;
   uint64_t iterations = 0;  // selected iterations; 0: the run has no iteration range
   std::string iteration_range;
-  int64_t total_ns = 0;     // `stat` over the iterations of their kernel time (else the sum)
+  int64_t total_ns = 0;  // `stat` over the iterations of their kernel time (else the sum)
   std::vector<std::pair<std::string, Figure>> kernels;  // by name, in first-launch order
   std::vector<std::pair<std::string, Figure>> layers;   // by layer_key, in execution order
   std::map<GemmShape, GemmFigure> gemm;
-  bool gemm_known = false;  // GEMM figures were asked for
+  bool gemm_known = false;          // GEMM figures were asked for
   uint64_t outside_iterations = 0;  // timed launches outside every selected iteration
 };
 
@@ -102,9 +102,9 @@ struct CompareItem {
   std::optional<Figure> base, other;
   std::optional<double> base_share;  // percent of the base total (kernels, layers)
 
-  std::optional<int64_t> delta_ns() const;        // other - base
-  std::optional<double> delta_percent() const;    // 100 * (other - base) / base
-  std::optional<double> speedup() const;          // base / other (above 1: faster)
+  std::optional<int64_t> delta_ns() const;      // other - base
+  std::optional<double> delta_percent() const;  // 100 * (other - base) / base
+  std::optional<double> speedup() const;        // base / other (above 1: faster)
   // "new", "vanished", "slower", "faster" or "equal".
   const char* status() const;
 };

@@ -20,13 +20,14 @@ std::string basename(const std::string& path) {
 }  // namespace
 
 const std::vector<GroupBy>& launch_groupings() {
-  static const std::vector<GroupBy> g = {GroupBy::Queue, GroupBy::Thread, GroupBy::Process, GroupBy::Device};
+  static const std::vector<GroupBy> g = {GroupBy::Queue, GroupBy::Thread, GroupBy::Process,
+                                         GroupBy::Device};
   return g;
 }
 
 const std::vector<GroupBy>& transfer_groupings() {
-  static const std::vector<GroupBy> g = {GroupBy::Layer, GroupBy::Queue, GroupBy::Thread, GroupBy::Process,
-                                         GroupBy::Device};
+  static const std::vector<GroupBy> g = {GroupBy::Layer, GroupBy::Queue, GroupBy::Thread,
+                                         GroupBy::Process, GroupBy::Device};
   return g;
 }
 
@@ -52,32 +53,48 @@ GroupBy parse_group_by(std::string_view text, const std::vector<GroupBy>& allowe
 
 GroupKey group_key(GroupBy by, uint32_t process, uint64_t tid) {
   switch (by) {
-    case GroupBy::Thread: return {process, tid};
-    case GroupBy::Process: return {process, 0};
-    default: return {};
+    case GroupBy::Thread:
+      return {process, tid};
+    case GroupBy::Process:
+      return {process, 0};
+    default:
+      return {};
   }
 }
 
 GroupKey group_key(GroupBy by, const model::Launch& l) {
   switch (by) {
-    case GroupBy::Queue: return {l.process, l.queue_id};
-    case GroupBy::Device: return {0, l.device};
-    case GroupBy::Layer: return {0, innermost_range(l)};
-    default: return group_key(by, l.process, l.tid);
+    case GroupBy::Queue:
+      return {l.process, l.queue_id};
+    case GroupBy::Device:
+      return {0, l.device};
+    case GroupBy::Layer:
+      return {0, innermost_range(l)};
+    default:
+      return group_key(by, l.process, l.tid);
   }
 }
 
 GroupKey group_key(GroupBy by, const model::Transfer& t) {
   switch (by) {
-    case GroupBy::Queue: return {t.process, t.queue_id};
-    case GroupBy::Device: return {0, t.device};
-    case GroupBy::Layer: return {0, t.ranges.empty() ? 0 : t.ranges.back()};
-    default: return group_key(by, t.process, t.tid);
+    case GroupBy::Queue:
+      return {t.process, t.queue_id};
+    case GroupBy::Device:
+      return {0, t.device};
+    case GroupBy::Layer:
+      return {0, t.ranges.empty() ? 0 : t.ranges.back()};
+    default:
+      return group_key(by, t.process, t.tid);
   }
 }
 
-GroupLabels::GroupLabels(const model::Run& run, GroupBy by, const std::map<GroupKey, uint32_t>* queue_devices)
-    : run_(run), by_(by), ranges_(run), several_processes_(run.processes.size() > 1), queue_devices_(queue_devices) {}
+GroupLabels::GroupLabels(const model::Run& run, GroupBy by,
+                         const std::map<GroupKey, uint32_t>* queue_devices)
+    : run_(run),
+      by_(by),
+      ranges_(run),
+      several_processes_(run.processes.size() > 1),
+      queue_devices_(queue_devices) {}
 
 std::string GroupLabels::operator()(const GroupKey& k) const {
   const auto pid = [&]() -> std::string {
@@ -116,8 +133,10 @@ std::string GroupLabels::operator()(const GroupKey& k) const {
       const std::string d = device_name(static_cast<uint32_t>(k.id));
       return d.empty() ? "(unknown device)" : d;
     }
-    case GroupBy::Layer: return ranges_.path(k.id);
-    case GroupBy::None: break;
+    case GroupBy::Layer:
+      return ranges_.path(k.id);
+    case GroupBy::None:
+      break;
   }
   return "";
 }
@@ -144,15 +163,18 @@ void GroupedAnalysis::merge(Analysis&& other) {
   auto& o = dynamic_cast<GroupedAnalysis&>(other);
   for (auto& [key, a] : o.groups_) {
     auto it = groups_.find(key);
-    if (it == groups_.end()) groups_.emplace(key, std::move(a));
-    else it->second->merge(std::move(*a));
+    if (it == groups_.end())
+      groups_.emplace(key, std::move(a));
+    else
+      it->second->merge(std::move(*a));
   }
   o.groups_.clear();
   devices_.insert(o.devices_.begin(), o.devices_.end());
 }
 
 std::vector<KernelRow> grouped_kernel_rows(const GroupedAnalysis& a, const GroupLabels& labels,
-                                           const Speedup* speedup, int64_t& total_ns, uint64_t& kernels) {
+                                           const Speedup* speedup, int64_t& total_ns,
+                                           uint64_t& kernels) {
   total_ns = 0;
   std::set<std::string> names;
   for (const auto& [key, g] : a.groups()) {
@@ -164,7 +186,8 @@ std::vector<KernelRow> grouped_kernel_rows(const GroupedAnalysis& a, const Group
   std::vector<KernelRow> rows;
   for (const auto& [key, g] : a.groups()) {
     const std::string label = labels(key);
-    for (auto& r : make_kernel_rows(static_cast<const KernelsAnalysis&>(*g).accumulators(), total_ns, speedup)) {
+    for (auto& r : make_kernel_rows(static_cast<const KernelsAnalysis&>(*g).accumulators(),
+                                    total_ns, speedup)) {
       r.group = label;
       rows.push_back(std::move(r));
     }
@@ -172,8 +195,8 @@ std::vector<KernelRow> grouped_kernel_rows(const GroupedAnalysis& a, const Group
   return rows;
 }
 
-std::vector<LayerRow> grouped_layer_rows(const GroupedAnalysis& a, const GroupLabels& labels, const model::Run& run,
-                                         const Speedup* speedup) {
+std::vector<LayerRow> grouped_layer_rows(const GroupedAnalysis& a, const GroupLabels& labels,
+                                         const model::Run& run, const Speedup* speedup) {
   std::vector<LayerRow> rows;
   int64_t total = 0;
   for (const auto& [key, g] : a.groups()) {

@@ -42,7 +42,9 @@ GroupBy parse_group_by(std::string_view text, const std::vector<GroupBy>& allowe
 struct GroupKey {
   uint32_t process = 0;
   uint64_t id = 0;
-  bool operator<(const GroupKey& o) const { return process != o.process ? process < o.process : id < o.id; }
+  bool operator<(const GroupKey& o) const {
+    return process != o.process ? process < o.process : id < o.id;
+  }
   bool operator==(const GroupKey& o) const { return process == o.process && id == o.id; }
 };
 
@@ -57,7 +59,8 @@ GroupKey group_key(GroupBy by, uint32_t process, uint64_t tid);
 // names each queue's device (GroupedAnalysis::devices). `run` must outlive the labels.
 class GroupLabels {
  public:
-  GroupLabels(const model::Run& run, GroupBy by, const std::map<GroupKey, uint32_t>* queue_devices = nullptr);
+  GroupLabels(const model::Run& run, GroupBy by,
+              const std::map<GroupKey, uint32_t>* queue_devices = nullptr);
   std::string operator()(const GroupKey& key) const;
 
  private:
@@ -93,13 +96,14 @@ class GroupedAnalysis : public Analysis {
 // their analysis's order and KernelRow/LayerRow/TransferRow::group set. Percentages are of
 // the whole selection (every group), as without --by.
 // `analysis` holds KernelsAnalysis groups; `kernels`: distinct kernel names over the groups.
-std::vector<KernelRow> grouped_kernel_rows(const GroupedAnalysis& analysis, const GroupLabels& labels,
-                                           const Speedup* speedup, int64_t& total_ns, uint64_t& kernels);
+std::vector<KernelRow> grouped_kernel_rows(const GroupedAnalysis& analysis,
+                                           const GroupLabels& labels, const Speedup* speedup,
+                                           int64_t& total_ns, uint64_t& kernels);
 // `analysis` holds LayersAnalysis groups.
 std::vector<LayerRow> grouped_layer_rows(const GroupedAnalysis& analysis, const GroupLabels& labels,
                                          const model::Run& run, const Speedup* speedup);
 // `analysis` holds TransfersAnalysis groups.
-std::vector<TransferRow> grouped_transfer_rows(const GroupedAnalysis& analysis, const GroupLabels& labels,
-                                               const model::Run& run);
+std::vector<TransferRow> grouped_transfer_rows(const GroupedAnalysis& analysis,
+                                               const GroupLabels& labels, const model::Run& run);
 
 }  // namespace clprof::analyses

@@ -6,7 +6,9 @@ namespace clprof::analyses {
 
 namespace {
 
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool ident_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
 
 // `source` with comments replaced by spaces (string literals do not occur in kernel
 // signatures, so they are not tracked).
@@ -17,7 +19,9 @@ std::string without_comments(std::string_view s) {
       while (i < out.size() && out[i] != '\n') out[i++] = ' ';
     } else if (out[i] == '/' && out[i + 1] == '*') {
       out[i] = out[i + 1] = ' ';
-      for (i += 2; i < out.size() && !(out[i] == '*' && i + 1 < out.size() && out[i + 1] == '/'); ++i) out[i] = ' ';
+      for (i += 2; i < out.size() && !(out[i] == '*' && i + 1 < out.size() && out[i + 1] == '/');
+           ++i)
+        out[i] = ' ';
       if (i + 1 < out.size()) out[i] = out[i + 1] = ' ';
     }
   }
@@ -36,9 +40,12 @@ ScalarType param_type(std::string_view p) {
     size_t j = i;
     while (j < p.size() && ident_char(p[j])) ++j;
     const std::string_view word = p.substr(i, j - i);
-    if (word == "float") t = ScalarType::Float;
-    else if (word == "double") t = ScalarType::Double;
-    else if (word == "half") t = ScalarType::Half;
+    if (word == "float")
+      t = ScalarType::Float;
+    else if (word == "double")
+      t = ScalarType::Double;
+    else if (word == "half")
+      t = ScalarType::Half;
     i = j;
   }
   return t;
@@ -64,11 +71,15 @@ std::vector<ScalarType> kernel_param_types(std::string_view source, std::string_
     size_t start = p + 1;
     for (size_t i = p + 1; i < s.size(); ++i) {
       const char c = s[i];
-      if (c == '(' || c == '[') ++depth;
-      else if ((c == ')' || c == ']') && depth > 0) --depth;
+      if (c == '(' || c == '[')
+        ++depth;
+      else if ((c == ')' || c == ']') && depth > 0)
+        --depth;
       else if ((c == ',' || c == ')') && depth == 0) {
         const std::string_view param(s.data() + start, i - start);
-        if (c == ')' && types.empty() && param.find_first_not_of(" \t\r\n") == std::string_view::npos) return {};
+        if (c == ')' && types.empty() &&
+            param.find_first_not_of(" \t\r\n") == std::string_view::npos)
+          return {};
         types.push_back(param_type(param));
         start = i + 1;
         if (c == ')') return types;
@@ -82,7 +93,8 @@ std::vector<ScalarType> kernel_param_types(std::string_view source, std::string_
 std::vector<ScalarType> arg_type_name_types(const std::vector<std::string>& type_names) {
   std::vector<ScalarType> out;
   out.reserve(type_names.size());
-  for (const auto& name : type_names) out.push_back(param_type(name));  // a declaration without its name
+  for (const auto& name : type_names)
+    out.push_back(param_type(name));  // a declaration without its name
   return out;
 }
 

@@ -55,8 +55,9 @@ int64_t total_kernel_ns(const std::map<std::string, KernelAccumulator>& accumula
   return total;
 }
 
-std::vector<KernelRow> make_kernel_rows(const std::map<std::string, KernelAccumulator>& accumulators,
-                                        int64_t percent_base_ns, const Speedup* speedup) {
+std::vector<KernelRow> make_kernel_rows(
+    const std::map<std::string, KernelAccumulator>& accumulators, int64_t percent_base_ns,
+    const Speedup* speedup) {
   std::vector<KernelRow> rows;
   rows.reserve(accumulators.size());
   for (const auto& [name, acc] : accumulators) {
@@ -65,7 +66,8 @@ std::vector<KernelRow> make_kernel_rows(const std::map<std::string, KernelAccumu
     std::vector<int64_t> copy = acc.durations_ns;
     r.stats = compute_stats(copy);
     if (percent_base_ns > 0)
-      r.percent = 100.0 * static_cast<double>(r.stats.total_ns) / static_cast<double>(percent_base_ns);
+      r.percent =
+          100.0 * static_cast<double>(r.stats.total_ns) / static_cast<double>(percent_base_ns);
     r.untimed = acc.untimed;
     if (acc.queued_to_submit_known) r.queued_to_submit_ns = acc.queued_to_submit_ns;
     if (acc.submit_to_start_known) r.submit_to_start_ns = acc.submit_to_start_ns;
@@ -79,7 +81,8 @@ std::vector<KernelRow> make_kernel_rows(const std::map<std::string, KernelAccumu
   return rows;
 }
 
-std::vector<const KernelRow*> first_launch_dominates(const std::vector<KernelRow>& rows, int64_t total_ns) {
+std::vector<const KernelRow*> first_launch_dominates(const std::vector<KernelRow>& rows,
+                                                     int64_t total_ns) {
   std::vector<const KernelRow*> out;
   for (const auto& r : rows) {
     if (r.stats.count < 2 || !r.first_ns || total_ns <= 0) continue;
@@ -125,16 +128,26 @@ bool sort_kernel_rows(std::vector<KernelRow>& rows, const std::string& field_in)
     return true;
   }
   int64_t (*key)(const KernelRow&) = nullptr;
-  if (field == "count") key = [](const KernelRow& r) { return static_cast<int64_t>(r.stats.count); };
-  else if (field == "total" || field == "percent") key = [](const KernelRow& r) { return r.stats.total_ns; };
-  else if (field == "mean") key = [](const KernelRow& r) { return r.stats.mean_ns; };
-  else if (field == "median") key = [](const KernelRow& r) { return r.stats.median_ns; };
-  else if (field == "min") key = [](const KernelRow& r) { return r.stats.min_ns; };
-  else if (field == "max") key = [](const KernelRow& r) { return r.stats.max_ns; };
-  else if (field == "stddev") key = [](const KernelRow& r) { return r.stats.stddev_ns; };
-  else if (field == "est_total") key = [](const KernelRow& r) { return r.est_total_ns.value_or(r.stats.total_ns); };
-  else if (field == "enqueue") key = [](const KernelRow& r) { return r.enqueue_ns.value_or(-1); };
-  else return false;
+  if (field == "count")
+    key = [](const KernelRow& r) { return static_cast<int64_t>(r.stats.count); };
+  else if (field == "total" || field == "percent")
+    key = [](const KernelRow& r) { return r.stats.total_ns; };
+  else if (field == "mean")
+    key = [](const KernelRow& r) { return r.stats.mean_ns; };
+  else if (field == "median")
+    key = [](const KernelRow& r) { return r.stats.median_ns; };
+  else if (field == "min")
+    key = [](const KernelRow& r) { return r.stats.min_ns; };
+  else if (field == "max")
+    key = [](const KernelRow& r) { return r.stats.max_ns; };
+  else if (field == "stddev")
+    key = [](const KernelRow& r) { return r.stats.stddev_ns; };
+  else if (field == "est_total")
+    key = [](const KernelRow& r) { return r.est_total_ns.value_or(r.stats.total_ns); };
+  else if (field == "enqueue")
+    key = [](const KernelRow& r) { return r.enqueue_ns.value_or(-1); };
+  else
+    return false;
   std::stable_sort(rows.begin(), rows.end(), [key](const KernelRow& a, const KernelRow& b) {
     const auto ka = key(a), kb = key(b);
     if (ka != kb) return ka > kb;

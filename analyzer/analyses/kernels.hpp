@@ -49,19 +49,22 @@ struct KernelRow {
   std::optional<int64_t> submit_to_start_ns;
   std::optional<int64_t> enqueue_ns;
   uint64_t first_order = UINT64_MAX;
-  std::optional<int64_t> first_ns;  // kernel time of the first launch counted (the earliest process's)
+  std::optional<int64_t>
+      first_ns;  // kernel time of the first launch counted (the earliest process's)
   std::optional<int64_t> est_total_ns;  // with --speedup: estimated total after speedup
 };
 
 // Kernels whose first launch dominates: with 2 launches or more, the first took over 10
 // times the median of the others and more than 10% of `total_ns` (the selection's kernel
 // time). On PoCL a kernel's first launch includes its just-in-time compile.
-std::vector<const KernelRow*> first_launch_dominates(const std::vector<KernelRow>& rows, int64_t total_ns);
+std::vector<const KernelRow*> first_launch_dominates(const std::vector<KernelRow>& rows,
+                                                     int64_t total_ns);
 
 // Rows for `accumulators`, ordered by total time (descending, then name); `percent_base_ns`
 // is the denominator of `percent` (the total kernel time of the whole selection).
-std::vector<KernelRow> make_kernel_rows(const std::map<std::string, KernelAccumulator>& accumulators,
-                                        int64_t percent_base_ns, const Speedup* speedup);
+std::vector<KernelRow> make_kernel_rows(
+    const std::map<std::string, KernelAccumulator>& accumulators, int64_t percent_base_ns,
+    const Speedup* speedup);
 
 // Sum of all timed launch durations in `accumulators`.
 int64_t total_kernel_ns(const std::map<std::string, KernelAccumulator>& accumulators);

@@ -90,14 +90,22 @@ bool sort_layer_rows(std::vector<LayerRow>& rows, const std::string& field_in) {
     return true;
   }
   int64_t (*key)(const LayerRow&) = nullptr;
-  if (field == "count") key = [](const LayerRow& r) { return static_cast<int64_t>(r.count); };
-  else if (field == "total" || field == "percent") key = [](const LayerRow& r) { return r.total_ns; };
-  else if (field == "instances" || field == "iterations") key = [](const LayerRow& r) { return static_cast<int64_t>(r.instances); };
-  else if (field == "median") key = [](const LayerRow& r) { return r.instance_median_ns; };
-  else if (field == "min") key = [](const LayerRow& r) { return r.instance_min_ns; };
-  else if (field == "max") key = [](const LayerRow& r) { return r.instance_max_ns; };
-  else if (field == "est_total") key = [](const LayerRow& r) { return r.est_total_ns.value_or(r.total_ns); };
-  else return false;
+  if (field == "count")
+    key = [](const LayerRow& r) { return static_cast<int64_t>(r.count); };
+  else if (field == "total" || field == "percent")
+    key = [](const LayerRow& r) { return r.total_ns; };
+  else if (field == "instances" || field == "iterations")
+    key = [](const LayerRow& r) { return static_cast<int64_t>(r.instances); };
+  else if (field == "median")
+    key = [](const LayerRow& r) { return r.instance_median_ns; };
+  else if (field == "min")
+    key = [](const LayerRow& r) { return r.instance_min_ns; };
+  else if (field == "max")
+    key = [](const LayerRow& r) { return r.instance_max_ns; };
+  else if (field == "est_total")
+    key = [](const LayerRow& r) { return r.est_total_ns.value_or(r.total_ns); };
+  else
+    return false;
   std::stable_sort(rows.begin(), rows.end(), [key](const LayerRow& a, const LayerRow& b) {
     const auto ka = key(a), kb = key(b);
     if (ka != kb) return ka > kb;
@@ -111,7 +119,8 @@ std::vector<IterationDetail> iteration_details(const LayersAnalysis& analysis,
                                                const Iterations& iterations) {
   const RangeIndex index(run);
   std::unordered_map<uint64_t, size_t> iteration_of_range;  // iteration range id -> index
-  for (size_t i = 0; i < iterations.range_ids.size(); ++i) iteration_of_range[iterations.range_ids[i]] = i;
+  for (size_t i = 0; i < iterations.range_ids.size(); ++i)
+    iteration_of_range[iterations.range_ids[i]] = i;
   // The iteration containing range `id` (itself or an ancestor): one upward walk per range,
   // so the cost is linear in ranges + buckets, not iterations x ranges.
   auto iteration_containing = [&](uint64_t id) -> std::optional<size_t> {
@@ -133,8 +142,10 @@ std::vector<IterationDetail> iteration_details(const LayersAnalysis& analysis,
   std::vector<std::map<std::string, LayerAcc>> layers(iterations.range_ids.size());
   auto note_range = [&](LayerAcc& la, uint64_t id) {
     const model::Range* r = index.find(id);
-    if (r && r->host_begin_ns != model::kNoTime) la.host_begin = std::min(la.host_begin, r->host_begin_ns);
-    else la.host_known = false;
+    if (r && r->host_begin_ns != model::kNoTime)
+      la.host_begin = std::min(la.host_begin, r->host_begin_ns);
+    else
+      la.host_known = false;
   };
   // Every range below an iteration is listed, with or without kernels (as vison lists Arm
   // NN's "Working Memory Allocation" workloads).
@@ -172,7 +183,8 @@ std::vector<IterationDetail> iteration_details(const LayersAnalysis& analysis,
     const model::Range* r = index.find(d.range_id);
     if (r) d.process = r->process;
     const size_t nth = seen_per_process[d.process]++;
-    if (d.process < run.processes.size() && nth < run.processes[d.process].iteration_wall_ns.size()) {
+    if (d.process < run.processes.size() &&
+        nth < run.processes[d.process].iteration_wall_ns.size()) {
       d.wall_ns = run.processes[d.process].iteration_wall_ns[nth];
     } else if (r && r->host_begin_ns != model::kNoTime && r->host_end_ns != model::kNoTime) {
       d.wall_ns = sub_ns(r->host_end_ns, r->host_begin_ns);
@@ -235,7 +247,8 @@ std::vector<LayerTimingRow> layer_timing_rows(const model::Run& run) {
     r.stats = compute_stats(v.second);
     rows.emplace_back(v.first, std::move(r));
   }
-  std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::sort(rows.begin(), rows.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<LayerTimingRow> out;
   for (auto& [o, r] : rows) out.push_back(std::move(r));
   return out;
@@ -259,7 +272,8 @@ std::vector<LayerRow> timing_layer_rows(const model::Run& run) {
   }
   for (size_t i = 0; i < rows.size(); ++i) {
     rows[i].first_order = i;
-    if (grand_total > 0) rows[i].percent = 100.0 * static_cast<double>(rows[i].total_ns) / grand_total;
+    if (grand_total > 0)
+      rows[i].percent = 100.0 * static_cast<double>(rows[i].total_ns) / grand_total;
   }
   return rows;
 }

@@ -37,17 +37,17 @@ class LayersAnalysis : public Analysis {
 };
 
 struct LayerRow {
-  std::string group;      // --by: the group's label (grouping.hpp), else ""
-  std::string layer;      // range path, or kNoLayer
-  uint64_t count = 0;     // timed launches
-  int64_t total_ns = 0;   // kernel time over all instances
-  std::optional<double> percent;  // share of total kernel time, 0..100 (none when it is 0)
-  uint64_t instances = 0;  // range instances with launches (iterations of this layer)
+  std::string group;               // --by: the group's label (grouping.hpp), else ""
+  std::string layer;               // range path, or kNoLayer
+  uint64_t count = 0;              // timed launches
+  int64_t total_ns = 0;            // kernel time over all instances
+  std::optional<double> percent;   // share of total kernel time, 0..100 (none when it is 0)
+  uint64_t instances = 0;          // range instances with launches (iterations of this layer)
   int64_t instance_median_ns = 0;  // per-instance kernel time: median, min, max
   int64_t instance_min_ns = 0;
   int64_t instance_max_ns = 0;
   uint64_t first_order = UINT64_MAX;
-  std::vector<KernelRow> kernels;  // percent over the whole total, like KernelRow
+  std::vector<KernelRow> kernels;       // percent over the whole total, like KernelRow
   std::optional<int64_t> est_total_ns;  // with --speedup
   // An imported layer time without kernels (Caffe per_layer_info): count is 0, instances
   // are the measurements and percent is over the imported layer times.
@@ -86,8 +86,7 @@ struct IterationDetail {
 
 // The detail of every iteration in `iterations`, in order.
 std::vector<IterationDetail> iteration_details(const LayersAnalysis& analysis,
-                                               const model::Run& run,
-                                               const Iterations& iterations);
+                                               const model::Run& run, const Iterations& iterations);
 
 // Run::layer_timings (layer times without kernels) aggregated per (layer, direction).
 struct LayerTimingRow {

@@ -44,7 +44,7 @@ inline uint64_t innermost_range(const model::Launch& l) {
 
 // Iterations: the instances of one top-level range name, in time order.
 struct Iterations {
-  std::string range_name;          // "" when the run has none
+  std::string range_name;           // "" when the run has none
   std::vector<uint64_t> range_ids;  // instance k (1-based) is range_ids[k - 1]
 };
 

@@ -3,7 +3,8 @@
 namespace clprof::analyses {
 
 RunSummaryAnalysis::RunSummaryAnalysis(LaunchPredicate keep)
-    : gemm(std::make_shared<std::vector<gemm::Rule>>(gemm::builtin_rules()), keep, true), keep_(std::move(keep)) {}
+    : gemm(std::make_shared<std::vector<gemm::Rule>>(gemm::builtin_rules()), keep, true),
+      keep_(std::move(keep)) {}
 
 void RunSummaryAnalysis::add_launch(const model::Launch& l) {
   if (keep_ && !keep_(l)) return;
@@ -11,7 +12,9 @@ void RunSummaryAnalysis::add_launch(const model::Launch& l) {
   gemm.add_launch(l);
 }
 
-void RunSummaryAnalysis::add_transfer(const model::Transfer& t) { summary.add_transfer(t); }
+void RunSummaryAnalysis::add_transfer(const model::Transfer& t) {
+  summary.add_transfer(t);
+}
 
 void RunSummaryAnalysis::merge(Analysis&& other) {
   auto& o = dynamic_cast<RunSummaryAnalysis&>(other);
@@ -19,8 +22,8 @@ void RunSummaryAnalysis::merge(Analysis&& other) {
   gemm.merge(std::move(o.gemm));
 }
 
-Summary summarize(RunSummaryAnalysis&& a, const model::Run& run, GemmResult* gemm, double peak_gflops,
-                  std::optional<std::pair<int64_t, int64_t>> window_ns) {
+Summary summarize(RunSummaryAnalysis&& a, const model::Run& run, GemmResult* gemm,
+                  double peak_gflops, std::optional<std::pair<int64_t, int64_t>> window_ns) {
   auto g = finish_gemm(std::move(a.gemm), run, peak_gflops);
   auto s = make_summary(a.summary, run, g.gflop_per_device, window_ns);
   s.run.kernels_distinct = a.summary.kernel_names().size();

@@ -24,6 +24,7 @@ class RunSummaryAnalysis : public Analysis {
 // The summary of `analysis` over `run` (consumes the analysis). `gemm`: also receives the
 // finished GEMM groups (percent of `peak_gflops` when > 0), for the report.
 Summary summarize(RunSummaryAnalysis&& analysis, const model::Run& run, GemmResult* gemm = nullptr,
-                  double peak_gflops = 0, std::optional<std::pair<int64_t, int64_t>> window_ns = std::nullopt);
+                  double peak_gflops = 0,
+                  std::optional<std::pair<int64_t, int64_t>> window_ns = std::nullopt);
 
 }  // namespace clprof::analyses

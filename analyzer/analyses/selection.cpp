@@ -23,18 +23,21 @@ Iterations iterations_for(const model::Run& run, const Selection& s, bool requir
     for (const auto& r : run.ranges) {
       if (r.parent != 0) continue;
       found |= r.name == s.iteration_range;
-      if (names.size() < 8 && std::find(names.begin(), names.end(), r.name) == names.end()) names.push_back(r.name);
+      if (names.size() < 8 && std::find(names.begin(), names.end(), r.name) == names.end())
+        names.push_back(r.name);
     }
     if (!found) {
       std::string list;
       for (const auto& n : names) list += (list.empty() ? "" : ", ") + n;
-      throw SelectionError("--iteration-range: no top-level range named '" + s.iteration_range + "'" +
-                           (list.empty() ? " (the run has no ranges)" : " (top-level ranges: " + list + ")"));
+      throw SelectionError(
+          "--iteration-range: no top-level range named '" + s.iteration_range + "'" +
+          (list.empty() ? " (the run has no ranges)" : " (top-level ranges: " + list + ")"));
     }
   }
   Iterations its = find_iterations(run, s.iteration_range);
   if (required && its.range_ids.empty())
-    throw SelectionError("the run has no iteration range (a top-level range that repeats or has child ranges)");
+    throw SelectionError(
+        "the run has no iteration range (a top-level range that repeats or has child ranges)");
   return its;
 }
 
@@ -44,16 +47,16 @@ std::unordered_set<uint64_t> selected_iterations(const Iterations& its, const Se
   if (s.iteration) {
     const auto& r = *s.iteration;
     if (r.first > n || (r.last != UINT64_MAX && r.last > n))
-      throw SelectionError("--iteration " + s.iteration_text + ": the run has " + std::to_string(n) +
-                           (n == 1 ? " iteration" : " iterations") + of);
+      throw SelectionError("--iteration " + s.iteration_text + ": the run has " +
+                           std::to_string(n) + (n == 1 ? " iteration" : " iterations") + of);
   }
   if (s.skip_first >= n && s.skip_first > 0)
     throw SelectionError("--skip-first " + std::to_string(s.skip_first) + ": the run has only " +
                          std::to_string(n) + (n == 1 ? " iteration" : " iterations") + of);
   auto kept = select_iterations(its, s.iteration, s.skip_first);
   if (kept.empty())
-    throw SelectionError("--iteration " + s.iteration_text + " with --skip-first " + std::to_string(s.skip_first) +
-                         ": no iteration is left");
+    throw SelectionError("--iteration " + s.iteration_text + " with --skip-first " +
+                         std::to_string(s.skip_first) + ": no iteration is left");
   return kept;
 }
 
@@ -75,12 +78,14 @@ struct FilterState {
   }
 };
 
-std::shared_ptr<std::unordered_set<uint64_t>> iteration_set(const model::Run& run, const Selection& s) {
+std::shared_ptr<std::unordered_set<uint64_t>> iteration_set(const model::Run& run,
+                                                            const Selection& s) {
   const Iterations its = iterations_for(run, s, true);
   return std::make_shared<std::unordered_set<uint64_t>>(selected_iterations(its, s));
 }
 
-bool in_iterations(const std::unordered_set<uint64_t>& selected, const std::vector<uint64_t>& ranges) {
+bool in_iterations(const std::unordered_set<uint64_t>& selected,
+                   const std::vector<uint64_t>& ranges) {
   for (uint64_t r : ranges)
     if (selected.count(r)) return true;
   return false;
@@ -100,7 +105,8 @@ std::function<bool(const T&)> all_of(std::vector<std::function<bool(const T&)>> 
 }  // namespace
 
 std::vector<size_t> first_launches(const model::Run& run) {
-  std::unordered_map<uint32_t, std::unordered_map<std::string, size_t>> first;  // process -> name -> index
+  std::unordered_map<uint32_t, std::unordered_map<std::string, size_t>>
+      first;  // process -> name -> index
   for (size_t i = 0; i < run.launches.size(); ++i) {
     const auto& l = run.launches[i];
     if (l.status == "not_enqueued") continue;
@@ -118,11 +124,13 @@ LaunchPredicate make_predicate(const model::Run& run, const Selection& s) {
   std::vector<LaunchPredicate> parts;
   if (s.selects_iterations()) {
     auto selected = iteration_set(run, s);
-    parts.push_back([selected](const model::Launch& l) { return in_iterations(*selected, l.ranges); });
+    parts.push_back(
+        [selected](const model::Launch& l) { return in_iterations(*selected, l.ranges); });
   }
   if (!s.filter.empty()) {
     check_filter(s.filter);
-    auto st = std::make_shared<FilterState>(FilterState{RangeIndex(run), NameRegex(s.filter), {}, {}});
+    auto st =
+        std::make_shared<FilterState>(FilterState{RangeIndex(run), NameRegex(s.filter), {}, {}});
     parts.push_back([st](const model::Launch& l) {
       auto n = st->names.find(l.name);
       if (n == st->names.end()) n = st->names.emplace(l.name, st->re.search(l.name)).first;
@@ -153,11 +161,13 @@ TransferPredicate make_transfer_predicate(const model::Run& run, const Selection
   std::vector<TransferPredicate> parts;
   if (s.selects_iterations()) {
     auto selected = iteration_set(run, s);
-    parts.push_back([selected](const model::Transfer& t) { return in_iterations(*selected, t.ranges); });
+    parts.push_back(
+        [selected](const model::Transfer& t) { return in_iterations(*selected, t.ranges); });
   }
   if (!s.filter.empty()) {
     check_filter(s.filter);
-    auto st = std::make_shared<FilterState>(FilterState{RangeIndex(run), NameRegex(s.filter), {}, {}});
+    auto st =
+        std::make_shared<FilterState>(FilterState{RangeIndex(run), NameRegex(s.filter), {}, {}});
     parts.push_back([st](const model::Transfer& t) { return st->layer_matches(t.ranges); });
   }
   return all_of(std::move(parts));

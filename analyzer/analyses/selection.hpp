@@ -1,6 +1,6 @@
 // Which launches an analysis keeps (--filter, --iteration, --skip-first,
-// --iteration-range, --time-window, --skip-first-launch), checked against the run: a selection that names an iteration or a
-// range the run does not have is an error, not an empty result.
+// --iteration-range, --time-window, --skip-first-launch), checked against the run: a selection that
+// names an iteration or a range the run does not have is an error, not an empty result.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +29,7 @@ struct Selection {
   std::optional<IterationRange> iteration;
   std::string iteration_text;  // as given, for messages
   uint64_t skip_first = 0;
-  std::string iteration_range;  // name of the iteration range ("" = the most repeated)
+  std::string iteration_range;       // name of the iteration range ("" = the most repeated)
   std::optional<TimeWindow> window;  // time_window.hpp
   // Leave out each kernel's first launch enqueued, per process and kernel name (on PoCL it
   // includes the kernel's just-in-time compile): the first of the whole run, so a launch
@@ -52,7 +52,8 @@ Iterations iterations_for(const model::Run& run, const Selection& selection, boo
 
 // The iteration range ids `selection` keeps; throws SelectionError when --iteration or
 // --skip-first reach past the run's iterations.
-std::unordered_set<uint64_t> selected_iterations(const Iterations& iterations, const Selection& selection);
+std::unordered_set<uint64_t> selected_iterations(const Iterations& iterations,
+                                                 const Selection& selection);
 
 // The predicate keeping the launches of `selection` ({} when it keeps everything). The
 // predicate caches per kernel name and range: use it from one thread. `run` must outlive it;

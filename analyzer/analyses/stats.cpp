@@ -24,11 +24,17 @@ int64_t saturated_ns(int64_t limit) {
   return limit;
 }
 
-bool overflow_noted() { return g_overflow.load(std::memory_order_relaxed); }
+bool overflow_noted() {
+  return g_overflow.load(std::memory_order_relaxed);
+}
 
-int64_t add_ns(int64_t a, int64_t b) { return fit(static_cast<__int128>(a) + b); }
+int64_t add_ns(int64_t a, int64_t b) {
+  return fit(static_cast<__int128>(a) + b);
+}
 
-int64_t sub_ns(int64_t a, int64_t b) { return fit(static_cast<__int128>(a) - b); }
+int64_t sub_ns(int64_t a, int64_t b) {
+  return fit(static_cast<__int128>(a) - b);
+}
 
 int64_t median_of(std::vector<int64_t>& values) {
   if (values.empty()) return 0;

@@ -30,7 +30,9 @@ int64_t median_of(std::vector<int64_t>& values);
 // warning (kOverflowWarning) so that a capped figure is never shown as if it were exact.
 // Thread-safe (the note is an atomic flag; analyses run on the reading threads).
 int64_t add_ns(int64_t a, int64_t b);
-inline void add_to(int64_t& total, int64_t value) { total = add_ns(total, value); }
+inline void add_to(int64_t& total, int64_t value) {
+  total = add_ns(total, value);
+}
 // a - b, checked the same way.
 int64_t sub_ns(int64_t a, int64_t b);
 // Sets the note and returns `limit` (for other computations that had to saturate).

@@ -188,13 +188,16 @@ Summary make_summary(SummaryAnalysis& a, const model::Run& run,
     f.transfer_bytes = d.transfer_bytes;
     f.mapped_bytes = d.mapped_bytes;
     f.transfer_ns = d.transfer_ns;
-    if (d.timed_moved_ns > 0) f.transfer_gbps = static_cast<double>(d.timed_moved_bytes) / static_cast<double>(d.timed_moved_ns);
+    if (d.timed_moved_ns > 0)
+      f.transfer_gbps =
+          static_cast<double>(d.timed_moved_bytes) / static_cast<double>(d.timed_moved_ns);
     timed_moved_bytes += d.timed_moved_bytes;
     timed_moved_ns += d.timed_moved_ns;
     auto g = gflop_per_device.find(id);
     f.gflop_total = g == gflop_per_device.end() ? 0.0 : g->second;
     if (f.wall_ns && *f.wall_ns > 0)
-      f.utilization = 100.0 * static_cast<double>(f.device_busy_ns) / static_cast<double>(*f.wall_ns);
+      f.utilization =
+          100.0 * static_cast<double>(f.device_busy_ns) / static_cast<double>(*f.wall_ns);
     s.run.launches += f.launches;
     add_to(s.run.kernel_ns, f.kernel_ns);
     add_to(s.run.device_busy_ns, f.device_busy_ns);
@@ -206,7 +209,8 @@ Summary make_summary(SummaryAnalysis& a, const model::Run& run,
     s.devices.push_back(std::move(ds));
   }
   if (timed_moved_ns > 0)
-    s.run.transfer_gbps = static_cast<double>(timed_moved_bytes) / static_cast<double>(timed_moved_ns);
+    s.run.transfer_gbps =
+        static_cast<double>(timed_moved_bytes) / static_cast<double>(timed_moved_ns);
   if (s.run.wall_ns && *s.run.wall_ns > 0)
     s.run.utilization =
         100.0 * static_cast<double>(s.run.device_busy_ns) / static_cast<double>(*s.run.wall_ns);

@@ -19,13 +19,13 @@ class SummaryAnalysis : public Analysis {
  public:
   struct PerDevice {
     uint64_t launches = 0;
-    int64_t kernel_ns = 0;  // sum of kernel durations
+    int64_t kernel_ns = 0;                               // sum of kernel durations
     std::vector<std::pair<int64_t, int64_t>> intervals;  // device [start, end] of kernels
     int64_t busy_extra_ns = 0;  // durations without device timestamps (importers)
     uint64_t transfers = 0;
     uint64_t transfer_bytes = 0;  // moved: reads, writes, copies, fills (not maps)
     uint64_t mapped_bytes = 0;    // covered by maps and unmaps (transfers.hpp: maps are not copies)
-    int64_t transfer_ns = 0;  // sum of transfer device durations
+    int64_t transfer_ns = 0;      // sum of transfer device durations
     uint64_t timed_moved_bytes = 0;  // of the transfers that move bytes and have a device time
     int64_t timed_moved_ns = 0;
   };

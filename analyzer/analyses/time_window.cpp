@@ -31,11 +31,13 @@ int64_t parse_time(std::string_view s, std::string_view whole) {
   for (const auto& u : kUnits)
     if (u.name == unit_text) unit = &u;
   if (!unit)
-    bad(whole, unit_text.empty() ? "'" + std::string(number) + "' needs a unit: ns, us, ms or s"
-                                 : "unknown unit '" + std::string(unit_text) + "' (ns, us, ms or s)");
+    bad(whole, unit_text.empty()
+                   ? "'" + std::string(number) + "' needs a unit: ns, us, ms or s"
+                   : "unknown unit '" + std::string(unit_text) + "' (ns, us, ms or s)");
   const size_t dot = number.find('.');
   const std::string_view whole_part = number.substr(0, dot);
-  const std::string_view fraction = dot == std::string_view::npos ? std::string_view() : number.substr(dot + 1);
+  const std::string_view fraction =
+      dot == std::string_view::npos ? std::string_view() : number.substr(dot + 1);
   if (whole_part.empty() || fraction.find('.') != std::string_view::npos ||
       (dot != std::string_view::npos && fraction.empty()))
     bad(whole, "'" + std::string(s) + "' is not a number with a unit");
@@ -44,7 +46,8 @@ int64_t parse_time(std::string_view s, std::string_view whole) {
   // Exact integer arithmetic with overflow checks: the window may name any int64 ns.
   int64_t v = 0;
   for (char c : whole_part)
-    if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, c - '0', &v)) bad(whole, "too large");
+    if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, c - '0', &v))
+      bad(whole, "too large");
   if (__builtin_mul_overflow(v, unit->ns, &v)) bad(whole, "too large");
   int64_t frac = 0, scale = unit->ns;
   for (char c : fraction) {
@@ -61,7 +64,8 @@ TimeWindow parse_time_window(std::string_view text) {
   if (text.size() > 64) bad(text.substr(0, 64), "longer than 64 characters");
   const size_t colon = text.find(':');
   if (colon == std::string_view::npos || text.find(':', colon + 1) != std::string_view::npos)
-    bad(text, "expected START:END with times like 1.5ms, 200us, 2s or 500ns (either side may be empty)");
+    bad(text,
+        "expected START:END with times like 1.5ms, 200us, 2s or 500ns (either side may be empty)");
   const std::string_view a = text.substr(0, colon), b = text.substr(colon + 1);
   if (a.empty() && b.empty()) bad(text, "give START, END or both");
   TimeWindow w;
@@ -81,11 +85,13 @@ RunClock::RunClock(const model::Run& run) {
     }
   for (const auto& p : run.processes) {
     int64_t base = 0;
-    if (p.host_start_ns != kNoTime && __builtin_sub_overflow(p.host_start_ns, origin_ns_, &base)) base = 0;
+    if (p.host_start_ns != kNoTime && __builtin_sub_overflow(p.host_start_ns, origin_ns_, &base))
+      base = 0;
     base_ns_.push_back(base);
   }
   for (const auto& d : run.devices)
-    offset_ns_.push_back(d.has_clock_offset ? std::optional<int64_t>(d.device_to_host_offset_ns) : std::nullopt);
+    offset_ns_.push_back(d.has_clock_offset ? std::optional<int64_t>(d.device_to_host_offset_ns)
+                                            : std::nullopt);
 }
 
 std::optional<int64_t> RunClock::at(uint32_t process, int64_t host_ns) const {
@@ -96,9 +102,11 @@ std::optional<int64_t> RunClock::at(uint32_t process, int64_t host_ns) const {
   return t;
 }
 
-std::optional<int64_t> RunClock::command_time(uint32_t process, uint32_t device, int64_t device_start_ns,
+std::optional<int64_t> RunClock::command_time(uint32_t process, uint32_t device,
+                                              int64_t device_start_ns,
                                               int64_t host_begin_ns) const {
-  if (device_start_ns != kNoTime && device > 0 && device <= offset_ns_.size() && offset_ns_[device - 1]) {
+  if (device_start_ns != kNoTime && device > 0 && device <= offset_ns_.size() &&
+      offset_ns_[device - 1]) {
     int64_t host;
     if (!__builtin_add_overflow(device_start_ns, *offset_ns_[device - 1], &host))
       if (auto t = at(process, host)) return t;
@@ -122,13 +130,18 @@ uint64_t keep_window(model::Run& run, const TimeWindow& window) {
     return t && window.contains(*t);
   };
   auto filter = [](auto& items, auto&& pred) {
-    items.erase(std::remove_if(items.begin(), items.end(), [&](const auto& x) { return !pred(x); }), items.end());
+    items.erase(std::remove_if(items.begin(), items.end(), [&](const auto& x) { return !pred(x); }),
+                items.end());
   };
   filter(run.transfers, [&](const model::Transfer& t) { return keep(clock.time_of(t)); });
-  filter(run.syncs, [&](const model::Sync& s) { return keep(clock.at(s.process, s.host_begin_ns)); });
-  filter(run.builds, [&](const model::Build& b) { return keep(clock.at(b.process, b.host_begin_ns)); });
-  filter(run.api_calls, [&](const model::ApiCall& c) { return keep(clock.at(c.process, c.host_begin_ns)); });
-  filter(run.marks, [&](const model::Run::Mark& m) { return keep(clock.at(m.process, m.host_ns)); });
+  filter(run.syncs,
+         [&](const model::Sync& s) { return keep(clock.at(s.process, s.host_begin_ns)); });
+  filter(run.builds,
+         [&](const model::Build& b) { return keep(clock.at(b.process, b.host_begin_ns)); });
+  filter(run.api_calls,
+         [&](const model::ApiCall& c) { return keep(clock.at(c.process, c.host_begin_ns)); });
+  filter(run.marks,
+         [&](const model::Run::Mark& m) { return keep(clock.at(m.process, m.host_ns)); });
   return timeless;
 }
 

@@ -50,8 +50,8 @@ class RunClock {
   std::optional<int64_t> command_time(uint32_t process, uint32_t device, int64_t device_start_ns,
                                       int64_t host_begin_ns) const;
   int64_t origin_ns_ = 0;
-  std::vector<int64_t> base_ns_;                    // per process: its start - the run's start
-  std::vector<std::optional<int64_t>> offset_ns_;   // per Device::id - 1: device -> host
+  std::vector<int64_t> base_ns_;                   // per process: its start - the run's start
+  std::vector<std::optional<int64_t>> offset_ns_;  // per Device::id - 1: device -> host
 };
 
 // Removes from `run` the transfers, syncs, builds, API calls and marks outside `window`

@@ -12,7 +12,9 @@ size_t size_class(uint64_t bytes) {
   return kSizeClasses.size() - 1;
 }
 
-bool is_map(std::string_view op) { return op == "map" || op == "unmap"; }
+bool is_map(std::string_view op) {
+  return op == "map" || op == "unmap";
+}
 
 void TransferFigures::add(const model::Transfer& t) {
   ++count;
@@ -45,9 +47,12 @@ void TransferFigures::merge(const TransferFigures& o) {
 
 std::optional<uint64_t> TransferFigures::moved(Moves m) const {
   switch (m) {
-    case Moves::All: return bytes;
-    case Moves::Nothing: return 0;
-    case Moves::Unknown: break;
+    case Moves::All:
+      return bytes;
+    case Moves::Nothing:
+      return 0;
+    case Moves::Unknown:
+      break;
   }
   return std::nullopt;
 }
@@ -99,7 +104,8 @@ std::vector<TransferRow> transfer_rows(const TransfersAnalysis& a, const model::
     r.device_type = key.first;
     r.op = key.second;
     // Device types may list several kinds ("CPU ACCELERATOR"); CPU among them is enough.
-    if (is_map(r.op)) r.moves = r.device_type.find("CPU") != std::string::npos ? Moves::Nothing : Moves::Unknown;
+    if (is_map(r.op))
+      r.moves = r.device_type.find("CPU") != std::string::npos ? Moves::Nothing : Moves::Unknown;
     for (size_t i = 0; i < f.size(); ++i) {
       if (f[i].count == 0) continue;
       r.total.merge(f[i]);

@@ -28,7 +28,7 @@ namespace clprof::analyses {
 // The size classes, by the bytes a command covers: [0, 4 KiB), [4 KiB, 64 KiB),
 // [64 KiB, 1 MiB), [1 MiB, 16 MiB), [16 MiB, ...).
 struct SizeClass {
-  uint64_t below;           // upper bound (exclusive); UINT64_MAX for the last
+  uint64_t below;  // upper bound (exclusive); UINT64_MAX for the last
   std::string_view label;
 };
 inline constexpr std::array<SizeClass, 5> kSizeClasses = {{
@@ -41,7 +41,8 @@ inline constexpr std::array<SizeClass, 5> kSizeClasses = {{
 size_t size_class(uint64_t bytes);
 
 // The ops in their display order; others (a future op) sort after them by name.
-inline constexpr std::array<std::string_view, 6> kTransferOps = {"read", "write", "copy", "fill", "map", "unmap"};
+inline constexpr std::array<std::string_view, 6> kTransferOps = {"read", "write", "copy",
+                                                                 "fill", "map",   "unmap"};
 bool is_map(std::string_view op);  // map or unmap
 
 // What a row's commands move: all their bytes (read, write, copy, fill), nothing (maps and
@@ -80,7 +81,9 @@ class TransfersAnalysis : public Analysis {
   struct Key {
     uint32_t device = 0;
     std::string op;
-    bool operator<(const Key& o) const { return device != o.device ? device < o.device : op < o.op; }
+    bool operator<(const Key& o) const {
+      return device != o.device ? device < o.device : op < o.op;
+    }
   };
   using Figures = std::array<TransferFigures, kSizeClasses.size()>;
   const std::map<Key, Figures>& figures() const { return figures_; }
@@ -105,8 +108,8 @@ std::vector<TransferRow> transfer_rows(const TransfersAnalysis& analysis, const 
 
 // The totals over `rows`: the commands that move bytes (known), and the maps and unmaps.
 struct TransferTotals {
-  TransferFigures moved;  // read, write, copy, fill (and any other op)
-  TransferFigures maps;   // map, unmap
+  TransferFigures moved;             // read, write, copy, fill (and any other op)
+  TransferFigures maps;              // map, unmap
   uint64_t maps_moving_nothing = 0;  // of `maps`: on a CPU device
 };
 TransferTotals transfer_totals(const std::vector<TransferRow>& rows);

@@ -18,16 +18,18 @@ Runner setup_api(CLI::App& app) {
   auto o = std::make_shared<Options>();
   add_common_options(app, o->common);
   add_by_option(app, o->by, groupings);
-  app.footer(help_footer(
-      "api",
-      "Host time from the call's entry to its return. The trace records the enqueues of kernels and transfers, "
-      "clFinish, clWaitForEvents and the program builds; other functions are not recorded (docs/cli.md)."));
+  app.footer(help_footer("api",
+                         "Host time from the call's entry to its return. The trace records the "
+                         "enqueues of kernels and transfers, "
+                         "clFinish, clWaitForEvents and the program builds; other functions are "
+                         "not recorded (docs/cli.md)."));
   return [o]() -> int {
     const Request r = make_request(o->common);
     check_output_path(r);
     const GroupBy by = parse_by(o->by, groupings);
     std::string extra;
-    const size_t sort = sort_column(output::tables::api_schema(), {output::tables::by_option(by)}, r, extra);
+    const size_t sort =
+        sort_column(output::tables::api_schema(), {output::tables::by_option(by)}, r, extra);
     auto session = run_session(r, [by](analyses::LaunchPredicate keep) {
       return std::make_unique<analyses::ApiAnalysis>(by, std::move(keep));
     });

@@ -26,18 +26,21 @@ Runner setup_builds(CLI::App& app) {
   auto o = std::make_shared<Options>();
   add_common_options(app, o->common);
   app.add_option("--source", o->source,
-                 "Print the recorded source of program ID (PID:ID with several processes) instead of the table; "
+                 "Print the recorded source of program ID (PID:ID with several processes) instead "
+                 "of the table; "
                  "traces hold sources when recorded with CLPROF_CAPTURE_SOURCE=1")
       ->type_name("ID");
-  app.footer(help_footer("builds",
-                         "Time is host time in the call. Status is ok or the error the call returned. Build logs "
-                         "are not in the trace."));
+  app.footer(help_footer(
+      "builds",
+      "Time is host time in the call. Status is ok or the error the call returned. Build logs "
+      "are not in the trace."));
   return [o]() -> int {
     const Request r = make_request(o->common);
     check_output_path(r);
     std::string extra;
     const size_t sort = sort_column(output::tables::builds_schema(), {}, r, extra);
-    auto session = run_session(r, [](analyses::LaunchPredicate) { return std::make_unique<NoAnalysis>(); });
+    auto session =
+        run_session(r, [](analyses::LaunchPredicate) { return std::make_unique<NoAnalysis>(); });
     if (!o->source.empty()) {
       const model::Program* p = nullptr;
       try {
@@ -48,8 +51,8 @@ Runner setup_builds(CLI::App& app) {
       if (p->source.empty()) {
         std::string what = "--source " + o->source + ": ";
         if (!p->origin.empty() && p->origin != "source")
-          what += "the program was made from " + (p->origin == "il" ? std::string("IL") : "a " + p->origin) +
-                  ", not from source";
+          what += "the program was made from " +
+                  (p->origin == "il" ? std::string("IL") : "a " + p->origin) + ", not from source";
         else
           what += "the trace holds no source for it (" + std::to_string(p->source_bytes) +
                   " bytes, " + (p->source_hash.empty() ? std::string("no hash") : p->source_hash) +

@@ -45,28 +45,36 @@ Runner setup_compare(CLI::App& app) {
   auto o = std::make_shared<Options>();
   add_common_options(app, o->common);
   app.get_option("traces")
-      ->description("BASE, then one or more OTHER runs; the traces of one run are joined by commas (a.json,b.json)")
+      ->description(
+          "BASE, then one or more OTHER runs; the traces of one run are joined by commas "
+          "(a.json,b.json)")
       ->type_name("BASE OTHER...");
   for (const char* name : {"--layers-from", "--layers-by"}) app.remove_option(app.get_option(name));
-  app.add_option("--stat", o->stat, "Time of a kernel or layer per iteration: median, min or mean over the iterations")
+  app.add_option("--stat", o->stat,
+                 "Time of a kernel or layer per iteration: median, min or mean over the iterations")
       ->type_name("STAT")
       ->capture_default_str();
-  app.add_flag("--gemm", o->gemm, "Also compare GEMM shapes (M, N, K, batch): time per launch and GFLOPS");
+  app.add_flag("--gemm", o->gemm,
+               "Also compare GEMM shapes (M, N, K, batch): time per launch and GFLOPS");
   app.add_option("--fail-if-slower", o->fail_if_slower,
-                 "Exit with status 3 when the total or a kernel (above --min-share) got slower by more than PCT "
+                 "Exit with status 3 when the total or a kernel (above --min-share) got slower by "
+                 "more than PCT "
                  "percent; the offenders are named on stderr")
       ->type_name("PCT");
-  app.add_option("--min-share", o->min_share,
-                 "--fail-if-slower looks at kernels taking at least PCT percent of the base's total")
+  app.add_option(
+         "--min-share", o->min_share,
+         "--fail-if-slower looks at kernels taking at least PCT percent of the base's total")
       ->type_name("PCT")
       ->capture_default_str();
-  app.footer(help_footer(
-      "compare",
-      "Per iteration: --stat over the selected iterations of what a kernel or layer took in each (a run without an "
-      "iteration range is one iteration: launches x --stat of one launch). GEMM shapes: per launch. Layers match "
-      "by path below the iteration range, Arm NN's _#N numbers dropped. Exit status 3: --fail-if-slower "
-      "tripped.\n" +
-          sort_help()));
+  app.footer(help_footer("compare",
+                         "Per iteration: --stat over the selected iterations of what a kernel or "
+                         "layer took in each (a run without an "
+                         "iteration range is one iteration: launches x --stat of one launch). GEMM "
+                         "shapes: per launch. Layers match "
+                         "by path below the iteration range, Arm NN's _#N numbers dropped. Exit "
+                         "status 3: --fail-if-slower "
+                         "tripped.\n" +
+                             sort_help()));
   return [o]() -> int {
     Request r = make_request(o->common);
     const auto stat = analyses::parse_stat(o->stat);
@@ -77,7 +85,8 @@ Runner setup_compare(CLI::App& app) {
     if (r.inputs.size() < 2) throw UsageError("compare needs a BASE and at least one OTHER run");
     const auto runs = parse_runs(r.inputs);
     r.inputs.clear();
-    for (const auto& run : runs) r.inputs.insert(r.inputs.end(), run.files.begin(), run.files.end());
+    for (const auto& run : runs)
+      r.inputs.insert(r.inputs.end(), run.files.begin(), run.files.end());
     check_output_path(r);
     std::string extra;
     const size_t sort = sort_column(output::tables::compare_items_schema(), {}, r, extra);
@@ -98,11 +107,13 @@ Runner setup_compare(CLI::App& app) {
       const auto offenders = analyses::slower_than(c, fail, min_share);
       if (offenders.empty()) continue;
       tripped = true;
-      log::error("--fail-if-slower " + o->fail_if_slower + ": " + c.other_label + " is slower than " + c.base_label +
-                 " by more than " + o->fail_if_slower + "% in:");
+      log::error("--fail-if-slower " + o->fail_if_slower + ": " + c.other_label +
+                 " is slower than " + c.base_label + " by more than " + o->fail_if_slower +
+                 "% in:");
       for (const auto& off : offenders)
-        log::error("  " + off.what + ": " + output::format_ns(off.base_ns) + " -> " + output::format_ns(off.other_ns) +
-                   " (+" + output::format_fixed(off.delta_percent, 1) + "%)");
+        log::error("  " + off.what + ": " + output::format_ns(off.base_ns) + " -> " +
+                   output::format_ns(off.other_ns) + " (+" +
+                   output::format_fixed(off.delta_percent, 1) + "%)");
     }
     return tripped ? 3 : 0;
   };

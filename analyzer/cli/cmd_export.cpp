@@ -25,7 +25,8 @@ std::string tables_footer() {
   const auto& tables = output::views::export_tables();
   for (size_t i = 0; i < tables.size(); ++i)
     add(tables[i].schema->name + (i + 1 < tables.size() ? "," : ";"));
-  std::istringstream tail("their columns and example queries (SQL, pandas, DuckDB, Spark): docs/export.md.");
+  std::istringstream tail(
+      "their columns and example queries (SQL, pandas, DuckDB, Spark): docs/export.md.");
   for (std::string word; tail >> word;) add(word);
   return out + line;
 }
@@ -39,9 +40,11 @@ Runner setup_export(CLI::App& app) {
   };
   auto o = std::make_shared<Options>();
   add_common_options(app, o->common, Takes{false, false, false});
-  app.get_option("--output")->description(
-      "sqlite: the database file; csv: the directory; jsonl: the file (default: stdout)");
-  app.add_option("--format", o->format, "sqlite (one file), csv (a directory, a file per table) or jsonl")
+  app.get_option("--output")
+      ->description(
+          "sqlite: the database file; csv: the directory; jsonl: the file (default: stdout)");
+  app.add_option("--format", o->format,
+                 "sqlite (one file), csv (a directory, a file per table) or jsonl")
       ->type_name("FMT")
       ->capture_default_str();
   app.footer(tables_footer());
@@ -69,7 +72,8 @@ Runner setup_export(CLI::App& app) {
           return std::make_unique<ForwardTo<output::views::ExportWriter>>(*writer, std::move(keep));
         });
     writer->end();
-    log::warnings(analyses::unsynced_device_warnings(session.run, writer->rows().device_use().used()));
+    log::warnings(
+        analyses::unsynced_device_warnings(session.run, writer->rows().device_use().used()));
     log::debug("export: " + std::to_string(writer->launches()) + " launch(es)");
     return 0;
   };

@@ -27,7 +27,8 @@ std::string read_small_file(const std::string& path) {
     text.resize(size);
     size_t got = 0;
     ssize_t n = 0;
-    while (got < size && (n = ::read(fd, text.data() + got, size - got)) > 0) got += static_cast<size_t>(n);
+    while (got < size && (n = ::read(fd, text.data() + got, size - got)) > 0)
+      got += static_cast<size_t>(n);
     text.resize(got);
   }
   ::close(fd);
@@ -51,19 +52,23 @@ Runner setup_gemm(CLI::App& app) {
   add_common_options(app, o->common);
   // --list-rules needs no trace, so the positional is optional here and checked below.
   app.get_option("traces")->required(false);
-  app.add_flag("--group", o->group, "One row per distinct (kernel, M, N, K, batch): count, median, min, GFLOPS");
+  app.add_flag("--group", o->group,
+               "One row per distinct (kernel, M, N, K, batch): count, median, min, GFLOPS");
   add_repeatable(app, "--rules", o->rules_files,
-                 "Extra GEMM rules (JSON, see docs/gemm-rules.md); tried before the built-in ones (repeatable)",
+                 "Extra GEMM rules (JSON, see docs/gemm-rules.md); tried before the built-in ones "
+                 "(repeatable)",
                  "FILE");
   app.add_flag("--no-builtin-rules", o->no_builtin, "Use only the --rules files");
   app.add_flag("--list-rules", o->list_rules, "Print the rule table (JSON) and exit");
-  app.add_option("--peak", o->peak, "Peak GFLOPS of the device: adds a % of peak column")->type_name("GFLOPS");
+  app.add_option("--peak", o->peak, "Peak GFLOPS of the device: adds a % of peak column")
+      ->type_name("GFLOPS");
   app.add_option("--peak-from", o->peak_from,
                  "Take the peak from clpeak's output (best Single-precision compute value)")
       ->type_name("FILE");
-  app.footer(help_footer("gemm",
-                         "FLOPs = 2*M*N*K*batch; GFLOPS = FLOPs / device time. Rules marked padded decode padded "
-                         "sizes (CLBlast's indirect Xgemm), overstating the useful work."));
+  app.footer(help_footer(
+      "gemm",
+      "FLOPs = 2*M*N*K*batch; GFLOPS = FLOPs / device time. Rules marked padded decode padded "
+      "sizes (CLBlast's indirect Xgemm), overstating the useful work."));
   return [o]() -> int {
     Request r = make_request(o->common);
     r.other_inputs = o->rules_files;
@@ -74,14 +79,17 @@ Runner setup_gemm(CLI::App& app) {
       auto extra = gemm::parse_rules(read_small_file(f), f);
       rules->insert(rules->end(), extra.begin(), extra.end());
     }
-    if (!o->no_builtin) rules->insert(rules->end(), gemm::builtin_rules().begin(), gemm::builtin_rules().end());
+    if (!o->no_builtin)
+      rules->insert(rules->end(), gemm::builtin_rules().begin(), gemm::builtin_rules().end());
     if (o->list_rules) {
-      if (!r.inputs.empty()) throw UsageError("--list-rules prints the rule table: it takes no TRACE");
+      if (!r.inputs.empty())
+        throw UsageError("--list-rules prints the rule table: it takes no TRACE");
       emit_text(output::tables::rules_json(*rules), r);
       return 0;
     }
     if (r.inputs.empty()) throw UsageError("gemm: a TRACE is required");
-    if (!o->peak.empty() && !o->peak_from.empty()) throw UsageError("give --peak or --peak-from, not both");
+    if (!o->peak.empty() && !o->peak_from.empty())
+      throw UsageError("give --peak or --peak-from, not both");
     double peak = o->peak.empty() ? 0 : parse_positive("--peak", o->peak);
     std::vector<analyses::ClpeakDevice> clpeak;
     if (!o->peak_from.empty()) {
@@ -89,21 +97,26 @@ Runner setup_gemm(CLI::App& app) {
       try {
         clpeak = analyses::parse_clpeak(text);
       } catch (const std::invalid_argument& e) {
-        throw readers::InputError(o->peak_from, 0, 0, std::string("not a clpeak report: ") + e.what());
+        throw readers::InputError(o->peak_from, 0, 0,
+                                  std::string("not a clpeak report: ") + e.what());
       }
     }
-    const auto& schema = o->group ? output::tables::gemm_group_schema() : output::tables::gemm_schema();
+    const auto& schema =
+        o->group ? output::tables::gemm_group_schema() : output::tables::gemm_schema();
     std::string extra;
     const bool with_peak = !o->peak.empty() || !o->peak_from.empty();
-    const size_t sort = sort_column(schema, with_peak ? std::vector<std::string>{"--peak"} : std::vector<std::string>{},
-                                    r, extra);
+    const size_t sort = sort_column(
+        schema, with_peak ? std::vector<std::string>{"--peak"} : std::vector<std::string>{}, r,
+        extra);
     const bool group = o->group;
     auto session = run_session(r, [rules, group](analyses::LaunchPredicate keep) {
       return std::make_unique<analyses::GemmAnalysis>(rules, std::move(keep), group);
     });
-    if (!clpeak.empty()) peak = analyses::pick_peak(clpeak, session.run.devices.empty() ? "" : session.run.devices.front().name);
-    auto result = analyses::finish_gemm(std::move(static_cast<analyses::GemmAnalysis&>(*session.analysis)),
-                                        session.run, peak);
+    if (!clpeak.empty())
+      peak = analyses::pick_peak(
+          clpeak, session.run.devices.empty() ? "" : session.run.devices.front().name);
+    auto result = analyses::finish_gemm(
+        std::move(static_cast<analyses::GemmAnalysis&>(*session.analysis)), session.run, peak);
     session.analysis.reset();
     std::vector<std::string> warnings;
     for (const auto& [problem, n] : result.problems)

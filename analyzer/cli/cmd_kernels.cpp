@@ -21,9 +21,12 @@ Runner setup_kernels(CLI::App& app) {
   add_common_options(app, o->common);
   add_by_option(app, o->by, groupings);
   add_repeatable(app, "--speedup", o->speedup,
-                 "Estimate times if kernels matching REGEX ran FACTOR times faster (repeatable; first match wins)",
+                 "Estimate times if kernels matching REGEX ran FACTOR times faster (repeatable; "
+                 "first match wins)",
                  "'REGEX=FACTOR'");
-  app.footer(help_footer("kernels", "Kernel time is device end - start. Percent is the share of the total kernel time."));
+  app.footer(help_footer(
+      "kernels",
+      "Kernel time is device end - start. Percent is the share of the total kernel time."));
   return [o]() -> int {
     const Request r = make_request(o->common);
     check_output_path(r);
@@ -35,11 +38,13 @@ Runner setup_kernels(CLI::App& app) {
     if (by != GroupBy::None) options.push_back(output::tables::by_option(by));
     std::string extra;
     const size_t sort = sort_column(output::tables::kernels_schema(), options, r, extra);
-    auto session = run_session(r, [by](analyses::LaunchPredicate keep) -> std::unique_ptr<Analysis> {
-      if (by == GroupBy::None) return std::make_unique<analyses::KernelsAnalysis>(std::move(keep));
-      return std::make_unique<analyses::GroupedAnalysis>(
-          by, [keep] { return std::make_unique<analyses::KernelsAnalysis>(keep); });
-    });
+    auto session =
+        run_session(r, [by](analyses::LaunchPredicate keep) -> std::unique_ptr<Analysis> {
+          if (by == GroupBy::None)
+            return std::make_unique<analyses::KernelsAnalysis>(std::move(keep));
+          return std::make_unique<analyses::GroupedAnalysis>(
+              by, [keep] { return std::make_unique<analyses::KernelsAnalysis>(keep); });
+        });
     std::vector<analyses::KernelRow> rows;
     int64_t total = 0;
     uint64_t kernels = 0;

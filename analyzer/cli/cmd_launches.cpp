@@ -48,10 +48,11 @@ Runner setup_launches(CLI::App& app) {
   auto o = std::make_shared<Options>();
   add_common_options(app, o->common);
   add_by_option(app, o->by, groupings);
-  app.footer(help_footer("launches",
-                         "Device timestamps are printed as the device reported them; host_start_ns and "
-                         "host_end_ns are the same instants on the host clock (the device's clock_sync). Q>Sub "
-                         "and Sub>Start are device phases; Enqueue is host time inside the enqueue call."));
+  app.footer(help_footer(
+      "launches",
+      "Device timestamps are printed as the device reported them; host_start_ns and "
+      "host_end_ns are the same instants on the host clock (the device's clock_sync). Q>Sub "
+      "and Sub>Start are device phases; Enqueue is host time inside the enqueue call."));
   return [o]() -> int {
     const Request r = make_request(o->common);
     check_output_path(r);
@@ -60,7 +61,10 @@ Runner setup_launches(CLI::App& app) {
     const std::vector<std::string> options = {output::tables::by_option(by)};
     const size_t sort = sort_column(output::tables::launches_schema(), options, r, extra);
     auto session = run_session(
-        r, [](analyses::LaunchPredicate keep) { return std::make_unique<LaunchesAnalysis>(std::move(keep)); },
+        r,
+        [](analyses::LaunchPredicate keep) {
+          return std::make_unique<LaunchesAnalysis>(std::move(keep));
+        },
         SessionNeeds{false, false});
     std::vector<const model::Launch*> rows;
     for (const auto& l : static_cast<LaunchesAnalysis&>(*session.analysis).kept) rows.push_back(&l);
@@ -78,7 +82,9 @@ Runner setup_launches(CLI::App& app) {
     std::map<analyses::GroupKey, uint32_t> devices;  // a queue's device, for its label
     if (by == GroupBy::Queue)
       for (const auto* l : rows) devices.try_emplace(analyses::group_key(by, *l), l->device);
-    auto labels = by == GroupBy::None ? nullptr : std::make_shared<analyses::GroupLabels>(session.run, by, &devices);
+    auto labels = by == GroupBy::None
+                      ? nullptr
+                      : std::make_shared<analyses::GroupLabels>(session.run, by, &devices);
     auto result = output::tables::launches_result(rows, session.run, by, labels);
     order(result, sort, r.top);
     emit(result, r);

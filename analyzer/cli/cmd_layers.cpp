@@ -24,28 +24,33 @@ Runner setup_layers(CLI::App& app) {
   add_common_options(app, o->common);
   add_by_option(app, o->by, groupings);
   add_repeatable(app, "--speedup", o->speedup,
-                 "Estimate times if kernels matching REGEX ran FACTOR times faster (repeatable; first match wins)",
+                 "Estimate times if kernels matching REGEX ran FACTOR times faster (repeatable; "
+                 "first match wins)",
                  "'REGEX=FACTOR'");
-  CLI::Option* per_iteration = app.add_flag(
-      "--per-iteration", o->per_iteration,
-      "Every iteration in detail: its layers and their kernels, wall time, kernel time and per-kernel shares "
-      "(the default of the table and markdown formats for profiles with per-iteration wall times, e.g. Arm "
-      "NN; --per-iteration=false for the layer rows)");
+  CLI::Option* per_iteration = app.add_flag("--per-iteration", o->per_iteration,
+                                            "Every iteration in detail: its layers and their "
+                                            "kernels, wall time, kernel time and per-kernel shares "
+                                            "(the default of the table and markdown formats for "
+                                            "profiles with per-iteration wall times, e.g. Arm "
+                                            "NN; --per-iteration=false for the layer rows)");
   app.add_flag("--no-kernels", o->no_kernels, "Layer rows only, without each layer's kernels");
-  app.footer(help_footer(
-      "layers",
-      "A launch belongs to its innermost range; nested ranges print as a path (net/conv1). A path whose outer "
-      "range repeats (one 'inference' range per iteration) is one row aggregated over its instances: Iter counts "
-      "them, Median/Min/Max are per instance."));
+  app.footer(help_footer("layers",
+                         "A launch belongs to its innermost range; nested ranges print as a path "
+                         "(net/conv1). A path whose outer "
+                         "range repeats (one 'inference' range per iteration) is one row "
+                         "aggregated over its instances: Iter counts "
+                         "them, Median/Min/Max are per instance."));
   return [o, per_iteration]() -> int {
     const Request r = make_request(o->common);
     check_output_path(r);
     const auto speedup = parse_speedup_options(o->speedup);
     const bool given = per_iteration->count() > 0;
     const GroupBy by = parse_by(o->by, groupings);
-    if (given && o->per_iteration && (!speedup.empty() || o->no_kernels || !r.sort.empty() || r.top || by != GroupBy::None))
-      throw UsageError("--per-iteration lists every iteration as it ran: --speedup, --no-kernels, --sort, "
-                       "--top and --by do not apply to it");
+    if (given && o->per_iteration &&
+        (!speedup.empty() || o->no_kernels || !r.sort.empty() || r.top || by != GroupBy::None))
+      throw UsageError(
+          "--per-iteration lists every iteration as it ran: --speedup, --no-kernels, --sort, "
+          "--top and --by do not apply to it");
     std::vector<std::string> options;
     if (!speedup.empty()) options.push_back("--speedup");
     if (by != GroupBy::None) options.push_back(output::tables::by_option(by));
@@ -54,15 +59,17 @@ Runner setup_layers(CLI::App& app) {
     auto session = run_session(
         r,
         [by](analyses::LaunchPredicate keep) -> std::unique_ptr<Analysis> {
-          if (by == GroupBy::None) return std::make_unique<analyses::LayersAnalysis>(std::move(keep));
+          if (by == GroupBy::None)
+            return std::make_unique<analyses::LayersAnalysis>(std::move(keep));
           return std::make_unique<analyses::GroupedAnalysis>(
               by, [keep] { return std::make_unique<analyses::LayersAnalysis>(keep); });
         },
         SessionNeeds{false, (!given || o->per_iteration) && by == GroupBy::None});
     if (by != GroupBy::None) {
       const auto& g = static_cast<analyses::GroupedAnalysis&>(*session.analysis);
-      auto rows = analyses::grouped_layer_rows(g, analyses::GroupLabels(session.run, by, &g.devices()), session.run,
-                                               speedup.empty() ? nullptr : &speedup);
+      auto rows =
+          analyses::grouped_layer_rows(g, analyses::GroupLabels(session.run, by, &g.devices()),
+                                       session.run, speedup.empty() ? nullptr : &speedup);
       for (auto& t : analyses::timing_layer_rows(session.run)) rows.push_back(std::move(t));
       auto result = output::tables::layers_result(rows, !speedup.empty(), !o->no_kernels, by);
       order(result, sort, r.top);
@@ -77,14 +84,16 @@ Runner setup_layers(CLI::App& app) {
       // them, in the human formats; JSON and CSV keep one shape whatever the input.
       const bool human = r.format == output::Format::Table || r.format == output::Format::Markdown;
       const auto its = analyses::find_iterations(run, r.selection.iteration_range);
-      for (const auto& p : run.processes) detail |= human && !its.range_ids.empty() && !p.iteration_wall_ns.empty();
+      for (const auto& p : run.processes)
+        detail |= human && !its.range_ids.empty() && !p.iteration_wall_ns.empty();
       detail &= speedup.empty() && !o->no_kernels && r.sort.empty() && !r.top;
     }
     if (detail) {
       try {
         const auto its = analyses::iterations_for(run, r.selection, true);
-        const auto keep = r.selection.selects_iterations() ? analyses::selected_iterations(its, r.selection)
-                                                           : std::unordered_set<uint64_t>{};
+        const auto keep = r.selection.selects_iterations()
+                              ? analyses::selected_iterations(its, r.selection)
+                              : std::unordered_set<uint64_t>{};
         auto details = analyses::select_details(analyses::iteration_details(a, run, its),
                                                 r.selection.selects_iterations() ? &keep : nullptr);
         emit(output::tables::iterations_result(details, its.range_name), r);

@@ -17,9 +17,9 @@
 
 #include "cli/commands.hpp"
 #include "cli/request.hpp"
+#include "clprof/settings_table.hpp"
 #include "output/log.hpp"
 #include "output/tables/settings.hpp"
-#include "clprof/settings_table.hpp"
 
 namespace clprof::cli {
 
@@ -111,15 +111,18 @@ std::string list_options_text(output::Format format) {
     }
     return out;
   }
-  return output::render_to_string(output::tables::settings_result(format == output::Format::Markdown),
-                                  output::RenderOptions{format, SIZE_MAX, false});
+  return output::render_to_string(
+      output::tables::settings_result(format == output::Format::Markdown),
+      output::RenderOptions{format, SIZE_MAX, false});
 }
 
 // The trace is written by the shim inside the program, which cannot tell the user: a
 // directory that does not exist or cannot be written is refused before the program runs.
 void check_output_directory(const std::string& output) {
   const size_t slash = output.rfind('/');
-  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : output.substr(0, slash);
+  const std::string dir = slash == std::string::npos ? "."
+                          : slash == 0               ? "/"
+                                                     : output.substr(0, slash);
   struct stat st;
   if (stat(dir.c_str(), &st) != 0)
     throw UsageError("-o " + output + ": cannot write there: " + dir + ": " + std::strerror(errno));
@@ -171,7 +174,8 @@ bool modified_since(const std::string& path, const timespec& since) {
 
 // The files this run wrote: CLPROF_OUTPUT with %p as the root pid, and the names the shim
 // gives other processes (every %p expansion, or NAME.<pid>.EXT without %p).
-std::vector<std::string> find_traces(const std::string& output, pid_t child, const timespec& since) {
+std::vector<std::string> find_traces(const std::string& output, pid_t child,
+                                     const timespec& since) {
   std::set<std::string> found;
   if (output.find("%p") != std::string::npos) {
     std::string pattern;
@@ -218,13 +222,16 @@ int run_record(const RecordOptions& o) {
   const Mode mode = parse_mode(o.mode);
   if (o.list_options) {
     auto f = output::parse_format(o.format);
-    if (!f) throw UsageError("--format: unknown format '" + o.format + "' (table, csv, json, markdown)");
+    if (!f)
+      throw UsageError("--format: unknown format '" + o.format + "' (table, csv, json, markdown)");
     std::cout << list_options_text(*f);
     return 0;
   }
   std::vector<std::string> cmd = o.command;
   if (!cmd.empty() && cmd.front() == "--") cmd.erase(cmd.begin());
-  if (cmd.empty()) throw UsageError("record: no program to run (clprof record [-o FILE] [--mode MODE] -- PROGRAM ARGS...)");
+  if (cmd.empty())
+    throw UsageError(
+        "record: no program to run (clprof record [-o FILE] [--mode MODE] -- PROGRAM ARGS...)");
   const char* shim_env = std::getenv("CLPROF_SHIM");
   const std::string shim = shim_env && *shim_env ? shim_env : self_dir() + "/../lib/libclprof.so";
   if (access(shim.c_str(), R_OK) != 0)
@@ -279,7 +286,8 @@ int run_record(const RecordOptions& o) {
   close(exec_pipe[0]);
   const bool ran = got != static_cast<ssize_t>(sizeof exec_errno);
   // Like a shell waiting for a foreground job: ^C and ^\ are for the child.
-  struct sigaction ignore {}, old_int{}, old_quit{};
+  struct sigaction ignore {
+  }, old_int{}, old_quit{};
   ignore.sa_handler = SIG_IGN;
   sigaction(SIGINT, &ignore, &old_int);
   sigaction(SIGQUIT, &ignore, &old_quit);
@@ -288,7 +296,9 @@ int run_record(const RecordOptions& o) {
   }
   sigaction(SIGINT, &old_int, nullptr);
   sigaction(SIGQUIT, &old_quit, nullptr);
-  const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+  const int rc = WIFEXITED(status)     ? WEXITSTATUS(status)
+                 : WIFSIGNALED(status) ? 128 + WTERMSIG(status)
+                                       : 1;
 
   if (!ran) return rc;  // the child said why
   const std::string expanded = replace_all(output, "%p", std::to_string(pid));
@@ -302,7 +312,8 @@ int run_record(const RecordOptions& o) {
   }
   for (const auto& t : traces) {
     const auto info = inspect_trace(t);
-    log::info(t + ": " + std::to_string(info.launches) + " kernel launch" + (info.launches == 1 ? "" : "es") +
+    log::info(t + ": " + std::to_string(info.launches) + " kernel launch" +
+              (info.launches == 1 ? "" : "es") +
               (info.complete ? "" : " (truncated: no end record)"));
   }
   return rc;

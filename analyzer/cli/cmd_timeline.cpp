@@ -21,12 +21,17 @@ Runner setup_timeline(CLI::App& app) {
   auto o = std::make_shared<Options>();
   add_common_options(app, o->common, Takes{false, false, false});
   app.get_option("--output")->description("Write the JSON to FILE instead of stdout");
-  app.add_flag("--per-kernel", o->per_kernel, "One device track per kernel name (and per transfer kind), not per queue");
-  app.add_flag("--stages", o->stages, "Also each command's queued and submitted phases, on tracks of their own");
+  app.add_flag("--per-kernel", o->per_kernel,
+               "One device track per kernel name (and per transfer kind), not per queue");
+  app.add_flag("--stages", o->stages,
+               "Also each command's queued and submitted phases, on tracks of their own");
   app.footer(
-      "Writes Chrome Trace Event JSON (open it in https://ui.perfetto.dev or chrome://tracing): a track per host\n"
-      "thread with its OpenCL calls and ranges, a track per device queue with its kernels and transfers on the\n"
-      "host clock (the trace's clock_sync), an arrow from each enqueue to its execution. See docs/cli.md.");
+      "Writes Chrome Trace Event JSON (open it in https://ui.perfetto.dev or chrome://tracing): a "
+      "track per host\n"
+      "thread with its OpenCL calls and ranges, a track per device queue with its kernels and "
+      "transfers on the\n"
+      "host clock (the trace's clock_sync), an arrow from each enqueue to its execution. See "
+      "docs/cli.md.");
   return [o]() -> int {
     const Request r = make_request(o->common);
     check_output_path(r);
@@ -39,11 +44,13 @@ Runner setup_timeline(CLI::App& app) {
     auto session = run_ordered_session(
         r,
         [&](const model::Run& run) {
-          writer = std::make_unique<output::views::TimelineWriter>(run, gemm::builtin_rules(), options, out);
+          writer = std::make_unique<output::views::TimelineWriter>(run, gemm::builtin_rules(),
+                                                                   options, out);
           writer->begin();
         },
         [&](analyses::LaunchPredicate keep) {
-          return std::make_unique<ForwardTo<output::views::TimelineWriter>>(*writer, std::move(keep));
+          return std::make_unique<ForwardTo<output::views::TimelineWriter>>(*writer,
+                                                                            std::move(keep));
         });
     writer->end();
     out.finish();
@@ -51,13 +58,15 @@ Runner setup_timeline(CLI::App& app) {
     std::set<uint32_t> unaligned = c.unaligned_devices;
     log::warnings(analyses::unsynced_device_warnings(session.run, unaligned));
     if (c.untimed > 0)
-      log::info("timeline: " + std::to_string(c.untimed) +
-                " launch(es) and transfer(s) have no timestamps at all and are not on the timeline");
+      log::info(
+          "timeline: " + std::to_string(c.untimed) +
+          " launch(es) and transfer(s) have no timestamps at all and are not on the timeline");
     if (c.ranges_without_end > 0)
-      log::info("timeline: " + std::to_string(c.ranges_without_end) + " range(s) never ended and are not shown");
-    log::debug("timeline: " + std::to_string(c.launches) + " launches, " + std::to_string(c.transfers) +
-               " transfers, " + std::to_string(c.device_slices) + " on device tracks, " + std::to_string(c.flows) +
-               " flows");
+      log::info("timeline: " + std::to_string(c.ranges_without_end) +
+                " range(s) never ended and are not shown");
+    log::debug("timeline: " + std::to_string(c.launches) + " launches, " +
+               std::to_string(c.transfers) + " transfers, " + std::to_string(c.device_slices) +
+               " on device tracks, " + std::to_string(c.flows) + " flows");
     return 0;
   };
 }

@@ -46,7 +46,8 @@ Runner setup_export(CLI::App& app);
 std::vector<std::string>& record_command_after_dashes();
 
 // Registers --by with the groupings `allowed` (grouping.hpp) on `app`.
-void add_by_option(CLI::App& app, std::string& value, const std::vector<analyses::GroupBy>& allowed);
+void add_by_option(CLI::App& app, std::string& value,
+                   const std::vector<analyses::GroupBy>& allowed);
 // The --by value (None when not given); throws UsageError naming the allowed ones.
 analyses::GroupBy parse_by(const std::string& value, const std::vector<analyses::GroupBy>& allowed);
 

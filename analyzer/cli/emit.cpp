@@ -20,13 +20,17 @@ OutputStream::~OutputStream() = default;
 
 void OutputStream::write(std::string_view text) {
   out_->write(text.data(), static_cast<std::streamsize>(text.size()));
-  if (!*out_) throw std::runtime_error(path_.empty() ? "cannot write to stdout" : "cannot write '" + path_ + "'");
+  if (!*out_)
+    throw std::runtime_error(path_.empty() ? "cannot write to stdout"
+                                           : "cannot write '" + path_ + "'");
 }
 
 void OutputStream::finish() {
   out_->flush();
   if (file_) file_->close();
-  if (!*out_) throw std::runtime_error(path_.empty() ? "cannot write to stdout" : "cannot write '" + path_ + "'");
+  if (!*out_)
+    throw std::runtime_error(path_.empty() ? "cannot write to stdout"
+                                           : "cannot write '" + path_ + "'");
 }
 
 void emit(const output::Result& result, const Request& request) {

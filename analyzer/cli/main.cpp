@@ -9,9 +9,9 @@
 #include <iostream>
 
 #include "analyses/stats.hpp"
-#include "memory_limit.hpp"
 #include "cli/commands.hpp"
 #include "cli/request.hpp"
+#include "memory_limit.hpp"
 #include "output/log.hpp"
 #include "output/tables/registry.hpp"
 #include "readers/reader.hpp"
@@ -30,12 +30,17 @@ const std::vector<Command>& all_commands() {
       {"launches", "One row per kernel launch: sizes, arguments, device phases", setup_launches},
       {"layers", "Per-layer (range) breakdown with each layer's kernels", setup_layers},
       {"gemm", "GEMM launches: M, N, K, batch, time, GFLOPS (and % of peak)", setup_gemm},
-      {"transfers", "Reads, writes, copies, fills, maps: count, bytes, time, GB/s per op and size", setup_transfers},
-      {"builds", "Program builds: source, options, devices, time, status, kernels (--source ID)", setup_builds},
+      {"transfers", "Reads, writes, copies, fills, maps: count, bytes, time, GB/s per op and size",
+       setup_transfers},
+      {"builds", "Program builds: source, options, devices, time, status, kernels (--source ID)",
+       setup_builds},
       {"api", "Host time per OpenCL function: calls, total, mean, max, errors", setup_api},
-      {"compare", "BASE against OTHER runs: per kernel, layer, GEMM shape; delta, speedup", setup_compare},
-      {"report", "One self-contained HTML page with charts and tables (two runs: their comparison)", setup_report},
-      {"timeline", "The run as Chrome Trace Event JSON for Perfetto UI / chrome://tracing", setup_timeline},
+      {"compare", "BASE against OTHER runs: per kernel, layer, GEMM shape; delta, speedup",
+       setup_compare},
+      {"report", "One self-contained HTML page with charts and tables (two runs: their comparison)",
+       setup_report},
+      {"timeline", "The run as Chrome Trace Event JSON for Perfetto UI / chrome://tracing",
+       setup_timeline},
       {"export", "Every record as flat tables: SQLite, CSV or JSON Lines", setup_export},
   };
   return commands;
@@ -53,13 +58,17 @@ analyses::Speedup parse_speedup_options(const std::vector<std::string>& specs) {
   return analyses::Speedup(std::move(rules));
 }
 
-void add_by_option(CLI::App& app, std::string& value, const std::vector<analyses::GroupBy>& allowed) {
+void add_by_option(CLI::App& app, std::string& value,
+                   const std::vector<analyses::GroupBy>& allowed) {
   std::string list;
-  for (auto b : allowed) list += (list.empty() ? "" : "|") + std::string(analyses::group_by_name(b));
-  app.add_option("--by", value, "One row per group and item: the group column comes first")->type_name(list);
+  for (auto b : allowed)
+    list += (list.empty() ? "" : "|") + std::string(analyses::group_by_name(b));
+  app.add_option("--by", value, "One row per group and item: the group column comes first")
+      ->type_name(list);
 }
 
-analyses::GroupBy parse_by(const std::string& value, const std::vector<analyses::GroupBy>& allowed) {
+analyses::GroupBy parse_by(const std::string& value,
+                           const std::vector<analyses::GroupBy>& allowed) {
   if (value.empty()) return analyses::GroupBy::None;
   try {
     return analyses::parse_group_by(value, allowed);
@@ -73,8 +82,10 @@ std::string help_footer(const std::string& command, const std::string& intro) {
 }
 
 void order(output::Result& result, size_t column, size_t top) {
-  if (column == output::Schema::npos) output::keep_top(result, top);
-  else output::order_rows(result, column, top);
+  if (column == output::Schema::npos)
+    output::keep_top(result, top);
+  else
+    output::order_rows(result, column, top);
 }
 
 namespace {
@@ -86,8 +97,10 @@ size_t distance(const std::string& a, const std::string& b) {
   for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
   for (size_t i = 1; i <= a.size(); ++i)
     for (size_t j = 1; j <= b.size(); ++j) {
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      d[i][j] =
+          std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1])});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
     }
   return d[a.size()][b.size()];
 }
@@ -132,15 +145,18 @@ std::string unknown_option(CLI::App& app, CLI::App& sub, const std::vector<std::
       if (std::find(theirs.begin(), theirs.end(), name) != theirs.end())
         others += (others.empty() ? "" : ", ") + other->get_name();
     }
-    if (!others.empty()) return "'" + name + "' does not apply here (it is an option of " + others + ")";
+    if (!others.empty())
+      return "'" + name + "' does not apply here (it is an option of " + others + ")";
     return "unknown option '" + name + "'" + suggestion(name, names);
   }
   return "";
 }
 
 void set_log_level(bool verbose, bool quiet) {
-  if (quiet) log::set_level(log::Level::Error);
-  else if (verbose) log::set_level(log::Level::Debug);
+  if (quiet)
+    log::set_level(log::Level::Error);
+  else if (verbose)
+    log::set_level(log::Level::Debug);
 }
 
 }  // namespace
@@ -151,9 +167,10 @@ using namespace clprof;
 using namespace clprof::cli;
 
 int main(int argc, char** argv) {
-  CLI::App app{"clprof: an OpenCL kernel profiler. Record with `clprof record -- app args`, "
-               "then analyse the trace files with the other commands.",
-               "clprof"};
+  CLI::App app{
+      "clprof: an OpenCL kernel profiler. Record with `clprof record -- app args`, "
+      "then analyse the trace files with the other commands.",
+      "clprof"};
   app.set_version_flag("--version", std::string("clprof ") + CLPROF_VERSION);
   app.require_subcommand(1);
   bool verbose = false, quiet = false;
@@ -176,7 +193,8 @@ int main(int argc, char** argv) {
     }
   }
   // CLI11 reports an unknown first word only as "A subcommand is required"; say which.
-  if (argc > 1 && argv[1][0] != '-' && std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+  if (argc > 1 && argv[1][0] != '-' &&
+      std::find(names.begin(), names.end(), argv[1]) == names.end()) {
     log::error(std::string("unknown command '") + argv[1] + "'" + suggestion(argv[1], names) +
                " (run clprof --help for the list)");
     return 2;
@@ -184,17 +202,22 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);  // --help, --version
+    if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success))
+      return app.exit(e);  // --help, --version
     CLI::App* sub = nullptr;
-    if (argc > 1 && std::find(names.begin(), names.end(), argv[1]) != names.end()) sub = app.get_subcommand(argv[1]);
+    if (argc > 1 && std::find(names.begin(), names.end(), argv[1]) != names.end())
+      sub = app.get_subcommand(argv[1]);
     const std::string where = sub ? std::string(argv[1]) + ": " : "";
     std::string message = e.what();
     if (dynamic_cast<const CLI::ExtrasError*>(&e) && sub) {
-      const std::string u = unknown_option(app, *sub, std::vector<std::string>(argv + 2, argv + argc));
+      const std::string u =
+          unknown_option(app, *sub, std::vector<std::string>(argv + 2, argv + argc));
       if (!u.empty()) message = u;
     }
-    if (dynamic_cast<const CLI::RequiredError*>(&e) && message.rfind("traces", 0) == 0) message = "a TRACE is required";
-    log::error(where + message + " (run clprof " + (sub ? std::string(argv[1]) + " " : "") + "--help)");
+    if (dynamic_cast<const CLI::RequiredError*>(&e) && message.rfind("traces", 0) == 0)
+      message = "a TRACE is required";
+    log::error(where + message + " (run clprof " + (sub ? std::string(argv[1]) + " " : "") +
+               "--help)");
     return 2;
   }
   set_log_level(verbose, quiet);

@@ -55,8 +55,9 @@ struct Takes {
 void add_common_options(CLI::App& app, CommonOptions& options, Takes takes = {});
 // Registers a repeatable option taking one value per occurrence (--speedup, --rules): the
 // next word is never swallowed.
-CLI::Option* add_repeatable(CLI::App& app, const std::string& name, std::vector<std::string>& values,
-                            const std::string& help, const std::string& type_name);
+CLI::Option* add_repeatable(CLI::App& app, const std::string& name,
+                            std::vector<std::string>& values, const std::string& help,
+                            const std::string& type_name);
 
 // The checked request of an analysis command.
 struct Request {
@@ -84,7 +85,8 @@ Request make_request(const CommonOptions& options);
 void check_output_path(const Request& request);
 
 // A whole number for `option` in [min, max]; throws UsageError naming the option.
-uint64_t parse_count(const std::string& option, const std::string& text, uint64_t min, uint64_t max);
+uint64_t parse_count(const std::string& option, const std::string& text, uint64_t min,
+                     uint64_t max);
 // A finite real number > 0 for `option`; throws UsageError.
 double parse_positive(const std::string& option, const std::string& text);
 

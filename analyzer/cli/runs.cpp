@@ -36,8 +36,10 @@ std::vector<RunSpec> parse_runs(const std::vector<std::string>& args) {
       size_t begin = 0;
       while (true) {
         const size_t comma = a.find(',', begin);
-        const std::string part = a.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin);
-        if (part.empty()) throw UsageError("'" + a + "': an empty trace name in a comma-separated run");
+        const std::string part =
+            a.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin);
+        if (part.empty())
+          throw UsageError("'" + a + "': an empty trace name in a comma-separated run");
         run.files.push_back(part);
         if (comma == std::string::npos) break;
         begin = comma + 1;
@@ -57,7 +59,8 @@ std::vector<RunSpec> parse_runs(const std::vector<std::string>& args) {
     for (auto& r : runs) r.label = label_of(r.files, whole);
     if (distinct()) return runs;
   }
-  for (size_t i = 0; i < runs.size(); ++i) runs[i].label = label_of(runs[i].files, false) + " (" + std::to_string(i + 1) + ")";
+  for (size_t i = 0; i < runs.size(); ++i)
+    runs[i].label = label_of(runs[i].files, false) + " (" + std::to_string(i + 1) + ")";
   return runs;
 }
 
@@ -74,7 +77,8 @@ Session read_run(const Request& request, const RunSpec& run, const AnalysisMaker
   }
 }
 
-SelectedIterations select_iterations(const model::Run& run, const Request& request, const std::string& label) {
+SelectedIterations select_iterations(const model::Run& run, const Request& request,
+                                     const std::string& label) {
   const auto& sel = request.selection;
   try {
     SelectedIterations s;
@@ -89,8 +93,9 @@ SelectedIterations select_iterations(const model::Run& run, const Request& reque
   }
 }
 
-analyses::RunFigures figures_of(const Session& session, analyses::ProfileAnalysis& profile, const Request& request,
-                                const std::string& label, analyses::Stat stat) {
+analyses::RunFigures figures_of(const Session& session, analyses::ProfileAnalysis& profile,
+                                const Request& request, const std::string& label,
+                                analyses::Stat stat) {
   const SelectedIterations its = select_iterations(session.run, request, label);
   std::optional<analyses::GemmResult> gemm;
   if (profile.gemm) gemm = analyses::finish_gemm(std::move(*profile.gemm), session.run, 0);
@@ -98,13 +103,15 @@ analyses::RunFigures figures_of(const Session& session, analyses::ProfileAnalysi
                                gemm ? &*gemm : nullptr);
 }
 
-analyses::RunFigures read_run_figures(const Request& request, const RunSpec& run, analyses::Stat stat, bool gemm) {
+analyses::RunFigures read_run_figures(const Request& request, const RunSpec& run,
+                                      analyses::Stat stat, bool gemm) {
   std::shared_ptr<const std::vector<gemm::Rule>> rules;
   if (gemm) rules = std::make_shared<const std::vector<gemm::Rule>>(gemm::builtin_rules());
   auto session = read_run(request, run, [rules](analyses::LaunchPredicate keep) {
     return std::make_unique<analyses::ProfileAnalysis>(std::move(keep), rules);
   });
-  return figures_of(session, static_cast<analyses::ProfileAnalysis&>(*session.analysis), request, run.label, stat);
+  return figures_of(session, static_cast<analyses::ProfileAnalysis&>(*session.analysis), request,
+                    run.label, stat);
 }
 
 }  // namespace clprof::cli

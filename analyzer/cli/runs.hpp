@@ -34,14 +34,17 @@ struct SelectedIterations {
   const std::unordered_set<uint64_t>* selected() const { return all ? nullptr : &kept; }
 };
 // Throws UsageError naming the run (`label`) when the selection does not fit it.
-SelectedIterations select_iterations(const model::Run& run, const Request& request, const std::string& label);
+SelectedIterations select_iterations(const model::Run& run, const Request& request,
+                                     const std::string& label);
 
 // The figures compare compares, from `profile` fed with `session`'s run (its GEMM launches
 // are consumed). Throws UsageError when the selection does not fit the run.
 analyses::RunFigures figures_of(const Session& session, analyses::ProfileAnalysis& profile,
-                                const Request& request, const std::string& label, analyses::Stat stat);
+                                const Request& request, const std::string& label,
+                                analyses::Stat stat);
 
 // Reads `run` and reduces it to its figures (GEMM shapes when `gemm`).
-analyses::RunFigures read_run_figures(const Request& request, const RunSpec& run, analyses::Stat stat, bool gemm);
+analyses::RunFigures read_run_figures(const Request& request, const RunSpec& run,
+                                      analyses::Stat stat, bool gemm);
 
 }  // namespace clprof::cli

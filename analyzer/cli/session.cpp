@@ -40,7 +40,8 @@ uint64_t bytes_to_read(const Request& r, unsigned passes) {
   struct stat st;
   for (const auto& p : r.inputs)
     if (::stat(p.c_str(), &st) == 0) total += static_cast<uint64_t>(st.st_size) * passes;
-  if (!r.layers_from.empty() && ::stat(r.layers_from.c_str(), &st) == 0) total += static_cast<uint64_t>(st.st_size);
+  if (!r.layers_from.empty() && ::stat(r.layers_from.c_str(), &st) == 0)
+    total += static_cast<uint64_t>(st.st_size);
   return total;
 }
 
@@ -60,15 +61,17 @@ void load_in_memory(const Request& r, Session& s, std::atomic<uint64_t>* read) {
   lo.by = r.layers_by_enqueue ? LayersFromOptions::By::Enqueue : LayersFromOptions::By::Execution;
   auto result = attribute_by_host_time(s.run, source, lo);
   if (!result.note.empty())
-    s.diagnostics.warnings.push_back(result.note.rfind("--layers-from", 0) == 0 ? result.note
-                                                                               : "--layers-from: " + result.note);
+    s.diagnostics.warnings.push_back(
+        result.note.rfind("--layers-from", 0) == 0 ? result.note : "--layers-from: " + result.note);
   if (result.by_enqueue > 0)
     s.diagnostics.warnings.push_back(
         "--layers-from: " + std::to_string(result.by_enqueue) +
-        " launch(es) and transfer(s) have no device start on the host clock (no clock_sync for their "
+        " launch(es) and transfer(s) have no device start on the host clock (no clock_sync for "
+        "their "
         "device, or no device times): looked up by their enqueue time instead");
   if (result.launches_attributed == 0 && !s.run.launches.empty())
-    s.diagnostics.warnings.push_back("--layers-from: no launch falls inside a range of " + r.layers_from);
+    s.diagnostics.warnings.push_back("--layers-from: no launch falls inside a range of " +
+                                     r.layers_from);
 }
 
 // The first of two passes over clprof traces: everything but the launches and transfers.
@@ -82,13 +85,14 @@ void stream_metadata(const Request& r, Session& s, std::atomic<uint64_t>* read) 
   so.threads = r.threads;
   so.allow_unrelated = r.merge;
   so.bytes_read = read;
-  readers::stream_clprof_traces(r.inputs, s.run, [] { return std::make_unique<Nothing>(); }, s.diagnostics, so);
+  readers::stream_clprof_traces(
+      r.inputs, s.run, [] { return std::make_unique<Nothing>(); }, s.diagnostics, so);
 }
 
 // The second pass: the launches and transfers, into a scratch run whose metadata is
 // dropped (it repeats the first pass's, with the same process and range ids).
-std::unique_ptr<Analysis> stream_records(const Request& r, const AnalysisFactory& factory, unsigned threads,
-                                         std::atomic<uint64_t>* read) {
+std::unique_ptr<Analysis> stream_records(const Request& r, const AnalysisFactory& factory,
+                                         unsigned threads, std::atomic<uint64_t>* read) {
   model::Run scratch;
   readers::Diagnostics again;  // the first pass said it all
   readers::StreamOptions so;
@@ -101,9 +105,10 @@ std::unique_ptr<Analysis> stream_records(const Request& r, const AnalysisFactory
 void check_iteration_range_use(const Request& r, bool iterations) {
   const auto& sel = r.selection;
   if (!sel.iteration_range.empty() && !sel.selects_iterations() && !iterations)
-    throw UsageError("--iteration-range " + sel.iteration_range +
-                     ": it names the iteration range of --iteration, --skip-first or --per-iteration, "
-                     "and none is given");
+    throw UsageError(
+        "--iteration-range " + sel.iteration_range +
+        ": it names the iteration range of --iteration, --skip-first or --per-iteration, "
+        "and none is given");
 }
 
 // Before reading: a hostile or huge input meets the ceiling before it can drive the
@@ -137,7 +142,8 @@ Session run_session(const Request& r, const AnalysisMaker& make, SessionNeeds ne
       so.threads = r.threads;
       so.allow_unrelated = r.merge;
       so.bytes_read = progress.counter();
-      s.analysis = readers::stream_clprof_traces(r.inputs, s.run, [&] { return make({}); }, s.diagnostics, so);
+      s.analysis = readers::stream_clprof_traces(
+          r.inputs, s.run, [&] { return make({}); }, s.diagnostics, so);
       s.streamed = true;
       log::debug("streamed " + std::to_string(r.inputs.size()) + " trace(s)");
     } else if (!memory) {
@@ -146,10 +152,12 @@ Session run_session(const Request& r, const AnalysisMaker& make, SessionNeeds ne
       stream_metadata(r, s, progress.counter());
       const model::Run& run = s.run;
       analyses::make_predicate(run, sel);  // a selection the run cannot satisfy fails here, once
-      s.analysis =
-          stream_records(r, [&] { return make(analyses::make_predicate(run, sel)); }, r.threads, progress.counter());
+      s.analysis = stream_records(
+          r, [&] { return make(analyses::make_predicate(run, sel)); }, r.threads,
+          progress.counter());
       s.streamed = true;
-      log::debug("streamed " + std::to_string(r.inputs.size()) + " trace(s) twice (metadata, then launches)");
+      log::debug("streamed " + std::to_string(r.inputs.size()) +
+                 " trace(s) twice (metadata, then launches)");
     } else {
       load_in_memory(r, s, progress.counter());
       if (sel.window) {
@@ -158,8 +166,9 @@ Session run_session(const Request& r, const AnalysisMaker& make, SessionNeeds ne
         const analyses::RunClock clock(s.run);
         for (const auto& l : s.run.launches) timeless += clock.time_of(l) ? 0 : 1;
         if (timeless)
-          s.diagnostics.warnings.push_back("--time-window: " + std::to_string(timeless) +
-                                           " command(s) without a host or device time were left out");
+          s.diagnostics.warnings.push_back(
+              "--time-window: " + std::to_string(timeless) +
+              " command(s) without a host or device time were left out");
       }
       s.analysis = make(analyses::make_predicate(s.run, sel));
       // Transfers are selected here, for every analysis alike (--filter by layer path,
@@ -189,10 +198,13 @@ Session run_ordered_session(const Request& r, const std::function<void(const mod
   const bool memory = !r.layers_from.empty() || !all_clprof(r);
   output::ReadProgress progress(bytes_to_read(r, memory ? 1 : 2));
   try {
-    if (memory) load_in_memory(r, s, progress.counter());
-    else stream_metadata(r, s, progress.counter());
+    if (memory)
+      load_in_memory(r, s, progress.counter());
+    else
+      stream_metadata(r, s, progress.counter());
     const model::Run& run = s.run;
-    analyses::make_predicate(run, sel);  // a selection the run cannot satisfy fails before any output
+    analyses::make_predicate(run,
+                             sel);  // a selection the run cannot satisfy fails before any output
     if (!sel.iteration_range.empty()) analyses::iterations_for(run, sel, false);
     log::warnings(s.diagnostics.warnings);
     ready(run);
@@ -200,7 +212,8 @@ Session run_ordered_session(const Request& r, const std::function<void(const mod
       s.analysis = make(analyses::make_predicate(run, sel));
       feed(run, *s.analysis);
     } else {
-      s.analysis = stream_records(r, [&] { return make(analyses::make_predicate(run, sel)); }, 1, progress.counter());
+      s.analysis = stream_records(
+          r, [&] { return make(analyses::make_predicate(run, sel)); }, 1, progress.counter());
       s.streamed = true;
     }
   } catch (const analyses::SelectionError& e) {
@@ -209,7 +222,8 @@ Session run_ordered_session(const Request& r, const std::function<void(const mod
   return s;
 }
 
-std::optional<std::pair<int64_t, int64_t>> window_on_host_clock(const Request& r, const model::Run& run) {
+std::optional<std::pair<int64_t, int64_t>> window_on_host_clock(const Request& r,
+                                                                const model::Run& run) {
   const auto& w = r.selection.window;
   if (!w) return std::nullopt;
   const int64_t origin = analyses::RunClock(run).origin_ns();

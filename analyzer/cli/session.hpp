@@ -8,8 +8,8 @@
 #include <optional>
 #include <utility>
 
-#include "analysis.hpp"
 #include "analyses/ranges.hpp"
+#include "analysis.hpp"
 #include "cli/request.hpp"
 #include "model.hpp"
 #include "readers/reader.hpp"
@@ -47,7 +47,8 @@ Session run_session(const Request& request, const AnalysisMaker& make, SessionNe
 // --layers-from) are read into memory whole, as run_session does. Returns the session (its
 // `analysis` is the last one made). The reader may deliver a file's records a second time
 // (views/out_file.hpp says why): the analyses must drop the first delivery then.
-Session run_ordered_session(const Request& request, const std::function<void(const model::Run&)>& ready,
+Session run_ordered_session(const Request& request,
+                            const std::function<void(const model::Run&)>& ready,
                             const AnalysisMaker& make);
 
 // The Analysis run_ordered_session's views give it: forwards the launches `keep` accepts
@@ -55,7 +56,8 @@ Session run_ordered_session(const Request& request, const std::function<void(con
 template <typename Writer>
 class ForwardTo : public Analysis {
  public:
-  ForwardTo(Writer& writer, analyses::LaunchPredicate keep) : writer_(writer), keep_(std::move(keep)) {}
+  ForwardTo(Writer& writer, analyses::LaunchPredicate keep)
+      : writer_(writer), keep_(std::move(keep)) {}
   void add_launch(const model::Launch& l) override {
     if (!keep_ || keep_(l)) writer_.add_launch(l);
   }
@@ -68,6 +70,7 @@ class ForwardTo : public Analysis {
 };
 
 // --time-window on the absolute host clock of `run` ([begin, end), saturated), or nullopt.
-std::optional<std::pair<int64_t, int64_t>> window_on_host_clock(const Request& request, const model::Run& run);
+std::optional<std::pair<int64_t, int64_t>> window_on_host_clock(const Request& request,
+                                                                const model::Run& run);
 
 }  // namespace clprof::cli

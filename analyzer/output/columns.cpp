@@ -5,7 +5,8 @@
 
 namespace clprof::output {
 
-Column column(std::string key, std::string header, Type type, std::string unit, std::string meaning) {
+Column column(std::string key, std::string header, Type type, std::string unit,
+              std::string meaning) {
   Column c;
   c.key = std::move(key);
   c.header = std::move(header);
@@ -53,7 +54,8 @@ bool sortable(const Column& c, const std::vector<std::string>& options) {
 
 }  // namespace
 
-std::vector<std::string> sort_fields(const Schema& schema, const std::vector<std::string>& options) {
+std::vector<std::string> sort_fields(const Schema& schema,
+                                     const std::vector<std::string>& options) {
   std::vector<std::string> out;
   for (const auto& [name, meaning] : schema.extra_sorts) out.push_back(name);
   for (const auto& c : schema.columns)
@@ -79,7 +81,8 @@ size_t resolve_sort_field(const Schema& schema, const std::vector<std::string>& 
   }
   std::string list;
   for (const auto& f : sort_fields(schema, options)) list += (list.empty() ? "" : ", ") + f;
-  throw std::invalid_argument("--sort: " + schema.name + " has no field '" + name + "' (fields: " + list + ")");
+  throw std::invalid_argument("--sort: " + schema.name + " has no field '" + name +
+                              "' (fields: " + list + ")");
 }
 
 }  // namespace clprof::output

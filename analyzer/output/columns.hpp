@@ -31,9 +31,9 @@ enum class Type : uint8_t {
 
 // Where a column appears in the table and markdown formats (CSV and JSON have every column).
 enum class Show : uint8_t {
-  Always,  // in the default table
-  Wide,    // only with --wide
-  Never,   // never in the table (machine formats only)
+  Always,     // in the default table
+  Wide,       // only with --wide
+  Never,      // never in the table (machine formats only)
   WhenKnown,  // in the default table when a row has a value for it
 };
 
@@ -49,52 +49,101 @@ enum class SortOrder : uint8_t { Descending, Ascending, None };
 struct Schema;
 
 struct Column {
-  std::string key;      // JSON field and CSV header
-  std::string header;   // table and markdown header
+  std::string key;     // JSON field and CSV header
+  std::string header;  // table and markdown header
   Type type = Type::Text;
-  std::string unit;     // "ns", "%", "GFLOPS", "bytes", ... ("" = none)
-  std::string meaning;  // one line, for --help and docs/cli.md
-  bool nullable = false;  // may be null (unknown): JSON null, CSV empty, table "-"
-  std::string option;     // present only when this option is given ("--speedup"); "" = always
+  std::string unit;         // "ns", "%", "GFLOPS", "bytes", ... ("" = none)
+  std::string meaning;      // one line, for --help and docs/cli.md
+  bool nullable = false;    // may be null (unknown): JSON null, CSV empty, table "-"
+  std::string option;       // present only when this option is given ("--speedup"); "" = always
   std::string absent_with;  // left out when this option is given ("--no-kernels")
   Show show = Show::Always;
   Align align = Align::Right;
   bool shrinkable = false;  // the table may shorten it to fit the terminal width
   Shorten shorten = Shorten::Middle;
-  size_t min_width = 16;    // a shrinkable column is never shortened below this (or its header)
-  int decimals = 1;         // Real in the table
+  size_t min_width = 16;  // a shrinkable column is never shortened below this (or its header)
+  int decimals = 1;       // Real in the table
   SortOrder sort = SortOrder::Descending;
   std::vector<std::string> aliases;  // other --sort names for it
-  std::string mark_if;  // table: append '*' to the text when this Bool column is true
-  std::string label;    // a longer name for key/value listings ("" = header)
-  const Schema* nested = nullptr;  // Rows: the schema of the nested rows
-  bool flatten = true;  // Rows: CSV has a line per nested row (false: left out of CSV,
-                        // for nested rows that only regroup the others)
-  std::string csv_label;  // Rows: the CSV name of the nested rows' label column
+  std::string mark_if;               // table: append '*' to the text when this Bool column is true
+  std::string label;                 // a longer name for key/value listings ("" = header)
+  const Schema* nested = nullptr;    // Rows: the schema of the nested rows
+  bool flatten = true;               // Rows: CSV has a line per nested row (false: left out of CSV,
+                                     // for nested rows that only regroup the others)
+  std::string csv_label;             // Rows: the CSV name of the nested rows' label column
 
   // Builders, so declarations read as one line per column.
-  Column& allow_null() { nullable = true; return *this; }
-  Column& only_with(std::string o) { option = std::move(o); return *this; }
-  Column& unless(std::string o) { absent_with = std::move(o); return *this; }
-  Column& wide() { show = Show::Wide; return *this; }
-  Column& machine_only() { show = Show::Never; return *this; }
-  Column& when_known() { show = Show::WhenKnown; return *this; }
-  Column& left() { align = Align::Left; return *this; }
-  Column& shrink(Shorten how = Shorten::Middle, size_t min = 16) {
-    shrinkable = true; shorten = how; min_width = min; return *this;
+  Column& allow_null() {
+    nullable = true;
+    return *this;
   }
-  Column& digits(int d) { decimals = d; return *this; }
-  Column& ascending() { sort = SortOrder::Ascending; return *this; }
-  Column& unsortable() { sort = SortOrder::None; return *this; }
-  Column& alias(std::string a) { aliases.push_back(std::move(a)); return *this; }
-  Column& marked_by(std::string bool_key) { mark_if = std::move(bool_key); return *this; }
-  Column& labelled(std::string l) { label = std::move(l); return *this; }
-  Column& not_in_csv() { flatten = false; return *this; }
-  Column& csv_label_as(std::string k) { csv_label = std::move(k); return *this; }
+  Column& only_with(std::string o) {
+    option = std::move(o);
+    return *this;
+  }
+  Column& unless(std::string o) {
+    absent_with = std::move(o);
+    return *this;
+  }
+  Column& wide() {
+    show = Show::Wide;
+    return *this;
+  }
+  Column& machine_only() {
+    show = Show::Never;
+    return *this;
+  }
+  Column& when_known() {
+    show = Show::WhenKnown;
+    return *this;
+  }
+  Column& left() {
+    align = Align::Left;
+    return *this;
+  }
+  Column& shrink(Shorten how = Shorten::Middle, size_t min = 16) {
+    shrinkable = true;
+    shorten = how;
+    min_width = min;
+    return *this;
+  }
+  Column& digits(int d) {
+    decimals = d;
+    return *this;
+  }
+  Column& ascending() {
+    sort = SortOrder::Ascending;
+    return *this;
+  }
+  Column& unsortable() {
+    sort = SortOrder::None;
+    return *this;
+  }
+  Column& alias(std::string a) {
+    aliases.push_back(std::move(a));
+    return *this;
+  }
+  Column& marked_by(std::string bool_key) {
+    mark_if = std::move(bool_key);
+    return *this;
+  }
+  Column& labelled(std::string l) {
+    label = std::move(l);
+    return *this;
+  }
+  Column& not_in_csv() {
+    flatten = false;
+    return *this;
+  }
+  Column& csv_label_as(std::string k) {
+    csv_label = std::move(k);
+    return *this;
+  }
 };
 
 // A column (the builders above refine it): text columns align left and sort ascending.
-Column column(std::string key, std::string header, Type type, std::string unit, std::string meaning);
+Column column(std::string key, std::string header, Type type, std::string unit,
+              std::string meaning);
 // A Rows column holding rows of `nested`.
 Column nested(std::string key, std::string header, const Schema& nested, std::string meaning);
 
@@ -108,13 +157,13 @@ enum class Layout : uint8_t {
 };
 
 struct Schema {
-  std::string name;        // the command (docs/schema/<name>.schema.json)
-  std::string view;        // the option that selects this view ("--group"; "" = default)
-  std::string title;       // one line: what a row is
+  std::string name;   // the command (docs/schema/<name>.schema.json)
+  std::string view;   // the option that selects this view ("--group"; "" = default)
+  std::string title;  // one line: what a row is
   std::vector<Column> columns;
   Layout layout = Layout::Flat;
-  bool single = false;     // JSON: one object instead of an array of them
-  size_t label = 0;        // index of the column that names a row (indented in a Tree)
+  bool single = false;  // JSON: one object instead of an array of them
+  size_t label = 0;     // index of the column that names a row (indented in a Tree)
   // CSV: a line per row at every level (false), or one per innermost row only, each
   // carrying its outer rows' values (true: one denormalised line per leaf).
   bool csv_leaves = false;

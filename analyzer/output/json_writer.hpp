@@ -34,8 +34,10 @@ class JsonWriter {
   // nullopt becomes null.
   template <typename T>
   void value(const std::optional<T>& v) {
-    if (v) value(*v);
-    else null();
+    if (v)
+      value(*v);
+    else
+      null();
   }
   // key(k) then value(v).
   template <typename T>

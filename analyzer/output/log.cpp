@@ -18,14 +18,20 @@ namespace {
 // "warning: " and "error: " after "clprof: "; "debug: " for debug lines.
 class LevelPrefix : public spdlog::custom_flag_formatter {
  public:
-  void format(const spdlog::details::log_msg& msg, const std::tm&, spdlog::memory_buf_t& dest) override {
+  void format(const spdlog::details::log_msg& msg, const std::tm&,
+              spdlog::memory_buf_t& dest) override {
     std::string_view p;
-    if (msg.level == spdlog::level::warn) p = "warning: ";
-    else if (msg.level >= spdlog::level::err) p = "error: ";
-    else if (msg.level <= spdlog::level::debug) p = "debug: ";
+    if (msg.level == spdlog::level::warn)
+      p = "warning: ";
+    else if (msg.level >= spdlog::level::err)
+      p = "error: ";
+    else if (msg.level <= spdlog::level::debug)
+      p = "debug: ";
     dest.append(p.data(), p.data() + p.size());
   }
-  std::unique_ptr<custom_flag_formatter> clone() const override { return std::make_unique<LevelPrefix>(); }
+  std::unique_ptr<custom_flag_formatter> clone() const override {
+    return std::make_unique<LevelPrefix>();
+  }
 };
 
 spdlog::logger& logger() {
@@ -76,12 +82,22 @@ void logged(F&& write) {
 
 }  // namespace
 
-void debug(std::string_view m) { logged([&] { logger().debug("{}", m); }); }
-void info(std::string_view m) { logged([&] { logger().info("{}", m); }); }
-void warning(std::string_view m) { logged([&] { logger().warn("{}", m); }); }
-void error(std::string_view m) { logged([&] { logger().error("{}", m); }); }
+void debug(std::string_view m) {
+  logged([&] { logger().debug("{}", m); });
+}
+void info(std::string_view m) {
+  logged([&] { logger().info("{}", m); });
+}
+void warning(std::string_view m) {
+  logged([&] { logger().warn("{}", m); });
+}
+void error(std::string_view m) {
+  logged([&] { logger().error("{}", m); });
+}
 
-bool progress_shown() { return ::isatty(STDERR_FILENO) == 1 && logger().should_log(spdlog::level::info); }
+bool progress_shown() {
+  return ::isatty(STDERR_FILENO) == 1 && logger().should_log(spdlog::level::info);
+}
 
 void progress(std::string_view line) {
   if (!progress_shown()) return;

@@ -5,9 +5,9 @@
 // another (a lock orders them). The shim has its own logger.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
-#include <string>
 
 namespace clprof::log {
 

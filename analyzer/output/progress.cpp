@@ -13,8 +13,10 @@ constexpr uint64_t kShownFrom = uint64_t{16} << 20;
 
 std::string size_text(double bytes) {
   char buf[32];
-  if (bytes >= 1024.0 * 1024 * 1024) std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
-  else std::snprintf(buf, sizeof buf, "%.0f MiB", bytes / (1024.0 * 1024));
+  if (bytes >= 1024.0 * 1024 * 1024)
+    std::snprintf(buf, sizeof buf, "%.1f GiB", bytes / (1024.0 * 1024 * 1024));
+  else
+    std::snprintf(buf, sizeof buf, "%.0f MiB", bytes / (1024.0 * 1024));
   return buf;
 }
 
@@ -25,8 +27,8 @@ std::string ReadProgress::line(uint64_t done, uint64_t total, double seconds) {
   const double fraction = total ? static_cast<double>(done) / static_cast<double>(total) : 1.0;
   char percent[16];
   std::snprintf(percent, sizeof percent, "%.0f%%", 100.0 * fraction);
-  std::string s = "reading " + size_text(static_cast<double>(done)) + " of " + size_text(static_cast<double>(total)) +
-                  " (" + percent + ")";
+  std::string s = "reading " + size_text(static_cast<double>(done)) + " of " +
+                  size_text(static_cast<double>(total)) + " (" + percent + ")";
   if (seconds > 0.5 && done > 0) {
     const double rate = static_cast<double>(done) / seconds;
     s += ", " + size_text(rate) + "/s";
@@ -58,7 +60,8 @@ void ReadProgress::run() {
   const auto start = std::chrono::steady_clock::now();
   std::unique_lock<std::mutex> g(m_);
   while (!cv_.wait_for(g, std::chrono::milliseconds(250), [this] { return stop_; })) {
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     log::progress(line(done_.load(std::memory_order_relaxed), total_, seconds));
   }
 }

@@ -19,7 +19,8 @@ const Row& Result::row(size_t i, Row& scratch) const {
   if (!source.fill) return rows[k];
   scratch.clear();
   source.fill(k, scratch);
-  if (scratch.size() != schema->columns.size()) throw std::logic_error("result row has the wrong width");
+  if (scratch.size() != schema->columns.size())
+    throw std::logic_error("result row has the wrong width");
   return scratch;
 }
 
@@ -27,16 +28,21 @@ namespace {
 
 std::string integer_text(const Value& v) {
   switch (v.kind()) {
-    case Value::Kind::Int: return std::to_string(v.as_int());
-    case Value::Kind::Uint: return std::to_string(v.as_uint());
-    case Value::Kind::Bool: return v.as_bool() ? "1" : "0";
+    case Value::Kind::Int:
+      return std::to_string(v.as_int());
+    case Value::Kind::Uint:
+      return std::to_string(v.as_uint());
+    case Value::Kind::Bool:
+      return v.as_bool() ? "1" : "0";
     case Value::Kind::Real: {
       char buf[64];
       std::snprintf(buf, sizeof buf, "%.0f", v.as_real());
       return buf;
     }
-    case Value::Kind::Text: return v.as_text();
-    default: return "";
+    case Value::Kind::Text:
+      return v.as_text();
+    default:
+      return "";
   }
 }
 
@@ -56,9 +62,12 @@ std::string shortest_real(double d) {
 // A value of a list as text: numbers as numbers (reals shortest), texts as they are.
 std::string plain_text(const Value& v) {
   switch (v.kind()) {
-    case Value::Kind::Null: return "-";
-    case Value::Kind::Real: return std::isfinite(v.as_real()) ? shortest_real(v.as_real()) : "-";
-    default: return integer_text(v);
+    case Value::Kind::Null:
+      return "-";
+    case Value::Kind::Real:
+      return std::isfinite(v.as_real()) ? shortest_real(v.as_real()) : "-";
+    default:
+      return integer_text(v);
   }
 }
 
@@ -96,19 +105,27 @@ std::string args_text(const Value& v) {
 std::string display_text(const Column& c, const Value& v) {
   if (v.is_null()) return "-";
   switch (c.type) {
-    case Type::Text: return v.kind() == Value::Kind::Text ? v.as_text() : plain_text(v);
-    case Type::Int: return integer_text(v);
-    case Type::Duration: return format_ns(as_int64(v));
+    case Type::Text:
+      return v.kind() == Value::Kind::Text ? v.as_text() : plain_text(v);
+    case Type::Int:
+      return integer_text(v);
+    case Type::Duration:
+      return format_ns(as_int64(v));
     case Type::Real: {
       const auto d = v.number();
       if (!d || !std::isfinite(*d)) return "-";
       return c.decimals >= 0 ? format_fixed(*d, c.decimals) : format_general(*d);
     }
-    case Type::Bytes: return format_bytes(static_cast<uint64_t>(as_int64(v)));
-    case Type::Bool: return v.kind() == Value::Kind::Bool ? (v.as_bool() ? "yes" : "no") : plain_text(v);
-    case Type::Dims: return v.kind() == Value::Kind::List ? dims_text(v) : plain_text(v);
-    case Type::Args: return v.kind() == Value::Kind::List ? args_text(v) : plain_text(v);
-    case Type::Rows: return "";
+    case Type::Bytes:
+      return format_bytes(static_cast<uint64_t>(as_int64(v)));
+    case Type::Bool:
+      return v.kind() == Value::Kind::Bool ? (v.as_bool() ? "yes" : "no") : plain_text(v);
+    case Type::Dims:
+      return v.kind() == Value::Kind::List ? dims_text(v) : plain_text(v);
+    case Type::Args:
+      return v.kind() == Value::Kind::List ? args_text(v) : plain_text(v);
+    case Type::Rows:
+      return "";
   }
   return "";
 }
@@ -124,11 +141,15 @@ std::string csv_text(const Column& c, const Value& v) {
       std::snprintf(buf, sizeof buf, "%.17g", *d);
       return buf;
     }
-    case Type::Bool: return v.kind() == Value::Kind::Bool ? (v.as_bool() ? "true" : "false") : integer_text(v);
+    case Type::Bool:
+      return v.kind() == Value::Kind::Bool ? (v.as_bool() ? "true" : "false") : integer_text(v);
     case Type::Dims:
-    case Type::Args: return display_text(c, v);
-    case Type::Rows: return "";
-    default: return v.kind() == Value::Kind::Real ? plain_text(v) : integer_text(v);
+    case Type::Args:
+      return display_text(c, v);
+    case Type::Rows:
+      return "";
+    default:
+      return v.kind() == Value::Kind::Real ? plain_text(v) : integer_text(v);
   }
 }
 
@@ -188,8 +209,12 @@ void keep_top(Result& result, size_t top) {
 
 void render(const Result& result, const RenderOptions& options, const TextSink& sink) {
   switch (options.format) {
-    case Format::Json: detail::render_json(result, sink); return;
-    case Format::Csv: detail::render_csv(result, sink); return;
+    case Format::Json:
+      detail::render_json(result, sink);
+      return;
+    case Format::Csv:
+      detail::render_csv(result, sink);
+      return;
     case Format::Table:
     case Format::Markdown: {
       RenderOptions o = options;

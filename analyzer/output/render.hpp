@@ -44,7 +44,7 @@ struct Result {
   std::vector<size_t> order;
   bool ordered = false;
 
-  size_t size() const;          // rows shown
+  size_t size() const;                           // rows shown
   const Row& row(size_t i, Row& scratch) const;  // the i-th row shown
 };
 

@@ -17,7 +17,6 @@ std::string csv_field(const std::string& s) {
 
 namespace {
 
-
 // A CSV field: its name and, per nesting level, the column it comes from (npos: none).
 struct CsvField {
   std::string name;
@@ -45,9 +44,9 @@ CsvLevels csv_levels(const Result& r) {
       if (col.type == Type::Rows && col.flatten && column_enabled(col, r.options)) {
         next = col.nested;
         L.rows_at.push_back(c);
-        label_name = !col.csv_label.empty()           ? col.csv_label
+        label_name = !col.csv_label.empty()               ? col.csv_label
                      : next->label < next->columns.size() ? next->columns[next->label].key
-                                                         : "";
+                                                          : "";
         break;
       }
     }
@@ -79,7 +78,8 @@ CsvLevels csv_levels(const Result& r) {
 }
 
 // The lines of `row` (at `depth`, below `outer`) and of its nested rows.
-void csv_lines(const CsvLevels& L, bool leaves, std::vector<const Row*>& outer, const Row& row, Buffered& out) {
+void csv_lines(const CsvLevels& L, bool leaves, std::vector<const Row*>& outer, const Row& row,
+               Buffered& out) {
   const size_t depth = outer.size();
   const Value* kids = depth + 1 < L.schemas.size() ? &row[L.rows_at[depth]] : nullptr;
   const bool has_kids = kids && !kids->is_null() && !kids->as_rows().empty();
@@ -113,33 +113,49 @@ void csv_lines(const CsvLevels& L, bool leaves, std::vector<const Row*>& outer, 
 void csv(const Result& r, const TextSink& sink) {
   const CsvLevels L = csv_levels(r);
   Buffered out(sink);
-  for (size_t f = 0; f < L.fields.size(); ++f) out.text() += (f ? "," : "") + csv_field(L.fields[f].name);
+  for (size_t f = 0; f < L.fields.size(); ++f)
+    out.text() += (f ? "," : "") + csv_field(L.fields[f].name);
   out.text() += '\n';
   Row scratch;
   std::vector<const Row*> outer;
-  for (size_t i = 0; i < r.size(); ++i) csv_lines(L, r.schema->csv_leaves, outer, r.row(i, scratch), out);
+  for (size_t i = 0; i < r.size(); ++i)
+    csv_lines(L, r.schema->csv_leaves, outer, r.row(i, scratch), out);
   out.flush();
 }
 
-
 void json_value(JsonWriter& j, const Value& v) {
   switch (v.kind()) {
-    case Value::Kind::Null: j.null(); break;
-    case Value::Kind::Bool: j.value(v.as_bool()); break;
-    case Value::Kind::Int: j.value(v.as_int()); break;
-    case Value::Kind::Uint: j.value(v.as_uint()); break;
-    case Value::Kind::Real: j.value(v.as_real()); break;
-    case Value::Kind::Text: j.value(v.as_text()); break;
+    case Value::Kind::Null:
+      j.null();
+      break;
+    case Value::Kind::Bool:
+      j.value(v.as_bool());
+      break;
+    case Value::Kind::Int:
+      j.value(v.as_int());
+      break;
+    case Value::Kind::Uint:
+      j.value(v.as_uint());
+      break;
+    case Value::Kind::Real:
+      j.value(v.as_real());
+      break;
+    case Value::Kind::Text:
+      j.value(v.as_text());
+      break;
     case Value::Kind::List:
       j.begin_array();
       for (const auto& x : v.as_list()) json_value(j, x);
       j.end_array();
       break;
-    case Value::Kind::Rows: j.null(); break;  // written by json_row
+    case Value::Kind::Rows:
+      j.null();
+      break;  // written by json_row
   }
 }
 
-void json_row(JsonWriter& j, const Schema& s, const Row& row, const std::vector<std::string>& options) {
+void json_row(JsonWriter& j, const Schema& s, const Row& row,
+              const std::vector<std::string>& options) {
   j.begin_object();
   for (size_t c = 0; c < s.columns.size(); ++c) {
     const Column& col = s.columns[c];
@@ -180,8 +196,12 @@ void json(const Result& r, const TextSink& sink) {
 
 namespace detail {
 
-void render_csv(const Result& result, const TextSink& sink) { csv(result, sink); }
-void render_json(const Result& result, const TextSink& sink) { json(result, sink); }
+void render_csv(const Result& result, const TextSink& sink) {
+  csv(result, sink);
+}
+void render_json(const Result& result, const TextSink& sink) {
+  json(result, sink);
+}
 
 }  // namespace detail
 

@@ -16,7 +16,8 @@ std::vector<bool> unknown_columns(const Result& r) {
   const Schema& s = *r.schema;
   std::vector<bool> hide(s.columns.size(), false);
   bool any = false;
-  for (size_t c = 0; c < s.columns.size(); ++c) any |= hide[c] = s.columns[c].show == Show::WhenKnown;
+  for (size_t c = 0; c < s.columns.size(); ++c)
+    any |= hide[c] = s.columns[c].show == Show::WhenKnown;
   if (!any || r.source.fill) return std::vector<bool>(s.columns.size(), false);
   Row scratch;
   for (size_t i = 0; i < r.size(); ++i) {
@@ -98,19 +99,22 @@ void render_grid(const Result& r, const RenderOptions& o, const TextSink& sink) 
         std::vector<GridColumn> kv = {{"", Align::Left}, {"", Align::Left}};
         std::vector<std::vector<std::string>> lines;
         for (const auto& c : s.columns) {
-          if (c.type == Type::Rows || c.show == Show::Never || !column_enabled(c, r.options)) continue;
+          if (c.type == Type::Rows || c.show == Show::Never || !column_enabled(c, r.options))
+            continue;
           const size_t at = &c - s.columns.data();
           std::string v = display_text(c, row[at]);
-          if (!row[at].is_null() && (c.type == Type::Real || c.type == Type::Int) && !c.unit.empty() &&
-              c.unit != "ns" && c.unit != "bytes")
+          if (!row[at].is_null() && (c.type == Type::Real || c.type == Type::Int) &&
+              !c.unit.empty() && c.unit != "ns" && c.unit != "bytes")
             v += " " + c.unit;
           lines.push_back({c.label.empty() ? c.header : c.label, v});
         }
         std::string text;
         auto grid_rows = [&lines](size_t k) -> const std::vector<std::string>& { return lines[k]; };
         auto collect = [&text](std::string_view t) { text.append(t); };
-        if (md) render_grid_markdown(kv, lines.size(), grid_rows, collect);
-        else render_grid_text(kv, lines.size(), grid_rows, o.width, collect);
+        if (md)
+          render_grid_markdown(kv, lines.size(), grid_rows, collect);
+        else
+          render_grid_text(kv, lines.size(), grid_rows, o.width, collect);
         // The key/value table reads better without its empty header.
         if (!md) text = text.substr(text.find('\n', text.find('\n') + 1) + 1);
         out.text() += text;
@@ -184,7 +188,8 @@ void render_grid(const Result& r, const RenderOptions& o, const TextSink& sink) 
     if (!child) {
       const Row& row = r.row(index, scratch);
       for (size_t c = 0; c < cols.size(); ++c)
-        texts[c] = marked(*cols[c].column, display_text(*cols[c].column, row[cols[c].at]), row, cols[c].mark);
+        texts[c] = marked(*cols[c].column, display_text(*cols[c].column, row[cols[c].at]), row,
+                          cols[c].mark);
       return texts;
     }
     const TreeLine& l = lines[index];
@@ -193,8 +198,8 @@ void render_grid(const Result& r, const RenderOptions& o, const TextSink& sink) 
       for (size_t c = 0; c < cols.size(); ++c)
         texts[c] = cols[c].at == Schema::npos
                        ? std::string()
-                       : marked(*cols[c].column, display_text(*cols[c].column, parent[cols[c].at]), parent,
-                                cols[c].mark);
+                       : marked(*cols[c].column, display_text(*cols[c].column, parent[cols[c].at]),
+                                parent, cols[c].mark);
       return texts;
     }
     const Row& row = parent[child_at].as_rows()[l.child];
@@ -210,8 +215,10 @@ void render_grid(const Result& r, const RenderOptions& o, const TextSink& sink) 
     return texts;
   };
   const size_t count = child ? lines.size() : r.size();
-  if (md) render_grid_markdown(grid, count, line_texts, sink);
-  else render_grid_text(grid, count, line_texts, o.width, sink);
+  if (md)
+    render_grid_markdown(grid, count, line_texts, sink);
+  else
+    render_grid_text(grid, count, line_texts, o.width, sink);
 }
 
 }  // namespace

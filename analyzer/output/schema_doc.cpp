@@ -11,15 +11,24 @@ namespace {
 
 const char* type_name(Type t) {
   switch (t) {
-    case Type::Text: return "text";
-    case Type::Int: return "integer";
-    case Type::Duration: return "integer";
-    case Type::Real: return "number";
-    case Type::Bytes: return "integer";
-    case Type::Bool: return "boolean";
-    case Type::Dims: return "integer array";
-    case Type::Args: return "argument list";
-    case Type::Rows: return "rows";
+    case Type::Text:
+      return "text";
+    case Type::Int:
+      return "integer";
+    case Type::Duration:
+      return "integer";
+    case Type::Real:
+      return "number";
+    case Type::Bytes:
+      return "integer";
+    case Type::Bool:
+      return "boolean";
+    case Type::Dims:
+      return "integer array";
+    case Type::Args:
+      return "argument list";
+    case Type::Rows:
+      return "rows";
   }
   return "";
 }
@@ -28,10 +37,18 @@ const char* type_name(Type t) {
 std::string table_place(const Column& c) {
   std::string s;
   switch (c.show) {
-    case Show::Always: s = c.header; break;
-    case Show::WhenKnown: s = c.header + " (when known)"; break;
-    case Show::Wide: s = c.header + " (--wide)"; break;
-    case Show::Never: s = c.type == Type::Rows ? "nested rows" : "-"; break;
+    case Show::Always:
+      s = c.header;
+      break;
+    case Show::WhenKnown:
+      s = c.header + " (when known)";
+      break;
+    case Show::Wide:
+      s = c.header + " (--wide)";
+      break;
+    case Show::Never:
+      s = c.type == Type::Rows ? "nested rows" : "-";
+      break;
   }
   if (!c.option.empty()) s += " (with " + c.option + ")";
   if (!c.absent_with.empty()) s += " (not with " + c.absent_with + ")";
@@ -44,7 +61,8 @@ std::string view_title(const std::string& command, const Schema& s) {
 
 // The schemas reachable from `views` through nested rows, each once, in order, with the
 // path of JSON keys that leads to it ("" for a view, "layers[].kernels[]").
-std::vector<std::pair<const Schema*, std::string>> with_paths(const std::vector<const Schema*>& views) {
+std::vector<std::pair<const Schema*, std::string>> with_paths(
+    const std::vector<const Schema*>& views) {
   std::vector<std::pair<const Schema*, std::string>> out;
   std::vector<std::pair<const Schema*, std::string>> todo;
   for (auto it = views.rbegin(); it != views.rend(); ++it) todo.emplace_back(*it, "");
@@ -84,14 +102,16 @@ std::string help_fields(const CommandViews& cmd) {
       if (s != view) out += "  " + path + ": each\n";
       for (const auto& c : s->columns) {
         std::string where = table_place(c);
-        out += "  " + pad(c.key, 20) + " " + pad(c.unit, 6) + " " + pad(where, 28) + " " + c.meaning + "\n";
+        out += "  " + pad(c.key, 20) + " " + pad(c.unit, 6) + " " + pad(where, 28) + " " +
+               c.meaning + "\n";
       }
     }
     std::string sorts;
-    for (const auto& f : sort_fields(*view, {"--speedup", "--peak"})) sorts += (sorts.empty() ? "" : ", ") + f;
+    for (const auto& f : sort_fields(*view, {"--speedup", "--peak"}))
+      sorts += (sorts.empty() ? "" : ", ") + f;
     if (view->layout != Layout::Record && view->layout != Layout::Sections)
-      out += "  --sort FIELD: " + sorts + " (numbers largest first, names A-Z; default: " + view->default_order +
-             ")\n";
+      out += "  --sort FIELD: " + sorts +
+             " (numbers largest first, names A-Z; default: " + view->default_order + ")\n";
   }
   return out;
 }
@@ -109,13 +129,16 @@ std::string markdown_columns(const CommandViews& cmd) {
         if (c.nested) meaning += " (below)";
         if (c.nullable) meaning += "; null when unknown";
         std::string where = table_place(c);
-        for (size_t p = 0; (p = where.find('|', p)) != std::string::npos; p += 2) where.insert(p, "\\");
-        out += "| `" + c.key + "` | " + where + " | " + type_name(c.type) + " | " + c.unit + " | " + meaning + " |\n";
+        for (size_t p = 0; (p = where.find('|', p)) != std::string::npos; p += 2)
+          where.insert(p, "\\");
+        out += "| `" + c.key + "` | " + where + " | " + type_name(c.type) + " | " + c.unit + " | " +
+               meaning + " |\n";
       }
     }
     if (view->layout != Layout::Record && view->layout != Layout::Sections) {
       std::string sorts;
-      for (const auto& f : sort_fields(*view, {"--speedup", "--peak"})) sorts += (sorts.empty() ? "" : ", ") + ("`" + f + "`");
+      for (const auto& f : sort_fields(*view, {"--speedup", "--peak"}))
+        sorts += (sorts.empty() ? "" : ", ") + ("`" + f + "`");
       out += "\n`--sort`: " + sorts + "; default order: " + view->default_order + ".\n";
     }
   }
@@ -141,15 +164,23 @@ void property(JsonWriter& j, const Column& c) {
   j.begin_object();
   j.field("description", c.meaning + (c.unit.empty() ? "" : " [" + c.unit + "]"));
   switch (c.type) {
-    case Type::Text: type_of(j, "string", c.nullable); break;
+    case Type::Text:
+      type_of(j, "string", c.nullable);
+      break;
     case Type::Int:
-    case Type::Duration: type_of(j, "integer", c.nullable); break;
+    case Type::Duration:
+      type_of(j, "integer", c.nullable);
+      break;
     case Type::Bytes:
       type_of(j, "integer", c.nullable);
       j.field("minimum", 0);
       break;
-    case Type::Real: type_of(j, "number", c.nullable); break;
-    case Type::Bool: type_of(j, "boolean", c.nullable); break;
+    case Type::Real:
+      type_of(j, "number", c.nullable);
+      break;
+    case Type::Bool:
+      type_of(j, "boolean", c.nullable);
+      break;
     case Type::Dims:
       type_of(j, "array", c.nullable);
       j.key("items");
@@ -170,7 +201,9 @@ void property(JsonWriter& j, const Column& c) {
       j.begin_object();
       j.key("enum");
       j.begin_array();
-      for (const char* k : {"unset", "scalar", "buffer", "image", "pipe", "local", "svm", "sampler"}) j.value(k);
+      for (const char* k :
+           {"unset", "scalar", "buffer", "image", "pipe", "local", "svm", "sampler"})
+        j.value(k);
       j.end_array();
       j.end_object();
       j.end_array();
@@ -224,7 +257,8 @@ std::string json_schema(const CommandViews& cmd) {
   j.field("$schema", "http://json-schema.org/draft-04/schema#");
   j.field("title", "clprof " + cmd.command + " --format json");
   j.field("description",
-          "Generated from the command's column declarations (analyzer/output/tables/); see docs/cli.md. "
+          "Generated from the command's column declarations (analyzer/output/tables/); see "
+          "docs/cli.md. "
           "Do not edit: the tests regenerate and compare it.");
   j.key("anyOf");
   j.begin_array();

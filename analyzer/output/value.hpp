@@ -32,10 +32,12 @@ class Value {
   static Value real(double v) { return Value(Data(std::in_place_index<4>, v)); }
   static Value text(std::string v) { return Value(Data(std::in_place_index<5>, std::move(v))); }
   static Value list(std::vector<Value> v) {
-    return Value(Data(std::in_place_index<6>, std::make_shared<const std::vector<Value>>(std::move(v))));
+    return Value(
+        Data(std::in_place_index<6>, std::make_shared<const std::vector<Value>>(std::move(v))));
   }
   static Value rows(std::vector<Row> v) {
-    return Value(Data(std::in_place_index<7>, std::make_shared<const std::vector<Row>>(std::move(v))));
+    return Value(
+        Data(std::in_place_index<7>, std::make_shared<const std::vector<Row>>(std::move(v))));
   }
   // nullopt becomes null.
   static Value integer(const std::optional<int64_t>& v) { return v ? integer(*v) : null(); }
@@ -63,11 +65,16 @@ class Value {
 
 inline std::optional<double> Value::number() const {
   switch (kind()) {
-    case Kind::Bool: return as_bool() ? 1.0 : 0.0;
-    case Kind::Int: return static_cast<double>(as_int());
-    case Kind::Uint: return static_cast<double>(as_uint());
-    case Kind::Real: return as_real();
-    default: return std::nullopt;
+    case Kind::Bool:
+      return as_bool() ? 1.0 : 0.0;
+    case Kind::Int:
+      return static_cast<double>(as_int());
+    case Kind::Uint:
+      return static_cast<double>(as_uint());
+    case Kind::Real:
+      return as_real();
+    default:
+      return std::nullopt;
   }
 }
 

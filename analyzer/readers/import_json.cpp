@@ -50,12 +50,18 @@ size_t skip_whitespace(std::string_view text, size_t pos) {
 
 const char* type_name(Value::Type type) {
   switch (type) {
-    case Value::Type::Null: return "null";
-    case Value::Type::Bool: return "a boolean";
-    case Value::Type::Number: return "a number";
-    case Value::Type::String: return "a string";
-    case Value::Type::Array: return "an array";
-    case Value::Type::Object: return "an object";
+    case Value::Type::Null:
+      return "null";
+    case Value::Type::Bool:
+      return "a boolean";
+    case Value::Type::Number:
+      return "a number";
+    case Value::Type::String:
+      return "a string";
+    case Value::Type::Array:
+      return "an array";
+    case Value::Type::Object:
+      return "an object";
   }
   return "?";
 }
@@ -186,26 +192,28 @@ class TreeBuilder {
 Value parse_value(const Source& source, size_t begin, size_t* end, bool allow_comments) {
   begin = skip_whitespace(source.content, begin);
   if (begin >= source.content.size())
-    throw JsonSyntaxError(source.error_at(begin, "expected a JSON value, found end of input"), true);
+    throw JsonSyntaxError(source.error_at(begin, "expected a JSON value, found end of input"),
+                          true);
   rapidjson::MemoryStream stream(source.content.data() + begin, source.content.size() - begin);
   TreeBuilder builder(source.content, &stream, begin, allow_comments);
   rapidjson::Reader reader;
   constexpr unsigned kFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseStopWhenDoneFlag |
                               rapidjson::kParseNumbersAsStringsFlag;
-  rapidjson::ParseResult ok = allow_comments
-                                  ? reader.Parse<kFlags | rapidjson::kParseCommentsFlag>(stream, builder)
-                                  : reader.Parse<kFlags>(stream, builder);
+  rapidjson::ParseResult ok =
+      allow_comments ? reader.Parse<kFlags | rapidjson::kParseCommentsFlag>(stream, builder)
+                     : reader.Parse<kFlags>(stream, builder);
   if (!ok) {
     if (builder.too_deep())
-      throw JsonSyntaxError(source.error_at(builder.deep_offset(), "JSON nested deeper than " +
-                                                                       std::to_string(kMaxDepth) + " levels"),
-                            false);
+      throw JsonSyntaxError(
+          source.error_at(builder.deep_offset(),
+                          "JSON nested deeper than " + std::to_string(kMaxDepth) + " levels"),
+          false);
     size_t at = begin + ok.Offset();
     std::string what = rapidjson::GetParseError_En(ok.Code());
     if (!what.empty() && what.back() == '.') what.pop_back();
-    if (at < source.content.size() && source.content[at] == '\0')
-      what += " (NUL byte in input)";
-    throw JsonSyntaxError(source.error_at(at, "invalid JSON: " + what), at >= source.content.size());
+    if (at < source.content.size() && source.content[at] == '\0') what += " (NUL byte in input)";
+    throw JsonSyntaxError(source.error_at(at, "invalid JSON: " + what),
+                          at >= source.content.size());
   }
   if (end) *end = begin + stream.Tell();
   return builder.take_root();
@@ -262,28 +270,29 @@ bool scaled_integer(std::string_view text, int scale, int64_t* out) {
 
 const Value& expect_object(const Source& s, const Value& v, const char* what) {
   if (!v.is_object())
-    throw s.error_at(v.offset, std::string("expected ") + what + " (an object), found " +
-                                   type_name(v.type));
+    throw s.error_at(v.offset,
+                     std::string("expected ") + what + " (an object), found " + type_name(v.type));
   return v;
 }
 
 const Value& expect_array(const Source& s, const Value& v, const char* what) {
   if (!v.is_array())
-    throw s.error_at(v.offset, std::string("expected ") + what + " (an array), found " +
-                                   type_name(v.type));
+    throw s.error_at(v.offset,
+                     std::string("expected ") + what + " (an array), found " + type_name(v.type));
   return v;
 }
 
 const std::string& expect_string(const Source& s, const Value& v, const char* what) {
   if (!v.is_string())
-    throw s.error_at(v.offset, std::string("expected ") + what + " (a string), found " +
-                                   type_name(v.type));
+    throw s.error_at(v.offset,
+                     std::string("expected ") + what + " (a string), found " + type_name(v.type));
   return v.text;
 }
 
 const Value& expect_member(const Source& s, const Value& obj, std::string_view key) {
   const Value* v = obj.find(key);
-  if (!v) throw s.error_at(obj.offset, "expected member \"" + std::string(key) + "\" in this object");
+  if (!v)
+    throw s.error_at(obj.offset, "expected member \"" + std::string(key) + "\" in this object");
   return *v;
 }
 
@@ -300,8 +309,8 @@ int64_t expect_int(const Source& s, const Value& v, const char* what, int64_t mi
 int64_t expect_scaled(const Source& s, const Value& v, int scale, const char* what) {
   int64_t x = 0;
   if (!v.is_number())
-    throw s.error_at(v.offset, std::string("expected ") + what + " (a number), found " +
-                                   type_name(v.type));
+    throw s.error_at(v.offset,
+                     std::string("expected ") + what + " (a number), found " + type_name(v.type));
   if (!scaled_integer(v.text, scale, &x) || x > kMaxAbsTimeNs || x < -kMaxAbsTimeNs)
     throw s.error_at(v.offset, std::string("expected ") + what + " in range, found " + v.text);
   return x;
@@ -311,10 +320,12 @@ void check_input(const Source& source) {
   if (source.content.size() > limits::kMaxImportBytes)
     throw InputError(source.path, 0, 0,
                      "larger than the " + std::to_string(limits::kMaxImportBytes >> 20) +
-                         " MiB the importers read (" + std::to_string(source.content.size()) + " bytes)");
+                         " MiB the importers read (" + std::to_string(source.content.size()) +
+                         " bytes)");
   const size_t nul = source.content.find('\0');
   if (nul != std::string_view::npos)
-    throw source.error_at(nul, "expected text, found a NUL byte (binary data, or a hole in a sparse file)");
+    throw source.error_at(
+        nul, "expected text, found a NUL byte (binary data, or a hole in a sparse file)");
 }
 
 void Findings::skip(InputError e) {

@@ -204,7 +204,8 @@ void load_run(const std::vector<std::string>& paths, const LoadOptions& options,
     const Reader& reader = detect_reader(path, options.forced_format);
     MappedFile file(path);
     reader.read(path, file.view(), run, diagnostics);
-    if (options.bytes_read) options.bytes_read->fetch_add(file.view().size(), std::memory_order_relaxed);
+    if (options.bytes_read)
+      options.bytes_read->fetch_add(file.view().size(), std::memory_order_relaxed);
   }
   check_related(run, first, options);
 }
@@ -237,7 +238,8 @@ std::unique_ptr<Analysis> stream_clprof_traces(const std::vector<std::string>& p
       size_t launches_before = run.launches.size(), transfers_before = run.transfers.size();
       MappedFile file(path);
       reader.read(path, file.view(), run, diagnostics);
-      if (options.bytes_read) options.bytes_read->fetch_add(file.view().size(), std::memory_order_relaxed);
+      if (options.bytes_read)
+        options.bytes_read->fetch_add(file.view().size(), std::memory_order_relaxed);
       part = feed_new_records(run, launches_before, transfers_before, factory);
     }
     if (!result)

@@ -12,10 +12,10 @@ namespace clprof::readers {
 const std::vector<const Reader*>& all_readers() {
   static const std::vector<const Reader*> readers = {
       &clprof_trace_reader(),
-      &armnn_reader(),        // {"ArmNN": ...}, also inside ExecuteNetwork stdout
-      &dvdt_prof_reader(),    // "[dv/dt] " lines or [{"call": "cl...
-      &caffe_reader(),        // {"per_layer_info" | "dvdt_prof" ...} or caffe.cpp log lines
-      &chrome_trace_reader(), // {"traceEvents": ...} or [{..."ph"...
+      &armnn_reader(),         // {"ArmNN": ...}, also inside ExecuteNetwork stdout
+      &dvdt_prof_reader(),     // "[dv/dt] " lines or [{"call": "cl...
+      &caffe_reader(),         // {"per_layer_info" | "dvdt_prof" ...} or caffe.cpp log lines
+      &chrome_trace_reader(),  // {"traceEvents": ...} or [{..."ph"...
   };
   return readers;
 }

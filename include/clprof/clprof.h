@@ -30,7 +30,7 @@ extern "C" {
 #endif
 
 /* The shim's exported ABI (stable; versioned by name suffix if it ever changes). */
-typedef void (*clprof_shim_name_fn_v1)(const char *name);
+typedef void (*clprof_shim_name_fn_v1)(const char* name);
 typedef void (*clprof_shim_void_fn_v1)(void);
 
 struct clprof_marker_table_v1 {
@@ -44,18 +44,17 @@ struct clprof_marker_table_v1 {
  * two threads resolving at once writes the same values. */
 static struct clprof_marker_table_v1 clprof_marker_table_;
 
-static inline const struct clprof_marker_table_v1 *clprof_markers_(void) {
+static inline const struct clprof_marker_table_v1* clprof_markers_(void) {
   if (!__atomic_load_n(&clprof_marker_table_.resolved, __ATOMIC_ACQUIRE)) {
     clprof_marker_table_.push =
         (clprof_shim_name_fn_v1)dlsym(RTLD_DEFAULT, "clprof_shim_range_push_v1");
     clprof_marker_table_.pop =
         (clprof_shim_void_fn_v1)dlsym(RTLD_DEFAULT, "clprof_shim_range_pop_v1");
-    clprof_marker_table_.mark =
-        (clprof_shim_name_fn_v1)dlsym(RTLD_DEFAULT, "clprof_shim_mark_v1");
+    clprof_marker_table_.mark = (clprof_shim_name_fn_v1)dlsym(RTLD_DEFAULT, "clprof_shim_mark_v1");
     if (!clprof_marker_table_.push) {
       /* Loaded by the OpenCL loader as a layer (OPENCL_LAYERS): not in the global scope.
          The reference is kept (the shim is never unloaded anyway). */
-      void *layer = dlopen("libclprof.so", RTLD_LAZY | RTLD_NOLOAD);
+      void* layer = dlopen("libclprof.so", RTLD_LAZY | RTLD_NOLOAD);
       if (layer) {
         clprof_marker_table_.push =
             (clprof_shim_name_fn_v1)dlsym(layer, "clprof_shim_range_push_v1");
@@ -69,20 +68,20 @@ static inline const struct clprof_marker_table_v1 *clprof_markers_(void) {
 }
 
 /* Opens a range named `name` on the calling thread. */
-static inline void clprof_range_push(const char *name) {
-  const struct clprof_marker_table_v1 *t = clprof_markers_();
+static inline void clprof_range_push(const char* name) {
+  const struct clprof_marker_table_v1* t = clprof_markers_();
   if (t->push && name) t->push(name);
 }
 
 /* Closes the calling thread's innermost open range. */
 static inline void clprof_range_pop(void) {
-  const struct clprof_marker_table_v1 *t = clprof_markers_();
+  const struct clprof_marker_table_v1* t = clprof_markers_();
   if (t->pop) t->pop();
 }
 
 /* Records an instant event named `name` on the calling thread. */
-static inline void clprof_mark(const char *name) {
-  const struct clprof_marker_table_v1 *t = clprof_markers_();
+static inline void clprof_mark(const char* name) {
+  const struct clprof_marker_table_v1* t = clprof_markers_();
   if (t->mark && name) t->mark(name);
 }
 
@@ -93,10 +92,10 @@ namespace clprof {
 /* RAII range: pushes on construction, pops on destruction. Not copyable. */
 class ScopedRange {
  public:
-  explicit ScopedRange(const char *name) { clprof_range_push(name); }
+  explicit ScopedRange(const char* name) { clprof_range_push(name); }
   ~ScopedRange() { clprof_range_pop(); }
-  ScopedRange(const ScopedRange &) = delete;
-  ScopedRange &operator=(const ScopedRange &) = delete;
+  ScopedRange(const ScopedRange&) = delete;
+  ScopedRange& operator=(const ScopedRange&) = delete;
 };
 }  // namespace clprof
 #endif

@@ -18,42 +18,42 @@
 #include <string>
 #include <string_view>
 
-#define CLPROF_SETTINGS(X)                                                                  \
-  X(output, "CLPROF_OUTPUT", Path, "clprof-%p.json", 0, 4095,                               \
-    "Trace file path. %p becomes the process id. Without %p, a process other than the "    \
-    "first one profiled in the run writes NAME.<pid>.EXT instead, so children never "      \
+#define CLPROF_SETTINGS(X)                                                                \
+  X(output, "CLPROF_OUTPUT", Path, "clprof-%p.json", 0, 4095,                             \
+    "Trace file path. %p becomes the process id. Without %p, a process other than the "   \
+    "first one profiled in the run writes NAME.<pid>.EXT instead, so children never "     \
     "overwrite their parent's trace. A program started by exec in the same process, "     \
     "where that name already holds this process's trace, writes NAME.exec1.EXT (exec2, "  \
     "...). A device such as /dev/null keeps its name in every process.")                  \
-  X(disable, "CLPROF_DISABLE", Bool, "0", 0, 0,                                             \
-    "1 turns the shim off: every call goes straight to the real OpenCL, nothing is "       \
-    "written.")                                                                             \
-  X(log_level, "CLPROF_LOG_LEVEL", LogLevel, "warn", 0, 0,                                  \
-    "Verbosity of the shim's own messages on stderr: trace, debug, info, warn, error, "    \
-    "off.")                                                                                 \
-  X(capture_source, "CLPROF_CAPTURE_SOURCE", Bool, "0", 0, 0,                               \
-    "1 stores each program's full OpenCL C source in its program record (the hash is "     \
-    "always stored).")                                                                      \
-  X(hook_blas, "CLPROF_HOOK_BLAS", Bool, "1", 0, 0,                                         \
-    "1 records each GEMM call into CLBlast or clBLAS (its sizes, its kernels); 0 passes "   \
-    "them through unrecorded (clprof gemm then groups their kernels by rules).")           \
-  X(flush_interval_ms, "CLPROF_FLUSH_INTERVAL_MS", Uint, "100", 1, 3600000,                 \
-    "Longest time a completed record waits in memory before it is written to the file.")   \
-  X(poll_interval_us, "CLPROF_POLL_INTERVAL_US", Uint, "1000", 50, 1000000,                 \
-    "How often the background harvester polls pending events for completion.")             \
-  X(exit_wait_ms, "CLPROF_EXIT_WAIT_MS", Uint, "2000", 0, 600000,                           \
+  X(disable, "CLPROF_DISABLE", Bool, "0", 0, 0,                                           \
+    "1 turns the shim off: every call goes straight to the real OpenCL, nothing is "      \
+    "written.")                                                                           \
+  X(log_level, "CLPROF_LOG_LEVEL", LogLevel, "warn", 0, 0,                                \
+    "Verbosity of the shim's own messages on stderr: trace, debug, info, warn, error, "   \
+    "off.")                                                                               \
+  X(capture_source, "CLPROF_CAPTURE_SOURCE", Bool, "0", 0, 0,                             \
+    "1 stores each program's full OpenCL C source in its program record (the hash is "    \
+    "always stored).")                                                                    \
+  X(hook_blas, "CLPROF_HOOK_BLAS", Bool, "1", 0, 0,                                       \
+    "1 records each GEMM call into CLBlast or clBLAS (its sizes, its kernels); 0 passes " \
+    "them through unrecorded (clprof gemm then groups their kernels by rules).")          \
+  X(flush_interval_ms, "CLPROF_FLUSH_INTERVAL_MS", Uint, "100", 1, 3600000,               \
+    "Longest time a completed record waits in memory before it is written to the file.")  \
+  X(poll_interval_us, "CLPROF_POLL_INTERVAL_US", Uint, "1000", 50, 1000000,               \
+    "How often the background harvester polls pending events for completion.")            \
+  X(exit_wait_ms, "CLPROF_EXIT_WAIT_MS", Uint, "2000", 0, 600000,                         \
     "At exit, how long to wait for still-pending events before recording them as "        \
-    "incomplete.")                                                                          \
-  X(opencl_library, "CLPROF_OPENCL_LIBRARY", Path, "", 0, 4095,                             \
-    "The real OpenCL library to forward to. Empty: the next definition in the process "    \
-    "(RTLD_NEXT), else libOpenCL.so.1. A library that is not OpenCL (it lacks "            \
-    "clGetPlatformIDs or clEnqueueNDRangeKernel), or is clprof's own shim, is refused.")   \
-  X(root_pid, "CLPROF_ROOT_PID", Uint, "0", 0, 4194304,                                     \
-    "Set by the shim (or clprof record) for child processes: the pid that writes "         \
-    "CLPROF_OUTPUT unchanged. Not normally set by hand.")                                  \
-  X(session_id, "CLPROF_SESSION_ID", Name, "", 0, 64,                                       \
-    "The recorded run, written to every trace's header (session_id). Empty: the first "    \
-    "process of a run makes one up (16 hex digits) and its children inherit it. Not "      \
+    "incomplete.")                                                                        \
+  X(opencl_library, "CLPROF_OPENCL_LIBRARY", Path, "", 0, 4095,                           \
+    "The real OpenCL library to forward to. Empty: the next definition in the process "   \
+    "(RTLD_NEXT), else libOpenCL.so.1. A library that is not OpenCL (it lacks "           \
+    "clGetPlatformIDs or clEnqueueNDRangeKernel), or is clprof's own shim, is refused.")  \
+  X(root_pid, "CLPROF_ROOT_PID", Uint, "0", 0, 4194304,                                   \
+    "Set by the shim (or clprof record) for child processes: the pid that writes "        \
+    "CLPROF_OUTPUT unchanged. Not normally set by hand.")                                 \
+  X(session_id, "CLPROF_SESSION_ID", Name, "", 0, 64,                                     \
+    "The recorded run, written to every trace's header (session_id). Empty: the first "   \
+    "process of a run makes one up (16 hex digits) and its children inherit it. Not "     \
     "normally set by hand.")
 
 namespace clprof::settings {
@@ -78,11 +78,16 @@ inline constexpr Description kAll[] = {CLPROF_SETTINGS(CLPROF_SETTING_DESCRIPTIO
 
 inline constexpr std::string_view type_name(Type t) {
   switch (t) {
-    case Type::Bool: return "bool";
-    case Type::Uint: return "uint";
-    case Type::Path: return "path";
-    case Type::LogLevel: return "level";
-    case Type::Name: return "name";
+    case Type::Bool:
+      return "bool";
+    case Type::Uint:
+      return "uint";
+    case Type::Path:
+      return "path";
+    case Type::LogLevel:
+      return "level";
+    case Type::Name:
+      return "name";
   }
   return "?";
 }
@@ -91,12 +96,15 @@ inline constexpr std::string_view type_name(Type t) {
 // default and quoted in the shim's warning about a bad value.
 inline std::string allowed_values(const Description& d) {
   switch (d.type) {
-    case Type::Bool: return "0 or 1 (also true/false, yes/no, on/off)";
-    case Type::Uint: return std::to_string(d.min) + " to " + std::to_string(d.max);
+    case Type::Bool:
+      return "0 or 1 (also true/false, yes/no, on/off)";
+    case Type::Uint:
+      return std::to_string(d.min) + " to " + std::to_string(d.max);
     case Type::Path:
       return "a path of at most " + std::to_string(d.max) +
              " bytes, no control characters, not ending in /";
-    case Type::LogLevel: return "trace, debug, info, warn, error or off";
+    case Type::LogLevel:
+      return "trace, debug, info, warn, error or off";
     case Type::Name:
       return "at most " + std::to_string(d.max) + " letters, digits, -, _ or .";
   }

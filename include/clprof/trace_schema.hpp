@@ -225,20 +225,20 @@ enum class RecordType : std::uint8_t { CLPROF_TRACE_RECORD_TYPES(CLPROF_TRACE_EN
   X(rc, Int32, None, None, Always, "the call's return code")                                      \
   X(build_status, Int32s, None, None, Always, "CL_PROGRAM_BUILD_STATUS per device, after it")     \
   X(kernels, Strings, None, None, Always, "CL_PROGRAM_KERNEL_NAMES when rc is 0, else []")        \
-  X(source_hash, String, None, None, Optional, "as in the program record, when it has one")     \
+  X(source_hash, String, None, None, Optional, "as in the program record, when it has one")       \
   X(logs, Strings, None, None, Optional,                                                          \
-    "CL_PROGRAM_BUILD_LOG per device (as device_ids), only when rc is not 0 or a device's "      \
-    "status is CL_BUILD_ERROR when the call returns; each at most 64 KiB, a longer one cut "    \
+    "CL_PROGRAM_BUILD_LOG per device (as device_ids), only when rc is not 0 or a device's "       \
+    "status is CL_BUILD_ERROR when the call returns; each at most 64 KiB, a longer one cut "      \
     "and ending \"[clprof: log cut at 64 KiB]\"; since version 3")
 
-#define CLPROF_TRACE_KERNEL_FIELDS(X)                               \
-  X(id, Id, None, None, Required, "clprof kernel id")               \
-  X(program_id, Uint, None, None, Always, "its program")            \
-  X(context_id, Uint, None, None, Always, "its context")            \
-  X(name, String, None, None, Required, "the kernel function name") \
-  X(num_args, Uint32, None, None, Always, "CL_KERNEL_NUM_ARGS")    \
-  X(arg_types, Strings, None, None, Optional,                       \
-    "CL_KERNEL_ARG_TYPE_NAME of each argument (\"float\", \"float*\", ...) where the "  \
+#define CLPROF_TRACE_KERNEL_FIELDS(X)                                                  \
+  X(id, Id, None, None, Required, "clprof kernel id")                                  \
+  X(program_id, Uint, None, None, Always, "its program")                               \
+  X(context_id, Uint, None, None, Always, "its context")                               \
+  X(name, String, None, None, Required, "the kernel function name")                    \
+  X(num_args, Uint32, None, None, Always, "CL_KERNEL_NUM_ARGS")                        \
+  X(arg_types, Strings, None, None, Optional,                                          \
+    "CL_KERNEL_ARG_TYPE_NAME of each argument (\"float\", \"float*\", ...) where the " \
     "driver answers; only in the first kernel record of each name and program; since " \
     "version 3")
 
@@ -304,42 +304,42 @@ enum class RecordType : std::uint8_t { CLPROF_TRACE_RECORD_TYPES(CLPROF_TRACE_EN
 
 // The "blas" object of a range_begin: one GEMM call into a BLAS library, as the app made it
 // (CLPROF_HOOK_BLAS). Its commands carry "call": the range's id.
-#define CLPROF_TRACE_BLAS_FIELDS(X)                                                              \
-  X(library, String, None, None, Required, "clblast or clblas")                                  \
-  X(api, String, None, None, Required,                                                           \
-    "the entry point: CLBlastSgemm, clblast::Gemm<float>, clblasSgemm, ...")                     \
-  X(routine, String, None, None, Required, "gemm, gemm_batched or gemm_strided_batched")         \
-  X(precision, String, None, None, Required, "s, d, c, z or h (half)")                           \
-  X(layout, String, None, None, Always, "row or col (\"\" if the value was not a known one)")    \
-  X(trans_a, String, None, None, Always, "n, t or c (conjugate), as for layout")                 \
-  X(trans_b, String, None, None, Always, "n, t or c")                                            \
-  X(m, Uint, None, None, Required, "rows of C, as passed")                                       \
-  X(n, Uint, None, None, Required, "columns of C")                                               \
-  X(k, Uint, None, None, Required, "the inner dimension")                                        \
-  X(batch, Uint, None, None, Always, "GEMMs in the call (1 unless batched)")                     \
-  X(alpha, Real, None, None, Optional, "alpha (its real part); not for gemm_batched")            \
-  X(alpha_im, Real, None, None, Optional, "its imaginary part (c, z)")                           \
-  X(beta, Real, None, None, Optional, "beta (its real part); not for gemm_batched")              \
-  X(beta_im, Real, None, None, Optional, "its imaginary part (c, z)")                            \
-  X(a_mem, Uint, None, None, Always, "clprof mem id of A (0: unknown)")                          \
-  X(a_offset, Uint, None, None, Optional, "offset of A in elements; not for gemm_batched")       \
-  X(a_ld, Uint, None, None, Always, "leading dimension of A")                                    \
-  X(a_stride, Uint, None, None, Optional, "gemm_strided_batched: elements between two A")        \
-  X(b_mem, Uint, None, None, Always, "as for A")                                                 \
-  X(b_offset, Uint, None, None, Optional, "as for A")                                            \
-  X(b_ld, Uint, None, None, Always, "as for A")                                                  \
-  X(b_stride, Uint, None, None, Optional, "as for A")                                            \
-  X(c_mem, Uint, None, None, Always, "as for A")                                                 \
-  X(c_offset, Uint, None, None, Optional, "as for A")                                            \
-  X(c_ld, Uint, None, None, Always, "as for A")                                                  \
-  X(c_stride, Uint, None, None, Optional, "as for A")                                            \
-  X(temp_mem, Uint, None, None, Optional, "the temporary buffer the app passed, if any")         \
+#define CLPROF_TRACE_BLAS_FIELDS(X)                                                           \
+  X(library, String, None, None, Required, "clblast or clblas")                               \
+  X(api, String, None, None, Required,                                                        \
+    "the entry point: CLBlastSgemm, clblast::Gemm<float>, clblasSgemm, ...")                  \
+  X(routine, String, None, None, Required, "gemm, gemm_batched or gemm_strided_batched")      \
+  X(precision, String, None, None, Required, "s, d, c, z or h (half)")                        \
+  X(layout, String, None, None, Always, "row or col (\"\" if the value was not a known one)") \
+  X(trans_a, String, None, None, Always, "n, t or c (conjugate), as for layout")              \
+  X(trans_b, String, None, None, Always, "n, t or c")                                         \
+  X(m, Uint, None, None, Required, "rows of C, as passed")                                    \
+  X(n, Uint, None, None, Required, "columns of C")                                            \
+  X(k, Uint, None, None, Required, "the inner dimension")                                     \
+  X(batch, Uint, None, None, Always, "GEMMs in the call (1 unless batched)")                  \
+  X(alpha, Real, None, None, Optional, "alpha (its real part); not for gemm_batched")         \
+  X(alpha_im, Real, None, None, Optional, "its imaginary part (c, z)")                        \
+  X(beta, Real, None, None, Optional, "beta (its real part); not for gemm_batched")           \
+  X(beta_im, Real, None, None, Optional, "its imaginary part (c, z)")                         \
+  X(a_mem, Uint, None, None, Always, "clprof mem id of A (0: unknown)")                       \
+  X(a_offset, Uint, None, None, Optional, "offset of A in elements; not for gemm_batched")    \
+  X(a_ld, Uint, None, None, Always, "leading dimension of A")                                 \
+  X(a_stride, Uint, None, None, Optional, "gemm_strided_batched: elements between two A")     \
+  X(b_mem, Uint, None, None, Always, "as for A")                                              \
+  X(b_offset, Uint, None, None, Optional, "as for A")                                         \
+  X(b_ld, Uint, None, None, Always, "as for A")                                               \
+  X(b_stride, Uint, None, None, Optional, "as for A")                                         \
+  X(c_mem, Uint, None, None, Always, "as for A")                                              \
+  X(c_offset, Uint, None, None, Optional, "as for A")                                         \
+  X(c_ld, Uint, None, None, Always, "as for A")                                               \
+  X(c_stride, Uint, None, None, Optional, "as for A")                                         \
+  X(temp_mem, Uint, None, None, Optional, "the temporary buffer the app passed, if any")      \
   X(queue_ids, Uints, None, None, Always, "the queue(s) passed (clBLAS may pass several)")
 
-#define CLPROF_TRACE_RANGE_END_FIELDS(X)                        \
-  X(id, RangeId, None, None, Required, "the range")             \
-  X(tid, Uint, None, None, Always, "OS thread id")              \
-  X(host_ns, HostInstant, Ns, Host, Required, "when it closed") \
+#define CLPROF_TRACE_RANGE_END_FIELDS(X)                                                         \
+  X(id, RangeId, None, None, Required, "the range")                                              \
+  X(tid, Uint, None, None, Always, "OS thread id")                                               \
+  X(host_ns, HostInstant, Ns, Host, Required, "when it closed")                                  \
   X(open, Bool, None, None, Optional, "true: never closed by the app, closed by clprof at exit") \
   X(status, Int32, None, None, Optional, "a BLAS call's return code (0: success); since version 3")
 

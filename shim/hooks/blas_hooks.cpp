@@ -15,12 +15,24 @@ namespace clprof::shim {
 namespace {
 
 // alpha and beta as numbers: real part, imaginary part.
-double real_part(float v) { return v; }
-double real_part(double v) { return v; }
-double real_part(const cl_float2& v) { return v.s[0]; }
-double real_part(const cl_double2& v) { return v.s[0]; }
-double real_part(const std::complex<float>& v) { return v.real(); }
-double real_part(const std::complex<double>& v) { return v.real(); }
+double real_part(float v) {
+  return v;
+}
+double real_part(double v) {
+  return v;
+}
+double real_part(const cl_float2& v) {
+  return v.s[0];
+}
+double real_part(const cl_double2& v) {
+  return v.s[0];
+}
+double real_part(const std::complex<float>& v) {
+  return v.real();
+}
+double real_part(const std::complex<double>& v) {
+  return v.real();
+}
 // Half precision (cl_half, CLBlast's C++ half): IEEE 754 binary16 bits.
 double real_part(std::uint16_t h) {
   const int exponent = (h >> 10) & 0x1f;
@@ -39,10 +51,18 @@ template <class T>
 double imag_part(const T&) {
   return 0;
 }
-double imag_part(const cl_float2& v) { return v.s[1]; }
-double imag_part(const cl_double2& v) { return v.s[1]; }
-double imag_part(const std::complex<float>& v) { return v.imag(); }
-double imag_part(const std::complex<double>& v) { return v.imag(); }
+double imag_part(const cl_float2& v) {
+  return v.s[1];
+}
+double imag_part(const cl_double2& v) {
+  return v.s[1];
+}
+double imag_part(const std::complex<float>& v) {
+  return v.imag();
+}
+double imag_part(const std::complex<double>& v) {
+  return v.imag();
+}
 template <class T>
 constexpr bool is_complex() {
   return std::is_same_v<T, cl_float2> || std::is_same_v<T, cl_double2> ||
@@ -111,9 +131,9 @@ struct ClblastGemm {
                   size_t a_off, size_t a_ld, cl_mem b, size_t b_off, size_t b_ld, T beta, cl_mem c,
                   size_t c_off, size_t c_ld, cl_command_queue* queue, cl_event* event,
                   Temp... temp) {
-    using Fn = int (*)(int, int, int, size_t, size_t, size_t, T, cl_mem, size_t, size_t, cl_mem,
-                       size_t, size_t, T, cl_mem, size_t, size_t, cl_command_queue*, cl_event*,
-                       Temp...);
+    using Fn =
+        int (*)(int, int, int, size_t, size_t, size_t, T, cl_mem, size_t, size_t, cl_mem, size_t,
+                size_t, T, cl_mem, size_t, size_t, cl_command_queue*, cl_event*, Temp...);
     const auto real = reinterpret_cast<Fn>(real_blas(F));
     if (!real) return kBlasNotImplemented;
     BlasCallScope scope(F);
@@ -138,9 +158,9 @@ int clblast_batched(int layout, int ta, int tb, size_t m, size_t n, size_t k, co
                     cl_mem a, const size_t* a_offs, size_t a_ld, cl_mem b, const size_t* b_offs,
                     size_t b_ld, const T* betas, cl_mem c, const size_t* c_offs, size_t c_ld,
                     size_t batch, cl_command_queue* queue, cl_event* event) {
-  using Fn = int (*)(int, int, int, size_t, size_t, size_t, const T*, cl_mem, const size_t*,
-                     size_t, cl_mem, const size_t*, size_t, const T*, cl_mem, const size_t*,
-                     size_t, size_t, cl_command_queue*, cl_event*);
+  using Fn = int (*)(int, int, int, size_t, size_t, size_t, const T*, cl_mem, const size_t*, size_t,
+                     cl_mem, const size_t*, size_t, const T*, cl_mem, const size_t*, size_t, size_t,
+                     cl_command_queue*, cl_event*);
   const auto real = reinterpret_cast<Fn>(real_blas(F));
   if (!real) return kBlasNotImplemented;
   BlasCallScope scope(F);
@@ -209,8 +229,8 @@ int clblas_gemm(int order, int ta, int tb, size_t m, size_t n, size_t k, T alpha
     f.n_queues = n_queues;
     scope.begin(f);
   }
-  const int rc = real(order, ta, tb, m, n, k, alpha, a, a_off, a_ld, b, b_off, b_ld, beta, c,
-                      c_off, c_ld, n_queues, queues, n_events, wait_list, events);
+  const int rc = real(order, ta, tb, m, n, k, alpha, a, a_off, a_ld, b, b_off, b_ld, beta, c, c_off,
+                      c_ld, n_queues, queues, n_events, wait_list, events);
   scope.end(rc);
   return rc;
 }
@@ -220,9 +240,9 @@ int clblas_gemm(int order, int ta, int tb, size_t m, size_t n, size_t k, T alpha
 
 // ---- the exported hooks ----------------------------------------------------------------
 // Each shape: its parameter list, and the template its hook forwards to.
-#define CLPROF_BLAS_PARAMS_GEMM(T)                                                            \
-  int layout, int ta, int tb, size_t m, size_t n, size_t k, T alpha, cl_mem a, size_t a_off,  \
-      size_t a_ld, cl_mem b, size_t b_off, size_t b_ld, T beta, cl_mem c, size_t c_off,       \
+#define CLPROF_BLAS_PARAMS_GEMM(T)                                                           \
+  int layout, int ta, int tb, size_t m, size_t n, size_t k, T alpha, cl_mem a, size_t a_off, \
+      size_t a_ld, cl_mem b, size_t b_off, size_t b_ld, T beta, cl_mem c, size_t c_off,      \
       size_t c_ld
 #define CLPROF_BLAS_ARGS_GEMM \
   layout, ta, tb, m, n, k, alpha, a, a_off, a_ld, b, b_off, b_ld, beta, c, c_off, c_ld
@@ -234,23 +254,23 @@ int clblas_gemm(int order, int ta, int tb, size_t m, size_t n, size_t k, T alpha
   CLPROF_BLAS_PARAMS_GEMM(T), cl_command_queue *queue, cl_event *event, cl_mem temp
 #define CLPROF_BLAS_CALL_ClblastGemmTemp(F, T) \
   ClblastGemm<F, T>::hook(CLPROF_BLAS_ARGS_GEMM, queue, event, temp)
-#define CLPROF_BLAS_PARAMS_ClblastBatched(T)                                                    \
-  int layout, int ta, int tb, size_t m, size_t n, size_t k, const T *alphas, cl_mem a,          \
-      const size_t *a_offs, size_t a_ld, cl_mem b, const size_t *b_offs, size_t b_ld,           \
-      const T *betas, cl_mem c, const size_t *c_offs, size_t c_ld, size_t batch,                \
+#define CLPROF_BLAS_PARAMS_ClblastBatched(T)                                           \
+  int layout, int ta, int tb, size_t m, size_t n, size_t k, const T *alphas, cl_mem a, \
+      const size_t *a_offs, size_t a_ld, cl_mem b, const size_t *b_offs, size_t b_ld,  \
+      const T *betas, cl_mem c, const size_t *c_offs, size_t c_ld, size_t batch,       \
       cl_command_queue *queue, cl_event *event
-#define CLPROF_BLAS_CALL_ClblastBatched(F, T)                                                  \
-  clblast_batched<F, T>(layout, ta, tb, m, n, k, alphas, a, a_offs, a_ld, b, b_offs, b_ld,     \
-                        betas, c, c_offs, c_ld, batch, queue, event)
-#define CLPROF_BLAS_PARAMS_ClblastStrided(T)                                                     \
-  int layout, int ta, int tb, size_t m, size_t n, size_t k, T alpha, cl_mem a, size_t a_off,    \
-      size_t a_ld, size_t a_stride, cl_mem b, size_t b_off, size_t b_ld, size_t b_stride,       \
-      T beta, cl_mem c, size_t c_off, size_t c_ld, size_t c_stride, size_t batch,               \
-      cl_command_queue *queue, cl_event *event
-#define CLPROF_BLAS_CALL_ClblastStrided(F, T)                                                    \
-  clblast_strided<F, T>(layout, ta, tb, m, n, k, alpha, a, a_off, a_ld, a_stride, b, b_off,     \
-                        b_ld, b_stride, beta, c, c_off, c_ld, c_stride, batch, queue, event)
-#define CLPROF_BLAS_PARAMS_Clblas(T)                                                       \
+#define CLPROF_BLAS_CALL_ClblastBatched(F, T)                                                     \
+  clblast_batched<F, T>(layout, ta, tb, m, n, k, alphas, a, a_offs, a_ld, b, b_offs, b_ld, betas, \
+                        c, c_offs, c_ld, batch, queue, event)
+#define CLPROF_BLAS_PARAMS_ClblastStrided(T)                                                       \
+  int layout, int ta, int tb, size_t m, size_t n, size_t k, T alpha, cl_mem a, size_t a_off,       \
+      size_t a_ld, size_t a_stride, cl_mem b, size_t b_off, size_t b_ld, size_t b_stride, T beta,  \
+      cl_mem c, size_t c_off, size_t c_ld, size_t c_stride, size_t batch, cl_command_queue *queue, \
+      cl_event *event
+#define CLPROF_BLAS_CALL_ClblastStrided(F, T)                                                     \
+  clblast_strided<F, T>(layout, ta, tb, m, n, k, alpha, a, a_off, a_ld, a_stride, b, b_off, b_ld, \
+                        b_stride, beta, c, c_off, c_ld, c_stride, batch, queue, event)
+#define CLPROF_BLAS_PARAMS_Clblas(T)                                                        \
   CLPROF_BLAS_PARAMS_GEMM(T), cl_uint n_queues, cl_command_queue *queues, cl_uint n_events, \
       const cl_event *wait_list, cl_event *events
 #define CLPROF_BLAS_CALL_Clblas(F, T) \
@@ -258,12 +278,12 @@ int clblas_gemm(int order, int ta, int tb, size_t m, size_t n, size_t k, T alpha
 
 // Declared under the library's symbol (an asm label: the C++ names are mangled ones),
 // exported (shim/exports.map lists the patterns).
-#define CLPROF_BLAS_DEFINE(ident, symbol, shape, T, ...)                                      \
-  __attribute__((visibility("default"))) int clprof_blas_##ident(CLPROF_BLAS_PARAMS_##shape(T)) \
-      __asm__(symbol);                                                                        \
-  int clprof_blas_##ident(CLPROF_BLAS_PARAMS_##shape(T)) {                                    \
-    using namespace clprof::shim;                                                             \
-    return CLPROF_BLAS_CALL_##shape(BlasId::ident, T);                                        \
+#define CLPROF_BLAS_DEFINE(ident, symbol, shape, T, ...)          \
+  __attribute__((visibility("default"))) int clprof_blas_##ident( \
+      CLPROF_BLAS_PARAMS_##shape(T)) __asm__(symbol);             \
+  int clprof_blas_##ident(CLPROF_BLAS_PARAMS_##shape(T)) {        \
+    using namespace clprof::shim;                                 \
+    return CLPROF_BLAS_CALL_##shape(BlasId::ident, T);            \
   }
 CLPROF_BLAS_FUNCTIONS(CLPROF_BLAS_DEFINE)
 #undef CLPROF_BLAS_DEFINE

@@ -79,8 +79,8 @@ std::string build_log(cl_program program, cl_device_id device) {
       !n)
     return {};
   std::string log(n, '\0');
-  if (real().clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, n, log.data(),
-                                   nullptr) != CL_SUCCESS)
+  if (real().clGetProgramBuildInfo(program, device, CL_PROGRAM_BUILD_LOG, n, log.data(), nullptr) !=
+      CL_SUCCESS)
     return {};
   log.resize(std::strlen(log.c_str()));  // the driver's terminating NUL
   if (log.size() > tf::kMaxBuildLogBytes) {

@@ -163,8 +163,8 @@ static CLPROF_NO_SANITIZE bool has_prefix(const char* name, const char* prefix) 
   return true;
 }
 static CLPROF_NO_SANITIZE bool may_be_blas(const char* name) {
-  return name &&
-         (has_prefix(name, "CLBlast") || has_prefix(name, "clblas") || has_prefix(name, "_ZN7clblast"));
+  return name && (has_prefix(name, "CLBlast") || has_prefix(name, "clblas") ||
+                  has_prefix(name, "_ZN7clblast"));
 }
 
 // Apps such as Arm Compute Library dlopen libOpenCL privately and call through dlsym:

@@ -170,8 +170,7 @@ class Registry {
     return thread_state().cache[cache_slot_][cache_index(handle)];
   }
   static Info* cache_hit(const CacheEntry& e, const void* handle) {
-    if (e.handle == handle && e.info &&
-        e.info->handle.load(std::memory_order_relaxed) == handle &&
+    if (e.handle == handle && e.info && e.info->handle.load(std::memory_order_relaxed) == handle &&
         e.info->gen.load(std::memory_order_acquire) == e.gen) {
       return static_cast<Info*>(e.info);
     }

@@ -33,8 +33,7 @@ extern "C" void __tsan_release(void* addr) __attribute__((weak));
 // drains them, and mapped memory is not scanned unless registered. The leak check may run
 // before the shim's exit handler: a sanitizer runtime preloaded ahead of the shim is
 // initialised after it and registers its check later (exit handlers run last-in first-out).
-extern "C" void __lsan_register_root_region(const void* p, std::size_t size)
-    __attribute__((weak));
+extern "C" void __lsan_register_root_region(const void* p, std::size_t size) __attribute__((weak));
 extern "C" void __lsan_unregister_root_region(const void* p, std::size_t size)
     __attribute__((weak));
 
@@ -85,8 +84,7 @@ class MpscRing {
   // returns at once.
   void populate(std::size_t cells) {
     if (populated_ > mask_) return;
-    const std::size_t want =
-        std::min(enqueue_.load(std::memory_order_relaxed) + cells, mask_ + 1);
+    const std::size_t want = std::min(enqueue_.load(std::memory_order_relaxed) + cells, mask_ + 1);
     if (want <= populated_) return;
     constexpr std::size_t kPage = 4096;
     const auto base = reinterpret_cast<std::uintptr_t>(cells_);
@@ -166,7 +164,9 @@ class MpscRing {
   // Consumer (or, once producers are gone, anyone): takes back the hand-back left at
   // position `pos` (freed by pop, possibly claimed since), or null. Safe against a
   // producer claiming the cell at the same time: exactly one of them gets it.
-  void* take_handback(std::size_t pos) { return take(cells_[pos & mask_].handback); }
+  void* take_handback(std::size_t pos) {
+    return take(cells_[pos & mask_].handback);
+  }
 
   // Consumer: asks the CPU to start fetching the first `bytes` of the cell after
   // front()'s, if that cell is published already (one still being written is left
@@ -180,8 +180,12 @@ class MpscRing {
     for (std::size_t off = 64; off < bytes; off += 64) __builtin_prefetch(p + off);
   }
   // Consumer: the position of the next front() (one past the last popped).
-  std::size_t dequeue_pos() const { return dequeue_; }
-  std::size_t capacity() const { return mask_ + 1; }
+  std::size_t dequeue_pos() const {
+    return dequeue_;
+  }
+  std::size_t capacity() const {
+    return mask_ + 1;
+  }
 
  private:
   // Cache-line aligned so a record spans as few lines as its size allows. seq is Vyukov's
@@ -192,14 +196,15 @@ class MpscRing {
     std::atomic<void*> handback;
     T value;
   };
-  static_assert(std::is_trivially_default_constructible_v<T> &&
-                    std::is_trivially_destructible_v<T>,
+  static_assert(std::is_trivially_default_constructible_v<T> && std::is_trivially_destructible_v<T>,
                 "cells live in zeroed mapped memory: no constructor or destructor runs");
   static_assert(std::atomic<std::size_t>::is_always_lock_free &&
                     std::atomic<void*>::is_always_lock_free,
                 "zero bytes must be a valid atomic");
   // The position of the first cell of pos's lap: Vyukov's seq of a cell less its index.
-  std::size_t lap(std::size_t pos) const { return pos & ~mask_; }
+  std::size_t lap(std::size_t pos) const {
+    return pos & ~mask_;
+  }
   // Empties a hand-back (a plain load first: usually there is none to exchange).
   static void* take(std::atomic<void*>& handback) {
     return handback.load(std::memory_order_relaxed)

@@ -141,8 +141,7 @@ void Harvester::run() {
   // where the app's first call used to spin for it.
   {
     std::unique_lock<std::mutex> lock(wake_mutex_);
-    const std::int64_t until_ns =
-        completion_.clocks().start_ns() + TraceClocks::kFirstBaselineNs;
+    const std::int64_t until_ns = completion_.clocks().start_ns() + TraceClocks::kFirstBaselineNs;
     for (std::int64_t now_ns; !stop_.load() && (now_ns = monotonic_now_ns()) < until_ns;) {
       wake_cv_.wait_for(lock, std::chrono::nanoseconds(until_ns - now_ns),
                         [this] { return stop_.load(); });

@@ -154,7 +154,7 @@ class Harvester final : private DrainListener {
   alignas(64) std::atomic<bool> sync_round_{false};  // a sync point since the last round
   std::atomic<std::uint64_t> quiet_until_ticks_{0};  // no sync point wakes it before (ticks)
   std::atomic<std::uint64_t> wake_gap_ticks_{0};     // kSyncWakeGapNs in host ticks
-  alignas(64) bool sync_flush_due_ = false;  // the harvester's: a sync round's records wait
+  alignas(64) bool sync_flush_due_ = false;          // the harvester's: a sync round's records wait
   void (*final_round_)() = nullptr;
   std::atomic<bool> final_requested_{false};
   std::atomic<bool> final_done_{false};

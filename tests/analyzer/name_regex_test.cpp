@@ -21,8 +21,10 @@ TEST_CASE("NameRegex: searches, and rejects invalid patterns with RE2's reason")
   CHECK(NameRegex("\\d+x\\d+").search("tile_16x16"));
   CHECK(!NameRegex().search("anything"));
   CHECK_THROWS_WITH_AS(NameRegex("("), "missing ): (", RegexError);
-  CHECK_THROWS_WITH_AS(NameRegex("(a)\\1"), doctest::Contains("lookaround are not supported"), RegexError);
-  CHECK_THROWS_WITH_AS(NameRegex("a(?=b)"), doctest::Contains("lookaround are not supported"), RegexError);
+  CHECK_THROWS_WITH_AS(NameRegex("(a)\\1"), doctest::Contains("lookaround are not supported"),
+                       RegexError);
+  CHECK_THROWS_WITH_AS(NameRegex("a(?=b)"), doctest::Contains("lookaround are not supported"),
+                       RegexError);
   CHECK_THROWS_WITH_AS(NameRegex(std::string(NameRegex::kMaxPatternBytes + 1, 'a')),
                        "pattern longer than 4096 bytes", RegexError);
   // A counted repetition that compiles past RE2's memory budget is an error, not a hang.
@@ -31,7 +33,9 @@ TEST_CASE("NameRegex: searches, and rejects invalid patterns with RE2's reason")
 
 TEST_CASE("NameRegex: a 30,000-character name and (a+)+$ on 100,000 characters") {
   const std::string digits = "sgemm_Col_NN_B0_MX" + std::string(30000, '1');
-  CHECK(NameRegex("^[sdcz]gemm_(Col|Row)_[NTC]{2}_B[01]_M[XL]\\d+_N[XL]\\d+_KX\\d+").search(digits) == false);
+  CHECK(
+      NameRegex("^[sdcz]gemm_(Col|Row)_[NTC]{2}_B[01]_M[XL]\\d+_N[XL]\\d+_KX\\d+").search(digits) ==
+      false);
   CHECK(NameRegex("M[XL]\\d+$").search(digits));
   const std::string as = std::string(100000, 'a') + "b";
   CHECK(!NameRegex("(a+)+$").search(as + "!"));  // backtracking engines never finish this
@@ -57,7 +61,8 @@ TEST_CASE("built-in GEMM rules on 30,000-character names") {
       if (r.regex.search(name)) return r.id;
     return "";
   };
-  CHECK(first_match("sgemm_Col_NN_B0_MX" + std::string(30000, '1') + "_NX48_KX08") == "clblas-autogemm");
+  CHECK(first_match("sgemm_Col_NN_B0_MX" + std::string(30000, '1') + "_NX48_KX08") ==
+        "clblas-autogemm");
   CHECK(first_match("prod_" + std::string(30000, 'T')) == "viennacl-prod-generated");
   CHECK(first_match(std::string(30000, 'X') + "gemm").empty());
 }
@@ -71,21 +76,24 @@ TEST_CASE("rules files: nesting 30,000 deep, bad regexes, too many rules") {
     }
     return "";
   };
-  const std::string deep = "{\"gemm_rules\": " + std::string(30000, '[') + std::string(30000, ']') + "}";
+  const std::string deep =
+      "{\"gemm_rules\": " + std::string(30000, '[') + std::string(30000, ']') + "}";
   CHECK(error(deep) == "r.json:1:271: JSON nested deeper than 256 levels");
   CHECK(error("{\"gemm_rules\": [{\"id\": \"a\", \"kernel\": \"(a)\\\\1\", \"m\": {\"const\": 1}, "
-              "\"n\": {\"const\": 1}, \"k\": {\"const\": 1}}]}")
-            == "r.json:1:39: invalid regex \"(a)\\1\": invalid escape sequence: \\1 (backreferences and "
-               "lookaround are not supported)");
+              "\"n\": {\"const\": 1}, \"k\": {\"const\": 1}}]}") ==
+        "r.json:1:39: invalid regex \"(a)\\1\": invalid escape sequence: \\1 (backreferences and "
+        "lookaround are not supported)");
   std::string many = "{\"gemm_rules\": [";
   for (size_t i = 0; i <= gemm::kMaxRules; ++i)
     many += (i ? "," : "") + std::string("{\"id\": \"r") + std::to_string(i) +
-            "\", \"kernel\": \"k\", \"m\": {\"const\": 1}, \"n\": {\"const\": 1}, \"k\": {\"const\": 1}}";
+            "\", \"kernel\": \"k\", \"m\": {\"const\": 1}, \"n\": {\"const\": 1}, \"k\": "
+            "{\"const\": 1}}";
   many += "]}";
   CHECK(error(many) == "r.json:1:16: more than 1000 rules");
   // Comments stay allowed, also where a value or a closing bracket follows.
   CHECK(gemm::parse_rules("/* a */ {\"gemm_rules\": [ // b\n {\"id\": \"x\", \"kernel\": \"k\", "
-                          "\"m\": {\"const\": 1}, \"n\": {\"const\": 1}, \"k\": /* ] */ {\"const\": 2}} /* } */ ]} // end",
+                          "\"m\": {\"const\": 1}, \"n\": {\"const\": 1}, \"k\": /* ] */ "
+                          "{\"const\": 2}} /* } */ ]} // end",
                           "r.json")
             .at(0)
             .k.value == 2);

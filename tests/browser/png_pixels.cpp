@@ -10,13 +10,15 @@ namespace browser_test {
 size_t Image::count(uint32_t hex) const {
   const uint8_t r = hex >> 16, g = (hex >> 8) & 0xFF, b = hex & 0xFF;
   size_t n = 0;
-  for (size_t i = 0; i + 2 < rgb.size(); i += 3) n += rgb[i] == r && rgb[i + 1] == g && rgb[i + 2] == b;
+  for (size_t i = 0; i + 2 < rgb.size(); i += 3)
+    n += rgb[i] == r && rgb[i + 1] == g && rgb[i + 2] == b;
   return n;
 }
 
 size_t Image::colours() const {
   std::unordered_set<uint32_t> seen;
-  for (size_t i = 0; i + 2 < rgb.size(); i += 3) seen.insert(uint32_t{rgb[i]} << 16 | uint32_t{rgb[i + 1]} << 8 | rgb[i + 2]);
+  for (size_t i = 0; i + 2 < rgb.size(); i += 3)
+    seen.insert(uint32_t{rgb[i]} << 16 | uint32_t{rgb[i + 1]} << 8 | rgb[i + 2]);
   return seen.size();
 }
 

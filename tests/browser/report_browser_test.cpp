@@ -42,17 +42,21 @@ const fs::path& work() {
   return w;
 }
 
-ChildResult run(const std::vector<std::string>& argv) { return run_child(argv, {}, work().string(), (work() / "scratch").string()); }
+ChildResult run(const std::vector<std::string>& argv) {
+  return run_child(argv, {}, work().string(), (work() / "scratch").string());
+}
 
 // chromium headless with everything that could reach the network or a profile switched off;
 // `what` is --dump-dom or --screenshot=FILE.
 ChildResult chromium(const std::string& what, const fs::path& page) {
-  const fs::path profile = work() / ("profile-" + std::to_string(::getpid()) + "-" + page.stem().string());
+  const fs::path profile =
+      work() / ("profile-" + std::to_string(::getpid()) + "-" + page.stem().string());
   fs::create_directories(profile);
-  return run({g_chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-              "--disable-background-networking", "--disable-component-update", "--disable-sync",
-              "--enable-logging=stderr", "--v=0", "--user-data-dir=" + profile.string(), "--window-size=1280,2000",
-              "--hide-scrollbars", what, "file://" + fs::absolute(page).string()});
+  return run({g_chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+              "--no-first-run", "--disable-background-networking", "--disable-component-update",
+              "--disable-sync", "--enable-logging=stderr", "--v=0",
+              "--user-data-dir=" + profile.string(), "--window-size=1280,2000", "--hide-scrollbars",
+              what, "file://" + fs::absolute(page).string()});
 }
 
 std::string attribute(const std::string& dom, const std::string& name) {
@@ -86,7 +90,8 @@ const Recorded& recorded() {
     Recorded out;
     out.trace = work() / "trace.json";
     out.html = work() / "report.html";
-    std::vector<std::string> argv = {CLPROF_BIN, "record", "-o", out.trace.string(), "--", CLPROF_EXAMPLE};
+    std::vector<std::string> argv = {CLPROF_BIN,         "record", "-o",
+                                     out.trace.string(), "--",     CLPROF_EXAMPLE};
     const std::string args = CLPROF_EXAMPLE_ARGS;  // space-separated
     for (size_t a = 0, b; a < args.size(); a = b + 1) {
       b = args.find(' ', a);
@@ -101,7 +106,8 @@ const Recorded& recorded() {
                                                (work() / "scratch").string());
     INFO(rec.err);
     REQUIRE(rec.status == 0);
-    const auto rep = run({CLPROF_BIN, "report", out.trace.string(), "-o", out.html.string(), "--peak", "200"});
+    const auto rep =
+        run({CLPROF_BIN, "report", out.trace.string(), "-o", out.html.string(), "--peak", "200"});
     INFO(rep.err);
     REQUIRE(rep.status == 0);
     out.kernels_csv = run({CLPROF_BIN, "kernels", "--format", "csv", out.trace.string()}).out;
@@ -136,7 +142,7 @@ TEST_CASE("the report of a PoCL run renders in chromium: charts and tables in th
   CHECK(occurrences(d, "<table class=\"sortable\"") >= 3);
   CHECK(occurrences(d, "<script") == 1);
   if (std::string(CLPROF_EXAMPLE).find("clblast_network") != std::string::npos) {
-    CHECK(occurrences(d, "class=\"seg\"") >= 8);   // 8 layers stacked per iteration
+    CHECK(occurrences(d, "class=\"seg\"") >= 8);    // 8 layers stacked per iteration
     CHECK(occurrences(d, "class=\"point\"") >= 1);  // GEMM shapes
     CHECK(occurrences(d, "class=\"peak\"") == 1);
   }
@@ -196,7 +202,8 @@ TEST_CASE("a kernel named <script> stays text in the browser") {
   // basic.json with its vadd kernel renamed to markup.
   std::string trace = slurp(std::string(CLPROF_TEST_DATA) + "/basic.json");
   REQUIRE(!trace.empty());
-  const std::string hostile = "<script>document.title='pwned'</script><img src=x onerror=\\\"document.title='img'\\\">";
+  const std::string hostile =
+      "<script>document.title='pwned'</script><img src=x onerror=\\\"document.title='img'\\\">";
   for (size_t p = 0; (p = trace.find("\"vadd\"", p)) != std::string::npos; p += hostile.size() + 2)
     trace.replace(p, 6, "\"" + hostile + "\"");
   const fs::path path = work() / "hostile.json", html = work() / "hostile.html";
@@ -208,14 +215,15 @@ TEST_CASE("a kernel named <script> stays text in the browser") {
   REQUIRE(dom.status == 0);
   CHECK(occurrences(dom.out, "<script") == 1);
   CHECK(dom.out.find("<img") == std::string::npos);
-  CHECK(dom.out.find("pwned") != std::string::npos);  // as text
+  CHECK(dom.out.find("pwned") != std::string::npos);                 // as text
   CHECK(dom.out.find("<title>clprof report") != std::string::npos);  // the title is ours
   CHECK(dom.out.find("&lt;script&gt;document.title='pwned'&lt;/script&gt;") != std::string::npos);
 }
 
 TEST_CASE("the screenshot shows the charts, not a blank page") {
   const Recorded& r = recorded();
-  const fs::path shot = work() / "report.png", blank_html = work() / "blank.html", blank = work() / "blank.png";
+  const fs::path shot = work() / "report.png", blank_html = work() / "blank.html",
+                 blank = work() / "blank.png";
   auto s = chromium("--screenshot=" + shot.string(), r.html);
   INFO(s.err);
   REQUIRE(s.status == 0);
@@ -234,10 +242,11 @@ TEST_CASE("the screenshot shows the charts, not a blank page") {
   CHECK(img.colours() > 50);
   const size_t pixels = size_t{img.width} * img.height;
   CHECK(img.count(0x1F2D3D) > pixels / 100);  // header band
-  CHECK(img.count(0x4477AA) > 2000);           // kernel bars (and card borders)
+  CHECK(img.count(0x4477AA) > 2000);          // kernel bars (and card borders)
   const size_t white = img.count(0xFFFFFF) + img.count(0xF5F6F8);
   CHECK(white < pixels * 95 / 100);
-  MESSAGE("screenshot: " << img.colours() << " colours, " << img.count(0x4477AA) << " bar-blue pixels of " << pixels);
+  MESSAGE("screenshot: " << img.colours() << " colours, " << img.count(0x4477AA)
+                         << " bar-blue pixels of " << pixels);
 }
 
 int main(int argc, char** argv) {
@@ -248,7 +257,8 @@ int main(int argc, char** argv) {
       break;
     }
   if (g_chromium.empty()) {
-    std::cout << "SKIPPED: chromium is not installed (apt-get install chromium, as scripts/install-deps.sh does; "
+    std::cout << "SKIPPED: chromium is not installed (apt-get install chromium, as "
+                 "scripts/install-deps.sh does; "
                  "or set CLPROF_CHROMIUM to a Chromium binary)\n";
     return 77;
   }

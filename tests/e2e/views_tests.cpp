@@ -21,7 +21,8 @@ using namespace clprof::e2e;
 namespace {
 
 // Runs `clprof ARGS` in `dir`; REQUIREs exit status 0.
-RunResult clprof_ok(const std::vector<std::string>& args, const fs::path& dir, const std::string& tag) {
+RunResult clprof_ok(const std::vector<std::string>& args, const fs::path& dir,
+                    const std::string& tag) {
   std::vector<std::string> argv{paths().clprof_cli.string()};
   argv.insert(argv.end(), args.begin(), args.end());
   RunResult r = run_program(argv, {}, dir, tag, 120);
@@ -73,7 +74,8 @@ std::vector<Wait> queue_waits(const Trace& t) {
     const Json& h = member(*x, "host_ns");
     out.push_back({get_uint(*x, "queue_id"), h[0].GetInt64(), h[1].GetInt64()});
   }
-  std::sort(out.begin(), out.end(), [](const Wait& a, const Wait& b) { return a.begin_ns < b.begin_ns; });
+  std::sort(out.begin(), out.end(),
+            [](const Wait& a, const Wait& b) { return a.begin_ns < b.begin_ns; });
   return out;
 }
 
@@ -83,7 +85,8 @@ std::vector<Wait> queue_waits(const Trace& t) {
 size_t check_aligned_within_host_calls(const Trace& t, const fs::path& trace, const fs::path& dir) {
   const auto syncs = last_syncs(t);
   const auto waits = queue_waits(t);
-  const RunResult out = clprof_ok({"launches", "--format", "json", trace.string()}, dir, "launches_json");
+  const RunResult out =
+      clprof_ok({"launches", "--format", "json", trace.string()}, dir, "launches_json");
   const rapidjson::Document rows = parse_json(out.out);
   REQUIRE(rows.IsArray());
   REQUIRE(rows.Size() == t.launches().size());
@@ -132,7 +135,8 @@ TEST_CASE("aligned_times") {
   }
   {
     const fs::path trace = dir / "multi_thread.json";
-    run_with_and_without_shim({(paths().bin_dir / "multi_thread").string(), "3", "4"}, dir, trace, 60);
+    run_with_and_without_shim({(paths().bin_dir / "multi_thread").string(), "3", "4"}, dir, trace,
+                              60);
     const Trace t(trace);
     check_trace_invariants(t);
     // Each thread's launches are covered by its clFinish on the queue it used.
@@ -146,7 +150,8 @@ TEST_CASE("aligned_times") {
 TEST_CASE("timeline_pocl") {
   const fs::path dir = fresh_work_dir("timeline_pocl");
   const fs::path trace = dir / "multi_thread.json";
-  run_with_and_without_shim({(paths().bin_dir / "multi_thread").string(), "3", "4"}, dir, trace, 60);
+  run_with_and_without_shim({(paths().bin_dir / "multi_thread").string(), "3", "4"}, dir, trace,
+                            60);
   const Trace t(trace);
   const uint64_t pid = get_uint(t.header(), "pid");
   const auto transfers = t.records("transfer");
@@ -168,7 +173,8 @@ TEST_CASE("timeline_pocl") {
       CHECK(f.host_commands.count(key) == 1);
       CHECK(f.device_commands.count(key) == 1);
     }
-    for (const Json* x : transfers) CHECK(f.device_commands.count({static_cast<uint32_t>(pid), get_uint(*x, "seq")}) == 1);
+    for (const Json* x : transfers)
+      CHECK(f.device_commands.count({static_cast<uint32_t>(pid), get_uint(*x, "seq")}) == 1);
     CHECK(f.flows == t.launches().size() + transfers.size());
     CHECK(f.by_cat.at("kernel") == t.launches().size());
   }
@@ -202,7 +208,8 @@ TEST_CASE("export_pocl") {
     INFO("kernel " << name);
     CHECK(scalar("SELECT COUNT(*) FROM launches WHERE kernel = '" + name + "'") ==
           row["count"].GetInt64() + row["untimed"].GetInt64());
-    CHECK(scalar("SELECT SUM(duration_ns) FROM launches WHERE kernel = '" + name + "'") == row["total_ns"].GetInt64());
+    CHECK(scalar("SELECT SUM(duration_ns) FROM launches WHERE kernel = '" + name + "'") ==
+          row["total_ns"].GetInt64());
   }
   CHECK(scalar("SELECT COUNT(*) FROM launches") == static_cast<int64_t>(t.launches().size()));
   CHECK(scalar("SELECT COUNT(*) FROM launches WHERE host_start_ns IS NULL") == 0);
@@ -226,14 +233,16 @@ TEST_CASE("aligned_times_fake") {
                          {"LD_PRELOAD", shim_preload()},
                          {"CLPROF_OUTPUT", trace.string()}};
     // The fake runs no kernel code, so vector_add's own result check fails: only the trace matters.
-    run_program({(paths().bin_dir / "vector_add").string()}, env, dir, std::string("fake_") + host_timer, 60);
+    run_program({(paths().bin_dir / "vector_add").string()}, env, dir,
+                std::string("fake_") + host_timer, 60);
     const Trace t(trace);
     const auto syncs = last_syncs(t);
     REQUIRE(syncs.size() == 1);
     CHECK(syncs.begin()->second.method ==
           (std::string(host_timer) == "1" ? "clGetDeviceAndHostTimer" : "enqueue_bracket"));
     const int64_t offset = syncs.begin()->second.offset_ns;
-    const RunResult out = clprof_ok({"launches", "--format", "json", trace.string()}, dir, "launches_fake");
+    const RunResult out =
+        clprof_ok({"launches", "--format", "json", trace.string()}, dir, "launches_fake");
     const rapidjson::Document rows = parse_json(out.out);
     REQUIRE(rows.Size() == 7);
     for (const Json& r : rows.GetArray()) {
@@ -242,7 +251,8 @@ TEST_CASE("aligned_times_fake") {
       const int64_t start = r["start_ns"].GetInt64();
       CHECK(start % 1000 == 100);
       CHECK(r["host_start_ns"].GetInt64() == start + offset);
-      CHECK(r["host_end_ns"].GetInt64() - r["host_start_ns"].GetInt64() == r["end_ns"].GetInt64() - start);
+      CHECK(r["host_end_ns"].GetInt64() - r["host_start_ns"].GetInt64() ==
+            r["end_ns"].GetInt64() - start);
     }
   }
 }
@@ -254,8 +264,8 @@ TEST_CASE("aligned_times_fake") {
 TEST_CASE("timeline_clblast") {
   const fs::path dir = fresh_work_dir("timeline_clblast");
   const fs::path trace = dir / "clblast_network.json";
-  clprof_ok({"record", "-o", trace.string(), "--", (paths().bin_dir / "clblast_network").string(), "--iterations",
-             "1"},
+  clprof_ok({"record", "-o", trace.string(), "--", (paths().bin_dir / "clblast_network").string(),
+             "--iterations", "1"},
             dir, "record");
   const Trace t(trace);
   std::map<uint64_t, const Launch*> gemm_by_seq;
@@ -289,7 +299,8 @@ TEST_CASE("timeline_clblast") {
     const int64_t batch = a.HasMember("batch") ? a["batch"].GetInt64() : 1;
     const double flops = 2.0 * a["m"].GetInt64() * a["n"].GetInt64() * a["k"].GetInt64() * batch;
     REQUIRE(a.HasMember("gflops"));
-    CHECK(a["gflops"].GetDouble() == doctest::Approx(flops / a["duration_ns"].GetInt64()).epsilon(1e-9));
+    CHECK(a["gflops"].GetDouble() ==
+          doctest::Approx(flops / a["duration_ns"].GetInt64()).epsilon(1e-9));
     // The duration shown is the device's end - start.
     REQUIRE(l.device_ns.has_value());
     CHECK(a["duration_ns"].GetInt64() == (*l.device_ns)[3] - (*l.device_ns)[2]);

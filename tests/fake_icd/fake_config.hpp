@@ -52,10 +52,10 @@ struct Config {
   int exec_error_code = 0;        // negative
   bool host_timer = true;         // clGetDeviceAndHostTimer supported
   std::string build_fail_token = "-DFAKE_CL_BUILD_FAIL";
-  std::string report_path;             // FAKE_CL_REPORT: counts written at library unload
-  std::uint64_t query_delay_ns = 0;    // FAKE_CL_QUERY_DELAY_US: each profiling query spins
+  std::string report_path;              // FAKE_CL_REPORT: counts written at library unload
+  std::uint64_t query_delay_ns = 0;     // FAKE_CL_QUERY_DELAY_US: each profiling query spins
   std::uint64_t refcount_delay_ns = 0;  // FAKE_CL_REFCOUNT_DELAY_US: spin after reading a count
-  std::vector<Injection*> injections;  // never freed: call sites keep pointers for good
+  std::vector<Injection*> injections;   // never freed: call sites keep pointers for good
 };
 
 // The process-wide configuration, parsed from the environment on first use.

@@ -41,18 +41,18 @@ cl_context CL_API_CALL CreateContext(const cl_context_properties* props, cl_uint
   return make_context(props, errcode_ret);
 }
 
-cl_context CL_API_CALL CreateContextFromType(const cl_context_properties* props,
-                                             cl_device_type type,
-                                             void(CL_CALLBACK*)(const char*, const void*, size_t,
-                                                                void*),
-                                             void*, cl_int* errcode_ret) {
+cl_context CL_API_CALL CreateContextFromType(
+    const cl_context_properties* props, cl_device_type type,
+    void(CL_CALLBACK*)(const char*, const void*, size_t, void*), void*, cl_int* errcode_ret) {
   FAKE_INJECT_OBJ("clCreateContextFromType", errcode_ret);
   if (cl_int rc = check_context_properties(props)) return fail<_cl_context>(errcode_ret, rc);
   if (!device_type_matches(type)) return fail<_cl_context>(errcode_ret, CL_DEVICE_NOT_FOUND);
   return make_context(props, errcode_ret);
 }
 
-cl_int CL_API_CALL RetainContext(cl_context c) { return retain(c, CL_INVALID_CONTEXT); }
+cl_int CL_API_CALL RetainContext(cl_context c) {
+  return retain(c, CL_INVALID_CONTEXT);
+}
 
 cl_int CL_API_CALL ReleaseContext(cl_context c) {
   FAKE_INJECT("clReleaseContext");
@@ -65,11 +65,16 @@ cl_int CL_API_CALL GetContextInfo(cl_context c, cl_context_info param, size_t si
   if (!c) return CL_INVALID_CONTEXT;
   const InfoReply r(size, out, size_ret);
   switch (param) {
-    case CL_CONTEXT_REFERENCE_COUNT: return r.value<cl_uint>(c->refs.api());
-    case CL_CONTEXT_NUM_DEVICES: return r.value<cl_uint>(1);
-    case CL_CONTEXT_DEVICES: return r.value<cl_device_id>(&g_device);
-    case CL_CONTEXT_PROPERTIES: return r.vector(c->properties);
-    default: return CL_INVALID_VALUE;
+    case CL_CONTEXT_REFERENCE_COUNT:
+      return r.value<cl_uint>(c->refs.api());
+    case CL_CONTEXT_NUM_DEVICES:
+      return r.value<cl_uint>(1);
+    case CL_CONTEXT_DEVICES:
+      return r.value<cl_device_id>(&g_device);
+    case CL_CONTEXT_PROPERTIES:
+      return r.vector(c->properties);
+    default:
+      return CL_INVALID_VALUE;
   }
 }
 
@@ -137,19 +142,26 @@ cl_int CL_API_CALL ReleaseCommandQueue(cl_command_queue q) {
   return CL_SUCCESS;
 }
 
-cl_int CL_API_CALL GetCommandQueueInfo(cl_command_queue q, cl_command_queue_info param,
-                                       size_t size, void* out, size_t* size_ret) {
+cl_int CL_API_CALL GetCommandQueueInfo(cl_command_queue q, cl_command_queue_info param, size_t size,
+                                       void* out, size_t* size_ret) {
   FAKE_INJECT("clGetCommandQueueInfo");
   if (!q) return CL_INVALID_COMMAND_QUEUE;
   const InfoReply r(size, out, size_ret);
   switch (param) {
-    case CL_QUEUE_CONTEXT: return r.value(q->context);
-    case CL_QUEUE_DEVICE: return r.value(q->device);
-    case CL_QUEUE_REFERENCE_COUNT: return r.value<cl_uint>(q->refs.api());
-    case CL_QUEUE_PROPERTIES: return r.value(q->properties);
-    case CL_QUEUE_PROPERTIES_ARRAY: return r.vector(q->properties_array);
-    case CL_QUEUE_DEVICE_DEFAULT: return r.value<cl_command_queue>(nullptr);
-    default: return CL_INVALID_VALUE;
+    case CL_QUEUE_CONTEXT:
+      return r.value(q->context);
+    case CL_QUEUE_DEVICE:
+      return r.value(q->device);
+    case CL_QUEUE_REFERENCE_COUNT:
+      return r.value<cl_uint>(q->refs.api());
+    case CL_QUEUE_PROPERTIES:
+      return r.value(q->properties);
+    case CL_QUEUE_PROPERTIES_ARRAY:
+      return r.vector(q->properties_array);
+    case CL_QUEUE_DEVICE_DEFAULT:
+      return r.value<cl_command_queue>(nullptr);
+    default:
+      return CL_INVALID_VALUE;
   }
 }
 

@@ -16,8 +16,7 @@ void* extension_address(const char* name) {
   if (!name) return nullptr;
   if (std::strcmp(name, "clIcdGetPlatformIDsKHR") == 0)
     return reinterpret_cast<void*>(&GetPlatformIDs);
-  if (std::strcmp(name, "clGetPlatformInfo") == 0)
-    return reinterpret_cast<void*>(&GetPlatformInfo);
+  if (std::strcmp(name, "clGetPlatformInfo") == 0) return reinterpret_cast<void*>(&GetPlatformInfo);
   if (std::strcmp(name, "clImportMemoryARM") == 0) return reinterpret_cast<void*>(&ImportMemoryARM);
   // cl_intel_unified_shared_memory's argument setter (a USM pointer, like an SVM one).
   if (std::strcmp(name, "clSetKernelArgMemPointerINTEL") == 0)
@@ -107,7 +106,9 @@ void* CL_API_CALL GetExtensionFunctionAddressForPlatform(cl_platform_id, const c
   return extension_address(name);
 }
 
-void* CL_API_CALL GetExtensionFunctionAddress(const char* name) { return extension_address(name); }
+void* CL_API_CALL GetExtensionFunctionAddress(const char* name) {
+  return extension_address(name);
+}
 
 }  // namespace clprof::fake
 
@@ -122,8 +123,8 @@ FAKE_EXPORT unsigned long long clprof_fake_referenced_events(void) {
 }
 
 FAKE_EXPORT CL_API_ENTRY cl_int CL_API_CALL clIcdGetPlatformIDsKHR(cl_uint num_entries,
-                                                                    cl_platform_id* platforms,
-                                                                    cl_uint* num_platforms) {
+                                                                   cl_platform_id* platforms,
+                                                                   cl_uint* num_platforms) {
   clprof::fake::ensure_dispatch();
   return clprof::fake::GetPlatformIDs(num_entries, platforms, num_platforms);
 }
@@ -141,4 +142,3 @@ FAKE_EXPORT CL_API_ENTRY cl_mem CL_API_CALL clImportMemoryARM(cl_context c, cl_m
                                                               cl_int* errcode_ret) {
   return clprof::fake::ImportMemoryARM(c, flags, properties, memory, bytes, errcode_ret);
 }
-

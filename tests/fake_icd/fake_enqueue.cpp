@@ -46,8 +46,7 @@ cl_int finish_command(cl_command_queue q, cl_command_type type, std::uint64_t du
   } else {
     e->status.store(CL_SUBMITTED, std::memory_order_relaxed);
     e->never = mode == EventMode::kNever;
-    e->polls_left.store(mode == EventMode::kPolls ? cfg.event_polls : 0,
-                        std::memory_order_relaxed);
+    e->polls_left.store(mode == EventMode::kPolls ? cfg.event_polls : 0, std::memory_order_relaxed);
     e->refs.retain_internal();  // the queue's pending list
     std::lock_guard<std::mutex> lock(q->mutex);
     q->pending.push_back(e);
@@ -116,9 +115,9 @@ cl_int check_range(cl_mem m, std::size_t offset, std::size_t bytes) {
 }
 
 // clEnqueueReadBuffer (`to_host`) and clEnqueueWriteBuffer.
-cl_int buffer_transfer(cl_command_queue q, cl_mem m, bool to_host, cl_bool blocking,
-                       size_t offset, size_t bytes, void* ptr, cl_uint num_wait,
-                       const cl_event* wait, cl_event* event) {
+cl_int buffer_transfer(cl_command_queue q, cl_mem m, bool to_host, cl_bool blocking, size_t offset,
+                       size_t bytes, void* ptr, cl_uint num_wait, const cl_event* wait,
+                       cl_event* event) {
   if (!q) return CL_INVALID_COMMAND_QUEUE;
   if (cl_int rc = check_range(m, offset, bytes)) return rc;
   if (!ptr || bytes == 0) return CL_INVALID_VALUE;
@@ -134,24 +133,24 @@ cl_int buffer_transfer(cl_command_queue q, cl_mem m, bool to_host, cl_bool block
 
 }  // namespace
 
-cl_int CL_API_CALL EnqueueReadBuffer(cl_command_queue q, cl_mem m, cl_bool blocking,
-                                     size_t offset, size_t bytes, void* ptr, cl_uint num_wait,
+cl_int CL_API_CALL EnqueueReadBuffer(cl_command_queue q, cl_mem m, cl_bool blocking, size_t offset,
+                                     size_t bytes, void* ptr, cl_uint num_wait,
                                      const cl_event* wait, cl_event* event) {
   FAKE_INJECT("clEnqueueReadBuffer");
   return buffer_transfer(q, m, true, blocking, offset, bytes, ptr, num_wait, wait, event);
 }
 
-cl_int CL_API_CALL EnqueueWriteBuffer(cl_command_queue q, cl_mem m, cl_bool blocking,
-                                      size_t offset, size_t bytes, const void* ptr,
-                                      cl_uint num_wait, const cl_event* wait, cl_event* event) {
+cl_int CL_API_CALL EnqueueWriteBuffer(cl_command_queue q, cl_mem m, cl_bool blocking, size_t offset,
+                                      size_t bytes, const void* ptr, cl_uint num_wait,
+                                      const cl_event* wait, cl_event* event) {
   FAKE_INJECT("clEnqueueWriteBuffer");
   return buffer_transfer(q, m, false, blocking, offset, bytes, const_cast<void*>(ptr), num_wait,
                          wait, event);
 }
 
-cl_int CL_API_CALL EnqueueCopyBuffer(cl_command_queue q, cl_mem src, cl_mem dst,
-                                     size_t src_offset, size_t dst_offset, size_t bytes,
-                                     cl_uint num_wait, const cl_event* wait, cl_event* event) {
+cl_int CL_API_CALL EnqueueCopyBuffer(cl_command_queue q, cl_mem src, cl_mem dst, size_t src_offset,
+                                     size_t dst_offset, size_t bytes, cl_uint num_wait,
+                                     const cl_event* wait, cl_event* event) {
   FAKE_INJECT("clEnqueueCopyBuffer");
   if (!q) return CL_INVALID_COMMAND_QUEUE;
   if (cl_int rc = check_range(src, src_offset, bytes)) return rc;
@@ -179,7 +178,9 @@ cl_int CL_API_CALL EnqueueFillBuffer(cl_command_queue q, cl_mem m, const void* p
 // ---- rect and image transfers: 3-D regions in pitched byte layouts ----------------------------
 namespace {
 
-std::size_t region_bytes(const std::size_t region[3]) { return region[0] * region[1] * region[2]; }
+std::size_t region_bytes(const std::size_t region[3]) {
+  return region[0] * region[1] * region[2];
+}
 
 // A pitch of 0 means "tightly packed".
 void default_pitches(const std::size_t region[3], std::size_t& row, std::size_t& slice) {
@@ -198,8 +199,8 @@ void copy_rect(unsigned char* dst, const std::size_t dst_origin[3], std::size_t 
           region[0]);
 }
 
-bool rect_fits(cl_mem m, const std::size_t origin[3], const std::size_t region[3],
-               std::size_t row, std::size_t slice) {
+bool rect_fits(cl_mem m, const std::size_t origin[3], const std::size_t region[3], std::size_t row,
+               std::size_t slice) {
   if (region[0] == 0 || region[1] == 0 || region[2] == 0) return false;
   const std::size_t last = origin[0] + region[0] - 1 + (origin[1] + region[1] - 1) * row +
                            (origin[2] + region[2] - 1) * slice;
@@ -209,9 +210,9 @@ bool rect_fits(cl_mem m, const std::size_t origin[3], const std::size_t region[3
 // clEnqueueReadBufferRect (`to_host`) and clEnqueueWriteBufferRect.
 cl_int buffer_rect_transfer(cl_command_queue q, cl_mem m, bool to_host, cl_bool blocking,
                             const size_t* buf_origin, const size_t* host_origin,
-                            const size_t* region, size_t buf_row, size_t buf_slice,
-                            size_t host_row, size_t host_slice, void* ptr, cl_uint num_wait,
-                            const cl_event* wait, cl_event* event) {
+                            const size_t* region, size_t buf_row, size_t buf_slice, size_t host_row,
+                            size_t host_slice, void* ptr, cl_uint num_wait, const cl_event* wait,
+                            cl_event* event) {
   if (!q) return CL_INVALID_COMMAND_QUEUE;
   if (!m) return CL_INVALID_MEM_OBJECT;
   if (!ptr || !buf_origin || !host_origin || !region) return CL_INVALID_VALUE;
@@ -271,8 +272,8 @@ cl_int CL_API_CALL EnqueueCopyBufferRect(cl_command_queue q, cl_mem src, cl_mem 
   if (cl_int rc = check_wait_list(num_wait, wait)) return rc;
   copy_rect(dst->data, dst_origin, dst_row, dst_slice, src->data, src_origin, src_row, src_slice,
             region);
-  return finish_command(q, CL_COMMAND_COPY_BUFFER_RECT, kTransferBase + region_bytes(region),
-                        false, nullptr, event);
+  return finish_command(q, CL_COMMAND_COPY_BUFFER_RECT, kTransferBase + region_bytes(region), false,
+                        nullptr, event);
 }
 
 namespace {
@@ -307,8 +308,8 @@ cl_int image_transfer(cl_command_queue q, cl_mem m, bool to_host, cl_bool blocki
 
 cl_int CL_API_CALL EnqueueReadImage(cl_command_queue q, cl_mem m, cl_bool blocking,
                                     const size_t* origin, const size_t* region, size_t row,
-                                    size_t slice, void* ptr, cl_uint num_wait,
-                                    const cl_event* wait, cl_event* event) {
+                                    size_t slice, void* ptr, cl_uint num_wait, const cl_event* wait,
+                                    cl_event* event) {
   FAKE_INJECT("clEnqueueReadImage");
   return image_transfer(q, m, true, blocking, origin, region, row, slice, ptr, num_wait, wait,
                         event);
@@ -332,14 +333,14 @@ void* CL_API_CALL EnqueueMapBuffer(cl_command_queue q, cl_mem m, cl_bool blockin
   if (cl_int rc = check_range(m, offset, bytes)) return fail<void>(errcode_ret, rc);
   if (cl_int rc = check_wait_list(num_wait, wait)) return fail<void>(errcode_ret, rc);
   m->map_count.fetch_add(1);
-  const cl_int rc = finish_command(q, CL_COMMAND_MAP_BUFFER, kTransferBase + bytes, blocking,
-                                   nullptr, event);
+  const cl_int rc =
+      finish_command(q, CL_COMMAND_MAP_BUFFER, kTransferBase + bytes, blocking, nullptr, event);
   if (errcode_ret) *errcode_ret = rc;
   return m->data + offset;
 }
 
-cl_int CL_API_CALL EnqueueUnmapMemObject(cl_command_queue q, cl_mem m, void* ptr,
-                                         cl_uint num_wait, const cl_event* wait, cl_event* event) {
+cl_int CL_API_CALL EnqueueUnmapMemObject(cl_command_queue q, cl_mem m, void* ptr, cl_uint num_wait,
+                                         const cl_event* wait, cl_event* event) {
   FAKE_INJECT("clEnqueueUnmapMemObject");
   if (!q) return CL_INVALID_COMMAND_QUEUE;
   if (!m) return CL_INVALID_MEM_OBJECT;

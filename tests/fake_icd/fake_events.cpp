@@ -23,9 +23,12 @@ cl_int CL_API_CALL GetEventInfo(cl_event e, cl_event_info param, size_t size, vo
   if (!e) return CL_INVALID_EVENT;
   const InfoReply r(size, out, size_ret);
   switch (param) {
-    case CL_EVENT_COMMAND_QUEUE: return r.value(e->queue);
-    case CL_EVENT_CONTEXT: return r.value(e->context);
-    case CL_EVENT_COMMAND_TYPE: return r.value(e->command_type);
+    case CL_EVENT_COMMAND_QUEUE:
+      return r.value(e->queue);
+    case CL_EVENT_CONTEXT:
+      return r.value(e->context);
+    case CL_EVENT_COMMAND_TYPE:
+      return r.value(e->command_type);
     case CL_EVENT_REFERENCE_COUNT: {
       const cl_uint count = e->refs.api();
       // A slow answer: the count may be stale by the time the caller gets it.
@@ -43,11 +46,14 @@ cl_int CL_API_CALL GetEventInfo(cl_event e, cl_event_info param, size_t size, vo
       }
       return r.value(st);
     }
-    default: return CL_INVALID_VALUE;
+    default:
+      return CL_INVALID_VALUE;
   }
 }
 
-cl_int CL_API_CALL RetainEvent(cl_event e) { return retain(e, CL_INVALID_EVENT); }
+cl_int CL_API_CALL RetainEvent(cl_event e) {
+  return retain(e, CL_INVALID_EVENT);
+}
 
 cl_int CL_API_CALL ReleaseEvent(cl_event e) {
   FAKE_INJECT("clReleaseEvent");
@@ -69,12 +75,17 @@ cl_int CL_API_CALL GetEventProfilingInfo(cl_event e, cl_profiling_info param, si
     return CL_PROFILING_INFO_NOT_AVAILABLE;
   const InfoReply r(size, out, size_ret);
   switch (param) {
-    case CL_PROFILING_COMMAND_QUEUED: return r.value(e->times_ns[0]);
-    case CL_PROFILING_COMMAND_SUBMIT: return r.value(e->times_ns[1]);
-    case CL_PROFILING_COMMAND_START: return r.value(e->times_ns[2]);
+    case CL_PROFILING_COMMAND_QUEUED:
+      return r.value(e->times_ns[0]);
+    case CL_PROFILING_COMMAND_SUBMIT:
+      return r.value(e->times_ns[1]);
+    case CL_PROFILING_COMMAND_START:
+      return r.value(e->times_ns[2]);
     case CL_PROFILING_COMMAND_END:
-    case CL_PROFILING_COMMAND_COMPLETE: return r.value(e->times_ns[3]);
-    default: return CL_INVALID_VALUE;
+    case CL_PROFILING_COMMAND_COMPLETE:
+      return r.value(e->times_ns[3]);
+    default:
+      return CL_INVALID_VALUE;
   }
 }
 

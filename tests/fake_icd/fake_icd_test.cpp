@@ -489,8 +489,8 @@ TEST_CASE("on_wait: events complete at clFinish, callbacks fire then") {
   REQUIRE(clEnqueueMarkerWithWaitList(env.queue, 0, nullptr, &e) == CL_SUCCESS);
   int fired = 0;
   REQUIRE(clSetEventCallback(
-              e, CL_COMPLETE, [](cl_event, cl_int, void* p) { ++*static_cast<int*>(p); },
-              &fired) == CL_SUCCESS);
+              e, CL_COMPLETE, [](cl_event, cl_int, void* p) { ++*static_cast<int*>(p); }, &fired) ==
+          CL_SUCCESS);
   for (int i = 0; i < 10; ++i) CHECK(status_of(e) == CL_SUBMITTED);
   CHECK(fired == 0);
   CHECK(refcount_of(e) == 1);  // the driver's own hold is not visible

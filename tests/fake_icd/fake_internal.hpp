@@ -50,26 +50,26 @@
 // ---- failure injection (FAKE_CL_FAIL) ---------------------------------------------------
 // The first statement of an entry point. One lookup per call site (a function-local
 // static), so an entry point without an injection costs a predictable branch.
-#define FAKE_INJECT(api)                                                              \
-  do {                                                                                \
+#define FAKE_INJECT(api)                                                                \
+  do {                                                                                  \
     static ::clprof::fake::Injection* const inj_ = ::clprof::fake::find_injection(api); \
-    if (inj_) {                                                                       \
-      const cl_int rc_ = inj_->hit();                                                 \
-      if (rc_ != CL_SUCCESS) return rc_;                                              \
-    }                                                                                 \
+    if (inj_) {                                                                         \
+      const cl_int rc_ = inj_->hit();                                                   \
+      if (rc_ != CL_SUCCESS) return rc_;                                                \
+    }                                                                                   \
   } while (0)
 
 // The same for an object-creating entry point: returns NULL and sets *errcode_ret.
-#define FAKE_INJECT_OBJ(api, errcode_ret)                                             \
-  do {                                                                                \
+#define FAKE_INJECT_OBJ(api, errcode_ret)                                               \
+  do {                                                                                  \
     static ::clprof::fake::Injection* const inj_ = ::clprof::fake::find_injection(api); \
-    if (inj_) {                                                                       \
-      const cl_int rc_ = inj_->hit();                                                 \
-      if (rc_ != CL_SUCCESS) {                                                        \
-        if (errcode_ret) *(errcode_ret) = rc_;                                        \
-        return nullptr;                                                               \
-      }                                                                               \
-    }                                                                                 \
+    if (inj_) {                                                                         \
+      const cl_int rc_ = inj_->hit();                                                   \
+      if (rc_ != CL_SUCCESS) {                                                          \
+        if (errcode_ret) *(errcode_ret) = rc_;                                          \
+        return nullptr;                                                                 \
+      }                                                                                 \
+    }                                                                                   \
   } while (0)
 
 namespace clprof::fake {
@@ -224,9 +224,10 @@ bool device_type_matches(cl_device_type t);
 // Every `__kernel void NAME(params)` / `kernel void NAME(params)` in OpenCL C `source`.
 std::vector<KernelInfo> scan_kernels(const std::string& source);
 
-// ---- the entry points ----------------------------------------------------------------------------
-// Every implemented entry point, declared with its dispatch slot's own type from the one
-// list (fake_entry_points.inc, by room); fake_dispatch.cpp fills the slots from it.
+// ---- the entry points
+// ---------------------------------------------------------------------------- Every implemented
+// entry point, declared with its dispatch slot's own type from the one list (fake_entry_points.inc,
+// by room); fake_dispatch.cpp fills the slots from it.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"  // slots of deprecated entry points
 #define X(name) std::remove_pointer_t<decltype(cl_icd_dispatch::cl##name)> name;

@@ -54,9 +54,8 @@ cl_mem CL_API_CALL CreateBufferWithProperties(cl_context c, const cl_mem_propert
   return CreateBuffer(c, flags, bytes, host_ptr, errcode_ret);
 }
 
-cl_mem CL_API_CALL CreateSubBuffer(cl_mem parent, cl_mem_flags flags,
-                                   cl_buffer_create_type type, const void* info,
-                                   cl_int* errcode_ret) {
+cl_mem CL_API_CALL CreateSubBuffer(cl_mem parent, cl_mem_flags flags, cl_buffer_create_type type,
+                                   const void* info, cl_int* errcode_ret) {
   FAKE_INJECT_OBJ("clCreateSubBuffer", errcode_ret);
   if (!parent || parent->type != CL_MEM_OBJECT_BUFFER || parent->parent)
     return fail<_cl_mem>(errcode_ret, CL_INVALID_MEM_OBJECT);
@@ -83,20 +82,46 @@ namespace {
 std::size_t image_element_size(const cl_image_format& f) {
   std::size_t channels = 0;
   switch (f.image_channel_order) {
-    case CL_R: case CL_A: case CL_INTENSITY: case CL_LUMINANCE: case CL_DEPTH: channels = 1; break;
-    case CL_RG: case CL_RA: channels = 2; break;
-    case CL_RGB: channels = 3; break;
-    case CL_RGBA: case CL_BGRA: case CL_ARGB: channels = 4; break;
-    default: return 0;
+    case CL_R:
+    case CL_A:
+    case CL_INTENSITY:
+    case CL_LUMINANCE:
+    case CL_DEPTH:
+      channels = 1;
+      break;
+    case CL_RG:
+    case CL_RA:
+      channels = 2;
+      break;
+    case CL_RGB:
+      channels = 3;
+      break;
+    case CL_RGBA:
+    case CL_BGRA:
+    case CL_ARGB:
+      channels = 4;
+      break;
+    default:
+      return 0;
   }
   switch (f.image_channel_data_type) {
-    case CL_SNORM_INT8: case CL_UNORM_INT8: case CL_SIGNED_INT8: case CL_UNSIGNED_INT8:
+    case CL_SNORM_INT8:
+    case CL_UNORM_INT8:
+    case CL_SIGNED_INT8:
+    case CL_UNSIGNED_INT8:
       return channels;
-    case CL_SNORM_INT16: case CL_UNORM_INT16: case CL_SIGNED_INT16: case CL_UNSIGNED_INT16:
+    case CL_SNORM_INT16:
+    case CL_UNORM_INT16:
+    case CL_SIGNED_INT16:
+    case CL_UNSIGNED_INT16:
     case CL_HALF_FLOAT:
       return 2 * channels;
-    case CL_SIGNED_INT32: case CL_UNSIGNED_INT32: case CL_FLOAT: return 4 * channels;
-    default: return 0;
+    case CL_SIGNED_INT32:
+    case CL_UNSIGNED_INT32:
+    case CL_FLOAT:
+      return 4 * channels;
+    default:
+      return 0;
   }
 }
 
@@ -123,8 +148,8 @@ cl_mem CL_API_CALL CreateImage(cl_context c, cl_mem_flags flags, const cl_image_
   d.image_array_size = std::max<std::size_t>(d.image_array_size, 1);
   if (d.image_row_pitch == 0) d.image_row_pitch = d.image_width * elem;
   if (d.image_slice_pitch == 0) d.image_slice_pitch = d.image_row_pitch * d.image_height;
-  const std::size_t layers = desc->image_type == CL_MEM_OBJECT_IMAGE3D ? d.image_depth
-                                                                       : d.image_array_size;
+  const std::size_t layers =
+      desc->image_type == CL_MEM_OBJECT_IMAGE3D ? d.image_depth : d.image_array_size;
   cl_mem m = make_mem(c, flags, d.image_slice_pitch * layers, host_ptr, errcode_ret);
   if (!m) return m;
   m->type = desc->image_type;
@@ -170,7 +195,9 @@ cl_int CL_API_CALL GetSupportedImageFormats(cl_context c, cl_mem_flags, cl_mem_o
   return CL_SUCCESS;
 }
 
-cl_int CL_API_CALL RetainMemObject(cl_mem m) { return retain(m, CL_INVALID_MEM_OBJECT); }
+cl_int CL_API_CALL RetainMemObject(cl_mem m) {
+  return retain(m, CL_INVALID_MEM_OBJECT);
+}
 
 cl_int CL_API_CALL ReleaseMemObject(cl_mem m) {
   FAKE_INJECT("clReleaseMemObject");
@@ -183,18 +210,30 @@ cl_int CL_API_CALL GetMemObjectInfo(cl_mem m, cl_mem_info param, size_t size, vo
   if (!m) return CL_INVALID_MEM_OBJECT;
   const InfoReply r(size, out, size_ret);
   switch (param) {
-    case CL_MEM_TYPE: return r.value(m->type);
-    case CL_MEM_FLAGS: return r.value(m->flags);
-    case CL_MEM_SIZE: return r.value<size_t>(m->size);
-    case CL_MEM_HOST_PTR: return r.value(m->host_ptr);
-    case CL_MEM_MAP_COUNT: return r.value<cl_uint>(m->map_count.load());
-    case CL_MEM_REFERENCE_COUNT: return r.value<cl_uint>(m->refs.api());
-    case CL_MEM_CONTEXT: return r.value(m->context);
-    case CL_MEM_ASSOCIATED_MEMOBJECT: return r.value(m->parent);
-    case CL_MEM_OFFSET: return r.value<size_t>(m->offset);
-    case CL_MEM_USES_SVM_POINTER: return r.value<cl_bool>(CL_FALSE);
-    case CL_MEM_PROPERTIES: return r.none();
-    default: return CL_INVALID_VALUE;
+    case CL_MEM_TYPE:
+      return r.value(m->type);
+    case CL_MEM_FLAGS:
+      return r.value(m->flags);
+    case CL_MEM_SIZE:
+      return r.value<size_t>(m->size);
+    case CL_MEM_HOST_PTR:
+      return r.value(m->host_ptr);
+    case CL_MEM_MAP_COUNT:
+      return r.value<cl_uint>(m->map_count.load());
+    case CL_MEM_REFERENCE_COUNT:
+      return r.value<cl_uint>(m->refs.api());
+    case CL_MEM_CONTEXT:
+      return r.value(m->context);
+    case CL_MEM_ASSOCIATED_MEMOBJECT:
+      return r.value(m->parent);
+    case CL_MEM_OFFSET:
+      return r.value<size_t>(m->offset);
+    case CL_MEM_USES_SVM_POINTER:
+      return r.value<cl_bool>(CL_FALSE);
+    case CL_MEM_PROPERTIES:
+      return r.none();
+    default:
+      return CL_INVALID_VALUE;
   }
 }
 
@@ -203,12 +242,16 @@ cl_int CL_API_CALL GetImageInfo(cl_mem m, cl_image_info param, size_t size, void
   if (!m || m->type == CL_MEM_OBJECT_BUFFER) return CL_INVALID_MEM_OBJECT;
   const InfoReply r(size, out, size_ret);
   switch (param) {
-    case CL_IMAGE_FORMAT: return r.value(m->format);
-    case CL_IMAGE_ELEMENT_SIZE: return r.value<size_t>(m->element_size);
-    case CL_IMAGE_ROW_PITCH: return r.value<size_t>(m->desc.image_row_pitch);
+    case CL_IMAGE_FORMAT:
+      return r.value(m->format);
+    case CL_IMAGE_ELEMENT_SIZE:
+      return r.value<size_t>(m->element_size);
+    case CL_IMAGE_ROW_PITCH:
+      return r.value<size_t>(m->desc.image_row_pitch);
     case CL_IMAGE_SLICE_PITCH:
       return r.value<size_t>(m->desc.image_slice_pitch);
-    case CL_IMAGE_WIDTH: return r.value<size_t>(m->desc.image_width);
+    case CL_IMAGE_WIDTH:
+      return r.value<size_t>(m->desc.image_width);
     case CL_IMAGE_HEIGHT:
       return r.value<size_t>(m->type == CL_MEM_OBJECT_IMAGE1D ? 0 : m->desc.image_height);
     case CL_IMAGE_DEPTH:
@@ -216,9 +259,12 @@ cl_int CL_API_CALL GetImageInfo(cl_mem m, cl_image_info param, size_t size, void
     case CL_IMAGE_ARRAY_SIZE:
       return r.value<size_t>(m->desc.image_array_size);
     case CL_IMAGE_NUM_MIP_LEVELS:
-    case CL_IMAGE_NUM_SAMPLES: return r.value<cl_uint>(0);
-    case CL_IMAGE_BUFFER: return r.value<cl_mem>(nullptr);
-    default: return CL_INVALID_VALUE;
+    case CL_IMAGE_NUM_SAMPLES:
+      return r.value<cl_uint>(0);
+    case CL_IMAGE_BUFFER:
+      return r.value<cl_mem>(nullptr);
+    default:
+      return CL_INVALID_VALUE;
   }
 }
 
@@ -233,7 +279,9 @@ void* CL_API_CALL SVMAlloc(cl_context c, cl_svm_mem_flags, size_t bytes, cl_uint
   return std::aligned_alloc(align, (bytes + align - 1) / align * align);
 }
 
-void CL_API_CALL SVMFree(cl_context, void* p) { std::free(p); }
+void CL_API_CALL SVMFree(cl_context, void* p) {
+  std::free(p);
+}
 
 // ---- samplers ---------------------------------------------------------------------------------
 cl_sampler CL_API_CALL CreateSampler(cl_context c, cl_bool normalized, cl_addressing_mode am,
@@ -260,21 +308,31 @@ cl_sampler CL_API_CALL CreateSamplerWithProperties(cl_context c, const cl_sample
   return CreateSampler(c, normalized, am, fm, errcode_ret);
 }
 
-cl_int CL_API_CALL RetainSampler(cl_sampler s) { return retain(s, CL_INVALID_SAMPLER); }
+cl_int CL_API_CALL RetainSampler(cl_sampler s) {
+  return retain(s, CL_INVALID_SAMPLER);
+}
 
-cl_int CL_API_CALL ReleaseSampler(cl_sampler s) { return release(s, CL_INVALID_SAMPLER); }
+cl_int CL_API_CALL ReleaseSampler(cl_sampler s) {
+  return release(s, CL_INVALID_SAMPLER);
+}
 
 cl_int CL_API_CALL GetSamplerInfo(cl_sampler s, cl_sampler_info param, size_t size, void* out,
                                   size_t* size_ret) {
   if (!s) return CL_INVALID_SAMPLER;
   const InfoReply r(size, out, size_ret);
   switch (param) {
-    case CL_SAMPLER_REFERENCE_COUNT: return r.value<cl_uint>(s->refs.api());
-    case CL_SAMPLER_CONTEXT: return r.value(s->context);
-    case CL_SAMPLER_NORMALIZED_COORDS: return r.value(s->normalized);
-    case CL_SAMPLER_ADDRESSING_MODE: return r.value(s->addressing);
-    case CL_SAMPLER_FILTER_MODE: return r.value(s->filter);
-    default: return CL_INVALID_VALUE;
+    case CL_SAMPLER_REFERENCE_COUNT:
+      return r.value<cl_uint>(s->refs.api());
+    case CL_SAMPLER_CONTEXT:
+      return r.value(s->context);
+    case CL_SAMPLER_NORMALIZED_COORDS:
+      return r.value(s->normalized);
+    case CL_SAMPLER_ADDRESSING_MODE:
+      return r.value(s->addressing);
+    case CL_SAMPLER_FILTER_MODE:
+      return r.value(s->filter);
+    default:
+      return CL_INVALID_VALUE;
   }
 }
 

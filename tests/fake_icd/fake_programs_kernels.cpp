@@ -50,7 +50,9 @@ cl_program CL_API_CALL CreateProgramWithBinary(cl_context c, cl_uint num_devices
   return p;
 }
 
-cl_int CL_API_CALL RetainProgram(cl_program p) { return retain(p, CL_INVALID_PROGRAM); }
+cl_int CL_API_CALL RetainProgram(cl_program p) {
+  return retain(p, CL_INVALID_PROGRAM);
+}
 
 cl_int CL_API_CALL ReleaseProgram(cl_program p) {
   FAKE_INJECT("clReleaseProgram");
@@ -85,7 +87,7 @@ cl_int build_like(cl_program p, cl_uint num_devices, const cl_device_id* devices
   if (notify) notify(p, user_data);
   if (!fails) return CL_SUCCESS;
   return success_type == CL_PROGRAM_BINARY_TYPE_EXECUTABLE ? CL_BUILD_PROGRAM_FAILURE
-                                                          : CL_COMPILE_PROGRAM_FAILURE;
+                                                           : CL_COMPILE_PROGRAM_FAILURE;
 }
 
 }  // namespace
@@ -133,9 +135,13 @@ cl_program CL_API_CALL LinkProgram(cl_context c, cl_uint num_devices, const cl_d
   return p;
 }
 
-cl_int CL_API_CALL UnloadCompiler() { return CL_SUCCESS; }
+cl_int CL_API_CALL UnloadCompiler() {
+  return CL_SUCCESS;
+}
 
-cl_int CL_API_CALL UnloadPlatformCompiler(cl_platform_id) { return CL_SUCCESS; }
+cl_int CL_API_CALL UnloadPlatformCompiler(cl_platform_id) {
+  return CL_SUCCESS;
+}
 
 namespace {
 
@@ -150,8 +156,7 @@ std::string kernel_names(cl_program p) {
 
 bool is_built(cl_program p) {
   std::lock_guard<std::mutex> lock(p->mutex);
-  return p->build_status == CL_BUILD_SUCCESS &&
-         p->binary_type == CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
+  return p->build_status == CL_BUILD_SUCCESS && p->binary_type == CL_PROGRAM_BINARY_TYPE_EXECUTABLE;
 }
 
 }  // namespace
@@ -162,13 +167,20 @@ cl_int CL_API_CALL GetProgramInfo(cl_program p, cl_program_info param, size_t si
   if (!p) return CL_INVALID_PROGRAM;
   const InfoReply r(size, out, size_ret);
   switch (param) {
-    case CL_PROGRAM_REFERENCE_COUNT: return r.value<cl_uint>(p->refs.api());
-    case CL_PROGRAM_CONTEXT: return r.value(p->context);
-    case CL_PROGRAM_NUM_DEVICES: return r.value<cl_uint>(1);
-    case CL_PROGRAM_DEVICES: return r.value<cl_device_id>(&g_device);
-    case CL_PROGRAM_SOURCE: return r.string(p->source);
-    case CL_PROGRAM_IL: return r.none();
-    case CL_PROGRAM_BINARY_SIZES: return r.value<size_t>(p->source.size());
+    case CL_PROGRAM_REFERENCE_COUNT:
+      return r.value<cl_uint>(p->refs.api());
+    case CL_PROGRAM_CONTEXT:
+      return r.value(p->context);
+    case CL_PROGRAM_NUM_DEVICES:
+      return r.value<cl_uint>(1);
+    case CL_PROGRAM_DEVICES:
+      return r.value<cl_device_id>(&g_device);
+    case CL_PROGRAM_SOURCE:
+      return r.string(p->source);
+    case CL_PROGRAM_IL:
+      return r.none();
+    case CL_PROGRAM_BINARY_SIZES:
+      return r.value<size_t>(p->source.size());
     case CL_PROGRAM_BINARIES: {
       // `out` is the caller's array of one buffer pointer: the binary goes where it points.
       if (out && size < sizeof(unsigned char*)) return CL_INVALID_VALUE;
@@ -186,7 +198,8 @@ cl_int CL_API_CALL GetProgramInfo(cl_program p, cl_program_info param, size_t si
     case CL_PROGRAM_SCOPE_GLOBAL_CTORS_PRESENT:
     case CL_PROGRAM_SCOPE_GLOBAL_DTORS_PRESENT:
       return r.value<cl_bool>(CL_FALSE);
-    default: return CL_INVALID_VALUE;
+    default:
+      return CL_INVALID_VALUE;
   }
 }
 
@@ -198,12 +211,18 @@ cl_int CL_API_CALL GetProgramBuildInfo(cl_program p, cl_device_id d, cl_program_
   std::lock_guard<std::mutex> lock(p->mutex);
   const InfoReply r(size, out, size_ret);
   switch (param) {
-    case CL_PROGRAM_BUILD_STATUS: return r.value(p->build_status);
-    case CL_PROGRAM_BUILD_OPTIONS: return r.string(p->options);
-    case CL_PROGRAM_BUILD_LOG: return r.string(p->log);
-    case CL_PROGRAM_BINARY_TYPE: return r.value(p->binary_type);
-    case CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE: return r.value<size_t>(0);
-    default: return CL_INVALID_VALUE;
+    case CL_PROGRAM_BUILD_STATUS:
+      return r.value(p->build_status);
+    case CL_PROGRAM_BUILD_OPTIONS:
+      return r.string(p->options);
+    case CL_PROGRAM_BUILD_LOG:
+      return r.string(p->log);
+    case CL_PROGRAM_BINARY_TYPE:
+      return r.value(p->binary_type);
+    case CL_PROGRAM_BUILD_GLOBAL_VARIABLE_TOTAL_SIZE:
+      return r.value<size_t>(0);
+    default:
+      return CL_INVALID_VALUE;
   }
 }
 
@@ -252,7 +271,9 @@ cl_kernel CL_API_CALL CloneKernel(cl_kernel k, cl_int* errcode_ret) {
   return succeed(errcode_ret, c);
 }
 
-cl_int CL_API_CALL RetainKernel(cl_kernel k) { return retain(k, CL_INVALID_KERNEL); }
+cl_int CL_API_CALL RetainKernel(cl_kernel k) {
+  return retain(k, CL_INVALID_KERNEL);
+}
 
 cl_int CL_API_CALL ReleaseKernel(cl_kernel k) {
   FAKE_INJECT("clReleaseKernel");
@@ -308,14 +329,20 @@ cl_int CL_API_CALL GetKernelInfo(cl_kernel k, cl_kernel_info param, size_t size,
   if (!k) return CL_INVALID_KERNEL;
   const InfoReply r(size, out, size_ret);
   switch (param) {
-    case CL_KERNEL_FUNCTION_NAME: return r.string(k->info->name);
+    case CL_KERNEL_FUNCTION_NAME:
+      return r.string(k->info->name);
     case CL_KERNEL_NUM_ARGS:
       return r.value<cl_uint>(static_cast<cl_uint>(k->info->args.size()));
-    case CL_KERNEL_REFERENCE_COUNT: return r.value<cl_uint>(k->refs.api());
-    case CL_KERNEL_CONTEXT: return r.value(k->program->context);
-    case CL_KERNEL_PROGRAM: return r.value(k->program);
-    case CL_KERNEL_ATTRIBUTES: return r.string("");
-    default: return CL_INVALID_VALUE;
+    case CL_KERNEL_REFERENCE_COUNT:
+      return r.value<cl_uint>(k->refs.api());
+    case CL_KERNEL_CONTEXT:
+      return r.value(k->program->context);
+    case CL_KERNEL_PROGRAM:
+      return r.value(k->program);
+    case CL_KERNEL_ATTRIBUTES:
+      return r.string("");
+    default:
+      return CL_INVALID_VALUE;
   }
 }
 
@@ -326,14 +353,18 @@ cl_int CL_API_CALL GetKernelArgInfo(cl_kernel k, cl_uint index, cl_kernel_arg_in
   const ArgInfo& a = k->info->args[index];
   const InfoReply r(size, out, size_ret);
   switch (param) {
-    case CL_KERNEL_ARG_ADDRESS_QUALIFIER: return r.value(a.address);
+    case CL_KERNEL_ARG_ADDRESS_QUALIFIER:
+      return r.value(a.address);
     case CL_KERNEL_ARG_ACCESS_QUALIFIER:
       return r.value<cl_kernel_arg_access_qualifier>(CL_KERNEL_ARG_ACCESS_NONE);
-    case CL_KERNEL_ARG_TYPE_NAME: return r.string(a.type_name);
+    case CL_KERNEL_ARG_TYPE_NAME:
+      return r.string(a.type_name);
     case CL_KERNEL_ARG_TYPE_QUALIFIER:
       return r.value<cl_kernel_arg_type_qualifier>(CL_KERNEL_ARG_TYPE_NONE);
-    case CL_KERNEL_ARG_NAME: return r.string(a.name);
-    default: return CL_INVALID_VALUE;
+    case CL_KERNEL_ARG_NAME:
+      return r.string(a.name);
+    default:
+      return CL_INVALID_VALUE;
   }
 }
 
@@ -345,16 +376,19 @@ cl_int CL_API_CALL GetKernelWorkGroupInfo(cl_kernel k, cl_device_id d,
   if (d && d != &g_device) return CL_INVALID_DEVICE;
   const InfoReply r(size, out, size_ret);
   switch (param) {
-    case CL_KERNEL_WORK_GROUP_SIZE: return r.value<size_t>(1024);
+    case CL_KERNEL_WORK_GROUP_SIZE:
+      return r.value<size_t>(1024);
     case CL_KERNEL_COMPILE_WORK_GROUP_SIZE: {
       const size_t v[3] = {0, 0, 0};
       return r.bytes(v, sizeof v);
     }
     case CL_KERNEL_LOCAL_MEM_SIZE:
-    case CL_KERNEL_PRIVATE_MEM_SIZE: return r.value<cl_ulong>(0);
+    case CL_KERNEL_PRIVATE_MEM_SIZE:
+      return r.value<cl_ulong>(0);
     case CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE:
       return r.value<size_t>(32);
-    default: return CL_INVALID_VALUE;
+    default:
+      return CL_INVALID_VALUE;
   }
 }
 

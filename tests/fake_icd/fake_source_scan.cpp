@@ -8,8 +8,12 @@
 namespace clprof::fake {
 namespace {
 
-bool is_ident(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-bool is_space(char c) { return std::isspace(static_cast<unsigned char>(c)); }
+bool is_ident(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+bool is_space(char c) {
+  return std::isspace(static_cast<unsigned char>(c));
+}
 
 std::string strip_comments(const std::string& src) {
   std::string out;
@@ -86,9 +90,8 @@ ArgInfo parse_param(const std::string& text) {
     } else if (w == "__constant" || w == "constant") {
       arg.address = CL_KERNEL_ARG_ADDRESS_CONSTANT;
     } else if (w == "__private" || w == "private" || w == "const" || w == "restrict" ||
-               w == "volatile" || w == "__read_only" || w == "read_only" ||
-               w == "__write_only" || w == "write_only" || w == "__read_write" ||
-               w == "read_write") {
+               w == "volatile" || w == "__read_only" || w == "read_only" || w == "__write_only" ||
+               w == "write_only" || w == "__read_write" || w == "read_write") {
       // qualifiers: not part of the type name
     } else if (w == "*") {
       arg.type_name += '*';

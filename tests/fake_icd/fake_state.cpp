@@ -62,9 +62,15 @@ void drop(cl_context c, std::uint64_t remaining) {
   delete c;
 }
 
-void drop(cl_command_queue q, std::uint64_t remaining) { drop_in_context(q, remaining); }
-void drop(cl_program p, std::uint64_t remaining) { drop_in_context(p, remaining); }
-void drop(cl_sampler s, std::uint64_t remaining) { drop_in_context(s, remaining); }
+void drop(cl_command_queue q, std::uint64_t remaining) {
+  drop_in_context(q, remaining);
+}
+void drop(cl_program p, std::uint64_t remaining) {
+  drop_in_context(p, remaining);
+}
+void drop(cl_sampler s, std::uint64_t remaining) {
+  drop_in_context(s, remaining);
+}
 
 void drop(cl_event e, std::uint64_t remaining) {
   if (remaining != 0) return;

@@ -28,7 +28,8 @@ void analyse_run(const model::Run& run) {
   analyses::KernelsAnalysis kernels;
   analyses::LayersAnalysis layers;
   analyses::GemmAnalysis per_launch(rules, {}, false), grouped(rules, {}, true);
-  for (Analysis* a : std::initializer_list<Analysis*>{&summary, &kernels, &layers, &per_launch, &grouped})
+  for (Analysis* a :
+       std::initializer_list<Analysis*>{&summary, &kernels, &layers, &per_launch, &grouped})
     feed(run, *a);
   const analyses::GemmResult gemm = analyses::finish_gemm(std::move(per_launch), run, 100.0);
   for (size_t i = 0; i < gemm.row_count(); ++i) gemm.row(i);

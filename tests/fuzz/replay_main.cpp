@@ -76,7 +76,8 @@ int main(int argc, char** argv) {
     try {
       target->run(reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size());
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "FAIL %s: %s: exception escaped: %s\n", target->name, f.c_str(), e.what());
+      std::fprintf(stderr, "FAIL %s: %s: exception escaped: %s\n", target->name, f.c_str(),
+                   e.what());
       ++failed;
     } catch (...) {
       std::fprintf(stderr, "FAIL %s: %s: a non-std exception escaped\n", target->name, f.c_str());

@@ -9,7 +9,8 @@
 //   expected_stderr  stderr and "[exit N]" when clprof writes to stderr or exits non-zero
 //                    (absent otherwise)
 //   input files      any files of the case itself (most cases name the shared fixtures of
-//                    tests/analyzer/data and tests/analyzer/readers/<format>/data by a relative path)
+//                    tests/analyzer/data and tests/analyzer/readers/<format>/data by a relative
+//                    path)
 // clprof runs in the case directory. JSON output (--format json, and `timeline`; exit 0) is
 // also validated against docs/schema/<command>.schema.json.
 //
@@ -122,7 +123,8 @@ std::string validate(const std::string& json, const std::string& schema_path) {
 }
 
 // Prints where `expected` and `actual` first differ, with a little context.
-void show_difference(const std::string& what, const std::string& expected, const std::string& actual) {
+void show_difference(const std::string& what, const std::string& expected,
+                     const std::string& actual) {
   std::istringstream e(expected), a(actual);
   std::string le, la;
   std::vector<std::string> before;
@@ -202,7 +204,8 @@ bool run_case(const Options& o, const std::string& dir) {
   if (r.status != 0) err_expected_now += "[exit " + std::to_string(r.status) + "]\n";
 
   bool json = false;
-  for (size_t i = 0; i + 1 < args.size(); ++i) json |= args[i] == "--format" && args[i + 1] == "json";
+  for (size_t i = 0; i + 1 < args.size(); ++i)
+    json |= args[i] == "--format" && args[i + 1] == "json";
   for (const auto& a : args) json |= a == "--format=json";
   // `timeline` always writes JSON (docs/schema/timeline.schema.json), except its --help.
   const bool help = std::find(args.begin(), args.end(), "--help") != args.end();
@@ -216,9 +219,12 @@ bool run_case(const Options& o, const std::string& dir) {
 
   if (o.update) {
     write_file(dir + "/expected", r.out);
-    if (err_expected_now.empty()) unlink((dir + "/expected_stderr").c_str());
-    else write_file(dir + "/expected_stderr", err_expected_now);
-    std::cout << (schema_problem.empty() ? "updated " : "updated (SCHEMA MISMATCH) ") << dir << "\n";
+    if (err_expected_now.empty())
+      unlink((dir + "/expected_stderr").c_str());
+    else
+      write_file(dir + "/expected_stderr", err_expected_now);
+    std::cout << (schema_problem.empty() ? "updated " : "updated (SCHEMA MISMATCH) ") << dir
+              << "\n";
     if (!schema_problem.empty()) std::cout << "  " << schema_problem << "\n";
     return schema_problem.empty();
   }
@@ -253,10 +259,14 @@ int main(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--update") o.update = true;
-    else if (a == "--clprof" && i + 1 < argc) o.clprof = argv[++i];
-    else if (a == "--schemas" && i + 1 < argc) o.schemas = argv[++i];
-    else o.cases.push_back(a);
+    if (a == "--update")
+      o.update = true;
+    else if (a == "--clprof" && i + 1 < argc)
+      o.clprof = argv[++i];
+    else if (a == "--schemas" && i + 1 < argc)
+      o.schemas = argv[++i];
+    else
+      o.cases.push_back(a);
   }
   if (!o.clprof.empty()) {
     // clprof runs in each case's directory: a relative path must not depend on that.
@@ -270,6 +280,7 @@ int main(int argc, char** argv) {
   }
   int failed = 0;
   for (const auto& c : o.cases) failed += !run_case(o, c);
-  if (o.cases.size() > 1) std::cout << o.cases.size() - failed << "/" << o.cases.size() << " cases passed\n";
+  if (o.cases.size() > 1)
+    std::cout << o.cases.size() - failed << "/" << o.cases.size() << " cases passed\n";
   return failed ? 1 : 0;
 }

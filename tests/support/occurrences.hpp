@@ -8,7 +8,8 @@ namespace clprof::test {
 
 inline size_t occurrences(const std::string& text, const std::string& what) {
   size_t n = 0;
-  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + what.size())) ++n;
+  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + what.size()))
+    ++n;
   return n;
 }
 

@@ -18,8 +18,8 @@ std::string slurp(const std::string& path) {
 }
 
 ChildResult run_child(const std::vector<std::string>& argv_s,
-                      const std::vector<std::pair<std::string, std::string>>& env, const std::string& cwd,
-                      const std::string& scratch) {
+                      const std::vector<std::pair<std::string, std::string>>& env,
+                      const std::string& cwd, const std::string& scratch) {
   const std::string out_path = scratch + "/.stdout", err_path = scratch + "/.stderr";
   std::vector<std::string> copy = argv_s;
   std::vector<char*> argv;
@@ -35,8 +35,10 @@ ChildResult run_child(const std::vector<std::string>& argv_s,
     dup2(o, 1);
     dup2(e, 2);
     for (const auto& [k, v] : env) {
-      if (v.empty()) unsetenv(k.c_str());
-      else setenv(k.c_str(), v.c_str(), 1);
+      if (v.empty())
+        unsetenv(k.c_str());
+      else
+        setenv(k.c_str(), v.c_str(), 1);
     }
     if (!cwd.empty() && chdir(cwd.c_str()) != 0) _exit(99);
     execv(argv[0], argv.data());

@@ -17,8 +17,8 @@ struct ChildResult {
 // Runs argv[0] (a path; no PATH search) with `argv`, `env` entries set (value "" unsets),
 // in `cwd` ("" = here); `scratch` is a directory for the two capture files.
 ChildResult run_child(const std::vector<std::string>& argv,
-                      const std::vector<std::pair<std::string, std::string>>& env, const std::string& cwd,
-                      const std::string& scratch);
+                      const std::vector<std::pair<std::string, std::string>>& env,
+                      const std::string& cwd, const std::string& scratch);
 
 // The content of a file ("" if it cannot be read).
 std::string slurp(const std::string& path);

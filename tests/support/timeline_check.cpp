@@ -29,7 +29,8 @@ std::optional<int64_t> micros_text_to_ns(const std::string& s) {
 std::optional<uint64_t> decimal_u32(const Value& v) {
   if (!v.IsString()) return std::nullopt;
   const std::string s = v.GetString();
-  if (s.empty() || s.size() > 10 || s.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  if (s.empty() || s.size() > 10 || s.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
   const uint64_t n = std::stoull(s);
   if (n > UINT32_MAX) return std::nullopt;
   return n;
@@ -75,14 +76,16 @@ TimelineFindings check_timeline(const std::string& text) {
     const Value& t = typed_events[static_cast<rapidjson::SizeType>(index)];
     const std::string at = "event " + std::to_string(index++);
     for (const char* k : {"ts", "dur", "pid", "tid", "bind_id"})
-      if (t.IsObject() && t.HasMember(k) && !t[k].IsNumber()) error(at + ": " + k + " is not a number");
+      if (t.IsObject() && t.HasMember(k) && !t[k].IsNumber())
+        error(at + ": " + k + " is not a number");
     ++f.events;
     if (!e.IsObject() || e.MemberCount() < 2) {
       error(at + ": not an object with ph and ts");
       continue;
     }
     auto first = e.MemberBegin();
-    if (std::string(first->name.GetString()) != "ph" || std::string((first + 1)->name.GetString()) != "ts") {
+    if (std::string(first->name.GetString()) != "ph" ||
+        std::string((first + 1)->name.GetString()) != "ts") {
       error(at + ": the first keys are not \"ph\", \"ts\"");
       continue;
     }
@@ -102,13 +105,17 @@ TimelineFindings check_timeline(const std::string& text) {
       if (!tid) error(at + ": tid is not a decimal integer below 2^32");
     }
     if (ph == "M") {
-      const std::string name = e.HasMember("name") && e["name"].IsString() ? e["name"].GetString() : "";
+      const std::string name =
+          e.HasMember("name") && e["name"].IsString() ? e["name"].GetString() : "";
       if (!e.HasMember("args") || !e["args"].IsObject()) error(at + ": metadata without args");
       if (name == "process_name") {
         f.process_names[static_cast<uint32_t>(*pid)] = e["args"]["name"].GetString();
       } else if (name == "thread_name") {
-        if (!tid) error(at + ": thread_name without tid");
-        else thread_names[{static_cast<uint32_t>(*pid), static_cast<uint32_t>(*tid)}] = e["args"]["name"].GetString();
+        if (!tid)
+          error(at + ": thread_name without tid");
+        else
+          thread_names[{static_cast<uint32_t>(*pid), static_cast<uint32_t>(*tid)}] =
+              e["args"]["name"].GetString();
       } else if (name != "process_sort_index" && name != "thread_sort_index") {
         error(at + ": unknown metadata event '" + name + "'");
       }
@@ -120,7 +127,8 @@ TimelineFindings check_timeline(const std::string& text) {
       continue;
     }
     if (!tid) continue;
-    const std::pair<uint32_t, uint32_t> track{static_cast<uint32_t>(*pid), static_cast<uint32_t>(*tid)};
+    const std::pair<uint32_t, uint32_t> track{static_cast<uint32_t>(*pid),
+                                              static_cast<uint32_t>(*tid)};
     used.insert(track);
     if (ph == "i") {
       ++f.instants;
@@ -130,7 +138,9 @@ TimelineFindings check_timeline(const std::string& text) {
       error(at + ": phase '" + ph + "' (the timeline writes X, i and M)");
       continue;
     }
-    const auto dur = e.HasMember("dur") && e["dur"].IsString() ? micros_text_to_ns(e["dur"].GetString()) : std::nullopt;
+    const auto dur = e.HasMember("dur") && e["dur"].IsString()
+                         ? micros_text_to_ns(e["dur"].GetString())
+                         : std::nullopt;
     if (!dur || *dur < 0) {
       error(at + ": dur is not a non-negative duration with three decimals");
       continue;
@@ -160,27 +170,31 @@ TimelineFindings check_timeline(const std::string& text) {
     for (const Slice& s : slices) {
       while (!stack.empty() && stack.back().end <= s.begin) stack.pop_back();
       if (!stack.empty() && s.end > stack.back().end)
-        error("pid " + std::to_string(track.first) + " tid " + std::to_string(track.second) + ": event " +
-              std::to_string(s.index) + " [" + std::to_string(s.begin) + ", " + std::to_string(s.end) +
-              "] partially overlaps event " + std::to_string(stack.back().index) + " [" +
-              std::to_string(stack.back().begin) + ", " + std::to_string(stack.back().end) + "]");
+        error("pid " + std::to_string(track.first) + " tid " + std::to_string(track.second) +
+              ": event " + std::to_string(s.index) + " [" + std::to_string(s.begin) + ", " +
+              std::to_string(s.end) + "] partially overlaps event " +
+              std::to_string(stack.back().index) + " [" + std::to_string(stack.back().begin) +
+              ", " + std::to_string(stack.back().end) + "]");
       stack.push_back(s);
     }
   }
   for (const auto& [id, n] : flows) {
     if (n.first != 1 || n.second != 1)
-      error("bind_id " + id + ": " + std::to_string(n.first) + " flow_out and " + std::to_string(n.second) +
-            " flow_in slices (one each expected)");
-    else ++f.flows;
+      error("bind_id " + id + ": " + std::to_string(n.first) + " flow_out and " +
+            std::to_string(n.second) + " flow_in slices (one each expected)");
+    else
+      ++f.flows;
   }
   for (const auto& t : used) {
     auto name = thread_names.find(t);
     if (name == thread_names.end()) {
-      error("pid " + std::to_string(t.first) + " tid " + std::to_string(t.second) + " has no thread_name");
+      error("pid " + std::to_string(t.first) + " tid " + std::to_string(t.second) +
+            " has no thread_name");
       continue;
     }
     f.track_names.insert(name->second);
-    if (!f.process_names.count(t.first)) error("pid " + std::to_string(t.first) + " has no process_name");
+    if (!f.process_names.count(t.first))
+      error("pid " + std::to_string(t.first) + " has no process_name");
   }
   for (auto& [track, slices] : tracks) {
     auto name = thread_names.find(track);

@@ -124,8 +124,8 @@ void GemmAnalysis::add_launch(const model::Launch& launch) {
     return;
   }
   if (kind >= 0) {
-    const bool main = gemm::group_kernels()[static_cast<size_t>(kind)].role ==
-                      gemm::GroupKernel::Role::Main;
+    const bool main =
+        gemm::group_kernels()[static_cast<size_t>(kind)].role == gemm::GroupKernel::Role::Main;
     Member m;
     m.group = gemm::group_launch(launch, kind);
     if (main) {

@@ -183,8 +183,8 @@ struct GemmResult {
   struct Shape {
     uint32_t process = 0;
     uint32_t device = 0;
-    uint32_t name_id = 0;            // the row's name, index in names
-    uint32_t kernel_id = kNoName;    // the main kernel's name
+    uint32_t name_id = 0;              // the row's name, index in names
+    uint32_t kernel_id = kNoName;      // the main kernel's name
     const gemm::Rule* rule = nullptr;  // the main kernel's rule
     GemmSource source = GemmSource::Kernel;
     bool padded = false;
@@ -215,19 +215,21 @@ struct GemmResult {
   std::shared_ptr<const std::vector<gemm::Rule>> rules;
   double peak_gflops = 0;
 
-  std::vector<GemmGroupRow> groups;          // grouped mode, by total time descending
-  std::map<std::string, uint64_t> problems;  // including unresolved build options
-  double gflop_total = 0;                    // sum of FLOPs / 1e9 over timed calls
+  std::vector<GemmGroupRow> groups;             // grouped mode, by total time descending
+  std::map<std::string, uint64_t> problems;     // including unresolved build options
+  double gflop_total = 0;                       // sum of FLOPs / 1e9 over timed calls
   std::map<uint32_t, double> gflop_per_device;  // the same per Device::id
-  uint64_t calls = 0;                        // GEMM calls found
-  uint64_t kernel_launches = 0;              // the launches they ran
-  uint64_t from_library = 0;                 // calls recorded from a library entry point
+  uint64_t calls = 0;                           // GEMM calls found
+  uint64_t kernel_launches = 0;                 // the launches they ran
+  uint64_t from_library = 0;                    // calls recorded from a library entry point
 
   size_t row_count() const { return records.size(); }
   const Shape& shape(const Record& r) const { return shapes[r.shape]; }
   std::optional<int64_t> time_ns(const Record& r) const;
   std::optional<double> gflops(const Record& r) const;
-  std::string layer(const Record& r) const { return ranges ? ranges->path(r.range) : std::string(kNoLayer); }
+  std::string layer(const Record& r) const {
+    return ranges ? ranges->path(r.range) : std::string(kNoLayer);
+  }
   GemmRow row(size_t i) const;
 };
 

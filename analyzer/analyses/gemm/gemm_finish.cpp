@@ -52,8 +52,8 @@ void resolve(int64_t (&dims)[4], const gemm::Rule& rule, const std::string& name
   // Launches already counted with a problem at add time are not counted twice.
   bool already = false;
   for (int d = 0; d < 4; ++d)
-    already |= dims[d] == GemmAnalysis::kUnknown &&
-               sources[d]->kind != gemm::DimSource::Kind::Option;
+    already |=
+        dims[d] == GemmAnalysis::kUnknown && sources[d]->kind != gemm::DimSource::Kind::Option;
   if (!problem.empty() && !already && weight > 0) problems[name + ": " + problem] += weight;
 }
 
@@ -70,7 +70,9 @@ std::optional<double> flops_of(const std::optional<int64_t>& m, const std::optio
 
 // "NT" from a call's transposes ("n", "t", "c").
 std::string trans_text(const model::BlasCall& c) {
-  auto up = [](const std::string& t) { return t.empty() ? std::string("?") : std::string(1, static_cast<char>(t[0] - 'a' + 'A')); };
+  auto up = [](const std::string& t) {
+    return t.empty() ? std::string("?") : std::string(1, static_cast<char>(t[0] - 'a' + 'A'));
+  };
   return up(c.trans_a) + up(c.trans_b);
 }
 
@@ -134,14 +136,19 @@ RShape kernel_shape(const GemmAnalysis& a, const Resolved& r, uint32_t shape) {
 
 const char* source_name(GemmSource s) {
   switch (s) {
-    case GemmSource::Call: return "call";
-    case GemmSource::Group: return "group";
-    case GemmSource::Kernel: return "kernel";
+    case GemmSource::Call:
+      return "call";
+    case GemmSource::Group:
+      return "group";
+    case GemmSource::Kernel:
+      return "kernel";
   }
   return "kernel";
 }
 
-std::optional<int64_t> GemmResult::time_ns(const Record& r) const { return known(r.time_ns); }
+std::optional<int64_t> GemmResult::time_ns(const Record& r) const {
+  return known(r.time_ns);
+}
 
 std::optional<double> GemmResult::gflops(const Record& r) const {
   const auto& s = shapes[r.shape];
@@ -196,7 +203,14 @@ class CallBuilder {
   CallBuilder(GemmAnalysis& a, std::unordered_map<uint64_t, GemmAnalysis::CallPart>& calls,
               std::deque<GemmAnalysis::Member>& members, const model::Run& run, GemmResult& out,
               const Resolved& r, const LaunchPredicate& keep)
-      : a_(a), calls_(calls), members_(members), run_(run), out_(out), r_(r), keep_(keep), shapes_(out) {}
+      : a_(a),
+        calls_(calls),
+        members_(members),
+        run_(run),
+        out_(out),
+        r_(r),
+        keep_(keep),
+        shapes_(out) {}
 
   uint32_t name_id(const std::string& name) {
     auto [it, fresh] = extra_names_.try_emplace(name, static_cast<uint32_t>(out_.names.size()));
@@ -401,7 +415,8 @@ GemmResult finish_gemm(GemmAnalysis&& a, const model::Run& run, double peak_gflo
 
   // Standalone launches of grouped mode: one record each for the groups below.
   for (size_t i = 0; i < a.durations_.size(); ++i)
-    for (int64_t d : a.durations_[i]) calls.standalone(GemmAnalysis::Record{0, 0, model::kNoTime, d, static_cast<uint32_t>(i)});
+    for (int64_t d : a.durations_[i])
+      calls.standalone(GemmAnalysis::Record{0, 0, model::kNoTime, d, static_cast<uint32_t>(i)});
   a.durations_.clear();
 
   std::sort(out.records.begin(), out.records.end(), [&out](const Record& x, const Record& y) {
@@ -428,8 +443,8 @@ GemmResult finish_gemm(GemmAnalysis&& a, const model::Run& run, double peak_gflo
     std::vector<int64_t> durations, mains;
     uint64_t count = 0;
   };
-  std::map<std::tuple<std::string, std::string, std::string, std::string, int64_t, int64_t,
-                      int64_t, int64_t>,
+  std::map<std::tuple<std::string, std::string, std::string, std::string, int64_t, int64_t, int64_t,
+                      int64_t>,
            Merged>
       merged;
   for (const auto& rec : out.records) {
@@ -465,7 +480,8 @@ GemmResult finish_gemm(GemmAnalysis&& a, const model::Run& run, double peak_gflo
     if (s.flops && st.count > 0) {
       if (st.median_ns > 0) g.gflops_median = *s.flops / static_cast<double>(st.median_ns);
       if (st.min_ns > 0) g.gflops_best = *s.flops / static_cast<double>(st.min_ns);
-      if (g.gflops_best && peak_gflops > 0) g.percent_of_peak = 100.0 * *g.gflops_best / peak_gflops;
+      if (g.gflops_best && peak_gflops > 0)
+        g.percent_of_peak = 100.0 * *g.gflops_best / peak_gflops;
     }
     out.groups.push_back(std::move(g));
   }

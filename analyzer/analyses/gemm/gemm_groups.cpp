@@ -29,9 +29,8 @@ GroupKernel main_kernel(const char* id, const char* regex, int a, int b, int c, 
   g.verified = src;
   return g;
 }
-GroupKernel helper(const char* id, const char* regex, bool transposes, bool pads, int src,
-                   int dest, int src_one, int src_two, int dest_one, int dest_two,
-                   const char* verified) {
+GroupKernel helper(const char* id, const char* regex, bool transposes, bool pads, int src, int dest,
+                   int src_one, int src_two, int dest_one, int dest_two, const char* verified) {
   GroupKernel g;
   g.id = id;
   g.kernel = regex;
@@ -74,14 +73,14 @@ std::vector<GroupKernel> make_table() {
              kPlain),
       helper("clblast-transpose", "TransposeMatrix(Batched)?", true, false, 4, 9, 0, 1, 5, 6,
              kPlain),
-      helper("clblast-copy-pad-strided", "CopyPadMatrixStridedBatched", false, true, 5, 11, 0, 1,
-             6, 7, kStrided),
+      helper("clblast-copy-pad-strided", "CopyPadMatrixStridedBatched", false, true, 5, 11, 0, 1, 6,
+             7, kStrided),
       helper("clblast-copy-strided", "CopyMatrixStridedBatched", false, false, 5, 11, 0, 1, 6, 7,
              kStrided),
-      helper("clblast-transpose-pad-strided", "TransposePadMatrixStridedBatched", true, true, 5,
-             11, 0, 1, 6, 7, kStrided),
-      helper("clblast-transpose-strided", "TransposeMatrixStridedBatched", true, false, 5, 11, 0,
-             1, 6, 7, kStrided),
+      helper("clblast-transpose-pad-strided", "TransposePadMatrixStridedBatched", true, true, 5, 11,
+             0, 1, 6, 7, kStrided),
+      helper("clblast-transpose-strided", "TransposeMatrixStridedBatched", true, false, 5, 11, 0, 1,
+             6, 7, kStrided),
       helper("clblast-copy-fast", "CopyMatrixFast", false, false, 1, 2, -1, -1, -1, -1, kFast),
       helper("clblast-transpose-fast", "TransposeMatrixFast", true, false, 1, 2, -1, -1, -1, -1,
              kFast),
@@ -291,7 +290,9 @@ class Grouper {
 
 }  // namespace
 
-const std::vector<GroupKernel>& group_kernels() { return compiled().table; }
+const std::vector<GroupKernel>& group_kernels() {
+  return compiled().table;
+}
 
 int match_group_kernel(const std::string& name) {
   const auto& c = compiled();

@@ -7,7 +7,8 @@ std::optional<double> LaunchDims::gflops(std::optional<int64_t> duration_ns) con
   return *flops / static_cast<double>(*duration_ns);
 }
 
-std::optional<LaunchDims> LaunchDecoder::decode(const model::Launch& launch, const std::string* program_options) {
+std::optional<LaunchDims> LaunchDecoder::decode(const model::Launch& launch,
+                                                const std::string* program_options) {
   auto it = match_.find(launch.name);
   if (it == match_.end()) {
     // One regex search per distinct kernel name, not per launch (first match wins).

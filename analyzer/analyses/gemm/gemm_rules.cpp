@@ -78,8 +78,10 @@ class RulesParser {
     if (!root.is_object()) fail(root.offset, "expected an object {\"gemm_rules\": [...]}");
     const ij::Value* list = nullptr;
     for (const auto& [key, value] : root.members) {
-      if (key == "gemm_rules") list = &value;
-      else if (key != "comment") fail(key_offset(value), "unknown key \"" + key + "\" (expected \"gemm_rules\")");
+      if (key == "gemm_rules")
+        list = &value;
+      else if (key != "comment")
+        fail(key_offset(value), "unknown key \"" + key + "\" (expected \"gemm_rules\")");
     }
     if (!list) fail(root.offset, "missing \"gemm_rules\"");
     if (!list->is_array()) fail(list->offset, "\"gemm_rules\" must be an array");
@@ -148,7 +150,8 @@ class RulesParser {
     const ij::Value* type = nullptr;
     for (const auto& [key, v] : n.members) {
       auto index = [&, &key = key, &v = v]() -> unsigned {
-        return static_cast<unsigned>(integer(v, 0, 1023, what + "." + key + " must be an integer in 0..1023"));
+        return static_cast<unsigned>(
+            integer(v, 0, 1023, what + "." + key + " must be an integer in 0..1023"));
       };
       if (key == "arg") {
         d.kind = DimSource::Kind::Arg;
@@ -173,18 +176,25 @@ class RulesParser {
         type = &v;
       } else {
         fail(key_offset(v), "unknown key \"" + key + "\" in " + what +
-                               " (expected arg+type, option, gws or const)");
+                                " (expected arg+type, option, gws or const)");
       }
     }
-    if (kinds != 1) fail(n.offset, what + " needs exactly one of \"arg\", \"option\", \"gws\", \"const\"");
+    if (kinds != 1)
+      fail(n.offset, what + " needs exactly one of \"arg\", \"option\", \"gws\", \"const\"");
     if (d.kind == DimSource::Kind::Arg) {
       if (!type) fail(n.offset, what + ": \"arg\" needs a \"type\" (int32, uint32, int64, uint64)");
       const std::string& t = string_of(*type, what + ".type");
-      if (t == "int32") d.type = DimSource::ArgType::Int32;
-      else if (t == "uint32") d.type = DimSource::ArgType::Uint32;
-      else if (t == "int64") d.type = DimSource::ArgType::Int64;
-      else if (t == "uint64") d.type = DimSource::ArgType::Uint64;
-      else fail(type->offset, what + ".type must be int32, uint32, int64 or uint64, not \"" + t + "\"");
+      if (t == "int32")
+        d.type = DimSource::ArgType::Int32;
+      else if (t == "uint32")
+        d.type = DimSource::ArgType::Uint32;
+      else if (t == "int64")
+        d.type = DimSource::ArgType::Int64;
+      else if (t == "uint64")
+        d.type = DimSource::ArgType::Uint64;
+      else
+        fail(type->offset,
+             what + ".type must be int32, uint32, int64 or uint64, not \"" + t + "\"");
     } else if (type) {
       fail(type->offset, what + ": \"type\" only goes with \"arg\"");
     }
@@ -223,13 +233,15 @@ class RulesParser {
       } else if (key == "verified") {
         r.verified = string_of(v, "\"verified\"");
       } else if (key != "comment") {
-        fail(key_offset(v), "unknown key \"" + key +
-                               "\" in rule (expected id, kernel, m, n, k, batch, padded, verified, comment)");
+        fail(key_offset(v),
+             "unknown key \"" + key +
+                 "\" in rule (expected id, kernel, m, n, k, batch, padded, verified, comment)");
       }
     }
     if (r.id.empty()) fail(n.offset, "rule without an \"id\"");
     if (!has_kernel) fail(n.offset, "rule \"" + r.id + "\" has no \"kernel\" regex");
-    if (!has_m || !has_n || !has_k) fail(n.offset, "rule \"" + r.id + "\" needs \"m\", \"n\" and \"k\"");
+    if (!has_m || !has_n || !has_k)
+      fail(n.offset, "rule \"" + r.id + "\" needs \"m\", \"n\" and \"k\"");
     return r;
   }
 
@@ -238,7 +250,9 @@ class RulesParser {
 
 }  // namespace
 
-std::string_view builtin_rules_json() { return kBuiltinJson; }
+std::string_view builtin_rules_json() {
+  return kBuiltinJson;
+}
 
 const std::vector<Rule>& builtin_rules() {
   static const std::vector<Rule> rules = parse_rules(kBuiltinJson, "<built-in gemm rules>");
@@ -256,7 +270,8 @@ std::optional<int64_t> option_value(std::string_view options, std::string_view n
   size_t i = 0;
   bool pending_d = false;
   while (i < options.size()) {
-    while (i < options.size() && (options[i] == ' ' || options[i] == '\t' || options[i] == '\n')) ++i;
+    while (i < options.size() && (options[i] == ' ' || options[i] == '\t' || options[i] == '\n'))
+      ++i;
     size_t j = i;
     while (j < options.size() && options[j] != ' ' && options[j] != '\t' && options[j] != '\n') ++j;
     std::string_view tok = options.substr(i, j - i);
@@ -274,7 +289,8 @@ std::optional<int64_t> option_value(std::string_view options, std::string_view n
     } else {
       continue;
     }
-    if (def.size() <= name.size() + 1 || def.substr(0, name.size()) != name || def[name.size()] != '=')
+    if (def.size() <= name.size() + 1 || def.substr(0, name.size()) != name ||
+        def[name.size()] != '=')
       continue;
     std::string_view v = def.substr(name.size() + 1);
     if (v.size() > 18 || v.find_first_not_of("0123456789") != std::string_view::npos) continue;
@@ -323,9 +339,15 @@ DimValue evaluate(const DimSource& s, const model::Launch& launch, const std::st
       }
       int64_t v = 0;
       switch (s.type) {
-        case DimSource::ArgType::Int32: v = static_cast<int32_t>(static_cast<uint32_t>(a.value)); break;
-        case DimSource::ArgType::Uint32: v = static_cast<uint32_t>(a.value); break;
-        case DimSource::ArgType::Int64: v = static_cast<int64_t>(a.value); break;
+        case DimSource::ArgType::Int32:
+          v = static_cast<int32_t>(static_cast<uint32_t>(a.value));
+          break;
+        case DimSource::ArgType::Uint32:
+          v = static_cast<uint32_t>(a.value);
+          break;
+        case DimSource::ArgType::Int64:
+          v = static_cast<int64_t>(a.value);
+          break;
         case DimSource::ArgType::Uint64:
           if (a.value > static_cast<uint64_t>(INT64_MAX)) {
             out.problem = "arg " + std::to_string(s.index) + " is too large";
@@ -347,14 +369,17 @@ DimValue evaluate(const DimSource& s, const model::Launch& launch, const std::st
 
 std::string describe(const DimSource& s) {
   switch (s.kind) {
-    case DimSource::Kind::Const: return std::to_string(s.value);
-    case DimSource::Kind::Gws: return "gws[" + std::to_string(s.index) + "]";
-    case DimSource::Kind::Option: return "-D" + s.option + "=";
+    case DimSource::Kind::Const:
+      return std::to_string(s.value);
+    case DimSource::Kind::Gws:
+      return "gws[" + std::to_string(s.index) + "]";
+    case DimSource::Kind::Option:
+      return "-D" + s.option + "=";
     case DimSource::Kind::Arg: {
       const char* t = s.type == DimSource::ArgType::Int32    ? "int32"
                       : s.type == DimSource::ArgType::Uint32 ? "uint32"
                       : s.type == DimSource::ArgType::Int64  ? "int64"
-                                                              : "uint64";
+                                                             : "uint64";
       return "arg " + std::to_string(s.index) + " (" + t + ")";
     }
   }

@@ -20,19 +20,19 @@ struct DimSource {
   enum class Kind { Arg, Option, Gws, Const };
   enum class ArgType { Int32, Uint32, Int64, Uint64 };
   Kind kind = Kind::Const;
-  unsigned index = 0;            // Arg: argument index; Gws: global-size dimension
+  unsigned index = 0;             // Arg: argument index; Gws: global-size dimension
   ArgType type = ArgType::Int32;  // Arg only
-  std::string option;            // Option: the macro name, e.g. "M" for -DM=...
-  int64_t value = 1;             // Const only
+  std::string option;             // Option: the macro name, e.g. "M" for -DM=...
+  int64_t value = 1;              // Const only
 };
 
 struct Rule {
-  std::string id;       // short unique name, e.g. "clblast-xgemm-direct"
-  std::string kernel;   // regex (name_regex.hpp syntax) searched in the kernel name
+  std::string id;      // short unique name, e.g. "clblast-xgemm-direct"
+  std::string kernel;  // regex (name_regex.hpp syntax) searched in the kernel name
   NameRegex regex;
   DimSource m, n, k, batch;  // batch defaults to Const 1
-  bool padded = false;  // the decoded sizes are padded (FLOPs overstate the useful work)
-  std::string verified;  // provenance: which sources the layout was checked against
+  bool padded = false;       // the decoded sizes are padded (FLOPs overstate the useful work)
+  std::string verified;      // provenance: which sources the layout was checked against
 };
 
 // The built-in rules, in matching order (first match wins).

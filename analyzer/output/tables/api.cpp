@@ -16,20 +16,28 @@ const Schema& api_schema() {
     a.columns = group_columns(analyses::api_groupings());
     a.label = a.columns.size();
     const std::vector<Column> own = {
-        column("function", "Function", Type::Text, "", "the OpenCL function").shrink().alias("name"),
+        column("function", "Function", Type::Text, "", "the OpenCL function")
+            .shrink()
+            .alias("name"),
         column("calls", "Calls", Type::Int, "", "calls recorded"),
-        column("total_ns", "Total", Type::Duration, "ns", "host time inside the calls").alias("percent"),
+        column("total_ns", "Total", Type::Duration, "ns", "host time inside the calls")
+            .alias("percent"),
         column("percent", "%", Type::Real, "%", "share of the host time of all the rows, 0-100")
             .allow_null()
             .unsortable(),
         column("mean_ns", "Mean", Type::Duration, "ns", "mean host time per call").allow_null(),
-        column("median_ns", "Median", Type::Duration, "ns", "median host time per call").allow_null().wide(),
+        column("median_ns", "Median", Type::Duration, "ns", "median host time per call")
+            .allow_null()
+            .wide(),
         column("min_ns", "Min", Type::Duration, "ns", "shortest call").allow_null().wide(),
         column("max_ns", "Max", Type::Duration, "ns", "longest call").allow_null(),
-        column("stddev_ns", "Stddev", Type::Duration, "ns", "sample standard deviation (n - 1)").allow_null().wide(),
+        column("stddev_ns", "Stddev", Type::Duration, "ns", "sample standard deviation (n - 1)")
+            .allow_null()
+            .wide(),
         column("untimed", "Untimed", Type::Int, "", "calls without a host time").wide(),
         column("errors", "Errors", Type::Int, "", "calls that returned an error"),
-        column("error_codes", "Codes", Type::Text, "", "the errors returned, most frequent first (CL_INVALID_VALUE x2)")
+        column("error_codes", "Codes", Type::Text, "",
+               "the errors returned, most frequent first (CL_INVALID_VALUE x2)")
             .wide(),
     };
     a.columns.insert(a.columns.end(), own.begin(), own.end());
@@ -38,7 +46,8 @@ const Schema& api_schema() {
   return s;
 }
 
-Result api_result(const std::vector<analyses::ApiRow>& rows, GroupBy by, const analyses::GroupLabels* labels) {
+Result api_result(const std::vector<analyses::ApiRow>& rows, GroupBy by,
+                  const analyses::GroupLabels* labels) {
   Result out(api_schema());
   if (by != GroupBy::None) out.options.push_back(by_option(by));
   uint64_t calls = 0, errors = 0;
@@ -66,10 +75,11 @@ Result api_result(const std::vector<analyses::ApiRow>& rows, GroupBy by, const a
     errors += r.errors;
     total += r.stats.total_ns;
   }
-  out.notes.push_back(std::to_string(calls) + (calls == 1 ? " call" : " calls") + ", " + format_ns(total) +
-                      " of host time" + (errors ? ", " + std::to_string(errors) + " returned an error" : "") +
-                      ". Covered: the enqueues of kernels and transfers, clFinish, clWaitForEvents and the "
-                      "program builds (docs/cli.md \"clprof api\").");
+  out.notes.push_back(
+      std::to_string(calls) + (calls == 1 ? " call" : " calls") + ", " + format_ns(total) +
+      " of host time" + (errors ? ", " + std::to_string(errors) + " returned an error" : "") +
+      ". Covered: the enqueues of kernels and transfers, clFinish, clWaitForEvents and the "
+      "program builds (docs/cli.md \"clprof api\").");
   return out;
 }
 

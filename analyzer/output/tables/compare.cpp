@@ -9,42 +9,57 @@ const Schema& compare_items_schema() {
     Schema i;
     i.name = "compare_items";
     i.title = "one kernel, layer or GEMM shape in both runs";
-    i.default_order = "kernels and GEMM shapes by time (the larger of the two runs), layers in execution order";
+    i.default_order =
+        "kernels and GEMM shapes by time (the larger of the two runs), layers in execution order";
     i.extra_sorts = {{"order", "the default order"}};
     i.columns = {
         column("name", "Name", Type::Text, "",
-               "kernel name; layer path (below the iteration range, as the base names it); the kernels of a "
+               "kernel name; layer path (below the iteration range, as the base names it); the "
+               "kernels of a "
                "GEMM shape")
             .shrink(),
-        column("m", "M", Type::Int, "", "GEMM rows of C (gemm section; null elsewhere)").allow_null().when_known(),
+        column("m", "M", Type::Int, "", "GEMM rows of C (gemm section; null elsewhere)")
+            .allow_null()
+            .when_known(),
         column("n", "N", Type::Int, "", "GEMM columns of C").allow_null().when_known(),
         column("k", "K", Type::Int, "", "GEMM inner dimension").allow_null().when_known(),
         column("batch", "Batch", Type::Int, "", "GEMM batch count").allow_null().when_known(),
-        column("base_count", "Calls base", Type::Int, "", "timed launches in the base's selection (null: absent)")
+        column("base_count", "Calls base", Type::Int, "",
+               "timed launches in the base's selection (null: absent)")
             .allow_null()
             .wide(),
-        column("other_count", "Calls other", Type::Int, "", "timed launches in the other run's selection")
+        column("other_count", "Calls other", Type::Int, "",
+               "timed launches in the other run's selection")
             .allow_null()
             .wide(),
         column("base_ns", "Base", Type::Duration, "ns",
-               "time in the base run (--stat per iteration; per run without iterations; per launch for GEMM "
+               "time in the base run (--stat per iteration; per run without iterations; per launch "
+               "for GEMM "
                "shapes)")
             .allow_null()
             .alias("base"),
-        column("other_ns", "Other", Type::Duration, "ns", "time in the other run, the same way").allow_null(),
-        column("delta_ns", "Delta", Type::Duration, "ns", "other - base (negative: faster)").allow_null(),
-        column("delta_percent", "Delta %", Type::Real, "%", "100 * (other - base) / base").allow_null(),
-        column("speedup", "Speedup", Type::Real, "", "base / other: above 1 the other run is faster")
+        column("other_ns", "Other", Type::Duration, "ns", "time in the other run, the same way")
+            .allow_null(),
+        column("delta_ns", "Delta", Type::Duration, "ns", "other - base (negative: faster)")
+            .allow_null(),
+        column("delta_percent", "Delta %", Type::Real, "%", "100 * (other - base) / base")
+            .allow_null(),
+        column("speedup", "Speedup", Type::Real, "",
+               "base / other: above 1 the other run is faster")
             .allow_null()
             .digits(3),
-        column("status", "Status", Type::Text, "", "slower, faster, equal, new (only in the other run) or vanished"),
-        column("base_share", "% base", Type::Real, "%", "share of the base's total, 0-100 (kernels, layers)")
+        column("status", "Status", Type::Text, "",
+               "slower, faster, equal, new (only in the other run) or vanished"),
+        column("base_share", "% base", Type::Real, "%",
+               "share of the base's total, 0-100 (kernels, layers)")
             .allow_null()
             .wide(),
-        column("base_gflops", "GF/s base", Type::Real, "GFLOPS", "GEMM shapes: 2*M*N*K*batch / base time")
+        column("base_gflops", "GF/s base", Type::Real, "GFLOPS",
+               "GEMM shapes: 2*M*N*K*batch / base time")
             .allow_null()
             .when_known(),
-        column("other_gflops", "GF/s other", Type::Real, "GFLOPS", "GEMM shapes: 2*M*N*K*batch / other time")
+        column("other_gflops", "GF/s other", Type::Real, "GFLOPS",
+               "GEMM shapes: 2*M*N*K*batch / other time")
             .allow_null()
             .when_known(),
     };
@@ -57,30 +72,39 @@ const Schema& compare_schema() {
   static const Schema s = [] {
     Schema c;
     c.name = "compare";
-    c.title = "one section per OTHER run and kind of item (kernels, layers, gemm), its items nested";
+    c.title =
+        "one section per OTHER run and kind of item (kernels, layers, gemm), its items nested";
     c.layout = Layout::Sections;
     c.csv_leaves = true;
     c.heading = "{section}, {stat} {unit}: {base} -> {other}";
     c.default_order = "per OTHER: kernels, layers, gemm";
     c.columns = {
         column("section", "Section", Type::Text, "", "kernels, layers or gemm"),
-        column("base", "Base", Type::Text, "", "the base run (its first trace's file name, +N more traces)"),
+        column("base", "Base", Type::Text, "",
+               "the base run (its first trace's file name, +N more traces)"),
         column("other", "Other", Type::Text, "", "the other run"),
         column("stat", "Stat", Type::Text, "", "the --stat: median, min or mean"),
-        column("unit", "Unit", Type::Text, "", "per iteration, per run (no iteration range) or per launch (gemm)"),
+        column("unit", "Unit", Type::Text, "",
+               "per iteration, per run (no iteration range) or per launch (gemm)"),
         column("base_iterations", "Base iterations", Type::Int, "",
                "selected iterations of the base (null: no iteration range)")
             .allow_null(),
-        column("other_iterations", "Other iterations", Type::Int, "", "selected iterations of the other run")
+        column("other_iterations", "Other iterations", Type::Int, "",
+               "selected iterations of the other run")
             .allow_null(),
         column("total_base_ns", "Total base", Type::Duration, "ns",
-               "base kernel time: --stat over the iterations' kernel times (per run: the kernels' sum)"),
-        column("total_other_ns", "Total other", Type::Duration, "ns", "the other run's, the same way"),
+               "base kernel time: --stat over the iterations' kernel times (per run: the kernels' "
+               "sum)"),
+        column("total_other_ns", "Total other", Type::Duration, "ns",
+               "the other run's, the same way"),
         column("total_delta_ns", "Total delta", Type::Duration, "ns", "total other - total base"),
-        column("total_delta_percent", "Total delta %", Type::Real, "%", "100 * total delta / total base")
+        column("total_delta_percent", "Total delta %", Type::Real, "%",
+               "100 * total delta / total base")
             .allow_null(),
-        column("total_speedup", "Total speedup", Type::Real, "", "total base / total other").allow_null(),
-        nested("items", "Items", compare_items_schema(), "the section's kernels, layers or GEMM shapes")
+        column("total_speedup", "Total speedup", Type::Real, "", "total base / total other")
+            .allow_null(),
+        nested("items", "Items", compare_items_schema(),
+               "the section's kernels, layers or GEMM shapes")
             .csv_label_as("name"),
     };
     return c;
@@ -90,28 +114,47 @@ const Schema& compare_schema() {
 
 namespace {
 
-Value figure_time(const std::optional<analyses::Figure>& f) { return f ? Value::integer(f->time_ns) : Value(); }
-Value figure_count(const std::optional<analyses::Figure>& f) { return f ? Value::uint(f->count) : Value(); }
-Value figure_gflops(const std::optional<analyses::Figure>& f) { return f ? Value::real(f->gflops) : Value(); }
+Value figure_time(const std::optional<analyses::Figure>& f) {
+  return f ? Value::integer(f->time_ns) : Value();
+}
+Value figure_count(const std::optional<analyses::Figure>& f) {
+  return f ? Value::uint(f->count) : Value();
+}
+Value figure_gflops(const std::optional<analyses::Figure>& f) {
+  return f ? Value::real(f->gflops) : Value();
+}
 
 Row item_row(const analyses::CompareItem& it) {
   auto dim = [&it](size_t i) -> Value {
     if (!it.shape) return Value();
     const auto& s = *it.shape;
-    const int64_t v = i == 0 ? std::get<0>(s) : i == 1 ? std::get<1>(s) : i == 2 ? std::get<2>(s) : std::get<3>(s);
+    const int64_t v = i == 0   ? std::get<0>(s)
+                      : i == 1 ? std::get<1>(s)
+                      : i == 2 ? std::get<2>(s)
+                               : std::get<3>(s);
     return Value::integer(v);
   };
-  return {Value::text(it.name),        dim(0),
-          dim(1),                      dim(2),
-          dim(3),                      figure_count(it.base),
-          figure_count(it.other),      figure_time(it.base),
-          figure_time(it.other),       Value::integer(it.delta_ns()),
-          Value::real(it.delta_percent()), Value::real(it.speedup()),
-          Value::text(it.status()),    Value::real(it.base_share),
-          figure_gflops(it.base),      figure_gflops(it.other)};
+  return {Value::text(it.name),
+          dim(0),
+          dim(1),
+          dim(2),
+          dim(3),
+          figure_count(it.base),
+          figure_count(it.other),
+          figure_time(it.base),
+          figure_time(it.other),
+          Value::integer(it.delta_ns()),
+          Value::real(it.delta_percent()),
+          Value::real(it.speedup()),
+          Value::text(it.status()),
+          Value::real(it.base_share),
+          figure_gflops(it.base),
+          figure_gflops(it.other)};
 }
 
-Value iterations(uint64_t n) { return n ? Value::uint(n) : Value(); }
+Value iterations(uint64_t n) {
+  return n ? Value::uint(n) : Value();
+}
 
 std::string signed_percent(const std::optional<double>& p) {
   if (!p) return "n/a";
@@ -127,17 +170,19 @@ Result compare_result(const std::vector<analyses::Comparison>& comparisons) {
       std::vector<Row> items;
       for (const auto& it : s.items) items.push_back(item_row(it));
       out.rows.push_back({Value::text(analyses::section_name(s.section)), Value::text(c.base_label),
-                          Value::text(c.other_label), Value::text(analyses::stat_name(c.stat)), Value::text(s.unit),
-                          iterations(c.base_iterations), iterations(c.other_iterations),
-                          Value::integer(c.base_total_ns), Value::integer(c.other_total_ns),
-                          Value::integer(c.total_delta_ns()), Value::real(c.total_delta_percent()),
-                          Value::real(c.total_speedup()), Value::rows(std::move(items))});
+                          Value::text(c.other_label), Value::text(analyses::stat_name(c.stat)),
+                          Value::text(s.unit), iterations(c.base_iterations),
+                          iterations(c.other_iterations), Value::integer(c.base_total_ns),
+                          Value::integer(c.other_total_ns), Value::integer(c.total_delta_ns()),
+                          Value::real(c.total_delta_percent()), Value::real(c.total_speedup()),
+                          Value::rows(std::move(items))});
     }
     const auto speedup = c.total_speedup();
-    out.notes.push_back("Total kernel time (" + std::string(analyses::stat_name(c.stat)) + "): " + c.base_label +
-                        " " + format_ns(c.base_total_ns) + " -> " + c.other_label + " " +
-                        format_ns(c.other_total_ns) + " (" + signed_percent(c.total_delta_percent()) +
-                        ", speedup " + (speedup ? format_fixed(*speedup, 3) : std::string("n/a")) + ").");
+    out.notes.push_back("Total kernel time (" + std::string(analyses::stat_name(c.stat)) +
+                        "): " + c.base_label + " " + format_ns(c.base_total_ns) + " -> " +
+                        c.other_label + " " + format_ns(c.other_total_ns) + " (" +
+                        signed_percent(c.total_delta_percent()) + ", speedup " +
+                        (speedup ? format_fixed(*speedup, 3) : std::string("n/a")) + ").");
     for (const auto& n : c.notes) out.notes.push_back(n);
   }
   return out;
@@ -149,8 +194,10 @@ void order_items(Result& result, size_t column, size_t top) {
     Result sub(compare_items_schema());
     sub.rows = row[items].as_rows();
     sub.options = result.options;
-    if (column == Schema::npos) keep_top(sub, top);
-    else order_rows(sub, column, top);
+    if (column == Schema::npos)
+      keep_top(sub, top);
+    else
+      order_rows(sub, column, top);
     std::vector<Row> kept;
     Row scratch;
     for (size_t i = 0; i < sub.size(); ++i) kept.push_back(sub.row(i, scratch));

@@ -25,8 +25,12 @@ struct CallColumn {
   std::function<Value(const CallView&)> value;
 };
 
-Value opt_int(const std::optional<int32_t>& v) { return v ? Value::integer(*v) : Value::null(); }
-Value opt_text(const std::string& s) { return s.empty() ? Value::null() : Value::text(s); }
+Value opt_int(const std::optional<int32_t>& v) {
+  return v ? Value::integer(*v) : Value::null();
+}
+Value opt_text(const std::string& s) {
+  return s.empty() ? Value::null() : Value::text(s);
+}
 std::string layout_text(const std::string& layout, const std::string& trans) {
   if (layout.empty() && trans.empty()) return "";
   return layout + (layout.empty() ? "" : " ") + trans;
@@ -34,28 +38,36 @@ std::string layout_text(const std::string& layout, const std::string& trans) {
 
 const std::vector<CallColumn>& call_columns() {
   static const std::vector<CallColumn> c = {
-      {column("seq", "Seq", Type::Int, "", "sequence number of the call's first kernel in its process")
+      {column("seq", "Seq", Type::Int, "",
+              "sequence number of the call's first kernel in its process")
            .ascending()
            .wide()
            .allow_null(),
        [](const CallView& v) { return v.rec.seq ? Value::uint(v.rec.seq) : Value::null(); }},
-      {column("process", "Process", Type::Int, "", "index of the process among the inputs").machine_only(),
+      {column("process", "Process", Type::Int, "", "index of the process among the inputs")
+           .machine_only(),
        [](const CallView& v) { return Value::uint(v.shape.process); }},
       {column("name", "Call", Type::Text, "",
-              "the library entry point the app called, else the main kernel; the table marks padded sizes with *")
+              "the library entry point the app called, else the main kernel; the table marks "
+              "padded sizes with *")
            .shrink()
            .marked_by("padded"),
        [](const CallView& v) { return Value::text(v.result.names[v.shape.name_id]); }},
-      {column("layer", "Layer", Type::Text, "", "path of the innermost range").shrink(Shorten::Head, 12),
+      {column("layer", "Layer", Type::Text, "", "path of the innermost range")
+           .shrink(Shorten::Head, 12),
        [](const CallView& v) { return v.layer; }},
-      {column("source", "Source", Type::Text, "",
-              "where M, N, K come from: call (the library call's arguments), group (CLBlast's kernels "
-              "grouped into a call), kernel (one kernel, its rule)")
+      {column(
+           "source", "Source", Type::Text, "",
+           "where M, N, K come from: call (the library call's arguments), group (CLBlast's kernels "
+           "grouped into a call), kernel (one kernel, its rule)")
            .wide(),
        [](const CallView& v) { return Value::text(analyses::source_name(v.shape.source)); }},
-      {column("precision", "Prec", Type::Text, "", "s, d, c, z or h (recorded calls)").wide().allow_null(),
+      {column("precision", "Prec", Type::Text, "", "s, d, c, z or h (recorded calls)")
+           .wide()
+           .allow_null(),
        [](const CallView& v) { return opt_text(v.shape.precision); }},
-      {column("layout", "Layout", Type::Text, "", "row or col, then the transposes of A and B (recorded calls)")
+      {column("layout", "Layout", Type::Text, "",
+              "row or col, then the transposes of A and B (recorded calls)")
            .wide()
            .allow_null(),
        [](const CallView& v) { return opt_text(layout_text(v.shape.layout, v.shape.trans)); }},
@@ -67,13 +79,17 @@ const std::vector<CallColumn>& call_columns() {
        [](const CallView& v) { return Value::integer(v.shape.k); }},
       {column("batch", "Batch", Type::Int, "", "GEMMs in the call").allow_null(),
        [](const CallView& v) { return Value::integer(v.shape.batch); }},
-      {column("kernels", "Kernels", Type::Int, "", "kernel launches the call ran (pad, transpose, GEMM, copy back)")
+      {column("kernels", "Kernels", Type::Int, "",
+              "kernel launches the call ran (pad, transpose, GEMM, copy back)")
            .wide(),
        [](const CallView& v) { return Value::uint(v.rec.kernels); }},
-      {column("time_ns", "Time", Type::Duration, "ns", "sum of the kernel times of every kernel of the call")
+      {column("time_ns", "Time", Type::Duration, "ns",
+              "sum of the kernel times of every kernel of the call")
            .allow_null(),
        [](const CallView& v) { return Value::integer(v.result.time_ns(v.rec)); }},
-      {column("gflops", "GFLOPS", Type::Real, "GFLOPS", "2*M*N*K*batch / call time").allow_null().digits(2),
+      {column("gflops", "GFLOPS", Type::Real, "GFLOPS", "2*M*N*K*batch / call time")
+           .allow_null()
+           .digits(2),
        [](const CallView& v) { return Value::real(v.result.gflops(v.rec)); }},
       {column("percent_of_peak", "% peak", Type::Real, "%", "GFLOPS / --peak, in percent")
            .allow_null()
@@ -83,34 +99,49 @@ const std::vector<CallColumn>& call_columns() {
          if (!g || v.result.peak_gflops <= 0) return Value::null();
          return Value::real(100.0 * *g / v.result.peak_gflops);
        }},
-      {column("main_ns", "Main", Type::Duration, "ns", "kernel time of the main (GEMM) kernel alone")
+      {column("main_ns", "Main", Type::Duration, "ns",
+              "kernel time of the main (GEMM) kernel alone")
            .allow_null()
            .wide(),
-       [](const CallView& v) { return v.rec.main_ns >= 0 ? Value::integer(v.rec.main_ns) : Value::null(); }},
-      {column("kernel", "Main kernel", Type::Text, "", "the main kernel (decoded by a rule)").wide().allow_null(),
        [](const CallView& v) {
-         return v.shape.kernel_id == GemmResult::kNoName ? Value::null()
-                                                          : Value::text(v.result.names[v.shape.kernel_id]);
+         return v.rec.main_ns >= 0 ? Value::integer(v.rec.main_ns) : Value::null();
        }},
-      {column("exec_m", "Mp", Type::Int, "", "M as the main kernel ran it (padded)").wide().allow_null(),
+      {column("kernel", "Main kernel", Type::Text, "", "the main kernel (decoded by a rule)")
+           .wide()
+           .allow_null(),
+       [](const CallView& v) {
+         return v.shape.kernel_id == GemmResult::kNoName
+                    ? Value::null()
+                    : Value::text(v.result.names[v.shape.kernel_id]);
+       }},
+      {column("exec_m", "Mp", Type::Int, "", "M as the main kernel ran it (padded)")
+           .wide()
+           .allow_null(),
        [](const CallView& v) { return Value::integer(v.shape.exec_m); }},
       {column("exec_n", "Np", Type::Int, "", "N as the main kernel ran it").wide().allow_null(),
        [](const CallView& v) { return Value::integer(v.shape.exec_n); }},
       {column("exec_k", "Kp", Type::Int, "", "K as the main kernel ran it").wide().allow_null(),
        [](const CallView& v) { return Value::integer(v.shape.exec_k); }},
-      {column("executed_gflop", "Exec GFLOP", Type::Real, "GFLOP", "2*Mp*Np*Kp*batch / 1e9: the work the main kernel did")
+      {column("executed_gflop", "Exec GFLOP", Type::Real, "GFLOP",
+              "2*Mp*Np*Kp*batch / 1e9: the work the main kernel did")
            .wide()
            .allow_null(),
        [](const CallView& v) {
          return v.shape.exec_flops ? Value::real(*v.shape.exec_flops / 1e9) : Value::null();
        }},
-      {column("status", "Status", Type::Int, "", "what the library returned (recorded calls; 0: success)")
+      {column("status", "Status", Type::Int, "",
+              "what the library returned (recorded calls; 0: success)")
            .wide()
            .allow_null(),
        [](const CallView& v) { return opt_int(v.shape.status); }},
-      {column("rule", "Rule", Type::Text, "", "id of the rule that decoded the main kernel").wide().allow_null(),
-       [](const CallView& v) { return v.shape.rule ? Value::text(v.shape.rule->id) : Value::null(); }},
-      {column("padded", "Padded", Type::Bool, "", "M, N, K are padded sizes (no logical ones known): FLOPs include the padding")
+      {column("rule", "Rule", Type::Text, "", "id of the rule that decoded the main kernel")
+           .wide()
+           .allow_null(),
+       [](const CallView& v) {
+         return v.shape.rule ? Value::text(v.shape.rule->id) : Value::null();
+       }},
+      {column("padded", "Padded", Type::Bool, "",
+              "M, N, K are padded sizes (no logical ones known): FLOPs include the padding")
            .machine_only(),
        [](const CallView& v) { return Value::boolean(v.shape.padded); }},
   };
@@ -125,13 +156,18 @@ struct GroupColumn {
 
 const std::vector<GroupColumn>& group_columns() {
   static const std::vector<GroupColumn> c = {
-      {column("name", "Call", Type::Text, "", "the entry point, else the main kernel; the table marks padded sizes with *")
+      {column("name", "Call", Type::Text, "",
+              "the entry point, else the main kernel; the table marks padded sizes with *")
            .shrink()
            .marked_by("padded"),
        [](const GemmGroupRow& g) { return Value::text(g.name); }},
-      {column("precision", "Prec", Type::Text, "", "s, d, c, z or h (recorded calls)").wide().allow_null(),
+      {column("precision", "Prec", Type::Text, "", "s, d, c, z or h (recorded calls)")
+           .wide()
+           .allow_null(),
        [](const GemmGroupRow& g) { return opt_text(g.precision); }},
-      {column("layout", "Layout", Type::Text, "", "row or col, then the transposes of A and B").wide().allow_null(),
+      {column("layout", "Layout", Type::Text, "", "row or col, then the transposes of A and B")
+           .wide()
+           .allow_null(),
        [](const GemmGroupRow& g) { return opt_text(layout_text(g.layout, g.trans)); }},
       {column("m", "M", Type::Int, "", "rows of C, as the app asked").allow_null(),
        [](const GemmGroupRow& g) { return Value::integer(g.m); }},
@@ -141,14 +177,16 @@ const std::vector<GroupColumn>& group_columns() {
        [](const GemmGroupRow& g) { return Value::integer(g.k); }},
       {column("batch", "Batch", Type::Int, "", "GEMMs per call").allow_null(),
        [](const GemmGroupRow& g) { return Value::integer(g.batch); }},
-      {column("count", "Calls", Type::Int, "", "calls"), [](const GemmGroupRow& g) { return Value::uint(g.count); }},
+      {column("count", "Calls", Type::Int, "", "calls"),
+       [](const GemmGroupRow& g) { return Value::uint(g.count); }},
       {column("total_ns", "Total", Type::Duration, "ns", "sum of the call times").wide(),
        [](const GemmGroupRow& g) { return Value::integer(g.total_ns); }},
       {column("median_ns", "Median", Type::Duration, "ns", "median call time").allow_null(),
        [](const GemmGroupRow& g) { return g.timed ? Value::integer(g.median_ns) : Value::null(); }},
       {column("min_ns", "Min", Type::Duration, "ns", "shortest call time").allow_null().wide(),
        [](const GemmGroupRow& g) { return g.timed ? Value::integer(g.min_ns) : Value::null(); }},
-      {column("main_median_ns", "Main med", Type::Duration, "ns", "median time of the main kernel alone")
+      {column("main_median_ns", "Main med", Type::Duration, "ns",
+              "median time of the main kernel alone")
            .allow_null()
            .wide(),
        [](const GemmGroupRow& g) { return Value::integer(g.main_median_ns); }},
@@ -156,12 +194,14 @@ const std::vector<GroupColumn>& group_columns() {
            .allow_null()
            .digits(2),
        [](const GemmGroupRow& g) { return Value::real(g.gflops_median); }},
-      {column("gflops_best", "GF/s best", Type::Real, "GFLOPS", "2*M*N*K*batch / shortest call time")
+      {column("gflops_best", "GF/s best", Type::Real, "GFLOPS",
+              "2*M*N*K*batch / shortest call time")
            .allow_null()
            .digits(2)
            .alias("gflops"),
        [](const GemmGroupRow& g) { return Value::real(g.gflops_best); }},
-      {column("percent_of_peak", "% peak", Type::Real, "%", "GFLOPS (gflops_best) / --peak, in percent")
+      {column("percent_of_peak", "% peak", Type::Real, "%",
+              "GFLOPS (gflops_best) / --peak, in percent")
            .allow_null()
            .only_with("--peak"),
        [](const GemmGroupRow& g) { return Value::real(g.percent_of_peak); }},
@@ -170,9 +210,13 @@ const std::vector<GroupColumn>& group_columns() {
            .wide()
            .allow_null(),
        [](const GemmGroupRow& g) { return Value::real(g.executed_gflop); }},
-      {column("rule", "Rule", Type::Text, "", "id of the rule that decoded the main kernel").wide().allow_null(),
+      {column("rule", "Rule", Type::Text, "", "id of the rule that decoded the main kernel")
+           .wide()
+           .allow_null(),
        [](const GemmGroupRow& g) { return opt_text(g.rule); }},
-      {column("padded", "Padded", Type::Bool, "", "M, N, K are padded sizes (no logical ones known)").machine_only(),
+      {column("padded", "Padded", Type::Bool, "",
+              "M, N, K are padded sizes (no logical ones known)")
+           .machine_only(),
        [](const GemmGroupRow& g) { return Value::boolean(g.padded); }},
   };
   return c;
@@ -191,7 +235,8 @@ const Schema& gemm_schema() {
   static const Schema s = [] {
     Schema g;
     g.name = "gemm";
-    g.title = "one row per GEMM call (a library call, else CLBlast's kernels grouped, else one kernel)";
+    g.title =
+        "one row per GEMM call (a library call, else CLBlast's kernels grouped, else one kernel)";
     g.default_order = "process, then start time";
     g.columns = schema_columns(call_columns());
     return g;
@@ -248,8 +293,9 @@ Result gemm_group_result(const GemmResult& result, bool peak) {
 
 void add_gemm_notes(Result& out, const GemmResult& result) {
   // Short: notes are not cut to the terminal's width.
-  std::string note = std::to_string(result.calls) + " GEMM calls (" + std::to_string(result.from_library) +
-                     " recorded), " + std::to_string(result.kernel_launches) + " kernels, " +
+  std::string note = std::to_string(result.calls) + " GEMM calls (" +
+                     std::to_string(result.from_library) + " recorded), " +
+                     std::to_string(result.kernel_launches) + " kernels, " +
                      format_general(result.gflop_total) + " GFLOP";
   if (result.peak_gflops > 0) note += "; peak " + format_fixed(result.peak_gflops, 2) + " GFLOPS";
   out.notes.push_back(note + ".");
@@ -258,13 +304,16 @@ void add_gemm_notes(Result& out, const GemmResult& result) {
   if (out.source.fill) {
     // Per call: padded is a property of the shape.
     std::vector<bool> shown(result.shapes.size(), false);
-    for (size_t i = 0; i < out.size(); ++i) shown[result.records[out.ordered ? out.order[i] : i].shape] = true;
+    for (size_t i = 0; i < out.size(); ++i)
+      shown[result.records[out.ordered ? out.order[i] : i].shape] = true;
     for (size_t i = 0; i < shown.size(); ++i) any |= shown[i] && result.shapes[i].padded;
   } else {
     Row scratch;
     for (size_t i = 0; i < out.size() && !any; ++i) any = out.row(i, scratch)[padded].as_bool();
   }
-  if (any) out.notes.push_back("* padded sizes (the main kernel's; no logical sizes known): FLOPs include the padding.");
+  if (any)
+    out.notes.push_back(
+        "* padded sizes (the main kernel's; no logical sizes known): FLOPs include the padding.");
 }
 
 std::string rules_json(const std::vector<gemm::Rule>& rules) {
@@ -276,7 +325,8 @@ std::string rules_json(const std::vector<gemm::Rule>& rules) {
     j.begin_object();
     j.field("id", r.id);
     j.field("kernel", r.kernel);
-    const std::pair<const char*, const gemm::DimSource*> dims[] = {{"m", &r.m}, {"n", &r.n}, {"k", &r.k}, {"batch", &r.batch}};
+    const std::pair<const char*, const gemm::DimSource*> dims[] = {
+        {"m", &r.m}, {"n", &r.n}, {"k", &r.k}, {"batch", &r.batch}};
     for (const auto& [name, d] : dims) {
       j.key(name);
       j.begin_object();
@@ -287,9 +337,15 @@ std::string rules_json(const std::vector<gemm::Rule>& rules) {
           j.field("type", t.substr(t.find('(') + 1, t.size() - t.find('(') - 2));
           break;
         }
-        case gemm::DimSource::Kind::Gws: j.field("gws", d->index); break;
-        case gemm::DimSource::Kind::Option: j.field("option", d->option); break;
-        case gemm::DimSource::Kind::Const: j.field("const", d->value); break;
+        case gemm::DimSource::Kind::Gws:
+          j.field("gws", d->index);
+          break;
+        case gemm::DimSource::Kind::Option:
+          j.field("option", d->option);
+          break;
+        case gemm::DimSource::Kind::Const:
+          j.field("const", d->value);
+          break;
       }
       j.end_object();
     }

@@ -1,5 +1,5 @@
-// `clprof gemm`: one row per GEMM call, or (--group) one per distinct (call, precision, layout, M, N, K,
-// batch); `--list-rules`: the rule table.
+// `clprof gemm`: one row per GEMM call, or (--group) one per distinct (call, precision, layout, M,
+// N, K, batch); `--list-rules`: the rule table.
 #pragma once
 
 #include <string>
@@ -17,8 +17,8 @@ const Schema& gemm_group_schema();
 // returned Result). `peak`: the percent_of_peak column is on.
 Result gemm_result(const analyses::GemmResult& result, bool peak);
 Result gemm_group_result(const analyses::GemmResult& result, bool peak);
-// The notes under the table: calls, kernel launches, GFLOP, peak, and the padded-sizes footnote when a
-// shown row is padded (read from the result's rows as ordered).
+// The notes under the table: calls, kernel launches, GFLOP, peak, and the padded-sizes footnote
+// when a shown row is padded (read from the result's rows as ordered).
 void add_gemm_notes(Result& out, const analyses::GemmResult& result);
 
 // The rule table as --list-rules prints it (JSON, the format of --rules files).

@@ -14,34 +14,40 @@ std::vector<Column> group_columns(const std::vector<GroupBy>& which) {
     switch (by) {
       case GroupBy::Queue:
         out.push_back(column("queue", "Queue", Type::Text, "",
-                             "the command queue: clprof's queue id and its device (the pid too with several processes)")
+                             "the command queue: clprof's queue id and its device (the pid too "
+                             "with several processes)")
                           .shrink(Shorten::Middle, 12));
         break;
       case GroupBy::Thread:
-        out.push_back(column("thread", "Thread", Type::Text, "",
-                             "the host thread that made the call (the pid too with several processes)"));
+        out.push_back(
+            column("thread", "Thread", Type::Text, "",
+                   "the host thread that made the call (the pid too with several processes)"));
         break;
       case GroupBy::Process:
-        out.push_back(column("process", "Process", Type::Text, "", "the process: pid and program name")
-                          .shrink(Shorten::Middle, 12));
+        out.push_back(
+            column("process", "Process", Type::Text, "", "the process: pid and program name")
+                .shrink(Shorten::Middle, 12));
         break;
       case GroupBy::Device:
-        out.push_back(column("device", "Device", Type::Text, "", "the device's name (#id when names repeat)")
-                          .shrink(Shorten::Middle, 12));
+        out.push_back(
+            column("device", "Device", Type::Text, "", "the device's name (#id when names repeat)")
+                .shrink(Shorten::Middle, 12));
         break;
       case GroupBy::Layer:
         out.push_back(column("layer", "Layer", Type::Text, "",
                              "path of the innermost range; \"(no layer)\" outside ranges")
                           .shrink(Shorten::Head, 12));
         break;
-      case GroupBy::None: continue;
+      case GroupBy::None:
+        continue;
     }
     out.back().only_with(by_option(by));
   }
   return out;
 }
 
-void push_group_values(Row& row, const std::vector<GroupBy>& which, GroupBy by, const std::string& label) {
+void push_group_values(Row& row, const std::vector<GroupBy>& which, GroupBy by,
+                       const std::string& label) {
   for (GroupBy w : which) row.push_back(w == by ? Value::text(label) : Value::null());
 }
 

@@ -24,7 +24,8 @@ std::vector<Column> kernel_columns() {
       column("min_ns", "Min", Type::Duration, "ns", "shortest kernel time").allow_null(),
       column("max_ns", "Max", Type::Duration, "ns", "longest kernel time").allow_null(),
       column("first_ns", "First", Type::Duration, "ns",
-             "kernel time of the first launch counted (the earliest process's); on PoCL it includes the "
+             "kernel time of the first launch counted (the earliest process's); on PoCL it "
+             "includes the "
              "kernel's just-in-time compile (--skip-first-launch leaves it out)")
           .allow_null(),
       column("stddev_ns", "Stddev", Type::Duration, "ns", "sample standard deviation (n - 1)")
@@ -38,10 +39,13 @@ std::vector<Column> kernel_columns() {
              "sum of device start - submit, where both are known")
           .allow_null()
           .wide(),
-      column("enqueue_ns", "Enqueue", Type::Duration, "ns", "sum of host time inside the enqueue calls")
+      column("enqueue_ns", "Enqueue", Type::Duration, "ns",
+             "sum of host time inside the enqueue calls")
           .allow_null()
           .wide(),
-      column("untimed", "Untimed", Type::Int, "", "launches without a kernel time (failed, incomplete)").wide(),
+      column("untimed", "Untimed", Type::Int, "",
+             "launches without a kernel time (failed, incomplete)")
+          .wide(),
       column("est_total_ns", "Est. total", Type::Duration, "ns",
              "estimated total if the --speedup rules applied")
           .only_with("--speedup"),
@@ -109,25 +113,27 @@ Result kernels_result(const std::vector<analyses::KernelRow>& rows, bool speedup
     out.rows.push_back(std::move(row));
     launches += r.stats.count;
   }
-  std::string note = "Total kernel time " + format_ns(total_ns) + " in " + std::to_string(launches) +
-                     (launches == 1 ? " launch" : " launches") + " of " + std::to_string(kernels) +
-                     (kernels == 1 ? " kernel" : " kernels");
+  std::string note = "Total kernel time " + format_ns(total_ns) + " in " +
+                     std::to_string(launches) + (launches == 1 ? " launch" : " launches") + " of " +
+                     std::to_string(kernels) + (kernels == 1 ? " kernel" : " kernels");
   if (estimated_ns) note += "; estimated with --speedup: " + format_ns(*estimated_ns);
   out.notes.push_back(note + ".");
   add_first_launch_notes(out, rows, total_ns);
   return out;
 }
 
-void add_first_launch_notes(Result& out, const std::vector<analyses::KernelRow>& rows, int64_t total_ns) {
+void add_first_launch_notes(Result& out, const std::vector<analyses::KernelRow>& rows,
+                            int64_t total_ns) {
   const auto heavy = analyses::first_launch_dominates(rows, total_ns);
   if (heavy.empty()) return;
   std::string which;
   for (size_t i = 0; i < heavy.size() && i < 3; ++i) {
     const auto& r = *heavy[i];
-    which += std::string(i ? "; " : "") + (r.group.empty() ? "" : r.group + ": ") + r.name + " " +
-             format_ns(*r.first_ns) + " (median " + format_ns(r.stats.median_ns) + ", " +
-             format_fixed(100.0 * static_cast<double>(*r.first_ns) / static_cast<double>(total_ns), 1) +
-             "% of the kernel time)";
+    which +=
+        std::string(i ? "; " : "") + (r.group.empty() ? "" : r.group + ": ") + r.name + " " +
+        format_ns(*r.first_ns) + " (median " + format_ns(r.stats.median_ns) + ", " +
+        format_fixed(100.0 * static_cast<double>(*r.first_ns) / static_cast<double>(total_ns), 1) +
+        "% of the kernel time)";
   }
   if (heavy.size() > 3) which += "; and " + std::to_string(heavy.size() - 3) + " more";
   out.notes.push_back("First launch dominates: " + which +

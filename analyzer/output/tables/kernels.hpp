@@ -22,6 +22,7 @@ Result kernels_result(const std::vector<analyses::KernelRow>& rows, bool speedup
                       uint64_t kernels, std::optional<int64_t> estimated_ns,
                       analyses::GroupBy by = analyses::GroupBy::None);
 // The note naming the kernels whose first launch dominates (kernels.hpp), if any.
-void add_first_launch_notes(Result& out, const std::vector<analyses::KernelRow>& rows, int64_t total_ns);
+void add_first_launch_notes(Result& out, const std::vector<analyses::KernelRow>& rows,
+                            int64_t total_ns);
 
 }  // namespace clprof::output::tables

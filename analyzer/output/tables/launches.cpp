@@ -20,15 +20,20 @@ const Schema& launches_schema() {
     Schema l;
     l.name = "launches";
     l.title = "one row per kernel launch";
-    l.default_order = "process, then sequence number (with --by: per group, groups in order of their ids)";
+    l.default_order =
+        "process, then sequence number (with --by: per group, groups in order of their ids)";
     l.columns = group_columns(analyses::launch_groupings());
     const std::vector<Column> own = {
-        column("seq", "Seq", Type::Int, "", "sequence number of the launch in its process").ascending(),
+        column("seq", "Seq", Type::Int, "", "sequence number of the launch in its process")
+            .ascending(),
         column("name", "Kernel", Type::Text, "", "kernel function name").shrink(),
         column("pid", "Pid", Type::Int, "", "process id").allow_null().wide(),
-        column("layer", "Layer", Type::Text, "", "path of the innermost range").wide().shrink(Shorten::Head, 12),
+        column("layer", "Layer", Type::Text, "", "path of the innermost range")
+            .wide()
+            .shrink(Shorten::Head, 12),
         column("gws", "GWS", Type::Dims, "", "global work size per dimension"),
-        column("lws", "LWS", Type::Dims, "", "local work size (null: left to the driver)").allow_null(),
+        column("lws", "LWS", Type::Dims, "", "local work size (null: left to the driver)")
+            .allow_null(),
         column("gwo", "GWO", Type::Dims, "", "global work offset (null: none)").allow_null().wide(),
         column("args", "Args", Type::Args, "",
                "kernel arguments at launch: scalar value (or 0x hex), buf#id, local:size, ...")
@@ -43,19 +48,27 @@ const Schema& launches_schema() {
         column("start_ns", "Start", Type::Int, "ns", "device clock: CL_PROFILING_COMMAND_START")
             .allow_null()
             .wide(),
-        column("end_ns", "End", Type::Int, "ns", "device clock: CL_PROFILING_COMMAND_END").allow_null().wide(),
+        column("end_ns", "End", Type::Int, "ns", "device clock: CL_PROFILING_COMMAND_END")
+            .allow_null()
+            .wide(),
         column("host_start_ns", "Host start", Type::Int, "ns",
-               "start on the host clock (ns since the process's trace start): start + the device's clock_sync "
+               "start on the host clock (ns since the process's trace start): start + the device's "
+               "clock_sync "
                "offset; null without a sync")
             .allow_null()
             .wide(),
-        column("host_end_ns", "Host end", Type::Int, "ns", "end on the host clock, as host_start_ns")
+        column("host_end_ns", "Host end", Type::Int, "ns",
+               "end on the host clock, as host_start_ns")
             .allow_null()
             .wide(),
-        column("duration_ns", "Duration", Type::Duration, "ns", "kernel time: end - start").allow_null(),
-        column("queued_to_submit_ns", "Q>Sub", Type::Duration, "ns", "submit - queued").allow_null(),
-        column("submit_to_start_ns", "Sub>Start", Type::Duration, "ns", "start - submit").allow_null(),
-        column("host_enqueue_ns", "Enqueue", Type::Duration, "ns", "host time inside the enqueue call")
+        column("duration_ns", "Duration", Type::Duration, "ns", "kernel time: end - start")
+            .allow_null(),
+        column("queued_to_submit_ns", "Q>Sub", Type::Duration, "ns", "submit - queued")
+            .allow_null(),
+        column("submit_to_start_ns", "Sub>Start", Type::Duration, "ns", "start - submit")
+            .allow_null(),
+        column("host_enqueue_ns", "Enqueue", Type::Duration, "ns",
+               "host time inside the enqueue call")
             .allow_null(),
         column("status", "Status", Type::Text, "",
                "complete, or why there is no kernel time (failed, incomplete, ...)")
@@ -74,7 +87,9 @@ double half_value(uint16_t h) {
   const int exp = (h >> 10) & 0x1f, frac = h & 0x3ff;
   const double sign = (h & 0x8000) ? -1.0 : 1.0;
   if (exp == 0) return sign * std::ldexp(frac, -24);
-  if (exp == 31) return frac ? std::numeric_limits<double>::quiet_NaN() : sign * std::numeric_limits<double>::infinity();
+  if (exp == 31)
+    return frac ? std::numeric_limits<double>::quiet_NaN()
+                : sign * std::numeric_limits<double>::infinity();
   return sign * std::ldexp(frac + 1024, exp - 25);
 }
 
@@ -103,31 +118,41 @@ Value kernel_arg(const model::KernelArg& a, analyses::ScalarType type) {
   using K = model::KernelArg::Kind;
   auto size = Value::uint(a.size);
   switch (a.kind) {
-    case K::Unset: return Value::list({Value::text("unset")});
+    case K::Unset:
+      return Value::list({Value::text("unset")});
     case K::Scalar: {
       std::vector<Value> v = {Value::text("scalar"), size, Value::text(a.hex)};
       // The bytes as an unsigned integer, or as a real where the source says the argument is
       // a float, double or half (a non-finite one stays its bits: JSON has no NaN).
       const auto real = real_value(a, type);
-      if (real && std::isfinite(*real)) v.push_back(Value::real(*real));
-      else if (a.has_value) v.push_back(Value::uint(a.value));
+      if (real && std::isfinite(*real))
+        v.push_back(Value::real(*real));
+      else if (a.has_value)
+        v.push_back(Value::uint(a.value));
       return Value::list(std::move(v));
     }
     case K::Buffer:
     case K::Image:
     case K::Pipe:
-      return Value::list({Value::text(a.kind == K::Buffer ? "buffer" : a.kind == K::Image ? "image" : "pipe"), size,
-                          Value::uint(a.object_id), Value::uint(a.object_bytes)});
-    case K::Local: return Value::list({Value::text("local"), size});
-    case K::Svm: return Value::list({Value::text("svm"), Value::uint(0), Value::text(a.svm_pointer)});
-    case K::Sampler: return Value::list({Value::text("sampler"), size, Value::uint(a.object_id)});
+      return Value::list({Value::text(a.kind == K::Buffer  ? "buffer"
+                                      : a.kind == K::Image ? "image"
+                                                           : "pipe"),
+                          size, Value::uint(a.object_id), Value::uint(a.object_bytes)});
+    case K::Local:
+      return Value::list({Value::text("local"), size});
+    case K::Svm:
+      return Value::list({Value::text("svm"), Value::uint(0), Value::text(a.svm_pointer)});
+    case K::Sampler:
+      return Value::list({Value::text("sampler"), size, Value::uint(a.object_id)});
   }
   return Value::null();
 }
 
 namespace {
 
-Value time_value(int64_t v) { return v == model::kNoTime ? Value::null() : Value::integer(v); }
+Value time_value(int64_t v) {
+  return v == model::kNoTime ? Value::null() : Value::integer(v);
+}
 
 Value phase(int64_t a, int64_t b) {
   if (a == model::kNoTime || b == model::kNoTime) return Value::null();
@@ -155,19 +180,21 @@ Result launches_result(const std::vector<const model::Launch*>& launches, const 
     if (!p.source.empty()) (*sources)[{p.process, p.id}] = &p;
   auto recorded = std::make_shared<std::map<SigKey, const std::vector<std::string>*>>();
   for (const auto& k : run.kernels)
-    if (!k.arg_types.empty()) recorded->emplace(SigKey{k.process, k.program_id, k.name}, &k.arg_types);
+    if (!k.arg_types.empty())
+      recorded->emplace(SigKey{k.process, k.program_id, k.name}, &k.arg_types);
   auto signatures = std::make_shared<std::map<SigKey, std::vector<analyses::ScalarType>>>();
   auto clocks = std::make_shared<analyses::ClockAlignment>(run);
   out.source.count = launches.size();
-  out.source.fill = [&launches, &run, index, by, labels, sources, recorded, signatures, clocks](size_t i,
-                                                                                                Row& row) {
+  out.source.fill = [&launches, &run, index, by, labels, sources, recorded, signatures, clocks](
+                        size_t i, Row& row) {
     const model::Launch& l = *launches[i];
     const analyses::AlignedTimes host = clocks->times(l);
     SigKey key{l.process, l.program_id, l.name};
     auto sig = signatures->find(key);
     if (sig == signatures->end()) {
       std::vector<analyses::ScalarType> types;
-      if (auto r = recorded->find(key); r != recorded->end()) types = analyses::arg_type_name_types(*r->second);
+      if (auto r = recorded->find(key); r != recorded->end())
+        types = analyses::arg_type_name_types(*r->second);
       if (auto p = sources->find({l.process, l.program_id}); p != sources->end()) {
         const auto from_source = analyses::kernel_param_types(p->second->source, l.name);
         if (types.size() < from_source.size()) types.resize(from_source.size());
@@ -179,28 +206,31 @@ Result launches_result(const std::vector<const model::Launch*>& launches, const 
     const std::vector<analyses::ScalarType>* types = &sig->second;
     std::vector<Value> args;
     for (size_t a = 0; a < l.args.size(); ++a)
-      args.push_back(kernel_arg(l.args[a], types && a < types->size() ? (*types)[a] : analyses::ScalarType::Unknown));
+      args.push_back(kernel_arg(
+          l.args[a], types && a < types->size() ? (*types)[a] : analyses::ScalarType::Unknown));
     row.clear();
-    push_group_values(row, analyses::launch_groupings(), by, labels ? (*labels)(analyses::group_key(by, l)) : "");
+    push_group_values(row, analyses::launch_groupings(), by,
+                      labels ? (*labels)(analyses::group_key(by, l)) : "");
     const Row own = {Value::uint(l.seq),
-           Value::text(l.name),
-           l.process < run.processes.size() ? Value::integer(run.processes[l.process].pid) : Value::null(),
-           Value::text(index->path(analyses::innermost_range(l))),
-           dims(l.gws),
-           l.lws ? dims(*l.lws) : Value::null(),
-           l.gwo.empty() ? Value::null() : dims(l.gwo),
-           Value::list(std::move(args)),
-           time_value(l.queued_ns),
-           time_value(l.submit_ns),
-           time_value(l.start_ns),
-           time_value(l.end_ns),
-           Value::integer(host.start_ns),
-           Value::integer(host.end_ns),
-           Value::integer(l.duration_ns()),
-           phase(l.queued_ns, l.submit_ns),
-           phase(l.submit_ns, l.start_ns),
-           phase(l.host_begin_ns, l.host_end_ns),
-           Value::text(l.status)};
+                     Value::text(l.name),
+                     l.process < run.processes.size() ? Value::integer(run.processes[l.process].pid)
+                                                      : Value::null(),
+                     Value::text(index->path(analyses::innermost_range(l))),
+                     dims(l.gws),
+                     l.lws ? dims(*l.lws) : Value::null(),
+                     l.gwo.empty() ? Value::null() : dims(l.gwo),
+                     Value::list(std::move(args)),
+                     time_value(l.queued_ns),
+                     time_value(l.submit_ns),
+                     time_value(l.start_ns),
+                     time_value(l.end_ns),
+                     Value::integer(host.start_ns),
+                     Value::integer(host.end_ns),
+                     Value::integer(l.duration_ns()),
+                     phase(l.queued_ns, l.submit_ns),
+                     phase(l.submit_ns, l.start_ns),
+                     phase(l.host_begin_ns, l.host_end_ns),
+                     Value::text(l.status)};
     row.insert(row.end(), own.begin(), own.end());
   };
   return out;

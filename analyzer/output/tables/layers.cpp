@@ -29,12 +29,16 @@ const Schema& layers_schema() {
         column("count", "Calls", Type::Int, "",
                "launches with a kernel time (null: an imported layer time without kernels)")
             .allow_null(),
-        column("total_ns", "Total", Type::Duration, "ns", "kernel time over all instances").alias("percent"),
-        column("percent", "%", Type::Real, "%", "share of the total kernel time, 0-100").allow_null().unsortable(),
+        column("total_ns", "Total", Type::Duration, "ns", "kernel time over all instances")
+            .alias("percent"),
+        column("percent", "%", Type::Real, "%", "share of the total kernel time, 0-100")
+            .allow_null()
+            .unsortable(),
         column("instances", "Iter", Type::Int, "",
                "range instances (iterations) with launches, or imported measurements")
             .alias("iterations"),
-        column("median_ns", "Median/it", Type::Duration, "ns", "median kernel time per instance").allow_null(),
+        column("median_ns", "Median/it", Type::Duration, "ns", "median kernel time per instance")
+            .allow_null(),
         column("min_ns", "Min/it", Type::Duration, "ns", "shortest instance").allow_null(),
         column("max_ns", "Max/it", Type::Duration, "ns", "longest instance").allow_null(),
         column("est_total_ns", "Est. total", Type::Duration, "ns",
@@ -81,7 +85,8 @@ const Schema& iteration_layers_schema() {
         column("layer", "Layer / kernel", Type::Text, "",
                "range path below the iteration range (\"\" for launches directly in it)")
             .shrink(),
-        column("total_ns", "Time", Type::Duration, "ns", "kernel time (null: a layer without kernels)")
+        column("total_ns", "Time", Type::Duration, "ns",
+               "kernel time (null: a layer without kernels)")
             .allow_null(),
         nested("kernels", "Kernels", iteration_layer_kernels_schema(), "the layer's kernels")
             .csv_label_as("kernel"),
@@ -128,7 +133,8 @@ const Schema& iterations_schema() {
                "the importer's wall time of the iteration, else the range's host duration")
             .allow_null(),
         column("kernel_ns", "Kernel time", Type::Duration, "ns", "kernel time in the iteration"),
-        nested("layers", "Layers", iteration_layers_schema(), "the iteration's layers and their kernels"),
+        nested("layers", "Layers", iteration_layers_schema(),
+               "the iteration's layers and their kernels"),
         nested("kernels", "Kernels", iteration_kernels_schema(),
                "the iteration's kernel totals (in JSON and the table; CSV has them per layer)")
             .not_in_csv(),
@@ -158,17 +164,18 @@ Result layers_result(const std::vector<analyses::LayerRow>& rows, bool speedup, 
     auto stat = [stats](int64_t v) { return stats ? Value::integer(v) : Value::null(); };
     Row row;
     push_group_values(row, analyses::launch_groupings(), by, r.group);
-    const Row own = {Value::text(r.layer),
-                        r.timing_only ? Value::text(r.direction) : Value::null(),
-                        r.timing_only ? Value::null() : Value::uint(r.count),
-                        Value::integer(r.total_ns),
-                        Value::real(r.percent),
-                        Value::uint(r.instances),
-                        stat(r.instance_median_ns),
-                        stat(r.instance_min_ns),
-                        stat(r.instance_max_ns),
-                        r.timing_only ? Value::null() : Value::integer(r.est_total_ns.value_or(r.total_ns)),
-                        Value::rows(std::move(kernels))};
+    const Row own = {
+        Value::text(r.layer),
+        r.timing_only ? Value::text(r.direction) : Value::null(),
+        r.timing_only ? Value::null() : Value::uint(r.count),
+        Value::integer(r.total_ns),
+        Value::real(r.percent),
+        Value::uint(r.instances),
+        stat(r.instance_median_ns),
+        stat(r.instance_min_ns),
+        stat(r.instance_max_ns),
+        r.timing_only ? Value::null() : Value::integer(r.est_total_ns.value_or(r.total_ns)),
+        Value::rows(std::move(kernels))};
     row.insert(row.end(), own.begin(), own.end());
     out.rows.push_back(std::move(row));
     if (r.timing_only) {
@@ -202,12 +209,14 @@ Result iterations_result(const std::vector<analyses::IterationDetail>& details,
       for (const auto& k : l.kernels)
         kernels.push_back({Value::text(k.name), Value::uint(k.count), Value::integer(k.total_ns)});
       // A layer without kernels (e.g. Arm NN's memory workloads) has no kernel time.
-      layers.push_back({Value::text(l.layer), l.kernels.empty() ? Value::null() : Value::integer(l.total_ns),
+      layers.push_back({Value::text(l.layer),
+                        l.kernels.empty() ? Value::null() : Value::integer(l.total_ns),
                         Value::rows(std::move(kernels))});
     }
     std::vector<Row> kernels;
     for (const auto& k : d.kernels)
-      kernels.push_back({Value::text(k.name), Value::uint(k.count), Value::integer(k.total_ns), Value::real(k.percent)});
+      kernels.push_back({Value::text(k.name), Value::uint(k.count), Value::integer(k.total_ns),
+                         Value::real(k.percent)});
     out.rows.push_back({Value::uint(d.index), Value::text(range_name), Value::integer(d.wall_ns),
                         Value::integer(d.kernel_ns), Value::rows(std::move(layers)),
                         Value::rows(std::move(kernels))});

@@ -25,8 +25,11 @@ Result settings_result(bool markdown) {
   Result out(settings_schema());
   for (const auto& d : settings::kAll) {
     const std::string name(d.env_name), def(d.default_value);
-    out.rows.push_back({Value::text(markdown ? "`" + name + "`" : name), Value::text(std::string(settings::type_name(d.type))),
-                        Value::text(!markdown ? def : def.empty() ? "(empty)" : "`" + def + "`"),
+    out.rows.push_back({Value::text(markdown ? "`" + name + "`" : name),
+                        Value::text(std::string(settings::type_name(d.type))),
+                        Value::text(!markdown     ? def
+                                    : def.empty() ? "(empty)"
+                                                  : "`" + def + "`"),
                         Value::text(settings::allowed_values(d)),
                         Value::text(std::string(d.help))});
   }

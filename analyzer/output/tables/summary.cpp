@@ -10,7 +10,8 @@ std::vector<Column> figure_columns() {
       column("wall_ns", "Wall", Type::Duration, "ns", "first to last host event of the run")
           .allow_null()
           .labelled("Wall time"),
-      column("device_busy_ns", "Busy", Type::Duration, "ns", "union of the kernel intervals per device, summed")
+      column("device_busy_ns", "Busy", Type::Duration, "ns",
+             "union of the kernel intervals per device, summed")
           .allow_null()
           .labelled("Device busy"),
       column("utilization", "Util %", Type::Real, "%", "device busy / wall, in percent")
@@ -20,7 +21,9 @@ std::vector<Column> figure_columns() {
       column("kernels_distinct", "Kernels", Type::Int, "", "distinct kernel names")
           .allow_null()
           .labelled("Distinct kernels"),
-      column("kernel_ns", "Kernel time", Type::Duration, "ns", "sum of the kernel times").allow_null().wide(),
+      column("kernel_ns", "Kernel time", Type::Duration, "ns", "sum of the kernel times")
+          .allow_null()
+          .wide(),
       column("transfers", "Transfers", Type::Int, "",
              "buffer and image transfers (reads, writes, copies, fills, maps, unmaps)")
           .allow_null(),
@@ -38,13 +41,15 @@ std::vector<Column> figure_columns() {
           .allow_null()
           .wide()
           .labelled("Transfer time"),
-      column("transfer_gbps", "GB/s", Type::Real, "GB/s",
-             "bytes moved / device time, over the reads, writes, copies and fills with a device time")
+      column(
+          "transfer_gbps", "GB/s", Type::Real, "GB/s",
+          "bytes moved / device time, over the reads, writes, copies and fills with a device time")
           .allow_null()
           .digits(-1)
           .wide()
           .labelled("Transfer bandwidth"),
-      column("gflop_total", "GFLOP", Type::Real, "GFLOP", "GEMM work: sum of 2*M*N*K*batch / 1e9 over timed GEMM launches")
+      column("gflop_total", "GFLOP", Type::Real, "GFLOP",
+             "GEMM work: sum of 2*M*N*K*batch / 1e9 over timed GEMM launches")
           .allow_null()
           .digits(-1)
           .labelled("GEMM work"),
@@ -79,15 +84,18 @@ const Schema& summary_schema() {
     // The run's record has room for the transfers' bytes and bandwidth (the device table
     // keeps them for --wide).
     for (auto& c : r.columns)
-      if (c.key == "transfer_bytes" || c.key == "mapped_bytes" || c.key == "transfer_gbps") c.show = Show::Always;
+      if (c.key == "transfer_bytes" || c.key == "mapped_bytes" || c.key == "transfer_gbps")
+        c.show = Show::Always;
     r.columns.push_back(column("build_ns", "Build time", Type::Duration, "ns",
                                "host time in clBuildProgram, clCompileProgram, clLinkProgram")
                             .allow_null());
-    r.columns.push_back(column("processes", "Processes", Type::Int, "", "processes (input traces)"));
+    r.columns.push_back(
+        column("processes", "Processes", Type::Int, "", "processes (input traces)"));
     r.columns.push_back(column("truncated_processes", "Truncated", Type::Int, "",
                                "processes whose trace has no end record")
                             .labelled("Truncated processes"));
-    r.columns.push_back(nested("devices", "Devices", device_schema(), "the same figures per device"));
+    r.columns.push_back(
+        nested("devices", "Devices", device_schema(), "the same figures per device"));
     return r;
   }();
   return s;

@@ -16,14 +16,18 @@ std::vector<Column> figure_columns() {
   return {
       column("count", "Count", Type::Int, "", "transfers"),
       column("bytes", "Bytes", Type::Bytes, "bytes", "bytes the calls covered, as recorded"),
-      column("moved_bytes", "Moved", Type::Bytes, "bytes",
-             "bytes moved: all of a read's, write's, copy's or fill's; none of a map's or unmap's on a CPU "
-             "device; null for maps elsewhere (a copy or a zero-copy mapping: the trace cannot tell)")
+      column(
+          "moved_bytes", "Moved", Type::Bytes, "bytes",
+          "bytes moved: all of a read's, write's, copy's or fill's; none of a map's or unmap's on "
+          "a CPU "
+          "device; null for maps elsewhere (a copy or a zero-copy mapping: the trace cannot tell)")
           .allow_null(),
-      column("time_ns", "Time", Type::Duration, "ns", "device time (end - start), over the timed transfers")
+      column("time_ns", "Time", Type::Duration, "ns",
+             "device time (end - start), over the timed transfers")
           .allow_null(),
-      column("gbps", "GB/s", Type::Real, "GB/s",
-             "bytes moved / device time over the timed transfers (1 GB/s = 1 byte/ns); null for maps")
+      column(
+          "gbps", "GB/s", Type::Real, "GB/s",
+          "bytes moved / device time over the timed transfers (1 GB/s = 1 byte/ns); null for maps")
           .allow_null()
           .digits(2),
       column("mean_ns", "Mean", Type::Duration, "ns", "mean device time").allow_null().wide(),
@@ -56,8 +60,9 @@ const Schema& sizes_schema() {
     Schema z;
     z.name = "transfer_sizes";
     z.title = "one row per size class of the op's transfers";
-    z.columns = {column("size_class", "Size", Type::Text, "",
-                        "bytes per transfer: <4 KiB, 4-64 KiB, 64 KiB-1 MiB, 1-16 MiB or >=16 MiB")};
+    z.columns = {
+        column("size_class", "Size", Type::Text, "",
+               "bytes per transfer: <4 KiB, 4-64 KiB, 64 KiB-1 MiB, 1-16 MiB or >=16 MiB")};
     for (auto& c : figure_columns()) z.columns.push_back(c);
     return z;
   }();
@@ -85,10 +90,12 @@ const Schema& transfers_schema() {
                                "device kind (CPU, GPU, ACCELERATOR, ...; null when unknown)")
                             .allow_null());
     t.label = t.columns.size();
-    t.columns.push_back(column("op", "Op / size", Type::Text, "", "read, write, copy, fill, map or unmap"));
+    t.columns.push_back(
+        column("op", "Op / size", Type::Text, "", "read, write, copy, fill, map or unmap"));
     for (auto& c : figure_columns()) t.columns.push_back(c);
-    t.columns.push_back(nested("sizes", "Sizes", sizes_schema(), "the op's transfers per size class")
-                            .csv_label_as("size_class"));
+    t.columns.push_back(
+        nested("sizes", "Sizes", sizes_schema(), "the op's transfers per size class")
+            .csv_label_as("size_class"));
     return t;
   }();
   return s;
@@ -118,10 +125,13 @@ Result transfers_result(const std::vector<analyses::TransferRow>& rows, GroupBy 
   if (totals.moved.count) note += ": " + moved_text(totals.moved, totals.moved.gbps(Moves::All));
   out.notes.push_back(note + ".");
   if (totals.maps.count) {
-    std::string m = std::to_string(totals.maps.count) + " maps and unmaps covering " + format_bytes(totals.maps.bytes) +
-                    ", not counted as moved";
-    if (totals.maps_moving_nothing == totals.maps.count) m += " (on CPU devices they move nothing)";
-    else if (totals.maps_moving_nothing) m += " (" + std::to_string(totals.maps_moving_nothing) + " on CPU devices, which move nothing)";
+    std::string m = std::to_string(totals.maps.count) + " maps and unmaps covering " +
+                    format_bytes(totals.maps.bytes) + ", not counted as moved";
+    if (totals.maps_moving_nothing == totals.maps.count)
+      m += " (on CPU devices they move nothing)";
+    else if (totals.maps_moving_nothing)
+      m += " (" + std::to_string(totals.maps_moving_nothing) +
+           " on CPU devices, which move nothing)";
     out.notes.push_back(m + ".");
   }
   return out;

@@ -18,7 +18,8 @@ class SqliteSink : public ExportSink {
  public:
   explicit SqliteSink(const std::string& path) : path_(path), partial_(path + ".partial") {
     ::unlink(partial_.c_str());
-    if (sqlite3_open_v2(partial_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK)
+    if (sqlite3_open_v2(partial_.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                        nullptr) != SQLITE_OK)
       fail("cannot create");
     exec("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE; BEGIN");
     for (const auto& t : export_tables()) {
@@ -31,7 +32,8 @@ class SqliteSink : public ExportSink {
       }
       exec(create + ")");
       sqlite3_stmt* s = nullptr;
-      if (sqlite3_prepare_v2(db_, (insert + ")").c_str(), -1, &s, nullptr) != SQLITE_OK) fail("cannot prepare");
+      if (sqlite3_prepare_v2(db_, (insert + ")").c_str(), -1, &s, nullptr) != SQLITE_OK)
+        fail("cannot prepare");
       inserts_.push_back(s);
     }
   }
@@ -48,25 +50,35 @@ class SqliteSink : public ExportSink {
       const Value& v = row[i];
       int rc = SQLITE_OK;
       switch (v.kind()) {
-        case Value::Kind::Bool: rc = sqlite3_bind_int(s, at, v.as_bool() ? 1 : 0); break;
-        case Value::Kind::Int: rc = sqlite3_bind_int64(s, at, v.as_int()); break;
+        case Value::Kind::Bool:
+          rc = sqlite3_bind_int(s, at, v.as_bool() ? 1 : 0);
+          break;
+        case Value::Kind::Int:
+          rc = sqlite3_bind_int64(s, at, v.as_int());
+          break;
         case Value::Kind::Uint:
           // SQLite integers are signed 64-bit: a larger value (a scalar argument's bytes) is
           // null here; args.hex keeps it.
-          if (v.as_uint() > static_cast<uint64_t>(INT64_MAX)) rc = sqlite3_bind_null(s, at);
-          else rc = sqlite3_bind_int64(s, at, static_cast<int64_t>(v.as_uint()));
+          if (v.as_uint() > static_cast<uint64_t>(INT64_MAX))
+            rc = sqlite3_bind_null(s, at);
+          else
+            rc = sqlite3_bind_int64(s, at, static_cast<int64_t>(v.as_uint()));
           break;
         case Value::Kind::Real:
-          rc = std::isfinite(v.as_real()) ? sqlite3_bind_double(s, at, v.as_real()) : sqlite3_bind_null(s, at);
+          rc = std::isfinite(v.as_real()) ? sqlite3_bind_double(s, at, v.as_real())
+                                          : sqlite3_bind_null(s, at);
           break;
         case Value::Kind::Text:
-          rc = sqlite3_bind_text(s, at, v.as_text().data(), static_cast<int>(v.as_text().size()), SQLITE_STATIC);
+          rc = sqlite3_bind_text(s, at, v.as_text().data(), static_cast<int>(v.as_text().size()),
+                                 SQLITE_STATIC);
           break;
-        default: rc = sqlite3_bind_null(s, at);
+        default:
+          rc = sqlite3_bind_null(s, at);
       }
       if (rc != SQLITE_OK) fail("cannot bind");
     }
-    if (sqlite3_step(s) != SQLITE_DONE) fail("cannot insert into " + export_table(table).schema->name);
+    if (sqlite3_step(s) != SQLITE_DONE)
+      fail("cannot insert into " + export_table(table).schema->name);
     sqlite3_reset(s);
   }
 
@@ -74,7 +86,8 @@ class SqliteSink : public ExportSink {
 
   void restart_records(uint32_t process) override {
     for (const auto& t : export_tables())
-      if (t.streamed) exec("DELETE FROM " + t.schema->name + " WHERE process = " + std::to_string(process));
+      if (t.streamed)
+        exec("DELETE FROM " + t.schema->name + " WHERE process = " + std::to_string(process));
   }
 
   void finish() override {
@@ -105,7 +118,8 @@ class SqliteSink : public ExportSink {
   }
 
   [[noreturn]] void fail(const std::string& what) {
-    throw std::runtime_error("'" + path_ + "': " + what + ": " + (db_ ? sqlite3_errmsg(db_) : "sqlite"));
+    throw std::runtime_error("'" + path_ + "': " + what + ": " +
+                             (db_ ? sqlite3_errmsg(db_) : "sqlite"));
   }
 
   void close() {
@@ -123,6 +137,8 @@ class SqliteSink : public ExportSink {
 
 }  // namespace
 
-std::unique_ptr<ExportSink> make_sqlite_sink(const std::string& path) { return std::make_unique<SqliteSink>(path); }
+std::unique_ptr<ExportSink> make_sqlite_sink(const std::string& path) {
+  return std::make_unique<SqliteSink>(path);
+}
 
 }  // namespace clprof::output::views

@@ -27,20 +27,28 @@ Schema schema(const char* name, const char* title, std::vector<Column> columns) 
   return s;
 }
 
-Column process_col() { return col("process", Type::Int, "", "index of the process in the run (joins every table)"); }
-Column pid_col() { return opt("pid", Type::Int, "", "process id"); }
-Column seq_col(const char* what) { return col("seq", Type::Int, "", what); }
+Column process_col() {
+  return col("process", Type::Int, "", "index of the process in the run (joins every table)");
+}
+Column pid_col() {
+  return opt("pid", Type::Int, "", "process id");
+}
+Column seq_col(const char* what) {
+  return col("seq", Type::Int, "", what);
+}
 
 // The clocks, said once per kind of column.
 constexpr const char* kEnqueueBegin = "host clock: the enqueue call began";
 constexpr const char* kEnqueueEnd = "host clock: the enqueue call returned";
 std::vector<Column> device_times() {
-  return {opt("queued_ns", Type::Int, "ns", "device clock: CL_PROFILING_COMMAND_QUEUED"),
-          opt("submit_ns", Type::Int, "ns", "device clock: CL_PROFILING_COMMAND_SUBMIT"),
-          opt("start_ns", Type::Int, "ns", "device clock: CL_PROFILING_COMMAND_START"),
-          opt("end_ns", Type::Int, "ns", "device clock: CL_PROFILING_COMMAND_END"),
-          opt("host_start_ns", Type::Int, "ns", "host clock: start_ns + the device's clock_sync offset"),
-          opt("host_end_ns", Type::Int, "ns", "host clock: end_ns + the device's clock_sync offset")};
+  return {
+      opt("queued_ns", Type::Int, "ns", "device clock: CL_PROFILING_COMMAND_QUEUED"),
+      opt("submit_ns", Type::Int, "ns", "device clock: CL_PROFILING_COMMAND_SUBMIT"),
+      opt("start_ns", Type::Int, "ns", "device clock: CL_PROFILING_COMMAND_START"),
+      opt("end_ns", Type::Int, "ns", "device clock: CL_PROFILING_COMMAND_END"),
+      opt("host_start_ns", Type::Int, "ns",
+          "host clock: start_ns + the device's clock_sync offset"),
+      opt("host_end_ns", Type::Int, "ns", "host clock: end_ns + the device's clock_sync offset")};
 }
 
 std::vector<Column> concat(std::vector<Column> a, const std::vector<Column>& b) {
@@ -54,12 +62,14 @@ const Schema& processes() {
       {process_col(), pid_col(), opt("ppid", Type::Int, "", "parent process id"),
        col("host_name", Type::Text, "", "host name"),
        col("command_line", Type::Text, "", "argv as a JSON array of strings"),
-       col("session_id", Type::Text, "", "the recorded run it belongs to (\"\" before trace version 2)"),
+       col("session_id", Type::Text, "",
+           "the recorded run it belongs to (\"\" before trace version 2)"),
        col("clprof_version", Type::Text, "", "version of the shim that wrote the trace"),
        col("host_clock", Type::Text, "", "the host clock of its host times (CLOCK_MONOTONIC)"),
        opt("start_unix_ns", Type::Int, "ns", "unix clock (ns since 1970) when tracing started"),
        opt("host_start_ns", Type::Int, "ns",
-           "absolute host clock (CLOCK_MONOTONIC for clprof traces) at which the process's host times are 0"),
+           "absolute host clock (CLOCK_MONOTONIC for clprof traces) at which the process's host "
+           "times are 0"),
        col("source", Type::Text, "", "the input file"),
        col("source_format", Type::Text, "", "clprof-trace, armnn, dvdt-prof, chrome, caffe"),
        col("trace_version", Type::Int, "", "trace format version (0: not a clprof trace)"),
@@ -67,14 +77,16 @@ const Schema& processes() {
        col("incomplete_events", Type::Int, "", "commands still pending at exit (end record)"),
        col("dropped_records", Type::Int, "", "records the shim could not write (end record)"),
        opt("end_host_ns", Type::Int, "ns", "host clock: the end record (null: no end record)"),
-       col("record_counts", Type::Text, "", "the end record's count per record type, as a JSON object")});
+       col("record_counts", Type::Text, "",
+           "the end record's count per record type, as a JSON object")});
   return s;
 }
 
 const Schema& settings() {
-  static const Schema s = schema("settings", "one row per CLPROF_* setting in force in each process (the trace header)",
-                                 {process_col(), pid_col(), col("name", Type::Text, "", "the setting"),
-                                  col("value", Type::Text, "", "its value")});
+  static const Schema s =
+      schema("settings", "one row per CLPROF_* setting in force in each process (the trace header)",
+             {process_col(), pid_col(), col("name", Type::Text, "", "the setting"),
+              col("value", Type::Text, "", "its value")});
   return s;
 }
 
@@ -83,38 +95,45 @@ const Schema& devices() {
       "devices", "one row per OpenCL device of each process",
       {col("device", Type::Int, "", "device id, unique within the run"),
        opt("process", Type::Int, "", "the process it belongs to (processes.process)"),
-       col("name", Type::Text, "", "CL_DEVICE_NAME"), col("vendor", Type::Text, "", "CL_DEVICE_VENDOR"),
+       col("name", Type::Text, "", "CL_DEVICE_NAME"),
+       col("vendor", Type::Text, "", "CL_DEVICE_VENDOR"),
        col("platform", Type::Text, "", "CL_PLATFORM_NAME"),
        col("platform_version", Type::Text, "", "CL_PLATFORM_VERSION"),
-       col("version", Type::Text, "", "CL_DEVICE_VERSION"), col("driver_version", Type::Text, "", "CL_DRIVER_VERSION"),
+       col("version", Type::Text, "", "CL_DEVICE_VERSION"),
+       col("driver_version", Type::Text, "", "CL_DRIVER_VERSION"),
        col("type", Type::Text, "", "CPU, GPU, ACCELERATOR, ..."),
        col("compute_units", Type::Int, "", "CL_DEVICE_MAX_COMPUTE_UNITS"),
        col("max_clock_mhz", Type::Int, "MHz", "CL_DEVICE_MAX_CLOCK_FREQUENCY"),
        col("global_mem_bytes", Type::Bytes, "bytes", "CL_DEVICE_GLOBAL_MEM_SIZE"),
        col("local_mem_bytes", Type::Bytes, "bytes", "CL_DEVICE_LOCAL_MEM_SIZE"),
        col("timer_resolution_ns", Type::Int, "ns", "CL_DEVICE_PROFILING_TIMER_RESOLUTION"),
-       opt("clock_method", Type::Text, "", "how the clock sync was measured (clGetDeviceAndHostTimer, enqueue_bracket)"),
+       opt("clock_method", Type::Text, "",
+           "how the clock sync was measured (clGetDeviceAndHostTimer, enqueue_bracket)"),
        opt("clock_offset_ns", Type::Int, "ns", "host = device + offset; null: no clock sync"),
        opt("clock_uncertainty_ns", Type::Int, "ns", "the offset is known to +/- this")});
   return s;
 }
 
 const Schema& queues() {
-  static const Schema s = schema(
-      "queues", "one row per command queue",
-      {process_col(), pid_col(), col("queue_id", Type::Int, "", "queue id in its process"),
-       opt("context_id", Type::Int, "", "context id"), opt("device", Type::Int, "", "device id (devices.device)"),
-       col("properties", Type::Int, "", "CL_QUEUE_PROPERTIES the app asked for (bit 0: out of order)"),
-       col("profiling_added", Type::Bool, "", "clprof added CL_QUEUE_PROFILING_ENABLE")});
+  static const Schema s =
+      schema("queues", "one row per command queue",
+             {process_col(), pid_col(), col("queue_id", Type::Int, "", "queue id in its process"),
+              opt("context_id", Type::Int, "", "context id"),
+              opt("device", Type::Int, "", "device id (devices.device)"),
+              col("properties", Type::Int, "",
+                  "CL_QUEUE_PROPERTIES the app asked for (bit 0: out of order)"),
+              col("profiling_added", Type::Bool, "", "clprof added CL_QUEUE_PROFILING_ENABLE")});
   return s;
 }
 
 const Schema& kernels() {
-  static const Schema s = schema(
-      "kernels", "one row per kernel object",
-      {process_col(), pid_col(), col("kernel_id", Type::Int, "", "kernel id in its process"),
-       opt("program_id", Type::Int, "", "its program"), opt("context_id", Type::Int, "", "context id"),
-       col("name", Type::Text, "", "kernel function name"), col("num_args", Type::Int, "", "CL_KERNEL_NUM_ARGS")});
+  static const Schema s =
+      schema("kernels", "one row per kernel object",
+             {process_col(), pid_col(), col("kernel_id", Type::Int, "", "kernel id in its process"),
+              opt("program_id", Type::Int, "", "its program"),
+              opt("context_id", Type::Int, "", "context id"),
+              col("name", Type::Text, "", "kernel function name"),
+              col("num_args", Type::Int, "", "CL_KERNEL_NUM_ARGS")});
   return s;
 }
 
@@ -131,18 +150,21 @@ const Schema& programs() {
 }
 
 const Schema& builds() {
-  static const Schema s = schema(
-      "builds", "one row per clBuildProgram, clCompileProgram or clLinkProgram call",
-      {process_col(), pid_col(), col("program_id", Type::Int, "", "the program built (linked: the new one)"),
-       col("api", Type::Text, "", "clBuildProgram, clCompileProgram or clLinkProgram"),
-       col("options", Type::Text, "", "build options as given"),
-       col("devices", Type::Text, "", "device ids, comma-separated"),
-       opt("host_begin_ns", Type::Int, "ns", "host clock: the call began"),
-       opt("host_end_ns", Type::Int, "ns", "host clock: the call returned"),
-       opt("duration_ns", Type::Duration, "ns", "host time in the call"), col("rc", Type::Int, "", "the call's return code"),
-       col("build_status", Type::Text, "", "CL_PROGRAM_BUILD_STATUS per device after the call, comma-separated"),
-       col("kernels", Type::Text, "", "kernel names the program defines, comma-separated"),
-       col("source_hash", Type::Text, "", "the program's source hash (\"\" when none)")});
+  static const Schema s =
+      schema("builds", "one row per clBuildProgram, clCompileProgram or clLinkProgram call",
+             {process_col(), pid_col(),
+              col("program_id", Type::Int, "", "the program built (linked: the new one)"),
+              col("api", Type::Text, "", "clBuildProgram, clCompileProgram or clLinkProgram"),
+              col("options", Type::Text, "", "build options as given"),
+              col("devices", Type::Text, "", "device ids, comma-separated"),
+              opt("host_begin_ns", Type::Int, "ns", "host clock: the call began"),
+              opt("host_end_ns", Type::Int, "ns", "host clock: the call returned"),
+              opt("duration_ns", Type::Duration, "ns", "host time in the call"),
+              col("rc", Type::Int, "", "the call's return code"),
+              col("build_status", Type::Text, "",
+                  "CL_PROGRAM_BUILD_STATUS per device after the call, comma-separated"),
+              col("kernels", Type::Text, "", "kernel names the program defines, comma-separated"),
+              col("source_hash", Type::Text, "", "the program's source hash (\"\" when none)")});
   return s;
 }
 
@@ -151,8 +173,10 @@ const Schema& ranges() {
       "ranges", "one row per range marker (clprof_range_push/pop) or imported range",
       {process_col(), pid_col(), col("range_id", Type::Int, "", "range id, unique within the run"),
        opt("parent_id", Type::Int, "", "the enclosing range; null at top level"),
-       col("name", Type::Text, "", "range name"), col("path", Type::Text, "", "names from the outermost range, '/'-joined"),
-       col("depth", Type::Int, "", "0 at top level"), opt("tid", Type::Int, "", "thread that opened it"),
+       col("name", Type::Text, "", "range name"),
+       col("path", Type::Text, "", "names from the outermost range, '/'-joined"),
+       col("depth", Type::Int, "", "0 at top level"),
+       opt("tid", Type::Int, "", "thread that opened it"),
        opt("host_begin_ns", Type::Int, "ns", "host clock: pushed"),
        opt("host_end_ns", Type::Int, "ns", "host clock: popped (null: never)"),
        opt("duration_ns", Type::Duration, "ns", "host_end_ns - host_begin_ns"),
@@ -162,13 +186,16 @@ const Schema& ranges() {
 
 const Schema& api_calls() {
   static const Schema s = schema(
-      "api_calls", "one row per host API call the trace holds apart from enqueues and builds: waits today",
-      {process_col(), pid_col(), seq_col("sequence number in the process"), opt("tid", Type::Int, "", "calling thread"),
+      "api_calls",
+      "one row per host API call the trace holds apart from enqueues and builds: waits today",
+      {process_col(), pid_col(), seq_col("sequence number in the process"),
+       opt("tid", Type::Int, "", "calling thread"),
        col("api", Type::Text, "", "clFinish, clWaitForEvents, ..."),
        opt("queue_id", Type::Int, "", "the queue (null: none, e.g. clWaitForEvents)"),
        opt("host_begin_ns", Type::Int, "ns", "host clock: the call began"),
        opt("host_end_ns", Type::Int, "ns", "host clock: the call returned"),
-       opt("duration_ns", Type::Duration, "ns", "host time in the call"), col("rc", Type::Int, "", "return code")});
+       opt("duration_ns", Type::Duration, "ns", "host time in the call"),
+       col("rc", Type::Int, "", "return code")});
   return s;
 }
 
@@ -181,14 +208,16 @@ const Schema& marks() {
 }
 
 const Schema& warnings() {
-  static const Schema s = schema("warnings", "one row per warning record the shim wrote",
-                                 {process_col(), pid_col(), col("message", Type::Text, "", "the warning")});
+  static const Schema s =
+      schema("warnings", "one row per warning record the shim wrote",
+             {process_col(), pid_col(), col("message", Type::Text, "", "the warning")});
   return s;
 }
 
 const Schema& layer_timings() {
   static const Schema s = schema(
-      "layer_timings", "one row per layer time an importer gives without kernels (Caffe per_layer_info)",
+      "layer_timings",
+      "one row per layer time an importer gives without kernels (Caffe per_layer_info)",
       {col("iteration", Type::Int, "", "iteration"), col("layer", Type::Text, "", "layer name"),
        col("direction", Type::Text, "", "forward, backward or \"\""),
        col("time_ns", Type::Duration, "ns", "the layer's time")});
@@ -197,16 +226,24 @@ const Schema& layer_timings() {
 
 const Schema& launches() {
   static const Schema s = schema(
-      "launches", "one row per kernel launch (clEnqueueNDRangeKernel, clEnqueueTask; importers' kernels)",
-      concat(concat({process_col(), pid_col(), seq_col("sequence number in the process (shared with transfers and waits)"),
-                     opt("tid", Type::Int, "", "enqueuing thread"), col("kernel", Type::Text, "", "kernel function name"),
-                     col("api", Type::Text, "", "clEnqueueNDRangeKernel, clEnqueueTask (importers: their own)"),
-                     opt("kernel_id", Type::Int, "", "kernel object id"), opt("program_id", Type::Int, "", "program id"),
-                     opt("queue_id", Type::Int, "", "queue id"), opt("context_id", Type::Int, "", "context id"),
+      "launches",
+      "one row per kernel launch (clEnqueueNDRangeKernel, clEnqueueTask; importers' kernels)",
+      concat(concat({process_col(),
+                     pid_col(),
+                     seq_col("sequence number in the process (shared with transfers and waits)"),
+                     opt("tid", Type::Int, "", "enqueuing thread"),
+                     col("kernel", Type::Text, "", "kernel function name"),
+                     col("api", Type::Text, "",
+                         "clEnqueueNDRangeKernel, clEnqueueTask (importers: their own)"),
+                     opt("kernel_id", Type::Int, "", "kernel object id"),
+                     opt("program_id", Type::Int, "", "program id"),
+                     opt("queue_id", Type::Int, "", "queue id"),
+                     opt("context_id", Type::Int, "", "context id"),
                      opt("device", Type::Int, "", "device id (devices.device)"),
                      col("work_dim", Type::Int, "", "number of work dimensions"),
                      opt("gws_x", Type::Int, "", "global work size, dimension 0"),
-                     opt("gws_y", Type::Int, "", "global work size, dimension 1 (null: fewer dimensions)"),
+                     opt("gws_y", Type::Int, "",
+                         "global work size, dimension 1 (null: fewer dimensions)"),
                      opt("gws_z", Type::Int, "", "global work size, dimension 2"),
                      opt("lws_x", Type::Int, "", "local work size (null: left to the driver)"),
                      opt("lws_y", Type::Int, "", "local work size, dimension 1"),
@@ -218,16 +255,22 @@ const Schema& launches() {
                      opt("enqueue_begin_ns", Type::Int, "ns", kEnqueueBegin),
                      opt("enqueue_end_ns", Type::Int, "ns", kEnqueueEnd)},
                     device_times()),
-             {opt("duration_ns", Type::Duration, "ns", "kernel time: end_ns - start_ns, or the importer's duration"),
+             {opt("duration_ns", Type::Duration, "ns",
+                  "kernel time: end_ns - start_ns, or the importer's duration"),
               col("status", Type::Text, "", "complete, error, incomplete or not_enqueued"),
               col("rc", Type::Int, "", "the enqueue's return code"),
-              opt("exec_status", Type::Int, "", "status error: the negative CL_EVENT_COMMAND_EXECUTION_STATUS"),
-              col("args_total", Type::Int, "", "the kernel's argument count when more than the recorded args, else 0"),
-              opt("range_id", Type::Int, "", "innermost open range of the enqueuing thread (ranges.range_id)"),
+              opt("exec_status", Type::Int, "",
+                  "status error: the negative CL_EVENT_COMMAND_EXECUTION_STATUS"),
+              col("args_total", Type::Int, "",
+                  "the kernel's argument count when more than the recorded args, else 0"),
+              opt("range_id", Type::Int, "",
+                  "innermost open range of the enqueuing thread (ranges.range_id)"),
               col("layer", Type::Text, "", "path of that range, or (no layer)"),
-              opt("gemm_rule", Type::Text, "", "the GEMM rule matching the kernel (docs/gemm-rules.md)"),
+              opt("gemm_rule", Type::Text, "",
+                  "the GEMM rule matching the kernel (docs/gemm-rules.md)"),
               opt("gemm_m", Type::Int, "", "GEMM M"), opt("gemm_n", Type::Int, "", "GEMM N"),
-              opt("gemm_k", Type::Int, "", "GEMM K"), opt("gemm_batch", Type::Int, "", "GEMM batch count"),
+              opt("gemm_k", Type::Int, "", "GEMM K"),
+              opt("gemm_batch", Type::Int, "", "GEMM batch count"),
               opt("gemm_flops", Type::Real, "FLOP", "2*M*N*K*batch"),
               opt("extra", Type::Text, "", "facts an importer keeps, as a JSON object")}));
   return s;
@@ -240,7 +283,9 @@ const Schema& args() {
        col("arg_index", Type::Int, "", "argument index"),
        col("kind", Type::Text, "", "scalar, buffer, image, pipe, local, svm, sampler or unset"),
        col("size", Type::Int, "bytes", "bytes passed to clSetKernelArg"),
-       opt("value", Type::Int, "", "scalar of 1, 2, 4 or 8 bytes: little-endian unsigned value (SQLite: null above 2^63-1)"),
+       opt("value", Type::Int, "",
+           "scalar of 1, 2, 4 or 8 bytes: little-endian unsigned value (SQLite: null above "
+           "2^63-1)"),
        opt("hex", Type::Text, "", "scalar: its bytes in memory order"),
        opt("mem_id", Type::Int, "", "buffer, image, pipe: mem object id; sampler: sampler id"),
        opt("mem_bytes", Type::Bytes, "bytes", "buffer, image, pipe: its size"),
@@ -249,34 +294,46 @@ const Schema& args() {
 }
 
 const Schema& transfers() {
-  static const Schema s = schema(
-      "transfers", "one row per transfer command (read, write, copy, fill, map, unmap)",
-      concat(concat({process_col(), pid_col(), seq_col("sequence number in the process"),
-                     opt("tid", Type::Int, "", "enqueuing thread"), col("api", Type::Text, "", "the entry point"),
-                     col("op", Type::Text, "", "read, write, copy, fill, map or unmap"),
-                     opt("queue_id", Type::Int, "", "queue id"), opt("device", Type::Int, "", "device id"),
-                     col("bytes", Type::Bytes, "bytes", "bytes the command moves (docs/trace-format.md)"),
-                     col("blocking", Type::Bool, "", "the call waited for the command"),
-                     opt("enqueue_begin_ns", Type::Int, "ns", kEnqueueBegin),
-                     opt("enqueue_end_ns", Type::Int, "ns", kEnqueueEnd)},
-                    device_times()),
-             {opt("duration_ns", Type::Duration, "ns", "end_ns - start_ns"),
-              col("status", Type::Text, "", "complete, error, incomplete or not_enqueued"),
-              col("rc", Type::Int, "", "the enqueue's return code"),
-              opt("exec_status", Type::Int, "", "status error: the negative CL_EVENT_COMMAND_EXECUTION_STATUS"),
-              opt("range_id", Type::Int, "", "innermost open range of the enqueuing thread"),
-              col("layer", Type::Text, "", "path of that range, or (no layer)")}));
+  static const Schema s =
+      schema("transfers", "one row per transfer command (read, write, copy, fill, map, unmap)",
+             concat(concat({process_col(), pid_col(), seq_col("sequence number in the process"),
+                            opt("tid", Type::Int, "", "enqueuing thread"),
+                            col("api", Type::Text, "", "the entry point"),
+                            col("op", Type::Text, "", "read, write, copy, fill, map or unmap"),
+                            opt("queue_id", Type::Int, "", "queue id"),
+                            opt("device", Type::Int, "", "device id"),
+                            col("bytes", Type::Bytes, "bytes",
+                                "bytes the command moves (docs/trace-format.md)"),
+                            col("blocking", Type::Bool, "", "the call waited for the command"),
+                            opt("enqueue_begin_ns", Type::Int, "ns", kEnqueueBegin),
+                            opt("enqueue_end_ns", Type::Int, "ns", kEnqueueEnd)},
+                           device_times()),
+                    {opt("duration_ns", Type::Duration, "ns", "end_ns - start_ns"),
+                     col("status", Type::Text, "", "complete, error, incomplete or not_enqueued"),
+                     col("rc", Type::Int, "", "the enqueue's return code"),
+                     opt("exec_status", Type::Int, "",
+                         "status error: the negative CL_EVENT_COMMAND_EXECUTION_STATUS"),
+                     opt("range_id", Type::Int, "", "innermost open range of the enqueuing thread"),
+                     col("layer", Type::Text, "", "path of that range, or (no layer)")}));
   return s;
 }
 
-Value opt_time(int64_t v) { return v == kNoTime ? Value::null() : Value::integer(v); }
+Value opt_time(int64_t v) {
+  return v == kNoTime ? Value::null() : Value::integer(v);
+}
 Value span(int64_t b, int64_t e) {
   if (b == kNoTime || e == kNoTime || e < b) return Value::null();
   return Value::integer(e - b);
 }
-Value opt_id(uint64_t v) { return v == 0 ? Value::null() : Value::uint(v); }
-Value dim(const std::vector<uint64_t>& v, size_t i) { return i < v.size() ? Value::uint(v[i]) : Value::null(); }
-uint64_t innermost(const std::vector<uint64_t>& ranges) { return ranges.empty() ? 0 : ranges.back(); }
+Value opt_id(uint64_t v) {
+  return v == 0 ? Value::null() : Value::uint(v);
+}
+Value dim(const std::vector<uint64_t>& v, size_t i) {
+  return i < v.size() ? Value::uint(v[i]) : Value::null();
+}
+uint64_t innermost(const std::vector<uint64_t>& ranges) {
+  return ranges.empty() ? 0 : ranges.back();
+}
 
 std::string joined(const std::vector<std::string>& v) {
   std::string s;
@@ -287,14 +344,22 @@ std::string joined(const std::vector<std::string>& v) {
 const char* arg_kind(model::KernelArg::Kind k) {
   using K = model::KernelArg::Kind;
   switch (k) {
-    case K::Unset: return "unset";
-    case K::Scalar: return "scalar";
-    case K::Buffer: return "buffer";
-    case K::Image: return "image";
-    case K::Pipe: return "pipe";
-    case K::Local: return "local";
-    case K::Svm: return "svm";
-    case K::Sampler: return "sampler";
+    case K::Unset:
+      return "unset";
+    case K::Scalar:
+      return "scalar";
+    case K::Buffer:
+      return "buffer";
+    case K::Image:
+      return "image";
+    case K::Pipe:
+      return "pipe";
+    case K::Local:
+      return "local";
+    case K::Svm:
+      return "svm";
+    case K::Sampler:
+      return "sampler";
   }
   return "unset";
 }
@@ -315,23 +380,31 @@ const std::vector<ExportTableInfo>& export_tables() {
       {ExportTable::Marks, &marks(), {{"process"}}, false},
       {ExportTable::Warnings, &warnings(), {}, false},
       {ExportTable::LayerTimings, &layer_timings(), {{"layer"}}, false},
-      {ExportTable::Launches, &launches(), {{"process", "seq"}, {"kernel"}, {"range_id"}, {"device"}}, true},
+      {ExportTable::Launches,
+       &launches(),
+       {{"process", "seq"}, {"kernel"}, {"range_id"}, {"device"}},
+       true},
       {ExportTable::Args, &args(), {{"process", "seq"}}, true},
       {ExportTable::Transfers, &transfers(), {{"process", "seq"}, {"range_id"}}, true},
   };
   return t;
 }
 
-const ExportTableInfo& export_table(ExportTable table) { return export_tables().at(static_cast<size_t>(table)); }
+const ExportTableInfo& export_table(ExportTable table) {
+  return export_tables().at(static_cast<size_t>(table));
+}
 
 const char* sql_type(const Column& c) {
   switch (c.type) {
-    case Type::Real: return "REAL";
+    case Type::Real:
+      return "REAL";
     case Type::Text:
     case Type::Dims:
     case Type::Args:
-    case Type::Rows: return "TEXT";
-    default: return "INTEGER";
+    case Type::Rows:
+      return "TEXT";
+    default:
+      return "INTEGER";
   }
 }
 
@@ -341,8 +414,9 @@ std::string export_markdown() {
     out += "\n### `" + t.schema->name + "`\n\n" + t.schema->title + ".\n\n";
     out += "| column | type | unit | meaning |\n|---|---|---|---|\n";
     for (const auto& c : t.schema->columns)
-      out += "| `" + c.key + "` | " + (c.type == Type::Bool ? std::string("INTEGER (0/1)") : sql_type(c)) + " | " +
-             c.unit + " | " + c.meaning + (c.nullable ? "; null when unknown" : "") + " |\n";
+      out += "| `" + c.key + "` | " +
+             (c.type == Type::Bool ? std::string("INTEGER (0/1)") : sql_type(c)) + " | " + c.unit +
+             " | " + c.meaning + (c.nullable ? "; null when unknown" : "") + " |\n";
     if (!t.indexes.empty()) {
       out += "\nSQLite indexes:";
       for (const auto& ix : t.indexes) out += " (" + joined(ix) + ")";
@@ -358,7 +432,8 @@ ExportRows::ExportRows(const model::Run& run, const std::vector<gemm::Rule>& rul
 }
 
 Value ExportRows::pid(uint32_t process) const {
-  return process < run_.processes.size() ? Value::integer(run_.processes[process].pid) : Value::null();
+  return process < run_.processes.size() ? Value::integer(run_.processes[process].pid)
+                                         : Value::null();
 }
 
 void ExportRows::metadata(const RowOut& out) const {
@@ -376,15 +451,18 @@ void ExportRows::metadata(const RowOut& out) const {
       counts += ':' + std::to_string(n);
     }
     out(ExportTable::Processes,
-        {Value::uint(i), pid(i), p.ppid ? Value::integer(p.ppid) : Value::null(), Value::text(p.host_name),
-         Value::text(argv + "]"), Value::text(p.session_id), Value::text(p.clprof_version), Value::text(p.host_clock),
-         opt_time(p.start_unix_ns), opt_time(p.host_start_ns), Value::text(p.source), Value::text(p.source_format),
-         Value::integer(p.trace_version), Value::boolean(p.truncated), Value::uint(p.incomplete_events),
-         Value::uint(p.dropped_records), opt_time(p.end_host_ns), Value::text(counts + "}")});
+        {Value::uint(i), pid(i), p.ppid ? Value::integer(p.ppid) : Value::null(),
+         Value::text(p.host_name), Value::text(argv + "]"), Value::text(p.session_id),
+         Value::text(p.clprof_version), Value::text(p.host_clock), opt_time(p.start_unix_ns),
+         opt_time(p.host_start_ns), Value::text(p.source), Value::text(p.source_format),
+         Value::integer(p.trace_version), Value::boolean(p.truncated),
+         Value::uint(p.incomplete_events), Value::uint(p.dropped_records), opt_time(p.end_host_ns),
+         Value::text(counts + "}")});
     for (const auto& [name, value] : p.settings)
       out(ExportTable::Settings, {Value::uint(i), pid(i), Value::text(name), Value::text(value)});
     for (const auto& w : p.warnings)
-      out(ExportTable::Warnings, {Value::uint(i), pid(i), Value::text(w.message), opt_time(w.host_ns)});
+      out(ExportTable::Warnings,
+          {Value::uint(i), pid(i), Value::text(w.message), opt_time(w.host_ns)});
   }
   // Importers do not say which process a device belongs to: the process of a command on it.
   std::map<uint32_t, uint32_t> device_process;
@@ -393,55 +471,64 @@ void ExportRows::metadata(const RowOut& out) const {
   for (const auto& d : run_.devices) {
     const bool s = d.has_clock_offset;
     auto guess = device_process.find(d.id);
-    const Value process = d.process != UINT32_MAX ? Value::uint(d.process)
+    const Value process = d.process != UINT32_MAX         ? Value::uint(d.process)
                           : guess != device_process.end() ? Value::uint(guess->second)
                                                           : Value::null();
     out(ExportTable::Devices,
-        {Value::uint(d.id), process, Value::text(d.name), Value::text(d.vendor), Value::text(d.platform),
-         Value::text(d.platform_version), Value::text(d.version), Value::text(d.driver_version), Value::text(d.type),
-         Value::uint(d.compute_units), Value::uint(d.max_clock_mhz), Value::uint(d.global_mem_bytes),
+        {Value::uint(d.id), process, Value::text(d.name), Value::text(d.vendor),
+         Value::text(d.platform), Value::text(d.platform_version), Value::text(d.version),
+         Value::text(d.driver_version), Value::text(d.type), Value::uint(d.compute_units),
+         Value::uint(d.max_clock_mhz), Value::uint(d.global_mem_bytes),
          Value::uint(d.local_mem_bytes), Value::uint(d.timer_resolution_ns),
          s ? Value::text(d.clock_method) : Value::null(),
          s ? Value::integer(d.device_to_host_offset_ns) : Value::null(),
          s ? Value::uint(d.clock_uncertainty_ns) : Value::null()});
   }
   for (const auto& q : run_.queues)
-    out(ExportTable::Queues, {Value::uint(q.process), pid(q.process), Value::uint(q.id), opt_id(q.context_id),
-                              opt_id(q.device), Value::uint(q.properties), Value::boolean(q.profiling_added)});
+    out(ExportTable::Queues,
+        {Value::uint(q.process), pid(q.process), Value::uint(q.id), opt_id(q.context_id),
+         opt_id(q.device), Value::uint(q.properties), Value::boolean(q.profiling_added)});
   for (const auto& p : run_.programs)
     out(ExportTable::Programs,
-        {Value::uint(p.process), pid(p.process), Value::uint(p.id), opt_id(p.context_id), Value::text(p.origin),
-         Value::text(p.source_hash), Value::uint(p.source_bytes), Value::text(p.options)});
+        {Value::uint(p.process), pid(p.process), Value::uint(p.id), opt_id(p.context_id),
+         Value::text(p.origin), Value::text(p.source_hash), Value::uint(p.source_bytes),
+         Value::text(p.options)});
   for (const auto& k : run_.kernels)
-    out(ExportTable::Kernels, {Value::uint(k.process), pid(k.process), Value::uint(k.id), opt_id(k.program_id),
-                               opt_id(k.context_id), Value::text(k.name), Value::uint(k.num_args)});
+    out(ExportTable::Kernels,
+        {Value::uint(k.process), pid(k.process), Value::uint(k.id), opt_id(k.program_id),
+         opt_id(k.context_id), Value::text(k.name), Value::uint(k.num_args)});
   for (const auto& b : run_.builds) {
     std::string devices, status;
     for (uint32_t d : b.devices) devices += (devices.empty() ? "" : ",") + std::to_string(d);
     for (int32_t v : b.build_status) status += (status.empty() ? "" : ",") + std::to_string(v);
     out(ExportTable::Builds,
-        {Value::uint(b.process), pid(b.process), Value::uint(b.program_id), Value::text(b.api), Value::text(b.options),
-         Value::text(devices), opt_time(b.host_begin_ns), opt_time(b.host_end_ns), span(b.host_begin_ns, b.host_end_ns),
-         Value::integer(b.rc), Value::text(status), Value::text(joined(b.kernels)), Value::text(b.source_hash)});
+        {Value::uint(b.process), pid(b.process), Value::uint(b.program_id), Value::text(b.api),
+         Value::text(b.options), Value::text(devices), opt_time(b.host_begin_ns),
+         opt_time(b.host_end_ns), span(b.host_begin_ns, b.host_end_ns), Value::integer(b.rc),
+         Value::text(status), Value::text(joined(b.kernels)), Value::text(b.source_hash)});
   }
   for (const auto& r : run_.ranges) {
     int64_t depth = 0;
-    for (const model::Range* up = ranges_.find(r.parent); up && depth < 1000; up = ranges_.find(up->parent)) ++depth;
+    for (const model::Range* up = ranges_.find(r.parent); up && depth < 1000;
+         up = ranges_.find(up->parent))
+      ++depth;
     out(ExportTable::Ranges,
-        {Value::uint(r.process), pid(r.process), Value::uint(r.id), opt_id(r.parent), Value::text(r.name),
-         Value::text(ranges_.path(r.id)), Value::integer(depth), Value::uint(r.tid), opt_time(r.host_begin_ns),
-         opt_time(r.host_end_ns), span(r.host_begin_ns, r.host_end_ns), Value::boolean(r.left_open)});
+        {Value::uint(r.process), pid(r.process), Value::uint(r.id), opt_id(r.parent),
+         Value::text(r.name), Value::text(ranges_.path(r.id)), Value::integer(depth),
+         Value::uint(r.tid), opt_time(r.host_begin_ns), opt_time(r.host_end_ns),
+         span(r.host_begin_ns, r.host_end_ns), Value::boolean(r.left_open)});
   }
   for (const auto& y : run_.syncs)
-    out(ExportTable::ApiCalls, {Value::uint(y.process), pid(y.process), Value::uint(y.seq), Value::uint(y.tid),
-                                Value::text(y.api), opt_id(y.queue_id), opt_time(y.host_begin_ns),
-                                opt_time(y.host_end_ns), span(y.host_begin_ns, y.host_end_ns), Value::integer(y.rc)});
+    out(ExportTable::ApiCalls,
+        {Value::uint(y.process), pid(y.process), Value::uint(y.seq), Value::uint(y.tid),
+         Value::text(y.api), opt_id(y.queue_id), opt_time(y.host_begin_ns), opt_time(y.host_end_ns),
+         span(y.host_begin_ns, y.host_end_ns), Value::integer(y.rc)});
   for (const auto& m : run_.marks)
-    out(ExportTable::Marks,
-        {Value::uint(m.process), pid(m.process), Value::uint(m.tid), Value::text(m.name), opt_time(m.host_ns)});
+    out(ExportTable::Marks, {Value::uint(m.process), pid(m.process), Value::uint(m.tid),
+                             Value::text(m.name), opt_time(m.host_ns)});
   for (const auto& t : run_.layer_timings)
-    out(ExportTable::LayerTimings,
-        {Value::uint(t.iteration), Value::text(t.layer), Value::text(t.direction), Value::integer(t.time_ns)});
+    out(ExportTable::LayerTimings, {Value::uint(t.iteration), Value::text(t.layer),
+                                    Value::text(t.direction), Value::integer(t.time_ns)});
 }
 
 void ExportRows::launch(const model::Launch& l, const RowOut& out) {
@@ -462,26 +549,58 @@ void ExportRows::launch(const model::Launch& l, const RowOut& out) {
   }
   const std::vector<uint64_t> no_lws;
   const std::vector<uint64_t>& lws = l.lws ? *l.lws : no_lws;
-  out(ExportTable::Launches,
-      {Value::uint(l.process), pid(l.process), Value::uint(l.seq), opt_id(l.tid), Value::text(l.name), Value::text(l.api),
-       opt_id(l.kernel_id), opt_id(l.program_id), opt_id(l.queue_id), opt_id(l.context_id), opt_id(l.device),
-       Value::uint(l.gws.size()), dim(l.gws, 0), dim(l.gws, 1), dim(l.gws, 2), dim(lws, 0), dim(lws, 1), dim(lws, 2),
-       dim(l.gwo, 0), dim(l.gwo, 1), dim(l.gwo, 2), Value::uint(l.args.size()), opt_time(l.host_begin_ns),
-       opt_time(l.host_end_ns), opt_time(l.queued_ns), opt_time(l.submit_ns), opt_time(l.start_ns), opt_time(l.end_ns),
-       Value::integer(h.start_ns), Value::integer(h.end_ns), Value::integer(l.duration_ns()), Value::text(l.status),
-       Value::integer(l.rc), l.exec_status ? Value::integer(l.exec_status) : Value::null(), Value::uint(l.args_total),
-       opt_id(range), Value::text(ranges_.path(range)),
-       g ? Value::text(g->rule->id) : Value::null(), g ? Value::integer(g->m) : Value::null(),
-       g ? Value::integer(g->n) : Value::null(), g ? Value::integer(g->k) : Value::null(),
-       g ? Value::integer(g->batch) : Value::null(), g ? Value::real(g->flops) : Value::null(),
-       extra.empty() ? Value::null() : Value::text(extra)});
+  out(ExportTable::Launches, {Value::uint(l.process),
+                              pid(l.process),
+                              Value::uint(l.seq),
+                              opt_id(l.tid),
+                              Value::text(l.name),
+                              Value::text(l.api),
+                              opt_id(l.kernel_id),
+                              opt_id(l.program_id),
+                              opt_id(l.queue_id),
+                              opt_id(l.context_id),
+                              opt_id(l.device),
+                              Value::uint(l.gws.size()),
+                              dim(l.gws, 0),
+                              dim(l.gws, 1),
+                              dim(l.gws, 2),
+                              dim(lws, 0),
+                              dim(lws, 1),
+                              dim(lws, 2),
+                              dim(l.gwo, 0),
+                              dim(l.gwo, 1),
+                              dim(l.gwo, 2),
+                              Value::uint(l.args.size()),
+                              opt_time(l.host_begin_ns),
+                              opt_time(l.host_end_ns),
+                              opt_time(l.queued_ns),
+                              opt_time(l.submit_ns),
+                              opt_time(l.start_ns),
+                              opt_time(l.end_ns),
+                              Value::integer(h.start_ns),
+                              Value::integer(h.end_ns),
+                              Value::integer(l.duration_ns()),
+                              Value::text(l.status),
+                              Value::integer(l.rc),
+                              l.exec_status ? Value::integer(l.exec_status) : Value::null(),
+                              Value::uint(l.args_total),
+                              opt_id(range),
+                              Value::text(ranges_.path(range)),
+                              g ? Value::text(g->rule->id) : Value::null(),
+                              g ? Value::integer(g->m) : Value::null(),
+                              g ? Value::integer(g->n) : Value::null(),
+                              g ? Value::integer(g->k) : Value::null(),
+                              g ? Value::integer(g->batch) : Value::null(),
+                              g ? Value::real(g->flops) : Value::null(),
+                              extra.empty() ? Value::null() : Value::text(extra)});
   for (size_t i = 0; i < l.args.size(); ++i) {
     using K = model::KernelArg::Kind;
     const auto& a = l.args[i];
     const bool mem = a.kind == K::Buffer || a.kind == K::Image || a.kind == K::Pipe;
     out(ExportTable::Args,
-        {Value::uint(l.process), pid(l.process), Value::uint(l.seq), Value::uint(i), Value::text(arg_kind(a.kind)),
-         Value::uint(a.size), a.kind == K::Scalar && a.has_value ? Value::uint(a.value) : Value::null(),
+        {Value::uint(l.process), pid(l.process), Value::uint(l.seq), Value::uint(i),
+         Value::text(arg_kind(a.kind)), Value::uint(a.size),
+         a.kind == K::Scalar && a.has_value ? Value::uint(a.value) : Value::null(),
          a.kind == K::Scalar ? Value::text(a.hex) : Value::null(),
          mem || a.kind == K::Sampler ? Value::uint(a.object_id) : Value::null(),
          mem ? Value::uint(a.object_bytes) : Value::null(),
@@ -493,12 +612,18 @@ void ExportRows::transfer(const model::Transfer& t, const RowOut& out) const {
   use_.note(t.device, t.start_ns != kNoTime && t.end_ns != kNoTime);
   const analyses::AlignedTimes h = clocks_.times(t);
   out(ExportTable::Transfers,
-      {Value::uint(t.process), pid(t.process), Value::uint(t.seq), opt_id(t.tid), Value::text(t.api), Value::text(t.op),
-       opt_id(t.queue_id), opt_id(t.device), Value::uint(t.bytes), Value::boolean(t.blocking), opt_time(t.host_begin_ns),
-       opt_time(t.host_end_ns), opt_time(t.queued_ns), opt_time(t.submit_ns), opt_time(t.start_ns), opt_time(t.end_ns),
-       Value::integer(h.start_ns), Value::integer(h.end_ns), span(t.start_ns, t.end_ns), Value::text(t.status),
-       Value::integer(t.rc), t.exec_status ? Value::integer(t.exec_status) : Value::null(), opt_id(innermost(t.ranges)),
-       Value::text(ranges_.path(innermost(t.ranges)))});
+      {Value::uint(t.process),      pid(t.process),
+       Value::uint(t.seq),          opt_id(t.tid),
+       Value::text(t.api),          Value::text(t.op),
+       opt_id(t.queue_id),          opt_id(t.device),
+       Value::uint(t.bytes),        Value::boolean(t.blocking),
+       opt_time(t.host_begin_ns),   opt_time(t.host_end_ns),
+       opt_time(t.queued_ns),       opt_time(t.submit_ns),
+       opt_time(t.start_ns),        opt_time(t.end_ns),
+       Value::integer(h.start_ns),  Value::integer(h.end_ns),
+       span(t.start_ns, t.end_ns),  Value::text(t.status),
+       Value::integer(t.rc),        t.exec_status ? Value::integer(t.exec_status) : Value::null(),
+       opt_id(innermost(t.ranges)), Value::text(ranges_.path(innermost(t.ranges)))});
 }
 
 }  // namespace clprof::output::views

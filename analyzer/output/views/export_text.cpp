@@ -20,14 +20,17 @@ class CsvSink : public ExportSink {
  public:
   explicit CsvSink(const std::string& dir) {
     if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST)
-      throw std::runtime_error("'" + dir + "': cannot create the directory: " + std::strerror(errno));
+      throw std::runtime_error("'" + dir +
+                               "': cannot create the directory: " + std::strerror(errno));
     struct stat st;
     if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-      throw std::runtime_error("'" + dir + "': not a directory (CSV export writes one file per table into it)");
+      throw std::runtime_error("'" + dir +
+                               "': not a directory (CSV export writes one file per table into it)");
     for (const auto& t : export_tables()) {
       files_.push_back(std::make_unique<OutFile>(dir + "/" + t.schema->name + ".csv"));
       std::string header;
-      for (const auto& c : t.schema->columns) header += (header.empty() ? "" : ",") + csv_field(c.key);
+      for (const auto& c : t.schema->columns)
+        header += (header.empty() ? "" : ",") + csv_field(c.key);
       files_.back()->write(header + "\n");
     }
     marks_.resize(files_.size());
@@ -79,12 +82,23 @@ class JsonlSink : public ExportSink {
       line_ += ':';
       const Value& v = row[i];
       switch (v.kind()) {
-        case Value::Kind::Bool: line_ += v.as_bool() ? "true" : "false"; break;
-        case Value::Kind::Int: line_ += std::to_string(v.as_int()); break;
-        case Value::Kind::Uint: line_ += std::to_string(v.as_uint()); break;
-        case Value::Kind::Real: append_json_real(line_, v.as_real()); break;
-        case Value::Kind::Text: append_json_string(line_, v.as_text()); break;
-        default: line_ += "null";
+        case Value::Kind::Bool:
+          line_ += v.as_bool() ? "true" : "false";
+          break;
+        case Value::Kind::Int:
+          line_ += std::to_string(v.as_int());
+          break;
+        case Value::Kind::Uint:
+          line_ += std::to_string(v.as_uint());
+          break;
+        case Value::Kind::Real:
+          append_json_real(line_, v.as_real());
+          break;
+        case Value::Kind::Text:
+          append_json_string(line_, v.as_text());
+          break;
+        default:
+          line_ += "null";
       }
     }
     line_ += "}\n";
@@ -103,7 +117,11 @@ class JsonlSink : public ExportSink {
 
 }  // namespace
 
-std::unique_ptr<ExportSink> make_csv_sink(const std::string& directory) { return std::make_unique<CsvSink>(directory); }
-std::unique_ptr<ExportSink> make_jsonl_sink(const std::string& path) { return std::make_unique<JsonlSink>(path); }
+std::unique_ptr<ExportSink> make_csv_sink(const std::string& directory) {
+  return std::make_unique<CsvSink>(directory);
+}
+std::unique_ptr<ExportSink> make_jsonl_sink(const std::string& path) {
+  return std::make_unique<JsonlSink>(path);
+}
 
 }  // namespace clprof::output::views

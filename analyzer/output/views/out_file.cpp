@@ -8,9 +8,11 @@
 
 namespace clprof::output::views {
 
-OutFile::OutFile(const std::string& path) : to_stdout_(path.empty()), name_(path.empty() ? "stdout" : path) {
+OutFile::OutFile(const std::string& path)
+    : to_stdout_(path.empty()), name_(path.empty() ? "stdout" : path) {
   file_ = to_stdout_ ? std::tmpfile() : std::fopen(path.c_str(), "w+b");
-  if (!file_) fail(to_stdout_ ? "cannot create a temporary file for stdout" : "cannot open for writing");
+  if (!file_)
+    fail(to_stdout_ ? "cannot create a temporary file for stdout" : "cannot open for writing");
 }
 
 OutFile::~OutFile() {
@@ -19,7 +21,8 @@ OutFile::~OutFile() {
 
 void OutFile::fail(const std::string& what) const {
   const int e = errno;
-  throw std::runtime_error("'" + name_ + "': " + what + (e ? std::string(": ") + std::strerror(e) : ""));
+  throw std::runtime_error("'" + name_ + "': " + what +
+                           (e ? std::string(": ") + std::strerror(e) : ""));
 }
 
 void OutFile::write(std::string_view text) {

@@ -121,8 +121,8 @@ struct Card {
 std::string cards_html(const std::vector<Card>& cards) {
   std::string h = "<div class=\"cards\">";
   for (const auto& c : cards)
-    h += "<div class=\"card\"><div class=\"k\">" + escape(c.key) + "</div><div class=\"v\">" + escape(c.value) +
-         "</div><div class=\"s\">" + c.sub + "</div></div>";  // sub: already HTML
+    h += "<div class=\"card\"><div class=\"k\">" + escape(c.key) + "</div><div class=\"v\">" +
+         escape(c.value) + "</div><div class=\"s\">" + c.sub + "</div></div>";  // sub: already HTML
   return h + "</div>";
 }
 
@@ -137,21 +137,36 @@ std::vector<Figure> figures() {
   using S = analyses::Summary;
   auto dur = [](double ns) { return svg::si_ns(ns, 4); };
   return {
-      {"Wall time", "first to last host event", [](const S& s) -> std::optional<double> {
-         return s.run.wall_ns ? std::optional<double>(static_cast<double>(*s.run.wall_ns)) : std::nullopt; }, dur},
-      {"Device busy", "union of kernel intervals", [](const S& s) -> std::optional<double> {
-         return s.launches_known ? std::optional<double>(static_cast<double>(s.run.device_busy_ns)) : std::nullopt; },
+      {"Wall time", "first to last host event",
+       [](const S& s) -> std::optional<double> {
+         return s.run.wall_ns ? std::optional<double>(static_cast<double>(*s.run.wall_ns))
+                              : std::nullopt;
+       },
        dur},
-      {"Utilisation", "device busy / wall time",
-       [](const S& s) { return s.run.utilization; }, [](double v) { return format_fixed(v, 1) + " %"; }},
-      {"Launches", "kernel launches", [](const S& s) -> std::optional<double> {
-         return s.launches_known ? std::optional<double>(static_cast<double>(s.run.launches)) : std::nullopt; },
+      {"Device busy", "union of kernel intervals",
+       [](const S& s) -> std::optional<double> {
+         return s.launches_known ? std::optional<double>(static_cast<double>(s.run.device_busy_ns))
+                                 : std::nullopt;
+       },
+       dur},
+      {"Utilisation", "device busy / wall time", [](const S& s) { return s.run.utilization; },
+       [](double v) { return format_fixed(v, 1) + " %"; }},
+      {"Launches", "kernel launches",
+       [](const S& s) -> std::optional<double> {
+         return s.launches_known ? std::optional<double>(static_cast<double>(s.run.launches))
+                                 : std::nullopt;
+       },
        [](double v) { return std::to_string(static_cast<uint64_t>(v)); }},
-      {"GEMM work", "2·M·N·K·batch of decoded GEMMs", [](const S& s) -> std::optional<double> {
-         return s.launches_known ? std::optional<double>(s.run.gflop_total * 1e9) : std::nullopt; },
+      {"GEMM work", "2·M·N·K·batch of decoded GEMMs",
+       [](const S& s) -> std::optional<double> {
+         return s.launches_known ? std::optional<double>(s.run.gflop_total * 1e9) : std::nullopt;
+       },
        [](double v) { return svg::si(v, "FLOP"); }},
-      {"Bytes moved", "reads, writes, copies, fills", [](const S& s) -> std::optional<double> {
-         return s.transfers_known ? std::optional<double>(static_cast<double>(s.run.transfer_bytes)) : std::nullopt; },
+      {"Bytes moved", "reads, writes, copies, fills",
+       [](const S& s) -> std::optional<double> {
+         return s.transfers_known ? std::optional<double>(static_cast<double>(s.run.transfer_bytes))
+                                  : std::nullopt;
+       },
        [](double v) { return format_bytes(static_cast<uint64_t>(v)); }},
   };
 }
@@ -161,14 +176,17 @@ std::string single_cards(const RunReport& r) {
   for (const auto& f : figures()) {
     const auto v = f.value(r.summary);
     std::string sub = escape(f.sub);
-    if (f.key == "Launches" && v) sub = escape(std::to_string(r.summary.run.kernels_distinct) + " distinct kernels");
+    if (f.key == "Launches" && v)
+      sub = escape(std::to_string(r.summary.run.kernels_distinct) + " distinct kernels");
     if (f.key == "Bytes moved" && v) {
       sub = std::to_string(r.summary.run.transfers) + " transfers";
-      if (r.summary.run.mapped_bytes) sub += ", " + format_bytes(r.summary.run.mapped_bytes) + " mapped";
+      if (r.summary.run.mapped_bytes)
+        sub += ", " + format_bytes(r.summary.run.mapped_bytes) + " mapped";
       sub = escape(sub);
     }
     if (f.key == "GEMM work" && v && *v == 0 && r.gemm.calls > 0) {
-      cards.push_back({f.key, "–", escape(std::to_string(r.gemm.calls) + " GEMM calls, sizes unknown")});
+      cards.push_back(
+          {f.key, "–", escape(std::to_string(r.gemm.calls) + " GEMM calls, sizes unknown")});
       continue;
     }
     cards.push_back({f.key, v ? f.text(*v) : "–", sub});
@@ -181,16 +199,19 @@ std::string change_html(double base, double other, bool higher_is_better) {
   const double p = 100.0 * (other - base) / base;
   const bool good = higher_is_better ? p > 0 : p < 0;
   const char* cls = p == 0 ? "" : good ? "faster" : "slower";
-  return " <span class=\"" + std::string(cls) + "\">" + (p > 0 ? "+" : "") + format_fixed(p, 1) + "%</span>";
+  return " <span class=\"" + std::string(cls) + "\">" + (p > 0 ? "+" : "") + format_fixed(p, 1) +
+         "%</span>";
 }
 
-std::string compare_cards(const RunReport& base, const RunReport& other, const analyses::Comparison& c) {
+std::string compare_cards(const RunReport& base, const RunReport& other,
+                          const analyses::Comparison& c) {
   std::vector<Card> cards;
   const auto sp = c.total_speedup();
   cards.push_back({"Kernel time", svg::si_ns(static_cast<double>(c.other_total_ns), 4),
-                   escape(std::string(analyses::stat_name(c.stat)) + " " + c.sections.front().unit + "; was " +
-                          svg::si_ns(static_cast<double>(c.base_total_ns), 4)) +
-                       change_html(static_cast<double>(c.base_total_ns), static_cast<double>(c.other_total_ns), false)});
+                   escape(std::string(analyses::stat_name(c.stat)) + " " + c.sections.front().unit +
+                          "; was " + svg::si_ns(static_cast<double>(c.base_total_ns), 4)) +
+                       change_html(static_cast<double>(c.base_total_ns),
+                                   static_cast<double>(c.other_total_ns), false)});
   cards.push_back({"Speedup", sp ? format_fixed(*sp, 3) + "×" : "–", "BASE / OTHER kernel time"});
   for (const auto& f : figures()) {
     const auto a = f.value(base.summary), b = f.value(other.summary);
@@ -199,8 +220,11 @@ std::string compare_cards(const RunReport& base, const RunReport& other, const a
     if (a && b && f.key == "Utilisation") {
       // A change of a percentage reads as points, not as a percentage of a percentage.
       const double d = *b - *a;
-      sub += std::string(" <span class=\"") + (d > 0 ? "faster" : d < 0 ? "slower" : "") + "\">" + (d > 0 ? "+" : "") +
-             format_fixed(d, 1) + " points</span>";
+      sub += std::string(" <span class=\"") +
+             (d > 0   ? "faster"
+              : d < 0 ? "slower"
+                      : "") +
+             "\">" + (d > 0 ? "+" : "") + format_fixed(d, 1) + " points</span>";
     } else if (a && b && f.key != "Launches" && f.key != "GEMM work" && f.key != "Bytes moved") {
       sub += change_html(*a, *b, better_up);
     }
@@ -209,26 +233,30 @@ std::string compare_cards(const RunReport& base, const RunReport& other, const a
   return cards_html(cards);
 }
 
-std::string section(const std::string& id, const std::string& title, const std::string& lead, const std::string& body) {
+std::string section(const std::string& id, const std::string& title, const std::string& lead,
+                    const std::string& body) {
   return "<section id=\"" + escape(id) + "\"><h2>" + escape(title) + "</h2>" +
          (lead.empty() ? "" : "<p class=\"lead\">" + escape(lead) + "</p>") + body + "</section>";
 }
 
 std::string run_tables(const RunReport& r, double peak) {
   std::string h;
-  h += "<details open><summary>Summary (clprof summary)</summary>" + html_tables(tables::summary_result(r.summary)) +
-       "</details>";
+  h += "<details open><summary>Summary (clprof summary)</summary>" +
+       html_tables(tables::summary_result(r.summary)) + "</details>";
   int64_t total = 0;
   for (const auto& k : r.kernels) total += k.stats.total_ns;
-  h += "<details open><summary>Kernels (clprof kernels)</summary>" +
-       html_tables(tables::kernels_result(r.kernels, false, total, r.kernels.size(), std::nullopt)) + "</details>";
+  h +=
+      "<details open><summary>Kernels (clprof kernels)</summary>" +
+      html_tables(tables::kernels_result(r.kernels, false, total, r.kernels.size(), std::nullopt)) +
+      "</details>";
   if (!r.layers.empty())
     h += "<details open><summary>Layers (clprof layers --no-kernels)</summary>" +
          html_tables(tables::layers_result(r.layers, false, false)) + "</details>";
   if (!r.gemm.groups.empty()) {
     auto g = tables::gemm_group_result(r.gemm, peak > 0);
     tables::add_gemm_notes(g, r.gemm);
-    h += "<details open><summary>GEMM shapes (clprof gemm --group)</summary>" + html_tables(g) + "</details>";
+    h += "<details open><summary>GEMM shapes (clprof gemm --group)</summary>" + html_tables(g) +
+         "</details>";
   }
   return h;
 }
@@ -237,19 +265,26 @@ std::string run_tables(const RunReport& r, double peak) {
 std::string run_sections(const RunReport& r, const std::string& p, double peak, bool with_cards) {
   std::string h;
   if (with_cards) h += section(p + "summary", "Summary", "", single_cards(r));
-  h += section(p + "kernels", "Time per kernel", "Device time of each kernel over the run, most first.",
-               kernels_chart(r));
+  h += section(p + "kernels", "Time per kernel",
+               "Device time of each kernel over the run, most first.", kernels_chart(r));
   h += section(p + "layers", "Time per layer",
-               r.iterations.size() < 2 ? "Kernel time of each layer (range path), in execution order."
-                                    : "Kernel time of each iteration, stacked by layer (path below '" +
-                                          r.iteration_range + "').",
+               r.iterations.size() < 2
+                   ? "Kernel time of each layer (range path), in execution order."
+                   : "Kernel time of each iteration, stacked by layer (path below '" +
+                         r.iteration_range + "').",
                layers_chart(r));
-  h += section(p + "gemm", "GEMM throughput", "One point per GEMM shape (call or kernel, M, N, K, batch): GFLOPS = 2·M·N·K·batch / call time.", gemm_chart(r, peak));
-  h += section(p + "distributions", "Launch times",
-               "How the launches of each kernel spread: outliers, warm-up and bimodal kernels show here.",
-               distributions_chart(r));
-  h += section(p + "timeline", "Timeline", "When each queue was busy, and with what.", timeline_overview(r));
-  h += section(p + "tables", "Tables", "The rows of the clprof commands; click a column to sort.", run_tables(r, peak));
+  h += section(p + "gemm", "GEMM throughput",
+               "One point per GEMM shape (call or kernel, M, N, K, batch): GFLOPS = 2·M·N·K·batch "
+               "/ call time.",
+               gemm_chart(r, peak));
+  h += section(
+      p + "distributions", "Launch times",
+      "How the launches of each kernel spread: outliers, warm-up and bimodal kernels show here.",
+      distributions_chart(r));
+  h += section(p + "timeline", "Timeline", "When each queue was busy, and with what.",
+               timeline_overview(r));
+  h += section(p + "tables", "Tables", "The rows of the clprof commands; click a column to sort.",
+               run_tables(r, peak));
   return h;
 }
 
@@ -265,38 +300,52 @@ std::string header(const std::vector<RunReport>& runs) {
   }
   if (!r.command_line.empty()) add("command " + svg::clip(r.command_line, 120));
   if (r.start_unix_ns) add("recorded " + date_text(*r.start_unix_ns));
-  return "<header><h1>clprof report — " + escape(title) + "</h1><p class=\"sub\">" + escape(sub) + "</p></header>";
+  return "<header><h1>clprof report — " + escape(title) + "</h1><p class=\"sub\">" + escape(sub) +
+         "</p></header>";
 }
 
 std::string nav(const std::vector<std::pair<std::string, std::string>>& links) {
   std::string h = "<nav>";
-  for (const auto& [id, text] : links) h += "<a href=\"#" + escape(id) + "\">" + escape(text) + "</a>";
+  for (const auto& [id, text] : links)
+    h += "<a href=\"#" + escape(id) + "\">" + escape(text) + "</a>";
   return h + "</nav>";
 }
 
 }  // namespace
 
-std::string render_page(const std::vector<RunReport>& runs, const analyses::Comparison* c, const PageOptions& o) {
+std::string render_page(const std::vector<RunReport>& runs, const analyses::Comparison* c,
+                        const PageOptions& o) {
   std::string body;
   std::vector<std::pair<std::string, std::string>> links;
   if (runs.size() == 2 && c) {
-    links = {{"summary", "Summary"}, {"compare", "Comparison"}, {"other", "OTHER run"}, {"base", "BASE run"}};
-    body += section("summary", "Summary", "OTHER (" + c->other_label + ") against BASE (" + c->base_label + ").",
+    links = {{"summary", "Summary"},
+             {"compare", "Comparison"},
+             {"other", "OTHER run"},
+             {"base", "BASE run"}};
+    body += section("summary", "Summary",
+                    "OTHER (" + c->other_label + ") against BASE (" + c->base_label + ").",
                     compare_cards(runs[0], runs[1], *c));
     std::string cmp = compare_kernels_chart(*c) + "<h3>Layers</h3>" + compare_layers_chart(*c);
     auto table = tables::compare_result({*c});
     cmp += "<h3>Tables (clprof compare)</h3>" + html_tables(table);
     body += section("compare", "Comparison",
-                    "Per kernel and layer: BASE (blue) and OTHER (orange); the change in percent, red slower, green "
+                    "Per kernel and layer: BASE (blue) and OTHER (orange); the change in percent, "
+                    "red slower, green "
                     "faster.",
                     cmp);
-    body += "<div id=\"other\"><details open><summary>OTHER run: " + escape(runs[1].label) + "</summary>" +
-            run_sections(runs[1], "other-", o.peak_gflops, true) + "</details></div>";
+    body += "<div id=\"other\"><details open><summary>OTHER run: " + escape(runs[1].label) +
+            "</summary>" + run_sections(runs[1], "other-", o.peak_gflops, true) +
+            "</details></div>";
     body += "<div id=\"base\"><details><summary>BASE run: " + escape(runs[0].label) + "</summary>" +
             run_sections(runs[0], "base-", o.peak_gflops, true) + "</details></div>";
   } else {
-    links = {{"summary", "Summary"},       {"kernels", "Kernels"},   {"layers", "Layers"}, {"gemm", "GEMM"},
-             {"distributions", "Launch times"}, {"timeline", "Timeline"}, {"tables", "Tables"}};
+    links = {{"summary", "Summary"},
+             {"kernels", "Kernels"},
+             {"layers", "Layers"},
+             {"gemm", "GEMM"},
+             {"distributions", "Launch times"},
+             {"timeline", "Timeline"},
+             {"tables", "Tables"}};
     body += run_sections(runs.front(), "", o.peak_gflops, true);
   }
   std::string sources;
@@ -304,17 +353,19 @@ std::string render_page(const std::vector<RunReport>& runs, const analyses::Comp
     for (const auto& s : r.sources) sources += (sources.empty() ? "" : ", ") + s;
   std::string footer = "Made by clprof " + o.version + " from " + sources + ".";
   if (!o.selection.empty()) footer += " Selection: " + o.selection + ".";
-  footer += " Charts are drawn by clprof; hover a mark for its figures. Limits: " + std::to_string(kMaxBars) +
-            " kernels per bar chart, " + std::to_string(kMaxIterations) + " iterations, " +
-            std::to_string(kMaxPoints) + " GEMM shapes, " + std::to_string(kMaxBoxes) + " box plots, " +
-            std::to_string(kMaxLanes) + " queues, " + std::to_string(kMaxTableRows) +
+  footer += " Charts are drawn by clprof; hover a mark for its figures. Limits: " +
+            std::to_string(kMaxBars) + " kernels per bar chart, " + std::to_string(kMaxIterations) +
+            " iterations, " + std::to_string(kMaxPoints) + " GEMM shapes, " +
+            std::to_string(kMaxBoxes) + " box plots, " + std::to_string(kMaxLanes) + " queues, " +
+            std::to_string(kMaxTableRows) +
             " rows per table; a note under a chart says when one was reached.";
   std::string title = runs.size() == 2 ? runs[0].label + " → " + runs[1].label : runs.front().label;
   return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-         "<meta name=\"generator\" content=\"clprof " + escape(o.version) + "\"><title>clprof report — " +
-         escape(title) + "</title><style>" + kStyle + "</style></head><body>" + header(runs) + nav(links) +
-         "<main>" + body + "</main><footer>" + escape(footer) + "</footer><script>" + kScript +
+         "<meta name=\"generator\" content=\"clprof " +
+         escape(o.version) + "\"><title>clprof report — " + escape(title) + "</title><style>" +
+         kStyle + "</style></head><body>" + header(runs) + nav(links) + "<main>" + body +
+         "</main><footer>" + escape(footer) + "</footer><script>" + kScript +
          "</script></body></html>\n";
 }
 

@@ -15,9 +15,9 @@
 namespace clprof::output::report {
 
 struct PageOptions {
-  double peak_gflops = 0;      // --peak (0: none)
-  std::string version;         // clprof's
-  std::string selection;       // the selection options given, for the page's footer ("" = none)
+  double peak_gflops = 0;  // --peak (0: none)
+  std::string version;     // clprof's
+  std::string selection;   // the selection options given, for the page's footer ("" = none)
 };
 
 // The page for `runs` (one, or BASE and OTHER with `comparison` set).

@@ -15,19 +15,27 @@ namespace {
 
 using svg::si_ns;
 
-double seconds(double ns) { return ns * 1e-9; }
+double seconds(double ns) {
+  return ns * 1e-9;
+}
 
 std::string count_text(uint64_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-std::string percent_text(double p) { return format_fixed(p, p < 10 ? 1 : 0) + "%"; }
+std::string percent_text(double p) {
+  return format_fixed(p, p < 10 ? 1 : 0) + "%";
+}
 
-std::string signed_percent(double p) { return (p > 0 ? "+" : "") + format_fixed(p, 1) + "%"; }
+std::string signed_percent(double p) {
+  return (p > 0 ? "+" : "") + format_fixed(p, 1) + "%";
+}
 
 }  // namespace
 
-std::string note(const std::string& text) { return "<p class=\"note\">" + svg::escape(text) + "</p>"; }
+std::string note(const std::string& text) {
+  return "<p class=\"note\">" + svg::escape(text) + "</p>";
+}
 
 std::string kernels_chart(const RunReport& r) {
   if (r.kernels.empty()) return note("No kernel launches in this run.");
@@ -46,9 +54,11 @@ std::string kernels_chart(const RunReport& r) {
     svg::Bar b;
     b.label = k.name;
     b.value = seconds(static_cast<double>(k.stats.total_ns));
-    b.value_text = si_ns(static_cast<double>(k.stats.total_ns)) +
-                   (total > 0 ? " · " + percent_text(100.0 * static_cast<double>(k.stats.total_ns) / total) : "") +
-                   " · ×" + std::to_string(k.stats.count);
+    b.value_text =
+        si_ns(static_cast<double>(k.stats.total_ns)) +
+        (total > 0 ? " · " + percent_text(100.0 * static_cast<double>(k.stats.total_ns) / total)
+                   : "") +
+        " · ×" + std::to_string(k.stats.count);
     b.tip = k.name + "\n" + count_text(k.stats.count, "launch", "launches") + ", total " +
             format_ns(k.stats.total_ns) + "\nmedian " + format_ns(k.stats.median_ns) + ", min " +
             format_ns(k.stats.min_ns) + ", max " + format_ns(k.stats.max_ns);
@@ -66,8 +76,9 @@ std::string kernels_chart(const RunReport& r) {
   }
   h += svg::bar_chart("Device time per kernel", bars, "s");
   if (r.kernels.size() > kMaxBars)
-    h += note("The " + std::to_string(kMaxBars) + " kernels with the most time of " + std::to_string(r.kernels.size()) +
-              "; the other " + std::to_string(r.kernels.size() - kMaxBars) + " are summed in the last bar.");
+    h += note("The " + std::to_string(kMaxBars) + " kernels with the most time of " +
+              std::to_string(r.kernels.size()) + "; the other " +
+              std::to_string(r.kernels.size() - kMaxBars) + " are summed in the last bar.");
   return h;
 }
 
@@ -78,12 +89,14 @@ std::string layers_chart(const RunReport& r) {
     const size_t shown = std::min(r.iterations.size(), kMaxIterations);
     std::map<std::string, int64_t> totals;
     for (size_t i = 0; i < shown; ++i)
-      for (const auto& l : r.iterations[i].layers) totals[l.layer.empty() ? r.iteration_range : l.layer] += l.total_ns;
+      for (const auto& l : r.iterations[i].layers)
+        totals[l.layer.empty() ? r.iteration_range : l.layer] += l.total_ns;
     std::vector<std::pair<int64_t, std::string>> by_time;
     for (const auto& [name, t] : totals)
       if (t > 0) by_time.emplace_back(-t, name);
     std::sort(by_time.begin(), by_time.end());
-    if (by_time.empty()) return note("No kernel time inside the iterations of '" + r.iteration_range + "'.");
+    if (by_time.empty())
+      return note("No kernel time inside the iterations of '" + r.iteration_range + "'.");
     svg::StackedColumns c;
     c.title = "Kernel time per iteration, by layer";
     c.unit = "s";
@@ -94,7 +107,8 @@ std::string layers_chart(const RunReport& r) {
       c.series.push_back(by_time[s].second);
     }
     if (by_time.size() > kMaxLayerSeries) {
-      c.series.push_back(count_text(by_time.size() - kMaxLayerSeries, "other layer", "other layers"));
+      c.series.push_back(
+          count_text(by_time.size() - kMaxLayerSeries, "other layer", "other layers"));
       c.last_is_other = true;
     }
     for (size_t i = 0; i < shown; ++i) {
@@ -103,14 +117,16 @@ std::string layers_chart(const RunReport& r) {
       std::vector<double> v(c.series.size(), 0);
       for (const auto& l : d.layers) {
         auto it = series.find(l.layer.empty() ? r.iteration_range : l.layer);
-        v[it == series.end() ? c.series.size() - 1 : it->second] += seconds(static_cast<double>(l.total_ns));
+        v[it == series.end() ? c.series.size() - 1 : it->second] +=
+            seconds(static_cast<double>(l.total_ns));
       }
       c.values.push_back(std::move(v));
     }
     std::string h = svg::stacked_columns(c);
     if (r.iterations.size() > shown)
-      h += note("The first " + std::to_string(shown) + " of " + std::to_string(r.iterations.size()) +
-                " iterations (use --iteration to choose others).");
+      h +=
+          note("The first " + std::to_string(shown) + " of " + std::to_string(r.iterations.size()) +
+               " iterations (use --iteration to choose others).");
     return h;
   }
   std::vector<svg::Bar> bars;
@@ -121,26 +137,33 @@ std::string layers_chart(const RunReport& r) {
     svg::Bar b;
     b.label = l.layer + (l.direction.empty() ? "" : " (" + l.direction + ")");
     b.value = seconds(static_cast<double>(l.total_ns));
-    b.value_text = si_ns(static_cast<double>(l.total_ns)) + (l.percent ? " · " + percent_text(*l.percent) : "");
+    b.value_text = si_ns(static_cast<double>(l.total_ns)) +
+                   (l.percent ? " · " + percent_text(*l.percent) : "");
     bars.push_back(std::move(b));
   }
   if (bars.empty())
-    return note("No layers: the run has no range markers (clprof_range_push / clprof_range_pop, or an importer's "
-                "workloads), so every launch is outside any layer.");
+    return note(
+        "No layers: the run has no range markers (clprof_range_push / clprof_range_pop, or an "
+        "importer's "
+        "workloads), so every launch is outside any layer.");
   std::string h = svg::bar_chart("Kernel time per layer", bars, "s");
-  h += note(r.iterations.size() == 1 ? "One iteration of '" + r.iteration_range +
-                                           "', nothing to stack: one bar per layer over the whole run."
-                                     : "The run has no repeated iteration range: one bar per layer over the whole run.");
+  h += note(r.iterations.size() == 1
+                ? "One iteration of '" + r.iteration_range +
+                      "', nothing to stack: one bar per layer over the whole run."
+                : "The run has no repeated iteration range: one bar per layer over the whole run.");
   if (layers > kMaxBars)
-    h += note("The first " + std::to_string(kMaxBars) + " of " + std::to_string(layers) + " layers (the table has them all).");
+    h += note("The first " + std::to_string(kMaxBars) + " of " + std::to_string(layers) +
+              " layers (the table has them all).");
   return h;
 }
 
 std::string gemm_chart(const RunReport& r, double peak_gflops) {
   const auto& groups = r.gemm.groups;
   if (groups.empty())
-    return note("No GEMM launches decoded (the built-in rules cover CLBlast, clBLAS, ViennaCL and the Arm Compute "
-                "Library; docs/gemm-rules.md).");
+    return note(
+        "No GEMM launches decoded (the built-in rules cover CLBlast, clBLAS, ViennaCL and the Arm "
+        "Compute "
+        "Library; docs/gemm-rules.md).");
   svg::Scatter c;
   c.title = "GEMM throughput against problem size";
   c.x_unit = "FLOP";
@@ -158,7 +181,8 @@ std::string gemm_chart(const RunReport& r, double peak_gflops) {
     c.series.push_back(ranked[i].second);
   }
   if (ranked.size() > svg::kSeriesColours)
-    c.series.push_back(count_text(ranked.size() - svg::kSeriesColours, "other kernel", "other kernels"));
+    c.series.push_back(
+        count_text(ranked.size() - svg::kSeriesColours, "other kernel", "other kernels"));
   size_t undecoded = 0;
   for (const auto& g : groups) {
     if (!g.m || !g.n || !g.k || !g.batch || !g.gflops_median) {
@@ -173,8 +197,9 @@ std::string gemm_chart(const RunReport& r, double peak_gflops) {
     if (g.gflops_best) p.y_best = *g.gflops_best * 1e9;
     auto s = series.find(g.name);
     p.series = s == series.end() ? svg::kSeriesColours : s->second;
-    p.tip = g.name + "\nM " + std::to_string(*g.m) + ", N " + std::to_string(*g.n) + ", K " + std::to_string(*g.k) +
-            ", batch " + std::to_string(*g.batch) + "\n" + format_fixed(*g.gflops_median, 1) + " GFLOPS median, " +
+    p.tip = g.name + "\nM " + std::to_string(*g.m) + ", N " + std::to_string(*g.n) + ", K " +
+            std::to_string(*g.k) + ", batch " + std::to_string(*g.batch) + "\n" +
+            format_fixed(*g.gflops_median, 1) + " GFLOPS median, " +
             (g.gflops_best ? format_fixed(*g.gflops_best, 1) : std::string("-")) + " best, " +
             count_text(g.count, "call", "calls");
     c.points.push_back(std::move(p));
@@ -186,12 +211,16 @@ std::string gemm_chart(const RunReport& r, double peak_gflops) {
   const size_t decodable = groups.size() - undecoded;
   if (decodable == 0)
     return note(count_text(groups.size(), "GEMM shape", "GEMM shapes") +
-                " found, none with known M, N, K and time (an importer without kernel arguments cannot decode them).");
+                " found, none with known M, N, K and time (an importer without kernel arguments "
+                "cannot decode them).");
   std::string h = svg::scatter_log_x(c);
   if (decodable > kMaxPoints)
-    h += note("The " + std::to_string(kMaxPoints) + " shapes with the most time of " + std::to_string(decodable) + ".");
-  if (undecoded) h += note(count_text(undecoded, "shape", "shapes") + " with unknown sizes or time not drawn.");
-  if (peak_gflops <= 0) h += note("Give --peak GFLOPS (e.g. from clpeak) to draw the device's peak.");
+    h += note("The " + std::to_string(kMaxPoints) + " shapes with the most time of " +
+              std::to_string(decodable) + ".");
+  if (undecoded)
+    h += note(count_text(undecoded, "shape", "shapes") + " with unknown sizes or time not drawn.");
+  if (peak_gflops <= 0)
+    h += note("Give --peak GFLOPS (e.g. from clpeak) to draw the device's peak.");
   return h;
 }
 
@@ -211,9 +240,10 @@ std::string distributions_chart(const RunReport& r) {
     b.whisker_hi = seconds(d.whisker_hi);
     for (double o : d.outliers) b.outliers.push_back(seconds(o));
     hidden += d.outliers_total - d.outliers.size();
-    b.tip = d.name + "\n" + count_text(d.count, "launch", "launches") + "; median " + si_ns(d.median, 4) +
-            "\nquartiles " + si_ns(d.q1, 4) + " – " + si_ns(d.q3, 4) + "; whiskers " + si_ns(d.whisker_lo, 4) +
-            " – " + si_ns(d.whisker_hi, 4) + "\nmin " + si_ns(d.min, 4) + ", max " + si_ns(d.max, 4) + "; " +
+    b.tip = d.name + "\n" + count_text(d.count, "launch", "launches") + "; median " +
+            si_ns(d.median, 4) + "\nquartiles " + si_ns(d.q1, 4) + " – " + si_ns(d.q3, 4) +
+            "; whiskers " + si_ns(d.whisker_lo, 4) + " – " + si_ns(d.whisker_hi, 4) + "\nmin " +
+            si_ns(d.min, 4) + ", max " + si_ns(d.max, 4) + "; " +
             count_text(d.outliers_total, "outlier", "outliers");
     lo = first ? d.min : std::min(lo, d.min);
     hi = first ? d.max : std::max(hi, d.max);
@@ -223,22 +253,24 @@ std::string distributions_chart(const RunReport& r) {
   // A log axis when the kernels' times span more than two decades (as they usually do).
   const bool log_scale = lo > 0 && hi / lo > 100;
   std::string h = svg::box_plot("Launch-time distribution per kernel", boxes, "s", log_scale);
-  std::string what = "Boxes: the middle half of the launches (quartiles), the line the median; whiskers reach the "
-                     "most extreme launches within 1.5 box lengths, dots are the launches beyond";
+  std::string what =
+      "Boxes: the middle half of the launches (quartiles), the line the median; whiskers reach the "
+      "most extreme launches within 1.5 box lengths, dots are the launches beyond";
   if (log_scale) what += "; log scale";
   h += note(what + ".");
   if (r.kernels.size() > r.distributions.size())
     h += note("The " + std::to_string(r.distributions.size()) + " kernels with the most time of " +
               std::to_string(r.kernels.size()) + ".");
   if (hidden)
-    h += note(std::to_string(hidden) + " outlying launches not drawn (at most " + std::to_string(kMaxOutliers) +
-              " per kernel: the lowest and the highest).");
+    h += note(std::to_string(hidden) + " outlying launches not drawn (at most " +
+              std::to_string(kMaxOutliers) + " per kernel: the lowest and the highest).");
   return h;
 }
 
 std::string timeline_overview(const RunReport& r) {
   const Timeline& t = r.timeline;
-  if (t.lanes.empty()) return note("No device timestamps in this input (importers of durations only have none).");
+  if (t.lanes.empty())
+    return note("No device timestamps in this input (importers of durations only have none).");
   const size_t lanes = std::min(t.lanes.size(), kMaxLanes);
   // Without a host clock each device keeps its own clock: its lanes start at its first event.
   std::map<uint32_t, int64_t> origin;
@@ -267,8 +299,9 @@ std::string timeline_overview(const RunReport& r) {
     legend.push_back({t.names[ranked[i].second], colour[ranked[i].second]});
   }
   if (ranked.size() > svg::kSeriesColours - 1)
-    legend.push_back({count_text(ranked.size() - (svg::kSeriesColours - 1), "other kernel", "other kernels"),
-                      svg::kOtherColour});
+    legend.push_back(
+        {count_text(ranked.size() - (svg::kSeriesColours - 1), "other kernel", "other kernels"),
+         svg::kOtherColour});
   bool transfers = false;
   for (uint32_t n = 0; n < t.names.size(); ++n)
     if (t.names[n].rfind("transfer: ", 0) == 0) colour[n] = svg::kMuted, transfers = true;
@@ -286,12 +319,14 @@ std::string timeline_overview(const RunReport& r) {
     while (a < lane.intervals.size()) {
       size_t b = a + 1;
       int64_t group_end = lane.intervals[a].end;
-      while (b < lane.intervals.size() && static_cast<double>(lane.intervals[b].begin - lane.intervals[a].begin) < px_ns) {
+      while (b < lane.intervals.size() &&
+             static_cast<double>(lane.intervals[b].begin - lane.intervals[a].begin) < px_ns) {
         group_end = std::max(group_end, lane.intervals[b].end);
         ++b;
       }
       std::unordered_map<uint32_t, int64_t> time;
-      for (size_t k = a; k < b; ++k) time[lane.intervals[k].name] += lane.intervals[k].end - lane.intervals[k].begin;
+      for (size_t k = a; k < b; ++k)
+        time[lane.intervals[k].name] += lane.intervals[k].end - lane.intervals[k].begin;
       uint32_t top = lane.intervals[a].name;
       for (const auto& [n, v] : time)
         if (v > time[top] || (v == time[top] && n < top)) top = n;
@@ -299,24 +334,31 @@ std::string timeline_overview(const RunReport& r) {
       s.begin = seconds(static_cast<double>(lane.intervals[a].begin - o));
       s.end = seconds(static_cast<double>(group_end - o));
       s.colour = colour[top];
-      s.tip = b - a == 1 ? t.names[top] + "\n" + format_ns(lane.intervals[a].end - lane.intervals[a].begin) + " at " +
+      s.tip = b - a == 1 ? t.names[top] + "\n" +
+                               format_ns(lane.intervals[a].end - lane.intervals[a].begin) + " at " +
                                si_ns(static_cast<double>(lane.intervals[a].begin - o), 4)
                          : std::to_string(b - a) + " intervals from " +
-                               si_ns(static_cast<double>(lane.intervals[a].begin - o), 4) + ", mostly " + t.names[top];
+                               si_ns(static_cast<double>(lane.intervals[a].begin - o), 4) +
+                               ", mostly " + t.names[top];
       l.spans.push_back(std::move(s));
       a = b;
     }
     out.push_back(std::move(l));
   }
-  std::string h = svg::timeline_chart("Device activity per queue", out, 0, seconds(static_cast<double>(end)), "s", legend);
-  h += note(t.host_clock ? "Device intervals placed on the host clock with the recorded device-to-host clock offset."
-                         : "Device clock: the run records no device-to-host clock offset, so each device's lanes "
-                           "start at its first interval (lanes of different devices are not aligned).");
+  std::string h = svg::timeline_chart("Device activity per queue", out, 0,
+                                      seconds(static_cast<double>(end)), "s", legend);
+  h += note(
+      t.host_clock
+          ? "Device intervals placed on the host clock with the recorded device-to-host clock "
+            "offset."
+          : "Device clock: the run records no device-to-host clock offset, so each device's lanes "
+            "start at its first interval (lanes of different devices are not aligned).");
   if (t.lanes.size() > lanes)
-    h += note("The first " + std::to_string(lanes) + " of " + std::to_string(t.lanes.size()) + " queues.");
+    h += note("The first " + std::to_string(lanes) + " of " + std::to_string(t.lanes.size()) +
+              " queues.");
   if (t.dropped)
-    h += note(std::to_string(t.dropped) + " intervals past the first " + std::to_string(kMaxTimelineSpans) +
-              " read are not drawn.");
+    h += note(std::to_string(t.dropped) + " intervals past the first " +
+              std::to_string(kMaxTimelineSpans) + " read are not drawn.");
   return h;
 }
 
@@ -351,23 +393,27 @@ const analyses::CompareSection* section(const analyses::Comparison& c, analyses:
 std::string compare_kernels_chart(const analyses::Comparison& c) {
   const auto* s = section(c, analyses::Section::Kernels);
   if (!s || s->items.empty()) return note("No kernels in either run.");
-  std::string h = svg::paired_bar_chart("Time per kernel, BASE against OTHER", paired(*s, kMaxBars), "s", c.base_label,
-                                        c.other_label);
-  h += note("Time " + s->unit + " (" + analyses::stat_name(c.stat) + "); kernels by time, the larger of the two runs.");
+  std::string h = svg::paired_bar_chart("Time per kernel, BASE against OTHER", paired(*s, kMaxBars),
+                                        "s", c.base_label, c.other_label);
+  h += note("Time " + s->unit + " (" + analyses::stat_name(c.stat) +
+            "); kernels by time, the larger of the two runs.");
   if (s->items.size() > kMaxBars)
-    h += note("The first " + std::to_string(kMaxBars) + " of " + std::to_string(s->items.size()) + " kernels.");
+    h += note("The first " + std::to_string(kMaxBars) + " of " + std::to_string(s->items.size()) +
+              " kernels.");
   return h;
 }
 
 std::string compare_layers_chart(const analyses::Comparison& c) {
   const auto* s = section(c, analyses::Section::Layers);
   if (!s || s->items.empty()) return note("No layers in either run.");
-  std::string h = svg::paired_bar_chart("Time per layer, BASE against OTHER", paired(*s, kMaxCompareLayers), "s",
-                                        c.base_label, c.other_label);
+  std::string h =
+      svg::paired_bar_chart("Time per layer, BASE against OTHER", paired(*s, kMaxCompareLayers),
+                            "s", c.base_label, c.other_label);
   h += note("Time " + s->unit + " (" + analyses::stat_name(c.stat) +
             "); layers in the base's execution order, new ones last.");
   if (s->items.size() > kMaxCompareLayers)
-    h += note("The first " + std::to_string(kMaxCompareLayers) + " of " + std::to_string(s->items.size()) + " layers.");
+    h += note("The first " + std::to_string(kMaxCompareLayers) + " of " +
+              std::to_string(s->items.size()) + " layers.");
   return h;
 }
 

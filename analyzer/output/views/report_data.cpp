@@ -47,14 +47,18 @@ void QueueSpans::merge(Analysis&& other) {
       ++dropped_;
       continue;
     }
-    spans_.push_back(Span{s.start_ns, s.end_ns, name_id(o.names_[s.name]), lane_id(o.lanes_[s.lane])});
+    spans_.push_back(
+        Span{s.start_ns, s.end_ns, name_id(o.names_[s.name]), lane_id(o.lanes_[s.lane])});
   }
   dropped_ += o.dropped_;
   o.spans_ = {};
 }
 
-ReportAnalysis::ReportAnalysis(analyses::LaunchPredicate keep, std::shared_ptr<const std::vector<gemm::Rule>> rules)
-    : summary(analyses::LaunchPredicate{}), profile(analyses::LaunchPredicate{}, std::move(rules)), keep_(std::move(keep)) {}
+ReportAnalysis::ReportAnalysis(analyses::LaunchPredicate keep,
+                               std::shared_ptr<const std::vector<gemm::Rule>> rules)
+    : summary(analyses::LaunchPredicate{}),
+      profile(analyses::LaunchPredicate{}, std::move(rules)),
+      keep_(std::move(keep)) {}
 
 void ReportAnalysis::add_launch(const model::Launch& l) {
   if (keep_ && !keep_(l)) return;
@@ -120,11 +124,13 @@ Distribution distribution(std::string name, std::vector<int64_t>& v) {
   // The most extreme of each side (low is ascending, high ascending).
   const size_t half = kMaxOutliers / 2;
   for (size_t i = 0; i < low.size() && i < half; ++i) d.outliers.push_back(low[i]);
-  for (size_t i = high.size() > half ? high.size() - half : 0; i < high.size(); ++i) d.outliers.push_back(high[i]);
+  for (size_t i = high.size() > half ? high.size() - half : 0; i < high.size(); ++i)
+    d.outliers.push_back(high[i]);
   return d;
 }
 
-std::optional<int64_t> host_time(const model::Run& run, uint32_t process, uint32_t device, int64_t device_ns) {
+std::optional<int64_t> host_time(const model::Run& run, uint32_t process, uint32_t device,
+                                 int64_t device_ns) {
   if (device == 0 || device > run.devices.size()) return std::nullopt;
   const model::Device& d = run.devices[device - 1];
   if (!d.has_clock_offset) return std::nullopt;
@@ -141,11 +147,13 @@ Timeline make_timeline(const QueueSpans& q, const model::Run& run) {
   t.names = q.names();
   t.dropped = q.dropped();
   t.host_clock = !q.spans().empty();
-  for (const auto& lane : q.lanes()) t.host_clock &= host_time(run, lane.process, lane.device, 0).has_value();
+  for (const auto& lane : q.lanes())
+    t.host_clock &= host_time(run, lane.process, lane.device, 0).has_value();
   // Lanes in (process, device, queue) order.
   std::vector<uint32_t> order(q.lanes().size());
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&q](uint32_t a, uint32_t b) { return q.lanes()[a] < q.lanes()[b]; });
+  std::sort(order.begin(), order.end(),
+            [&q](uint32_t a, uint32_t b) { return q.lanes()[a] < q.lanes()[b]; });
   std::vector<size_t> at(order.size());
   for (size_t i = 0; i < order.size(); ++i) {
     const auto& k = q.lanes()[order[i]];
@@ -154,7 +162,8 @@ Timeline make_timeline(const QueueSpans& q, const model::Run& run) {
     lane.device = k.device;
     const bool pid = k.process < run.processes.size() && run.processes[k.process].pid;
     if (pid) lane.label = "pid " + std::to_string(run.processes[k.process].pid) + " · ";
-    if (k.device > 0 && k.device <= run.devices.size()) lane.label += run.devices[k.device - 1].name + " · ";
+    if (k.device > 0 && k.device <= run.devices.size())
+      lane.label += run.devices[k.device - 1].name + " · ";
     lane.label += "queue " + std::to_string(k.queue);
     t.lanes.push_back(std::move(lane));
   }
@@ -169,24 +178,29 @@ Timeline make_timeline(const QueueSpans& q, const model::Run& run) {
     t.lanes[at[s.lane]].intervals.push_back({b, e, s.name});
   }
   for (auto& l : t.lanes)
-    std::sort(l.intervals.begin(), l.intervals.end(),
-              [](const auto& x, const auto& y) { return std::tie(x.begin, x.end) < std::tie(y.begin, y.end); });
+    std::sort(l.intervals.begin(), l.intervals.end(), [](const auto& x, const auto& y) {
+      return std::tie(x.begin, x.end) < std::tie(y.begin, y.end);
+    });
   return t;
 }
 
 }  // namespace
 
 RunReport finish_report(std::string label, ReportAnalysis&& a, const model::Run& run,
-                        const analyses::Iterations& iterations, const std::unordered_set<uint64_t>* selected,
-                        double peak_gflops, bool with_figures, analyses::Stat stat) {
+                        const analyses::Iterations& iterations,
+                        const std::unordered_set<uint64_t>* selected, double peak_gflops,
+                        bool with_figures, analyses::Stat stat) {
   RunReport r;
   r.label = std::move(label);
   for (const auto& p : run.processes) r.sources.push_back(p.source);
   for (const auto& d : run.devices)
-    if (std::find(r.devices.begin(), r.devices.end(), d.name) == r.devices.end()) r.devices.push_back(d.name);
+    if (std::find(r.devices.begin(), r.devices.end(), d.name) == r.devices.end())
+      r.devices.push_back(d.name);
   if (!run.processes.empty()) {
-    for (const auto& w : run.processes.front().command_line) r.command_line += (r.command_line.empty() ? "" : " ") + w;
-    if (run.processes.front().start_unix_ns != model::kNoTime) r.start_unix_ns = run.processes.front().start_unix_ns;
+    for (const auto& w : run.processes.front().command_line)
+      r.command_line += (r.command_line.empty() ? "" : " ") + w;
+    if (run.processes.front().start_unix_ns != model::kNoTime)
+      r.start_unix_ns = run.processes.front().start_unix_ns;
   }
   r.summary = analyses::summarize(std::move(a.summary), run, &r.gemm, peak_gflops);
   r.kernels = a.profile.kernels.rows();
@@ -195,8 +209,8 @@ RunReport finish_report(std::string label, ReportAnalysis&& a, const model::Run&
   for (auto& t : analyses::timing_layer_rows(run)) r.layers.push_back(std::move(t));
   if (!iterations.range_ids.empty()) {
     r.iteration_range = iterations.range_name;
-    r.iterations =
-        analyses::select_details(analyses::iteration_details(a.profile.layers, run, iterations), selected);
+    r.iterations = analyses::select_details(
+        analyses::iteration_details(a.profile.layers, run, iterations), selected);
   }
   for (const auto& k : r.kernels) {
     if (r.distributions.size() >= kMaxBoxes) break;
@@ -209,7 +223,8 @@ RunReport finish_report(std::string label, ReportAnalysis&& a, const model::Run&
   if (with_figures) {
     std::optional<analyses::GemmResult> g;
     if (a.profile.gemm) g = analyses::finish_gemm(std::move(*a.profile.gemm), run, 0);
-    r.figures = analyses::run_figures(r.label, a.profile, run, iterations, selected, stat, g ? &*g : nullptr);
+    r.figures = analyses::run_figures(r.label, a.profile, run, iterations, selected, stat,
+                                      g ? &*g : nullptr);
   }
   return r;
 }

@@ -50,7 +50,8 @@ class QueueSpans : public Analysis {
   uint64_t dropped() const { return dropped_; }  // intervals past kMaxTimelineSpans
 
  private:
-  void add(uint32_t process, uint32_t device, uint64_t queue, int64_t start, int64_t end, const std::string& name);
+  void add(uint32_t process, uint32_t device, uint64_t queue, int64_t start, int64_t end,
+           const std::string& name);
   uint32_t name_id(const std::string& name);
   uint32_t lane_id(const LaneKey& key);
   std::vector<Span> spans_;
@@ -64,7 +65,8 @@ class QueueSpans : public Analysis {
 // Everything the report reads, fed together.
 class ReportAnalysis : public Analysis {
  public:
-  ReportAnalysis(analyses::LaunchPredicate keep, std::shared_ptr<const std::vector<gemm::Rule>> compare_gemm_rules);
+  ReportAnalysis(analyses::LaunchPredicate keep,
+                 std::shared_ptr<const std::vector<gemm::Rule>> compare_gemm_rules);
   void add_launch(const model::Launch& launch) override;
   void add_transfer(const model::Transfer& transfer) override;
   void merge(Analysis&& other) override;
@@ -111,12 +113,12 @@ struct Timeline {
 // One run, finished: what the page draws and tabulates.
 struct RunReport {
   std::string label;
-  std::vector<std::string> sources;     // the input files
-  std::vector<std::string> devices;     // device names
-  std::string command_line;             // of the first process, when recorded
+  std::vector<std::string> sources;  // the input files
+  std::vector<std::string> devices;  // device names
+  std::string command_line;          // of the first process, when recorded
   std::optional<int64_t> start_unix_ns;
   analyses::Summary summary;
-  analyses::GemmResult gemm;            // grouped, with percent of the peak
+  analyses::GemmResult gemm;                 // grouped, with percent of the peak
   std::vector<analyses::KernelRow> kernels;  // by total time
   std::vector<analyses::LayerRow> layers;    // execution order, no per-layer kernels kept
   std::string iteration_range;
@@ -129,12 +131,14 @@ struct RunReport {
 // Where a device timestamp lands on the host clock (absolute ns: the process's host time 0
 // plus the device-to-host offset), or nullopt when the run records no offset. The one place
 // to switch to analyses/clock_alignment when it lands.
-std::optional<int64_t> host_time(const model::Run& run, uint32_t process, uint32_t device, int64_t device_ns);
+std::optional<int64_t> host_time(const model::Run& run, uint32_t process, uint32_t device,
+                                 int64_t device_ns);
 
 // Finishes `analysis` over `run`. `selected`: the iteration range ids kept (nullptr: all);
 // `stat`: for the comparison figures, made when `with_figures`.
 RunReport finish_report(std::string label, ReportAnalysis&& analysis, const model::Run& run,
-                        const analyses::Iterations& iterations, const std::unordered_set<uint64_t>* selected,
-                        double peak_gflops, bool with_figures, analyses::Stat stat);
+                        const analyses::Iterations& iterations,
+                        const std::unordered_set<uint64_t>* selected, double peak_gflops,
+                        bool with_figures, analyses::Stat stat);
 
 }  // namespace clprof::output::report

@@ -14,12 +14,23 @@ std::string escape(std::string_view text) {
   out.reserve(visible.size() + 16);
   for (char ch : visible) {
     switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += ch;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += ch;
     }
   }
   return out;
@@ -33,8 +44,8 @@ std::string si(double value, std::string_view unit, int significant) {
   static const struct {
     double factor;
     const char* prefix;
-  } prefixes[] = {{1e15, "P"}, {1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1, ""},
-                  {1e-3, "m"}, {1e-6, "µ"}, {1e-9, "n"}, {1e-12, "p"}};
+  } prefixes[] = {{1e15, "P"}, {1e12, "T"}, {1e9, "G"},  {1e6, "M"},  {1e3, "k"},
+                  {1, ""},     {1e-3, "m"}, {1e-6, "µ"}, {1e-9, "n"}, {1e-12, "p"}};
   const double a = std::fabs(value);
   // Percentages and plain counts below a thousand keep their own scale.
   size_t p = 5;
@@ -47,7 +58,8 @@ std::string si(double value, std::string_view unit, int significant) {
       }
   }
   const double scaled = value / prefixes[p].factor;
-  const int digits = std::max(0, significant - 1 - static_cast<int>(std::floor(std::log10(std::fabs(scaled)))));
+  const int digits =
+      std::max(0, significant - 1 - static_cast<int>(std::floor(std::log10(std::fabs(scaled)))));
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, scaled);
   std::string s = buf;
@@ -58,7 +70,9 @@ std::string si(double value, std::string_view unit, int significant) {
   return s + sep + prefixes[p].prefix + u;
 }
 
-std::string si_ns(double ns, int significant) { return si(ns * 1e-9, "s", significant); }
+std::string si_ns(double ns, int significant) {
+  return si(ns * 1e-9, "s", significant);
+}
 
 Ticks nice_ticks(double lo, double hi, int target) {
   if (!std::isfinite(lo) || !std::isfinite(hi)) lo = 0, hi = 1;
@@ -143,7 +157,8 @@ std::string clip(std::string_view text, size_t chars) {
     if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) starts.push_back(i);
   if (starts.size() <= chars || chars < 3) return std::string(text);
   const size_t head = (chars - 1) / 2, tail = chars - 1 - head;
-  return std::string(text.substr(0, starts[head])) + "…" + std::string(text.substr(starts[starts.size() - tail]));
+  return std::string(text.substr(0, starts[head])) + "…" +
+         std::string(text.substr(starts[starts.size() - tail]));
 }
 
 namespace {
@@ -165,8 +180,8 @@ std::string attr(std::string_view name, std::string_view value) {
 
 Writer::Writer(double width, double height, std::string_view label, std::string_view cls) {
   // Inline in HTML: no xmlns needed (the page names no URL at all).
-  out_ = "<svg viewBox=\"0 0 " + num(width) + " " + num(height) + "\" width=\"" +
-         num(width) + "\" height=\"" + num(height) + "\" role=\"img\"" + attr("class", cls) +
+  out_ = "<svg viewBox=\"0 0 " + num(width) + " " + num(height) + "\" width=\"" + num(width) +
+         "\" height=\"" + num(height) + "\" role=\"img\"" + attr("class", cls) +
          attr("aria-label", label) + "><title>" + escape(label) + "</title>";
 }
 
@@ -178,30 +193,33 @@ void Writer::shape_end(std::string_view element, std::string_view tip) {
   out_ += "><title>" + escape(tip) + "</title></" + std::string(element) + ">";
 }
 
-void Writer::rect(double x, double y, double w, double h, std::string_view fill, std::string_view tip,
-                  std::string_view cls) {
-  out_ += "<rect x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"" + num(std::max(0.0, w)) + "\" height=\"" +
-          num(std::max(0.0, h)) + "\"" + attr("fill", fill) + attr("class", cls);
+void Writer::rect(double x, double y, double w, double h, std::string_view fill,
+                  std::string_view tip, std::string_view cls) {
+  out_ += "<rect x=\"" + num(x) + "\" y=\"" + num(y) + "\" width=\"" + num(std::max(0.0, w)) +
+          "\" height=\"" + num(std::max(0.0, h)) + "\"" + attr("fill", fill) + attr("class", cls);
   shape_end("rect", tip);
 }
 
 void Writer::line(double x1, double y1, double x2, double y2, std::string_view stroke, double width,
                   std::string_view dash, std::string_view cls) {
-  out_ += "<line x1=\"" + num(x1) + "\" y1=\"" + num(y1) + "\" x2=\"" + num(x2) + "\" y2=\"" + num(y2) + "\"" +
-          attr("stroke", stroke) + (width != 1 ? " stroke-width=\"" + num(width) + "\"" : "") +
+  out_ += "<line x1=\"" + num(x1) + "\" y1=\"" + num(y1) + "\" x2=\"" + num(x2) + "\" y2=\"" +
+          num(y2) + "\"" + attr("stroke", stroke) +
+          (width != 1 ? " stroke-width=\"" + num(width) + "\"" : "") +
           attr("stroke-dasharray", dash) + attr("class", cls) + "/>";
 }
 
 void Writer::circle(double cx, double cy, double r, std::string_view fill, std::string_view tip,
                     std::string_view cls) {
-  out_ += "<circle cx=\"" + num(cx) + "\" cy=\"" + num(cy) + "\" r=\"" + num(r) + "\"" + attr("fill", fill) +
-          attr("class", cls);
+  out_ += "<circle cx=\"" + num(cx) + "\" cy=\"" + num(cy) + "\" r=\"" + num(r) + "\"" +
+          attr("fill", fill) + attr("class", cls);
   shape_end("circle", tip);
 }
 
-void Writer::text(double x, double y, std::string_view t, Anchor anchor, std::string_view cls, std::string_view tip) {
+void Writer::text(double x, double y, std::string_view t, Anchor anchor, std::string_view cls,
+                  std::string_view tip) {
   const char* a = anchor == Anchor::Middle ? "middle" : anchor == Anchor::End ? "end" : "";
-  out_ += "<text x=\"" + num(x) + "\" y=\"" + num(y) + "\"" + attr("text-anchor", a) + attr("class", cls) + ">";
+  out_ += "<text x=\"" + num(x) + "\" y=\"" + num(y) + "\"" + attr("text-anchor", a) +
+          attr("class", cls) + ">";
   if (!tip.empty()) out_ += "<title>" + escape(tip) + "</title>";
   out_ += escape(t) + "</text>";
 }

@@ -51,9 +51,9 @@ class Scale {
 // deficiencies, dark enough for white text-free bars and for print. Cycles past nine.
 const char* series_colour(size_t index);
 inline constexpr size_t kSeriesColours = 9;
-inline constexpr const char* kOtherColour = "#BBBBBB";  // "other" aggregates
-inline constexpr const char* kSingleColour = "#4477AA";  // one-series charts
-inline constexpr const char* kBaseColour = "#4477AA";    // compare: BASE
+inline constexpr const char* kOtherColour = "#BBBBBB";     // "other" aggregates
+inline constexpr const char* kSingleColour = "#4477AA";    // one-series charts
+inline constexpr const char* kBaseColour = "#4477AA";      // compare: BASE
 inline constexpr const char* kOtherRunColour = "#EE7733";  // compare: OTHER
 inline constexpr const char* kFasterColour = "#117733";
 inline constexpr const char* kSlowerColour = "#CC3311";
@@ -73,14 +73,14 @@ class Writer {
   // An <svg> of `width` x `height` user units; `label` is its accessible name.
   Writer(double width, double height, std::string_view label, std::string_view cls = "chart");
   // `tip` (plain text) becomes a <title>: the browser shows it on hover.
-  void rect(double x, double y, double w, double h, std::string_view fill, std::string_view tip = "",
-            std::string_view cls = "");
+  void rect(double x, double y, double w, double h, std::string_view fill,
+            std::string_view tip = "", std::string_view cls = "");
   void line(double x1, double y1, double x2, double y2, std::string_view stroke, double width = 1,
             std::string_view dash = "", std::string_view cls = "");
   void circle(double cx, double cy, double r, std::string_view fill, std::string_view tip = "",
               std::string_view cls = "");
-  void text(double x, double y, std::string_view text, Anchor anchor = Anchor::Start, std::string_view cls = "",
-            std::string_view tip = "");
+  void text(double x, double y, std::string_view text, Anchor anchor = Anchor::Start,
+            std::string_view cls = "", std::string_view tip = "");
   void begin_group(std::string_view cls, std::string_view tip = "");
   void end_group();
   // The document (the writer is empty afterwards).

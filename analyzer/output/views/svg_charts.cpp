@@ -53,15 +53,19 @@ LegendLayout layout_legend(const std::vector<LegendItem>& items, double x, doubl
 void draw_legend(Writer& w, const std::vector<LegendItem>& items, const LegendLayout& l) {
   for (size_t i = 0; i < items.size(); ++i) {
     w.rect(l.at[i].x, l.at[i].y - 9, 11, 11, items[i].colour, "", "swatch");
-    w.text(l.at[i].x + 15, l.at[i].y, clip(items[i].name, 40), Writer::Anchor::Start, "legend", items[i].name);
+    w.text(l.at[i].x + 15, l.at[i].y, clip(items[i].name, 40), Writer::Anchor::Start, "legend",
+           items[i].name);
   }
 }
 
-std::string axis_label(double v, const std::string& unit) { return si(v, unit, 3); }
+std::string axis_label(double v, const std::string& unit) {
+  return si(v, unit, 3);
+}
 
 }  // namespace
 
-std::string bar_chart(const std::string& title, const std::vector<Bar>& bars, const std::string& unit) {
+std::string bar_chart(const std::string& title, const std::vector<Bar>& bars,
+                      const std::string& unit) {
   constexpr double row = 22, bar_h = 14, top = 6;
   std::vector<std::string> labels;
   double value_w = 0, max_v = 0;
@@ -81,7 +85,8 @@ std::string bar_chart(const std::string& title, const std::vector<Bar>& bars, co
     const double y = top + row * static_cast<double>(i);
     w.text(x0 - 8, y + row / 2 + 4, fit_label(b.label, x0), Writer::Anchor::End, "label", b.label);
     const double end = x(std::max(0.0, b.value));
-    w.rect(x0, y + (row - bar_h) / 2, std::max(1.0, end - x0), bar_h, b.colour ? b.colour : kSingleColour,
+    w.rect(x0, y + (row - bar_h) / 2, std::max(1.0, end - x0), bar_h,
+           b.colour ? b.colour : kSingleColour,
            b.tip.empty() ? b.label + ": " + b.value_text : b.tip, "bar");
     w.text(end + 6, y + row / 2 + 4, b.value_text, Writer::Anchor::Start, "value");
   }
@@ -89,8 +94,9 @@ std::string bar_chart(const std::string& title, const std::vector<Bar>& bars, co
   return w.finish();
 }
 
-std::string paired_bar_chart(const std::string& title, const std::vector<PairedBar>& bars, const std::string& unit,
-                             const std::string& base_name, const std::string& other_name) {
+std::string paired_bar_chart(const std::string& title, const std::vector<PairedBar>& bars,
+                             const std::string& unit, const std::string& base_name,
+                             const std::string& other_name) {
   constexpr double row = 30, bar_h = 11, top = 30;
   std::vector<std::string> labels;
   double note_w = 0, max_v = 0;
@@ -104,7 +110,8 @@ std::string paired_bar_chart(const std::string& title, const std::vector<PairedB
   const Scale x = Scale::linear(0, t.hi, x0, x1);
   const double bottom = top + row * static_cast<double>(bars.size());
   Writer w(kChartWidth, bottom + 24, title);
-  const std::vector<LegendItem> legend = {{"BASE " + base_name, kBaseColour}, {"OTHER " + other_name, kOtherRunColour}};
+  const std::vector<LegendItem> legend = {{"BASE " + base_name, kBaseColour},
+                                          {"OTHER " + other_name, kOtherRunColour}};
   draw_legend(w, legend, layout_legend(legend, x0, 14, x1 - x0));
   x_axis(w, x, t, top, bottom, [&unit](double v) { return axis_label(v, unit); });
   for (size_t i = 0; i < bars.size(); ++i) {
@@ -123,7 +130,9 @@ std::string paired_bar_chart(const std::string& title, const std::vector<PairedB
              b.tip + " — OTHER " + si(*b.other, unit, 4), "bar");
     }
     w.text(right + 6, y + row / 2 + 4, b.note, Writer::Anchor::Start,
-           b.slower ? "value slower" : b.faster ? "value faster" : "value");
+           b.slower   ? "value slower"
+           : b.faster ? "value faster"
+                      : "value");
   }
   w.line(x0, top, x0, bottom, kMuted, 1, "", "axis");
   return w.finish();
@@ -141,7 +150,8 @@ std::string stacked_columns(const StackedColumns& c) {
   }
   std::vector<LegendItem> legend;
   for (size_t s = 0; s < c.series.size(); ++s)
-    legend.push_back({c.series[s], c.last_is_other && s + 1 == c.series.size() ? kOtherColour : series_colour(s)});
+    legend.push_back({c.series[s], c.last_is_other && s + 1 == c.series.size() ? kOtherColour
+                                                                               : series_colour(s)});
   const double axis_y = top + plot_h;
   const LegendLayout ll = layout_legend(legend, left, axis_y + 50, plot_w);
   Writer w(kChartWidth, axis_y + 50 + ll.height, c.title);
@@ -150,7 +160,8 @@ std::string stacked_columns(const StackedColumns& c) {
   y_axis(w, y, t, left, right, [&c](double v) { return axis_label(v, c.unit); });
   const double slot = n ? plot_w / static_cast<double>(n) : plot_w;
   const double col_w = std::min(56.0, slot * 0.72);
-  const size_t every = std::max<size_t>(1, static_cast<size_t>(std::ceil(static_cast<double>(n) * 34 / plot_w)));
+  const size_t every =
+      std::max<size_t>(1, static_cast<size_t>(std::ceil(static_cast<double>(n) * 34 / plot_w)));
   for (size_t i = 0; i < n; ++i) {
     const double x = left + slot * static_cast<double>(i) + (slot - col_w) / 2;
     double acc = 0;
@@ -161,7 +172,8 @@ std::string stacked_columns(const StackedColumns& c) {
              c.series[s] + " — " + c.categories[i] + ": " + si(v, c.unit, 4), "seg");
       acc += v;
     }
-    if (i % every == 0) w.text(x + col_w / 2, axis_y + 16, c.categories[i], Writer::Anchor::Middle, "tick");
+    if (i % every == 0)
+      w.text(x + col_w / 2, axis_y + 16, c.categories[i], Writer::Anchor::Middle, "tick");
   }
   w.line(left, axis_y, right, axis_y, kMuted, 1, "", "axis");
   w.text(left + plot_w / 2, axis_y + 34, c.x_label, Writer::Anchor::Middle, "axis-label");
@@ -191,26 +203,30 @@ std::string scatter_log_x(const Scatter& c) {
   const Ticks xt = log_ticks(x_lo > 0 ? x_lo : 1, x_hi > x_lo ? x_hi : (x_lo > 0 ? x_lo * 10 : 10));
   const Ticks yt = log_y ? log_ticks(y_lo, y_hi) : nice_ticks(0, y_hi > 0 ? y_hi * 1.04 : 1, 5);
   const Scale x = Scale::log(xt.lo, xt.hi, left + 8, right - 8);
-  const Scale y = log_y ? Scale::log(yt.lo, yt.hi, axis_y, top) : Scale::linear(0, yt.hi, axis_y, top);
+  const Scale y =
+      log_y ? Scale::log(yt.lo, yt.hi, axis_y, top) : Scale::linear(0, yt.hi, axis_y, top);
   y_axis(w, y, yt, left, right, [&c](double v) { return axis_label(v, c.y_unit); });
   x_axis(w, x, xt, top, axis_y, [&c](double v) { return axis_label(v, c.x_unit); });
   w.line(left, axis_y, right, axis_y, kMuted, 1, "", "axis");
   w.text(left + plot_w / 2, axis_y + 34, c.x_label, Writer::Anchor::Middle, "axis-label");
-  w.text(left - 6, top - 9, c.y_label + (log_y ? " (log scale)" : ""), Writer::Anchor::Start, "axis-label");
+  w.text(left - 6, top - 9, c.y_label + (log_y ? " (log scale)" : ""), Writer::Anchor::Start,
+         "axis-label");
   if (c.peak) {
     w.line(left, y(*c.peak), right, y(*c.peak), kSlowerColour, 1.5, "6 4", "peak");
     w.text(right - 4, y(*c.peak) - 5, c.peak_label, Writer::Anchor::End, "peak-label");
   }
   for (const auto& p : c.points) {
     const char* colour = p.series < kSeriesColours ? series_colour(p.series) : kOtherColour;
-    if (p.y_best && *p.y_best > p.y) w.line(x(p.x), y(p.y), x(p.x), y(*p.y_best), colour, 1.5, "", "whisker");
+    if (p.y_best && *p.y_best > p.y)
+      w.line(x(p.x), y(p.y), x(p.x), y(*p.y_best), colour, 1.5, "", "whisker");
     w.circle(x(p.x), y(p.y), 4.5, colour, p.tip, "point");
   }
   draw_legend(w, legend, ll);
   return w.finish();
 }
 
-std::string box_plot(const std::string& title, const std::vector<Box>& boxes, const std::string& unit, bool log_scale) {
+std::string box_plot(const std::string& title, const std::vector<Box>& boxes,
+                     const std::string& unit, bool log_scale) {
   constexpr double row = 26, box_h = 14, top = 6;
   std::vector<std::string> labels;
   double lo = 0, hi = 0;
@@ -248,8 +264,9 @@ std::string box_plot(const std::string& title, const std::vector<Box>& boxes, co
   return w.finish();
 }
 
-std::string timeline_chart(const std::string& title, const std::vector<Lane>& lanes, double t0, double t1,
-                           const std::string& unit, const std::vector<LegendItem>& legend) {
+std::string timeline_chart(const std::string& title, const std::vector<Lane>& lanes, double t0,
+                           double t1, const std::string& unit,
+                           const std::vector<LegendItem>& legend) {
   constexpr double row = 26, span_h = 18, top = 6;
   std::vector<std::string> labels;
   for (const auto& l : lanes) labels.push_back(l.label);
@@ -262,15 +279,17 @@ std::string timeline_chart(const std::string& title, const std::vector<Lane>& la
   x_axis(w, rel, t, top, bottom, [&unit](double v) { return axis_label(v, unit); });
   for (size_t i = 0; i < lanes.size(); ++i) {
     const double y = top + row * static_cast<double>(i);
-    w.text(x0 - 8, y + row / 2 + 4, fit_label(lanes[i].label, x0), Writer::Anchor::End, "label", lanes[i].label);
+    w.text(x0 - 8, y + row / 2 + 4, fit_label(lanes[i].label, x0), Writer::Anchor::End, "label",
+           lanes[i].label);
     w.rect(x0, y + (row - span_h) / 2, x1 - x0, span_h, "#F3F3F3", "", "lane");
     for (const auto& s : lanes[i].spans) {
       const double a = rel(s.begin - t0), b = rel(s.end - t0);
-      w.rect(a, y + (row - span_h) / 2, std::max(0.8, b - a), span_h, s.colour ? s.colour : kSingleColour, s.tip,
-             "span");
+      w.rect(a, y + (row - span_h) / 2, std::max(0.8, b - a), span_h,
+             s.colour ? s.colour : kSingleColour, s.tip, "span");
     }
   }
-  w.text(x0 + (x1 - x0) / 2, bottom + 32, "time since the first event shown", Writer::Anchor::Middle, "axis-label");
+  w.text(x0 + (x1 - x0) / 2, bottom + 32, "time since the first event shown",
+         Writer::Anchor::Middle, "axis-label");
   draw_legend(w, legend, ll);
   return w.finish();
 }

@@ -24,17 +24,19 @@ struct Bar {
   std::string tip;
   const char* colour = nullptr;  // nullptr: the single-series colour
 };
-std::string bar_chart(const std::string& title, const std::vector<Bar>& bars, const std::string& unit);
+std::string bar_chart(const std::string& title, const std::vector<Bar>& bars,
+                      const std::string& unit);
 
 struct PairedBar {
   std::string label;
-  std::optional<double> base, other;  // unset: absent from that run
-  std::string note;  // right of the bars ("-16.2%", "new")
+  std::optional<double> base, other;    // unset: absent from that run
+  std::string note;                     // right of the bars ("-16.2%", "new")
   bool slower = false, faster = false;  // colours the note
   std::string tip;
 };
-std::string paired_bar_chart(const std::string& title, const std::vector<PairedBar>& bars, const std::string& unit,
-                             const std::string& base_name, const std::string& other_name);
+std::string paired_bar_chart(const std::string& title, const std::vector<PairedBar>& bars,
+                             const std::string& unit, const std::string& base_name,
+                             const std::string& other_name);
 
 // values[c][s]: series s in column c. A last series named in `other_series` is drawn grey.
 struct StackedColumns {
@@ -71,7 +73,8 @@ struct Box {
   std::string tip;
 };
 // Horizontal boxes on one value axis, logarithmic when `log_scale`.
-std::string box_plot(const std::string& title, const std::vector<Box>& boxes, const std::string& unit, bool log_scale);
+std::string box_plot(const std::string& title, const std::vector<Box>& boxes,
+                     const std::string& unit, bool log_scale);
 
 struct Span {
   double begin = 0, end = 0;
@@ -87,7 +90,8 @@ struct LegendItem {
   const char* colour;
 };
 // Lanes over [t0, t1] (in `unit`, shown relative to t0), with a colour legend under them.
-std::string timeline_chart(const std::string& title, const std::vector<Lane>& lanes, double t0, double t1,
-                           const std::string& unit, const std::vector<LegendItem>& legend);
+std::string timeline_chart(const std::string& title, const std::vector<Lane>& lanes, double t0,
+                           double t1, const std::string& unit,
+                           const std::vector<LegendItem>& legend);
 
 }  // namespace clprof::output::svg

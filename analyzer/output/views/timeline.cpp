@@ -29,7 +29,9 @@ uint64_t flow_id(uint32_t process, uint64_t seq) {
   return (uint64_t{process} << 40) + seq + 1;
 }
 
-bool is_api(const std::string& api) { return api.rfind("cl", 0) == 0; }
+bool is_api(const std::string& api) {
+  return api.rfind("cl", 0) == 0;
+}
 
 }  // namespace
 
@@ -92,8 +94,8 @@ struct TimelineWriter::Args {
   }
 };
 
-TimelineWriter::TimelineWriter(const model::Run& run, const std::vector<gemm::Rule>& rules, TimelineOptions options,
-                               OutFile& out)
+TimelineWriter::TimelineWriter(const model::Run& run, const std::vector<gemm::Rule>& rules,
+                               TimelineOptions options, OutFile& out)
     : run_(run),
       options_(std::move(options)),
       out_(out),
@@ -108,13 +110,17 @@ TimelineWriter::TimelineWriter(const model::Run& run, const std::vector<gemm::Ru
     if (p.host_start_ns != kNoTime) origin = std::min(origin, p.host_start_ns);
   for (const auto& d : run.devices)
     if (d.has_clock_offset)
-      uncertainty = std::max(uncertainty, static_cast<int64_t>(std::min<uint64_t>(d.clock_uncertainty_ns, 1000000000)));
+      uncertainty =
+          std::max(uncertainty,
+                   static_cast<int64_t>(std::min<uint64_t>(d.clock_uncertainty_ns, 1000000000)));
   origin_ns_ = origin == INT64_MAX ? 0 : origin - uncertainty;
   for (const auto& p : run.programs) program_options_[{p.process, p.id}] = &p.options;
   for (const auto& q : run.queues)
-    if (q.properties & 1) out_of_order_.insert({q.process, q.id});  // CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE
+    if (q.properties & 1)
+      out_of_order_.insert({q.process, q.id});  // CL_QUEUE_OUT_OF_ORDER_EXEC_MODE_ENABLE
   for (const auto& l : run.launches) {
-    const bool timed = (l.host_begin_ns != kNoTime && l.host_end_ns != kNoTime) || clocks_.times(l).start_ns;
+    const bool timed =
+        (l.host_begin_ns != kNoTime && l.host_end_ns != kNoTime) || clocks_.times(l).start_ns;
     if (!timed && !l.ranges.empty()) untimed_by_range_[l.ranges.back()].push_back(&l);
   }
 }
@@ -141,16 +147,19 @@ void TimelineWriter::flush() {
   buffer_.clear();
 }
 
-std::string TimelineWriter::slice_text(uint32_t process, uint32_t tid, int64_t begin_ns, int64_t end_ns,
-                                       const std::string& name, std::string_view cat, const Args& args,
-                                       uint64_t flow_out, uint64_t flow_in, size_t* tid_at) const {
+std::string TimelineWriter::slice_text(uint32_t process, uint32_t tid, int64_t begin_ns,
+                                       int64_t end_ns, const std::string& name,
+                                       std::string_view cat, const Args& args, uint64_t flow_out,
+                                       uint64_t flow_in, size_t* tid_at) const {
   std::string e = "{\"ph\":\"X\",\"ts\":";
   append_us(e, begin_ns);
   e += ",\"dur\":";
   append_us(e, end_ns - begin_ns);
   e += ",\"pid\":" + std::to_string(tracks_.pid(process)) + ",\"tid\":";
-  if (tid_at) *tid_at = e.size();
-  else e += std::to_string(tid);
+  if (tid_at)
+    *tid_at = e.size();
+  else
+    e += std::to_string(tid);
   e += ",\"name\":";
   append_json_string(e, name);
   e += ",\"cat\":";
@@ -162,15 +171,17 @@ std::string TimelineWriter::slice_text(uint32_t process, uint32_t tid, int64_t b
   return e;
 }
 
-void TimelineWriter::slice(uint32_t process, uint32_t tid, int64_t begin_ns, int64_t end_ns, const std::string& name,
-                           std::string_view cat, const Args& args, uint64_t flow_out, uint64_t flow_in) {
-  if (begin_ns == kNoTime || end_ns == kNoTime || end_ns < begin_ns) return;  // times out of int64's reach
+void TimelineWriter::slice(uint32_t process, uint32_t tid, int64_t begin_ns, int64_t end_ns,
+                           const std::string& name, std::string_view cat, const Args& args,
+                           uint64_t flow_out, uint64_t flow_in) {
+  if (begin_ns == kNoTime || end_ns == kNoTime || end_ns < begin_ns)
+    return;  // times out of int64's reach
   event(slice_text(process, tid, begin_ns, end_ns, name, cat, args, flow_out, flow_in, nullptr));
 }
 
-void TimelineWriter::device_slice(uint32_t process, const DeviceTrack& track, const char* stage, int64_t begin_ns,
-                                  int64_t end_ns, const std::string& name, std::string_view cat, const Args& args,
-                                  uint64_t flow_in) {
+void TimelineWriter::device_slice(uint32_t process, const DeviceTrack& track, const char* stage,
+                                  int64_t begin_ns, int64_t end_ns, const std::string& name,
+                                  std::string_view cat, const Args& args, uint64_t flow_in) {
   if (begin_ns == kNoTime || end_ns == kNoTime || end_ns < begin_ns) return;
   Pending p;
   p.process = process;
@@ -218,7 +229,8 @@ void TimelineWriter::begin() {
   head += ",\"inputs\":";
   append_json_string(head, inputs);
   head += ",\"ts_origin_ns\":" + std::to_string(origin_ns_) +
-          ",\"ts_unit\":\"microseconds since ts_origin_ns on the host clock (CLOCK_MONOTONIC for clprof "
+          ",\"ts_unit\":\"microseconds since ts_origin_ns on the host clock (CLOCK_MONOTONIC for "
+          "clprof "
           "traces)\"},\n\"traceEvents\":[\n";
   buffer_ += head;
   write_ranges();
@@ -258,7 +270,8 @@ void TimelineWriter::write_ranges() {
 
 void TimelineWriter::write_host_metadata() {
   for (const auto& y : run_.syncs) {
-    if (y.host_begin_ns == kNoTime || y.host_end_ns == kNoTime || y.host_end_ns < y.host_begin_ns) continue;
+    if (y.host_begin_ns == kNoTime || y.host_end_ns == kNoTime || y.host_end_ns < y.host_begin_ns)
+      continue;
     Args a;
     a.unum("seq", y.seq).unum("queue", y.queue_id);
     if (y.rc != 0) a.num("rc", y.rc);
@@ -266,15 +279,17 @@ void TimelineWriter::write_host_metadata() {
           ts(y.process, y.host_end_ns), y.api, "sync", a, 0, 0);
   }
   for (const auto& b : run_.builds) {
-    if (b.host_begin_ns == kNoTime || b.host_end_ns == kNoTime || b.host_end_ns < b.host_begin_ns) continue;
+    if (b.host_begin_ns == kNoTime || b.host_end_ns == kNoTime || b.host_end_ns < b.host_begin_ns)
+      continue;
     Args a;
     a.unum("program", b.program_id).str("options", b.options);
     std::vector<std::string> devices;
     for (uint32_t d : b.devices)
-      devices.push_back(d > 0 && d <= run_.devices.size() ? run_.devices[d - 1].name : "device " + std::to_string(d));
+      devices.push_back(d > 0 && d <= run_.devices.size() ? run_.devices[d - 1].name
+                                                          : "device " + std::to_string(d));
     a.strings("devices", devices).num("rc", b.rc).strings("kernels", b.kernels);
-    const uint32_t tid =
-        tracks_.named(b.process, "builds", "program builds (thread not recorded)", TimelineTracks::Group::Builds);
+    const uint32_t tid = tracks_.named(b.process, "builds", "program builds (thread not recorded)",
+                                       TimelineTracks::Group::Builds);
     slice(b.process, tid, ts(b.process, b.host_begin_ns), ts(b.process, b.host_end_ns),
           b.api + " (program " + std::to_string(b.program_id) + ")", "build", a, 0, 0);
   }
@@ -284,7 +299,8 @@ void TimelineWriter::write_host_metadata() {
     std::string e = "{\"ph\":\"i\",\"ts\":";
     append_us(e, at);
     e += ",\"pid\":" + std::to_string(tracks_.pid(m.process)) +
-         ",\"tid\":" + std::to_string(tracks_.host_thread(m.process, m.tid)) + ",\"s\":\"t\",\"name\":";
+         ",\"tid\":" + std::to_string(tracks_.host_thread(m.process, m.tid)) +
+         ",\"s\":\"t\",\"name\":";
     append_json_string(e, m.name);
     e += ",\"cat\":\"mark\",\"args\":{}}";
     event(e);
@@ -295,7 +311,8 @@ void TimelineWriter::write_layer_timings() {
   if (run_.layer_timings.empty()) return;
   // Caffe's per-layer times have no timestamps: each iteration's layers are laid end to end
   // in profile order, iterations one after another, on a track whose name says so.
-  const uint32_t tid = tracks_.named(0, "layer_timings", "layers (durations only: laid end to end, not measured times)",
+  const uint32_t tid = tracks_.named(0, "layer_timings",
+                                     "layers (durations only: laid end to end, not measured times)",
                                      TimelineTracks::Group::Imported);
   std::map<uint32_t, std::vector<const model::LayerTiming*>> by_iteration;
   for (const auto& t : run_.layer_timings) by_iteration[t.iteration].push_back(&t);
@@ -307,13 +324,14 @@ void TimelineWriter::write_layer_timings() {
       Args a;
       a.unum("iteration", iteration).num("time_ns", d).flag("laid_end_to_end", true);
       if (!t->direction.empty()) a.str("direction", t->direction);
-      slice(0, tid, ts(0, at), ts(0, at + d), t->layer + (t->direction == "backward" ? " (backward)" : ""), "layer", a,
-            0, 0);
+      slice(0, tid, ts(0, at), ts(0, at + d),
+            t->layer + (t->direction == "backward" ? " (backward)" : ""), "layer", a, 0, 0);
       at += d;
     }
     Args a;
     a.unum("iteration", iteration).flag("laid_end_to_end", true);
-    slice(0, tid, ts(0, begin), ts(0, at), "iteration " + std::to_string(iteration), "iteration", a, 0, 0);
+    slice(0, tid, ts(0, begin), ts(0, at), "iteration " + std::to_string(iteration), "iteration", a,
+          0, 0);
   }
 }
 
@@ -341,7 +359,8 @@ void TimelineWriter::note_bulk(uint32_t process, bool launch, uint64_t seq) {
   tracks_.clear_lanes(process);
 }
 
-std::string TimelineWriter::queue_name(uint32_t process, uint64_t queue, const std::string& device) const {
+std::string TimelineWriter::queue_name(uint32_t process, uint64_t queue,
+                                       const std::string& device) const {
   return "queue " + std::to_string(queue) + " (" + device +
          (out_of_order_.count({process, queue}) ? ", out of order)" : ")");
 }
@@ -358,7 +377,8 @@ TimelineWriter::Placement TimelineWriter::place(const Command& c, bool device_ti
   x.on_host = x.host_begin != kNoTime && x.host_end != kNoTime && x.host_end >= x.host_begin;
   x.at = clocks_.times(c);
   x.on_device = x.at.start_ns && x.at.end_ns && *x.at.end_ns >= *x.at.start_ns;
-  if (!x.on_device && device_times && !clocks_.synced(c.device)) counts_.unaligned_devices.insert(c.device);
+  if (!x.on_device && device_times && !clocks_.synced(c.device))
+    counts_.unaligned_devices.insert(c.device);
   x.flow = x.on_host && x.on_device ? flow_id(c.process, c.seq) : 0;
   return x;
 }
@@ -382,15 +402,18 @@ void TimelineWriter::add_launch(const model::Launch& l) {
     auto cat = l.extra.find("chrome.cat");
     const std::string name = api ? l.api + " " + l.name : l.name;
     slice(p, tracks_.host_thread(p, l.tid), host_begin, host_end, name,
-          api ? "api" : (cat != l.extra.end() && !cat->second.empty() ? cat->second : "event"), a, flow, 0);
+          api ? "api" : (cat != l.extra.end() && !cat->second.empty() ? cat->second : "event"), a,
+          flow, 0);
   }
   if (!on_device) {
-    if (!on_host && (l.ranges.empty() || !untimed_by_range_.count(l.ranges.back()))) ++counts_.untimed;
+    if (!on_host && (l.ranges.empty() || !untimed_by_range_.count(l.ranges.back())))
+      ++counts_.untimed;
     return;
   }
   ++counts_.device_slices;
   if (flow) ++counts_.flows;
-  const std::string device = l.device > 0 && l.device <= run_.devices.size() ? run_.devices[l.device - 1].name : "?";
+  const std::string device =
+      l.device > 0 && l.device <= run_.devices.size() ? run_.devices[l.device - 1].name : "?";
   DeviceTrack track;
   if (options_.per_kernel) {
     track.key = "kernel:" + l.name;
@@ -424,14 +447,17 @@ void TimelineWriter::add_launch(const model::Launch& l) {
   if (options_.stages) stage_slices(p, track, at, l.seq, l.name);
 }
 
-void TimelineWriter::stage_slices(uint32_t p, const DeviceTrack& track, const analyses::AlignedTimes& at,
-                                  uint64_t seq, const std::string& name) {
+void TimelineWriter::stage_slices(uint32_t p, const DeviceTrack& track,
+                                  const analyses::AlignedTimes& at, uint64_t seq,
+                                  const std::string& name) {
   Args s;
   s.unum("seq", seq);
   if (at.queued_ns && at.submit_ns && *at.submit_ns >= *at.queued_ns)
-    device_slice(p, track, "queued", ts(p, *at.queued_ns), ts(p, *at.submit_ns), name, "queued", s, 0);
+    device_slice(p, track, "queued", ts(p, *at.queued_ns), ts(p, *at.submit_ns), name, "queued", s,
+                 0);
   if (at.submit_ns && at.start_ns && *at.start_ns >= *at.submit_ns)
-    device_slice(p, track, "submitted", ts(p, *at.submit_ns), ts(p, *at.start_ns), name, "submitted", s, 0);
+    device_slice(p, track, "submitted", ts(p, *at.submit_ns), ts(p, *at.start_ns), name,
+                 "submitted", s, 0);
 }
 
 void TimelineWriter::add_transfer(const model::Transfer& t) {
@@ -442,10 +468,15 @@ void TimelineWriter::add_transfer(const model::Transfer& t) {
       place(t, t.start_ns != kNoTime && t.end_ns != kNoTime);
   if (on_host) {
     Args a;
-    a.unum("seq", t.seq).str("op", t.op).unum("bytes", t.bytes).flag("blocking", t.blocking).unum("queue", t.queue_id);
+    a.unum("seq", t.seq)
+        .str("op", t.op)
+        .unum("bytes", t.bytes)
+        .flag("blocking", t.blocking)
+        .unum("queue", t.queue_id);
     if (t.status != "complete") a.str("status", t.status);
     if (t.rc != 0) a.num("rc", t.rc);
-    slice(p, tracks_.host_thread(p, t.tid), host_begin, host_end, t.api, t.blocking ? "api,wait" : "api", a, flow, 0);
+    slice(p, tracks_.host_thread(p, t.tid), host_begin, host_end, t.api,
+          t.blocking ? "api,wait" : "api", a, flow, 0);
   }
   if (!on_device) {
     if (!on_host) ++counts_.untimed;
@@ -453,17 +484,24 @@ void TimelineWriter::add_transfer(const model::Transfer& t) {
   }
   ++counts_.device_slices;
   if (flow) ++counts_.flows;
-  const std::string device = t.device > 0 && t.device <= run_.devices.size() ? run_.devices[t.device - 1].name : "?";
+  const std::string device =
+      t.device > 0 && t.device <= run_.devices.size() ? run_.devices[t.device - 1].name : "?";
   DeviceTrack track;
   track.key = options_.per_kernel ? "transfer:" + t.op : "queue:" + std::to_string(t.queue_id);
   track.name = options_.per_kernel ? "transfers " + t.op : queue_name(p, t.queue_id, device);
   // --per-kernel: transfer tracks after the kernel tracks.
-  track.order = options_.per_kernel ? 100000 + order_of(track.key) : static_cast<int64_t>(t.queue_id);
+  track.order =
+      options_.per_kernel ? 100000 + order_of(track.key) : static_cast<int64_t>(t.queue_id);
   const int64_t duration = *at.end_ns - *at.start_ns;
   Args a;
-  a.unum("seq", t.seq).str("api", t.api).unum("bytes", t.bytes).unum("queue", t.queue_id).str("device", device);
+  a.unum("seq", t.seq)
+      .str("api", t.api)
+      .unum("bytes", t.bytes)
+      .unum("queue", t.queue_id)
+      .str("device", device);
   a.num("duration_ns", duration).str("layer", layer(t.ranges));
-  if (duration > 0) a.real("gb_per_s", static_cast<double>(t.bytes) / static_cast<double>(duration));
+  if (duration > 0)
+    a.real("gb_per_s", static_cast<double>(t.bytes) / static_cast<double>(duration));
   const int64_t start = ts(p, *at.start_ns), end = ts(p, *at.end_ns);
   device_slice(p, track, "running", start, end, t.op, "transfer", a, flow);
   if (options_.stages) stage_slices(p, track, at, t.seq, t.op);

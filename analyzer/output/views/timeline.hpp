@@ -52,7 +52,7 @@ struct TimelineCounts {
   uint64_t launches = 0, transfers = 0;
   uint64_t device_slices = 0;  // commands placed on a device track
   uint64_t flows = 0;
-  uint64_t untimed = 0;        // commands with no time at all to place them by
+  uint64_t untimed = 0;  // commands with no time at all to place them by
   uint64_t ranges_without_end = 0;
   std::set<uint32_t> unaligned_devices;  // devices of commands with device times but no sync
 };
@@ -61,7 +61,8 @@ class TimelineWriter {
  public:
   // `run` holds the metadata (and, for in-memory inputs, the launches) and must outlive the
   // writer; `rules` too.
-  TimelineWriter(const model::Run& run, const std::vector<gemm::Rule>& rules, TimelineOptions options, OutFile& out);
+  TimelineWriter(const model::Run& run, const std::vector<gemm::Rule>& rules,
+                 TimelineOptions options, OutFile& out);
   ~TimelineWriter();
   // The header and every event that comes from the run's metadata.
   void begin();
@@ -100,17 +101,19 @@ class TimelineWriter {
   template <typename Command>
   Placement place(const Command& command, bool device_times);
   int64_t ts(uint32_t process, int64_t host_ns) const;  // relative to the origin; kNoTime: unknown
-  std::string slice_text(uint32_t process, uint32_t tid, int64_t begin_ns, int64_t end_ns, const std::string& name,
-                         std::string_view cat, const Args& args, uint64_t flow_out, uint64_t flow_in,
-                         size_t* tid_at) const;
-  void slice(uint32_t process, uint32_t tid, int64_t begin_ns, int64_t end_ns, const std::string& name,
-             std::string_view cat, const Args& args, uint64_t flow_out, uint64_t flow_in);
+  std::string slice_text(uint32_t process, uint32_t tid, int64_t begin_ns, int64_t end_ns,
+                         const std::string& name, std::string_view cat, const Args& args,
+                         uint64_t flow_out, uint64_t flow_in, size_t* tid_at) const;
+  void slice(uint32_t process, uint32_t tid, int64_t begin_ns, int64_t end_ns,
+             const std::string& name, std::string_view cat, const Args& args, uint64_t flow_out,
+             uint64_t flow_in);
   // Device slices go through a window of kWindow slices ordered by start, so that lanes are
   // given in start order (fewest lanes) however the trace's records are ordered.
-  void device_slice(uint32_t process, const DeviceTrack& track, const char* stage, int64_t begin_ns, int64_t end_ns,
-                    const std::string& name, std::string_view cat, const Args& args, uint64_t flow_in);
-  void stage_slices(uint32_t process, const DeviceTrack& track, const analyses::AlignedTimes& at, uint64_t seq,
-                    const std::string& name);
+  void device_slice(uint32_t process, const DeviceTrack& track, const char* stage, int64_t begin_ns,
+                    int64_t end_ns, const std::string& name, std::string_view cat, const Args& args,
+                    uint64_t flow_in);
+  void stage_slices(uint32_t process, const DeviceTrack& track, const analyses::AlignedTimes& at,
+                    uint64_t seq, const std::string& name);
   void release_one();
   void release_all();
   void event(const std::string& text);
@@ -135,7 +138,7 @@ class TimelineWriter {
   TimelineTracks tracks_;
   int64_t origin_ns_ = 0;
   std::map<std::pair<uint32_t, uint64_t>, const std::string*> program_options_;
-  std::set<std::pair<uint32_t, uint64_t>> out_of_order_;  // (process, queue)
+  std::set<std::pair<uint32_t, uint64_t>> out_of_order_;   // (process, queue)
   std::unordered_map<std::string, int64_t> kernel_order_;  // --per-kernel tracks: first seen first
   // Launches an importer gives without any timestamp, by innermost range: listed in its args.
   std::unordered_map<uint64_t, std::vector<const model::Launch*>> untimed_by_range_;

@@ -17,16 +17,20 @@ std::string base_name(const std::string& path) {
 
 std::string process_name(const model::Process& p) {
   std::string name;
-  if (!p.command_line.empty() && !p.command_line[0].empty()) name = base_name(p.command_line[0]);
-  else if (!p.source.empty()) name = base_name(p.source);
-  else name = "process";
-  if (p.source_format != "clprof-trace" && !p.source_format.empty()) name += " [" + p.source_format + "]";
+  if (!p.command_line.empty() && !p.command_line[0].empty())
+    name = base_name(p.command_line[0]);
+  else if (!p.source.empty())
+    name = base_name(p.source);
+  else
+    name = "process";
+  if (p.source_format != "clprof-trace" && !p.source_format.empty())
+    name += " [" + p.source_format + "]";
   if (p.pid > 0) name += " (pid " + std::to_string(p.pid) + ")";
   return name;
 }
 
-void metadata_event(std::vector<std::string>& events, const char* what, uint32_t pid, const uint32_t* tid, const char* arg,
-                    const std::string* text, int64_t number) {
+void metadata_event(std::vector<std::string>& events, const char* what, uint32_t pid,
+                    const uint32_t* tid, const char* arg, const std::string* text, int64_t number) {
   std::string out = "{\"ph\":\"M\",\"ts\":0,\"pid\":";
   out += std::to_string(pid);
   if (tid) {
@@ -38,8 +42,10 @@ void metadata_event(std::vector<std::string>& events, const char* what, uint32_t
   out += "\",\"args\":{\"";
   out += arg;
   out += "\":";
-  if (text) append_json_string(out, *text);
-  else out += std::to_string(number);
+  if (text)
+    append_json_string(out, *text);
+  else
+    out += std::to_string(number);
   out += "}}";
   events.push_back(std::move(out));
 }
@@ -53,7 +59,8 @@ TimelineTracks::TimelineTracks(const model::Run& run) : run_(run) {
   for (const auto& p : run.processes) ++count[p.pid];
   uint32_t next = 1u << 30;
   for (const auto& p : run.processes) {
-    const bool own = p.pid > 0 && p.pid < static_cast<int64_t>(kFirstSyntheticTid) && count[p.pid] == 1;
+    const bool own =
+        p.pid > 0 && p.pid < static_cast<int64_t>(kFirstSyntheticTid) && count[p.pid] == 1;
     pids_.push_back(own ? static_cast<uint32_t>(p.pid) : next++);
   }
 }
@@ -73,14 +80,16 @@ uint32_t TimelineTracks::host_thread(uint32_t process, uint64_t tid) {
   } else {
     t.tid = static_cast<uint32_t>(tid);
     t.group = static_cast<int>(Group::HostThread);
-    const bool main = process < run_.processes.size() && run_.processes[process].pid == static_cast<int64_t>(tid);
+    const bool main =
+        process < run_.processes.size() && run_.processes[process].pid == static_cast<int64_t>(tid);
     t.name = (main ? "main thread " : "thread ") + std::to_string(tid);
   }
   t.order = static_cast<int64_t>(tid);
   return t.tid;
 }
 
-uint32_t TimelineTracks::named(uint32_t process, const std::string& key, const std::string& name, Group group) {
+uint32_t TimelineTracks::named(uint32_t process, const std::string& key, const std::string& name,
+                               Group group) {
   auto [it, fresh] = tracks_.try_emplace({process, "named:" + key});
   Track& t = it->second;
   if (fresh) {
@@ -91,8 +100,8 @@ uint32_t TimelineTracks::named(uint32_t process, const std::string& key, const s
   return t.tid;
 }
 
-uint32_t TimelineTracks::lane(uint32_t process, const std::string& key, const std::string& name, int64_t order,
-                              int64_t begin, int64_t end) {
+uint32_t TimelineTracks::lane(uint32_t process, const std::string& key, const std::string& name,
+                              int64_t order, int64_t begin, int64_t end) {
   auto [it, fresh] = tracks_.try_emplace({process, "device:" + key});
   Track& t = it->second;
   if (fresh) {
@@ -132,7 +141,8 @@ std::vector<std::string> TimelineTracks::metadata_events() const {
   for (const auto& [key, t] : tracks_) {
     const uint32_t p = pid(key.first);
     // Host threads in tid order, then the other groups; within a device track its lanes.
-    const int64_t base = static_cast<int64_t>(t.group) * 100000000 + std::min<int64_t>(t.order, 1000000) * 64;
+    const int64_t base =
+        static_cast<int64_t>(t.group) * 100000000 + std::min<int64_t>(t.order, 1000000) * 64;
     if (t.lanes.empty()) {
       metadata_event(out, "thread_name", p, &t.tid, "name", &t.name, 0);
       metadata_event(out, "thread_sort_index", p, &t.tid, "sort_index", nullptr, base);

@@ -38,8 +38,8 @@ class TimelineTracks {
   uint32_t named(uint32_t process, const std::string& key, const std::string& name, Group group);
   // A device track: the tid of the first lane of logical track `key` free over [begin, end],
   // which it marks busy up to `end`. `order` places it among the device tracks.
-  uint32_t lane(uint32_t process, const std::string& key, const std::string& name, int64_t order, int64_t begin,
-                int64_t end);
+  uint32_t lane(uint32_t process, const std::string& key, const std::string& name, int64_t order,
+                int64_t begin, int64_t end);
   // Forgets the lanes' contents of `process` (its slices were dropped), keeping the tids.
   void clear_lanes(uint32_t process);
   // Metadata events naming and ordering the processes and every track used, one JSON
@@ -53,7 +53,7 @@ class TimelineTracks {
     int group = 0;
     int64_t order = 0;
     std::vector<std::pair<uint32_t, int64_t>> lanes;  // tid, latest end (device tracks)
-    uint32_t tid = 0;                                  // host and named tracks
+    uint32_t tid = 0;                                 // host and named tracks
   };
   uint32_t synthetic_tid() { return next_tid_++; }
 

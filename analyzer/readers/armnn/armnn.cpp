@@ -20,10 +20,10 @@ enum class MeasureKind : uint8_t { Wall, Start, Stop, Kernel, Other };
 
 struct Measurement {
   MeasureKind kind = MeasureKind::Other;
-  std::string key;            // full key, e.g. "OpenClKernelTimer/0: im2col GWS[..]_#8"
-  std::vector<int64_t> ns;    // one value per inference (maybe fewer); kRejected: skipped
+  std::string key;          // full key, e.g. "OpenClKernelTimer/0: im2col GWS[..]_#8"
+  std::vector<int64_t> ns;  // one value per inference (maybe fewer); kRejected: skipped
   // Kernel timers only:
-  std::string backend;        // "GpuAcc" (OpenClKernelTimer) | "CpuAcc" (NeonKernelTimer)
+  std::string backend;  // "GpuAcc" (OpenClKernelTimer) | "CpuAcc" (NeonKernelTimer)
   std::string timer_index;
   std::string kernel;
   std::vector<uint64_t> gws;
@@ -34,8 +34,8 @@ struct Measurement {
 constexpr int64_t kRejected = model::kNoTime;
 
 struct Event {
-  std::string key;  // full key, e.g. "ClConvolution2dWorkload_Execute_#8"
-  std::string base; // key without the "_#<id>" suffix
+  std::string key;   // full key, e.g. "ClConvolution2dWorkload_Execute_#8"
+  std::string base;  // key without the "_#<id>" suffix
   std::vector<Measurement> measurements;
   std::vector<Event> children;
   size_t count = 0;  // most values of any measurement in this subtree: inferences [0, count)
@@ -114,7 +114,8 @@ int unit_scale(const ij::Source& src, const ij::Value& unit) {
   if (u == "us") return 3;
   if (u == "ms") return 6;
   if (u == "s") return 9;
-  throw src.error_at(unit.offset, "expected unit \"ns\", \"us\", \"ms\" or \"s\", found \"" + u + "\"");
+  throw src.error_at(unit.offset,
+                     "expected unit \"ns\", \"us\", \"ms\" or \"s\", found \"" + u + "\"");
 }
 
 bool looks_like_measurement(const ij::Value& v) {
@@ -129,10 +130,14 @@ Measurement read_measurement(const ij::Source& src, const std::string& key, cons
   Measurement m;
   m.key = findings.name(key);
   std::string label = strip_id(m.key);
-  if (label == "Wall clock time") m.kind = MeasureKind::Wall;
-  else if (label == "Wall clock time (Start)") m.kind = MeasureKind::Start;
-  else if (label == "Wall clock time (Stop)") m.kind = MeasureKind::Stop;
-  else if (parse_kernel_timer(label, &m)) m.kind = MeasureKind::Kernel;
+  if (label == "Wall clock time")
+    m.kind = MeasureKind::Wall;
+  else if (label == "Wall clock time (Start)")
+    m.kind = MeasureKind::Start;
+  else if (label == "Wall clock time (Stop)")
+    m.kind = MeasureKind::Stop;
+  else if (parse_kernel_timer(label, &m))
+    m.kind = MeasureKind::Kernel;
   int scale = 3;  // Arm NN's default unit is us when "unit" is absent
   if (const ij::Value* unit = v.find("unit")) scale = unit_scale(src, *unit);
   const ij::Value& raw = ij::expect_member(src, v, "raw");
@@ -169,7 +174,8 @@ Event read_event(const ij::Source& src, const std::string& key, const ij::Value&
       } catch (InputError& error) {
         findings.skip(std::move(error));
       }
-    } else if (const ij::Value* t = child.find("type"); !t || (t->is_string() && t->text == "Event")) {
+    } else if (const ij::Value* t = child.find("type");
+               !t || (t->is_string() && t->text == "Event")) {
       // Every event is a range: a launch's chain holds at most kMaxRangeDepth of them.
       if (depth + 1 >= limits::kMaxRangeDepth) {
         findings.skip(src.error_at(child.offset, "expected events nested at most " +
@@ -185,7 +191,9 @@ Event read_event(const ij::Source& src, const std::string& key, const ij::Value&
   return e;
 }
 
-bool present(const Event& e, size_t i) { return i < e.count; }
+bool present(const Event& e, size_t i) {
+  return i < e.count;
+}
 
 size_t count_short(const Event& e, size_t n) {
   size_t k = 0;
@@ -211,7 +219,8 @@ class Importer {
       if (inference) {
         if (const Measurement* wall = find(root, MeasureKind::Wall);
             wall && wall->ns.size() > i && wall->ns[i] != kRejected) {
-          if (proc.iteration_wall_ns.size() <= base + i) proc.iteration_wall_ns.resize(base + i + 1, 0);
+          if (proc.iteration_wall_ns.size() <= base + i)
+            proc.iteration_wall_ns.resize(base + i + 1, 0);
           proc.iteration_wall_ns[base + i] = wall->ns[i];
         }
       }
@@ -329,7 +338,9 @@ class Importer {
 
 }  // namespace
 
-std::string_view ArmnnReader::name() const { return "armnn"; }
+std::string_view ArmnnReader::name() const {
+  return "armnn";
+}
 
 std::string_view ArmnnReader::description() const {
   return "Arm NN ExecuteNetwork -e profile (JSON, or the whole stdout around it)";
@@ -370,7 +381,8 @@ void ArmnnReader::read(const std::string& path, std::string_view content, model:
     size_t line_end = content.find('\n', pos);
     if (line_end == std::string_view::npos) line_end = content.size();
     size_t first = pos;
-    while (first < line_end && (content[first] == ' ' || content[first] == '\t' || content[first] == '\r'))
+    while (first < line_end &&
+           (content[first] == ' ' || content[first] == '\t' || content[first] == '\r'))
       ++first;
     pos = line_end + 1;
     if (first >= line_end || content[first] != '{') continue;
@@ -409,8 +421,7 @@ void ArmnnReader::read(const std::string& path, std::string_view content, model:
   if (short_measurements > 0)
     diagnostics.warnings.push_back(
         path + ": " + std::to_string(short_measurements) +
-        " Arm NN kernel measurements have fewer values than inferences (" +
-        std::to_string(max_n) +
+        " Arm NN kernel measurements have fewer values than inferences (" + std::to_string(max_n) +
         "); their values are taken as the first inferences' and the rest skipped");
 }
 

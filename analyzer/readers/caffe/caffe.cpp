@@ -18,7 +18,8 @@ namespace {
 std::string strip_index(const std::string& label) {
   size_t i = 0;
   while (i < label.size() && std::isdigit(static_cast<unsigned char>(label[i]))) ++i;
-  if (i > 0 && i + 1 < label.size() && label[i] == ':' && label[i + 1] == ' ') return label.substr(i + 2);
+  if (i > 0 && i + 1 < label.size() && label[i] == ':' && label[i + 1] == ' ')
+    return label.substr(i + 2);
   return label;
 }
 
@@ -34,14 +35,16 @@ struct Counters {
 bool layer_time(const ij::Source& s, const ij::Value& v, int scale, const std::string& layer,
                 Counters& c, int64_t* out) {
   if (!v.is_number())
-    throw s.error_at(v.offset, std::string("expected a layer time (a number), found ") + ij::type_name(v.type));
+    throw s.error_at(
+        v.offset, std::string("expected a layer time (a number), found ") + ij::type_name(v.type));
   const bool fits = ij::scaled_integer(v.text, scale, out) && *out <= ij::kMaxAbsTimeNs &&
                     *out >= -ij::kMaxAbsTimeNs;
   if (fits && *out < 0)
     throw s.error_at(v.offset, "expected a time >= 0 for \"" + limits::for_message(layer) +
                                    "\", found " + v.text);
   if (fits) return true;
-  if (c.out_of_range++ == 0) c.first_out_of_range = limits::for_message(layer) + " (" + v.text + ")";
+  if (c.out_of_range++ == 0)
+    c.first_out_of_range = limits::for_message(layer) + " (" + v.text + ")";
   return false;
 }
 
@@ -53,13 +56,19 @@ void read_per_layer_info(const ij::Source& s, const ij::Value& list, uint32_t it
       ij::expect_object(s, e, "a per_layer_info entry");
       model::LayerTiming t;
       t.iteration = iteration;
-      if (const ij::Value* n = e.find("name")) t.layer = ij::expect_string(s, *n, "the layer name");
-      else t.layer = strip_index(ij::expect_string(s, ij::expect_member(s, e, "label"), "the layer label"));
+      if (const ij::Value* n = e.find("name"))
+        t.layer = ij::expect_string(s, *n, "the layer name");
+      else
+        t.layer =
+            strip_index(ij::expect_string(s, ij::expect_member(s, e, "label"), "the layer label"));
       t.layer = c.findings->name(t.layer);
-      if (const ij::Value* d = e.find("direction")) t.direction = ij::expect_string(s, *d, "the direction");
+      if (const ij::Value* d = e.find("direction"))
+        t.direction = ij::expect_string(s, *d, "the direction");
       bool ok = false;
-      if (const ij::Value* ms = e.find("time_ms")) ok = layer_time(s, *ms, 6, t.layer, c, &t.time_ns);
-      else ok = layer_time(s, ij::expect_member(s, e, "time_s"), 9, t.layer, c, &t.time_ns);
+      if (const ij::Value* ms = e.find("time_ms"))
+        ok = layer_time(s, *ms, 6, t.layer, c, &t.time_ns);
+      else
+        ok = layer_time(s, ij::expect_member(s, e, "time_s"), 9, t.layer, c, &t.time_ns);
       if (ok) run.layer_timings.push_back(std::move(t));
     });
   }
@@ -69,7 +78,8 @@ void read_per_layer_info(const ij::Source& s, const ij::Value& list, uint32_t it
 void read_characteristics(const ij::Source& s, const ij::Value& ch, uint32_t iteration,
                           model::Run& run, uint32_t process, Counters& c, Diagnostics& diag) {
   ij::expect_object(s, ch, "CK run characteristics");
-  if (const ij::Value* pli = ch.find("per_layer_info")) read_per_layer_info(s, *pli, iteration, run, c);
+  if (const ij::Value* pli = ch.find("per_layer_info"))
+    read_per_layer_info(s, *pli, iteration, run, c);
   const ij::Value* wall = ch.find("time_fwbw_ms");
   if (!wall) wall = ch.find("time_fw_ms");
   if (wall) {
@@ -95,7 +105,8 @@ void read_json(const ij::Source& s, size_t first, model::Run& run, uint32_t proc
   size_t end = 0;
   ij::Value doc = ij::parse_value(s, first, &end);
   size_t rest = ij::skip_whitespace(s.content, end);
-  if (rest < s.content.size()) throw s.error_at(rest, "expected end of input after the JSON object");
+  if (rest < s.content.size())
+    throw s.error_at(rest, "expected end of input after the JSON object");
   ij::expect_object(s, doc, "CK-Caffe run characteristics");
   if (const ij::Value* list = doc.find("characteristics_list")) {
     ij::expect_array(s, *list, "\"characteristics_list\"");
@@ -109,11 +120,13 @@ void read_json(const ij::Source& s, size_t first, model::Run& run, uint32_t proc
   } else if (doc.find("per_layer_info") || doc.find("dvdt_prof")) {
     read_characteristics(s, doc, 0, run, process, c, diag);
   } else {
-    throw s.error_at(doc.offset, "expected CK-Caffe run characteristics: an object with \"per_layer_info\"");
+    throw s.error_at(doc.offset,
+                     "expected CK-Caffe run characteristics: an object with \"per_layer_info\"");
   }
 }
 
-// `caffe time` glog lines: "I0520 12:30:46.694118  2345 caffe.cpp:494]      conv1\tforward: 188.956 ms."
+// `caffe time` glog lines: "I0520 12:30:46.694118  2345 caffe.cpp:494]      conv1\tforward: 188.956
+// ms."
 void read_log(const ij::Source& s, model::Run& run, uint32_t process, Counters& c) {
   std::string_view text = s.content;
   size_t pos = 0;
@@ -129,19 +142,23 @@ void read_log(const ij::Source& s, model::Run& run, uint32_t process, Counters& 
     size_t bracket = line.find("] ");
     if (bracket == std::string_view::npos || line.find(".cpp:") > bracket) continue;
     std::string_view msg = line.substr(bracket + 2);
-    auto number_before_ms = [&](std::string_view after, size_t col, int64_t* ns, const std::string& what) {
+    auto number_before_ms = [&](std::string_view after, size_t col, int64_t* ns,
+                                const std::string& what) {
       size_t sp = after.find(' ');
       std::string num(after.substr(0, sp));
       if (sp == std::string_view::npos || after.substr(sp, 4) != " ms.")
-        throw s.error_at(line_pos + col, "expected \"<time> ms.\" after " + limits::for_message(what));
+        throw s.error_at(line_pos + col,
+                         "expected \"<time> ms.\" after " + limits::for_message(what));
       ij::Value v;
       v.type = ij::Value::Type::Number;
       v.text = num;
       v.offset = line_pos + col;
-      bool plausible = !num.empty() && (std::isdigit(static_cast<unsigned char>(num[0])) || num[0] == '-');
+      bool plausible =
+          !num.empty() && (std::isdigit(static_cast<unsigned char>(num[0])) || num[0] == '-');
       if (!plausible)
-        throw s.error_at(line_pos + col, "expected a time in ms after " + limits::for_message(what) +
-                                             ", found \"" + limits::for_message(num) + "\"");
+        throw s.error_at(line_pos + col, "expected a time in ms after " +
+                                             limits::for_message(what) + ", found \"" +
+                                             limits::for_message(num) + "\"");
       return layer_time(s, v, 6, what, c, ns);
     };
     for (const char* dir : {"forward", "backward"}) {
@@ -162,9 +179,15 @@ void read_log(const ij::Source& s, model::Run& run, uint32_t process, Counters& 
     }
     const std::string_view fwbw = "Average Forward-Backward: ", fw = "Average Forward pass: ";
     if (msg.substr(0, fwbw.size()) == fwbw)
-      c.findings->record([&] { number_before_ms(msg.substr(fwbw.size()), bracket + 2 + fwbw.size(), &fwbw_ns, "Average Forward-Backward"); });
+      c.findings->record([&] {
+        number_before_ms(msg.substr(fwbw.size()), bracket + 2 + fwbw.size(), &fwbw_ns,
+                         "Average Forward-Backward");
+      });
     if (msg.substr(0, fw.size()) == fw)
-      c.findings->record([&] { number_before_ms(msg.substr(fw.size()), bracket + 2 + fw.size(), &fw_ns, "Average Forward pass"); });
+      c.findings->record([&] {
+        number_before_ms(msg.substr(fw.size()), bracket + 2 + fw.size(), &fw_ns,
+                         "Average Forward pass");
+      });
   }
   if (found == 0)
     throw s.error_at(0, "expected caffe time per-layer lines (\"<layer>\\tforward: <t> ms.\")");
@@ -174,7 +197,9 @@ void read_log(const ij::Source& s, model::Run& run, uint32_t process, Counters& 
 
 }  // namespace
 
-std::string_view CaffeReader::name() const { return "caffe"; }
+std::string_view CaffeReader::name() const {
+  return "caffe";
+}
 
 std::string_view CaffeReader::description() const {
   return "Caffe per-layer times (CK-Caffe per_layer_info JSON, or the caffe time log)";
@@ -202,13 +227,16 @@ void CaffeReader::read(const std::string& path, std::string_view content, model:
   Counters c;
   c.findings = &findings;
   size_t first = ij::skip_whitespace(content, 0);
-  if (first < content.size() && content[first] == '{') read_json(src, first, run, process, c, diagnostics);
-  else read_log(src, run, process, c);
+  if (first < content.size() && content[first] == '{')
+    read_json(src, first, run, process, c, diagnostics);
+  else
+    read_log(src, run, process, c);
   findings.finish(diagnostics);
   if (c.out_of_range)
-    diagnostics.warnings.push_back(path + ": " + std::to_string(c.out_of_range) +
-                                   " Caffe layer times out of range (wrapped-around timers, first: " +
-                                   c.first_out_of_range + ") were skipped");
+    diagnostics.warnings.push_back(
+        path + ": " + std::to_string(c.out_of_range) +
+        " Caffe layer times out of range (wrapped-around timers, first: " + c.first_out_of_range +
+        ") were skipped");
 }
 
 const Reader& caffe_reader() {

@@ -20,15 +20,15 @@ struct Interval {
   int64_t begin_ns = 0, end_ns = 0;
   std::string name, cat;
   std::map<std::string, std::string> args;  // "chrome.args.<key>" -> value text
-  size_t order = 0;          // input order, to keep equal intervals stable
-  uint32_t process = 0;      // index into this file's processes
+  size_t order = 0;                         // input order, to keep equal intervals stable
+  uint32_t process = 0;                     // index into this file's processes
   uint64_t tid = 0;
   bool left_open = false;
-  size_t offset = 0;         // where the event (the B of a pair) starts, for messages
+  size_t offset = 0;  // where the event (the B of a pair) starts, for messages
   // Filled by nesting:
-  int64_t parent = -1;       // index into the track's intervals
+  int64_t parent = -1;  // index into the track's intervals
   bool has_children = false;
-  bool too_deep = false;     // more than limits::kMaxRangeDepth ancestors: skipped
+  bool too_deep = false;  // more than limits::kMaxRangeDepth ancestors: skipped
   uint64_t range_id = 0;
 };
 
@@ -47,12 +47,26 @@ void write_json(const ij::Value& root, std::string& out) {
   };
   auto open = [&](const ij::Value& v) {
     switch (v.type) {
-      case ij::Value::Type::Null: out += "null"; break;
-      case ij::Value::Type::Bool: out += v.boolean ? "true" : "false"; break;
-      case ij::Value::Type::Number: out += v.text; break;
-      case ij::Value::Type::String: string(v.text); break;
-      case ij::Value::Type::Array: out += '['; stack.emplace_back(&v, 0); break;
-      case ij::Value::Type::Object: out += '{'; stack.emplace_back(&v, 0); break;
+      case ij::Value::Type::Null:
+        out += "null";
+        break;
+      case ij::Value::Type::Bool:
+        out += v.boolean ? "true" : "false";
+        break;
+      case ij::Value::Type::Number:
+        out += v.text;
+        break;
+      case ij::Value::Type::String:
+        string(v.text);
+        break;
+      case ij::Value::Type::Array:
+        out += '[';
+        stack.emplace_back(&v, 0);
+        break;
+      case ij::Value::Type::Object:
+        out += '{';
+        stack.emplace_back(&v, 0);
+        break;
     }
   };
   open(root);
@@ -157,9 +171,10 @@ class Importer {
       run_.processes.push_back(std::move(p));
     }
     // Launch order = time order (seq is per process).
-    std::stable_sort(launches.begin(), launches.end(), [](const model::Launch& a, const model::Launch& b) {
-      return a.host_begin_ns < b.host_begin_ns;
-    });
+    std::stable_sort(launches.begin(), launches.end(),
+                     [](const model::Launch& a, const model::Launch& b) {
+                       return a.host_begin_ns < b.host_begin_ns;
+                     });
     std::map<uint32_t, uint64_t> seq;
     for (auto& l : launches) {
       l.seq = ++seq[l.process];
@@ -180,12 +195,14 @@ class Importer {
   void read_event(const ij::Value& e) {
     ij::expect_object(s_, e, "a trace event");
     const ij::Value* ph_v = e.find("ph");
-    if (!ph_v) throw s_.error_at(e.offset, "expected member \"ph\" (the event phase) in this trace event");
+    if (!ph_v)
+      throw s_.error_at(e.offset, "expected member \"ph\" (the event phase) in this trace event");
     const std::string& ph = ij::expect_string(s_, *ph_v, "the event phase");
     Id pid = read_id(s_, e.find("pid"), "a pid");
     Id tid = read_id(s_, e.find("tid"), "a tid");
     std::string name;
-    if (const ij::Value* n = e.find("name")) name = findings_.name(ij::expect_string(s_, *n, "the event name"));
+    if (const ij::Value* n = e.find("name"))
+      name = findings_.name(ij::expect_string(s_, *n, "the event name"));
     if (ph == "M") {
       if (name == "process_name")
         if (const ij::Value* a = e.find("args"); a && a->is_object())
@@ -225,8 +242,10 @@ class Importer {
     if (const ij::Value* a = e.find("args"); a && a->is_object() && (ph == "X" || ph == "B")) {
       for (const auto& [k, v] : a->members) {
         std::string text;
-        if (v.is_string()) text = v.text;
-        else write_json(v, text);
+        if (v.is_string())
+          text = v.text;
+        else
+          write_json(v, text);
         args["chrome.args." + k] = std::move(text);
       }
     }
@@ -288,9 +307,10 @@ class Importer {
       while (!open.empty() && ivs[open.back()].end_ns < ivs[i].end_ns) open.pop_back();
       if (open.size() >= limits::kMaxRangeDepth) {
         ivs[i].too_deep = true;  // its own children are at least as deep: skipped too
-        findings_.skip_at(s_, ivs[i].offset, "expected events nested at most " +
-                                                 std::to_string(limits::kMaxRangeDepth) +
-                                                 " deep (the analyzer's ceiling)");
+        findings_.skip_at(s_, ivs[i].offset,
+                          "expected events nested at most " +
+                              std::to_string(limits::kMaxRangeDepth) +
+                              " deep (the analyzer's ceiling)");
         continue;
       }
       if (!open.empty()) {
@@ -391,7 +411,8 @@ size_t read_events(const ij::Source& src, size_t pos, Importer& importer) {
       return content.size();
     }
     pos = ij::skip_whitespace(content, end);
-    if (pos < content.size() && content[pos] == ',') pos = ij::skip_whitespace(content, pos + 1);
+    if (pos < content.size() && content[pos] == ',')
+      pos = ij::skip_whitespace(content, pos + 1);
     else if (pos < content.size() && content[pos] != ']')
       throw src.error_at(pos, "expected ',' or ']' after a trace event");
   }
@@ -437,7 +458,8 @@ void read_object(const ij::Source& src, size_t pos, Importer& importer) {
       pos = ij::skip_whitespace(content, pos + 1);
     } else if (pos < content.size() && content[pos] == '}') {
       const size_t rest = ij::skip_whitespace(content, pos + 1);
-      if (rest < content.size()) throw src.error_at(rest, "expected end of input after the trace object");
+      if (rest < content.size())
+        throw src.error_at(rest, "expected end of input after the trace object");
       pos = content.size() + 1;  // done
     } else if (pos < content.size()) {
       throw src.error_at(pos, "expected ',' or '}' after a member of the trace object");
@@ -448,7 +470,9 @@ void read_object(const ij::Source& src, size_t pos, Importer& importer) {
 
 }  // namespace
 
-std::string_view ChromeTraceReader::name() const { return "chrome"; }
+std::string_view ChromeTraceReader::name() const {
+  return "chrome";
+}
 
 std::string_view ChromeTraceReader::description() const {
   return "Chrome Trace Event JSON (chrome://tracing, Perfetto, Neural Engine profiling)";
@@ -471,7 +495,9 @@ void ChromeTraceReader::read(const std::string& path, std::string_view content, 
   ij::Source src{path, content};
   ij::check_input(src);
   size_t p = ij::skip_whitespace(content, 0);
-  if (p >= content.size()) throw src.error_at(p, "expected a Chrome trace ({\"traceEvents\": [...]} or [...]), found end of input");
+  if (p >= content.size())
+    throw src.error_at(
+        p, "expected a Chrome trace ({\"traceEvents\": [...]} or [...]), found end of input");
   Importer importer(src, run, diagnostics);
   if (content[p] == '{') {
     read_object(src, p, importer);

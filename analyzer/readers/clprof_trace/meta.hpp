@@ -97,7 +97,8 @@ struct MetaBatch {
     return v.emplace_back();
   }
   model::BlasCall& add_blas_call() {
-    order.push_back(Entry{RecordType::RangeBegin, true, static_cast<uint32_t>(blas_calls.size()), 0});
+    order.push_back(
+        Entry{RecordType::RangeBegin, true, static_cast<uint32_t>(blas_calls.size()), 0});
     return blas_calls.emplace_back();
   }
   void set_last_offset(uint64_t offset) { order.back().offset = offset; }

@@ -266,8 +266,8 @@ std::vector<WorkerResult> read_rest(const File& file, uint64_t prefix_end, unsig
   try {
     for (unsigned i = 1; i < threads; ++i) {
       pool.emplace_back(stream_range, std::cref(file), bounds[i] - 1, bounds[i + 1], true,
-                        tuning.chunk_bytes, tuning.bytes_read, process, std::cref(builder.devices), tuning.fast_path,
-                        OrderChecks(), std::ref(abort_at), std::ref(results[i]));
+                        tuning.chunk_bytes, tuning.bytes_read, process, std::cref(builder.devices),
+                        tuning.fast_path, OrderChecks(), std::ref(abort_at), std::ref(results[i]));
     }
   } catch (...) {
     // No thread may outlive this frame (they reference it): stop and join the started ones.
@@ -276,8 +276,7 @@ std::vector<WorkerResult> read_rest(const File& file, uint64_t prefix_end, unsig
     throw;
   }
   stream_range(file, bounds[0], bounds[1], false, tuning.chunk_bytes, tuning.bytes_read, process,
-               builder.devices,
-               tuning.fast_path, prefix_checks, abort_at, results[0]);
+               builder.devices, tuning.fast_path, prefix_checks, abort_at, results[0]);
   for (auto& t : pool) t.join();
   for (auto& r : results)
     if (r.other_error) std::rethrow_exception(r.other_error);

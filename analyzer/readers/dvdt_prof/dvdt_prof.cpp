@@ -54,11 +54,16 @@ uint64_t to_uint(const ij::Source& s, const ij::Value& v, const char* what) {
   uint64_t x = 0;
   bool ok = !t.empty() && t.size() <= 20;
   for (char c : t) {
-    if (!std::isdigit(static_cast<unsigned char>(c))) ok = false;
-    else if (x > (UINT64_MAX - 9) / 10) ok = false;
-    else x = x * 10 + static_cast<uint64_t>(c - '0');
+    if (!std::isdigit(static_cast<unsigned char>(c)))
+      ok = false;
+    else if (x > (UINT64_MAX - 9) / 10)
+      ok = false;
+    else
+      x = x * 10 + static_cast<uint64_t>(c - '0');
   }
-  if (!ok) throw s.error_at(v.offset, std::string("expected ") + what + " (an unsigned integer), found \"" + t + "\"");
+  if (!ok)
+    throw s.error_at(
+        v.offset, std::string("expected ") + what + " (an unsigned integer), found \"" + t + "\"");
   return x;
 }
 
@@ -66,7 +71,8 @@ int64_t to_int(const ij::Source& s, const ij::Value& v, const char* what) {
   const std::string& t = scalar_text(s, v, what);
   int64_t x = 0;
   if (t.find_first_of(".eE") != std::string::npos || !ij::scaled_integer(t, 0, &x))
-    throw s.error_at(v.offset, std::string("expected ") + what + " (an integer), found \"" + t + "\"");
+    throw s.error_at(v.offset,
+                     std::string("expected ") + what + " (an integer), found \"" + t + "\"");
   return x;
 }
 
@@ -78,12 +84,17 @@ uint64_t to_handle(const ij::Source& s, const ij::Value& v, const char* what) {
   bool ok = t.size() > 2 && t.size() <= 18 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X');
   for (size_t i = 2; ok && i < t.size(); ++i) {
     int d = std::isdigit(static_cast<unsigned char>(t[i])) ? t[i] - '0'
-            : (t[i] >= 'a' && t[i] <= 'f') ? t[i] - 'a' + 10
-            : (t[i] >= 'A' && t[i] <= 'F') ? t[i] - 'A' + 10 : -1;
-    if (d < 0) ok = false;
-    else x = (x << 4) | static_cast<uint64_t>(d);
+            : (t[i] >= 'a' && t[i] <= 'f')                 ? t[i] - 'a' + 10
+            : (t[i] >= 'A' && t[i] <= 'F')                 ? t[i] - 'A' + 10
+                                                           : -1;
+    if (d < 0)
+      ok = false;
+    else
+      x = (x << 4) | static_cast<uint64_t>(d);
   }
-  if (!ok) throw s.error_at(v.offset, std::string("expected ") + what + " (a handle such as 0x55a2b3dc00), found \"" + t + "\"");
+  if (!ok)
+    throw s.error_at(v.offset, std::string("expected ") + what +
+                                   " (a handle such as 0x55a2b3dc00), found \"" + t + "\"");
   return x;
 }
 
@@ -92,7 +103,8 @@ std::optional<int64_t> iso_to_unix_ns(const std::string& t) {
   int y = 0, mo = 0, d = 0, h = 0, mi = 0, sec = 0;
   char sep = 0;
   int n = 0;
-  if (std::sscanf(t.c_str(), "%4d-%2d-%2d%c%2d:%2d:%2d%n", &y, &mo, &d, &sep, &h, &mi, &sec, &n) != 7 ||
+  if (std::sscanf(t.c_str(), "%4d-%2d-%2d%c%2d:%2d:%2d%n", &y, &mo, &d, &sep, &h, &mi, &sec, &n) !=
+          7 ||
       (sep != 'T' && sep != ' ') || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 ||
       mi < 0 || mi > 59 || sec < 0 || sec > 60)
     return std::nullopt;
@@ -121,7 +133,8 @@ std::optional<int64_t> iso_to_unix_ns(const std::string& t) {
 
 std::vector<uint64_t> size_list(const ij::Source& s, const ij::Value& v, const char* what) {
   ij::expect_array(s, v, what);
-  if (v.items.size() > 3) throw s.error_at(v.offset, std::string("expected ") + what + " of at most 3 sizes");
+  if (v.items.size() > 3)
+    throw s.error_at(v.offset, std::string("expected ") + what + " of at most 3 sizes");
   std::vector<uint64_t> out;
   for (const auto& x : v.items) out.push_back(to_uint(s, x, what));
   return out;
@@ -156,7 +169,9 @@ class CallImporter {
     if (first_unix_ns_) {
       proc.start_unix_ns = *first_unix_ns_;
       proc.host_start_ns = *first_unix_ns_;
-      auto rel = [&](int64_t& t) { if (t != model::kNoTime) t -= *first_unix_ns_; };
+      auto rel = [&](int64_t& t) {
+        if (t != model::kNoTime) t -= *first_unix_ns_;
+      };
       for (size_t i = first_launch_; i < run_.launches.size(); ++i) {
         rel(run_.launches[i].host_begin_ns);
         rel(run_.launches[i].host_end_ns);
@@ -188,7 +203,9 @@ class CallImporter {
       if (!v) return;
       const std::string& t = ij::expect_string(s_, *v, "an ISO time");
       std::optional<int64_t> ns = iso_to_unix_ns(t);
-      if (!ns) throw s_.error_at(v->offset, "expected an ISO time like 2018-02-09T10:36:48.553314, found \"" + t + "\"");
+      if (!ns)
+        throw s_.error_at(
+            v->offset, "expected an ISO time like 2018-02-09T10:36:48.553314, found \"" + t + "\"");
       *out = *ns;
       if (!first_unix_ns_) first_unix_ns_ = *ns;
     };
@@ -206,7 +223,8 @@ class CallImporter {
       if (const ij::Value* v = p->find(keys[i])) {
         *outs[i] = to_int(s_, *v, "a device time (ns)");
         if (*outs[i] < 0 || *outs[i] > ij::kMaxAbsTimeNs)
-          throw s_.error_at(v->offset, "expected a device time (ns) in [0, 2^61], found " + v->text);
+          throw s_.error_at(v->offset,
+                            "expected a device time (ns) in [0, 2^61], found " + v->text);
       }
   }
 
@@ -219,7 +237,8 @@ class CallImporter {
 
   void record(const ij::Value& rec) {
     ij::expect_object(s_, rec, "a dvdt-prof call record");
-    const std::string& call = ij::expect_string(s_, ij::expect_member(s_, rec, "call"), "the API call name");
+    const std::string& call =
+        ij::expect_string(s_, ij::expect_member(s_, rec, "call"), "the API call name");
     auto get = [&](const char* key) { return rec.find(key); };
     if (call == "clCreateCommandQueue" || call == "clCreateCommandQueueWithProperties") {
       const ij::Value* q = get("queue");
@@ -259,7 +278,8 @@ class CallImporter {
       b.process = process_;
       b.api = call;
       if (const ij::Value* o = get("options")) b.options = scalar_text(s_, *o, "build options");
-      if (const ij::Value* e = get("errcode")) b.rc = static_cast<int32_t>(to_int(s_, *e, "an error code"));
+      if (const ij::Value* e = get("errcode"))
+        b.rc = static_cast<int32_t>(to_int(s_, *e, "an error code"));
       host_times(rec, &b.host_begin_ns, &b.host_end_ns);
       auto it = programs_.find(handle);
       if (it != programs_.end()) {
@@ -272,7 +292,8 @@ class CallImporter {
       if (!k) return;
       KernelInfo info;  // a handle returned again is a new kernel: forget the old args
       info.id = new_id();
-      if (const ij::Value* n = get("name")) info.name = findings_.name(scalar_text(s_, *n, "a kernel name"));
+      if (const ij::Value* n = get("name"))
+        info.name = findings_.name(scalar_text(s_, *n, "a kernel name"));
       if (const ij::Value* p = get("program")) {
         auto it = programs_.find(to_handle(s_, *p, "a program handle"));
         if (it != programs_.end()) info.program_id = run_.programs[it->second].id;
@@ -297,7 +318,8 @@ class CallImporter {
   void set_arg(const ij::Value& rec) {
     uint64_t kernel = to_handle(s_, ij::expect_member(s_, rec, "kernel"), "a kernel handle");
     uint64_t index = to_uint(s_, ij::expect_member(s_, rec, "arg_index"), "an argument index");
-    if (index > 1023) throw s_.error_at(rec.find("arg_index")->offset, "expected an argument index below 1024");
+    if (index > 1023)
+      throw s_.error_at(rec.find("arg_index")->offset, "expected an argument index below 1024");
     uint64_t size = to_uint(s_, ij::expect_member(s_, rec, "arg_size"), "an argument size");
     model::KernelArg arg;
     arg.size = static_cast<uint32_t>(std::min<uint64_t>(size, UINT32_MAX));
@@ -309,16 +331,21 @@ class CallImporter {
       arg.kind = model::KernelArg::Kind::Scalar;
       if (value) {
         const std::string& hex = scalar_text(s_, *value, "the argument bytes (hex)");
-        if (hex.size() % 2 != 0 ||
-            !std::all_of(hex.begin(), hex.end(), [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); }))
-          throw s_.error_at(value->offset, "expected the argument bytes as hex digit pairs, found \"" + hex + "\"");
+        if (hex.size() % 2 != 0 || !std::all_of(hex.begin(), hex.end(), [](char c) {
+              return std::isxdigit(static_cast<unsigned char>(c));
+            }))
+          throw s_.error_at(
+              value->offset,
+              "expected the argument bytes as hex digit pairs, found \"" + hex + "\"");
         arg.hex = hex.substr(0, 128);  // clprof keeps at most 64 bytes too
-        std::transform(arg.hex.begin(), arg.hex.end(), arg.hex.begin(),
-                       [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
+        std::transform(arg.hex.begin(), arg.hex.end(), arg.hex.begin(), [](char c) {
+          return static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        });
         size_t bytes = hex.size() / 2;
         if (bytes == 1 || bytes == 2 || bytes == 4 || bytes == 8) {
           uint64_t v = 0;
-          for (size_t b = bytes; b-- > 0;) v = (v << 8) | std::stoull(arg.hex.substr(2 * b, 2), nullptr, 16);
+          for (size_t b = bytes; b-- > 0;)
+            v = (v << 8) | std::stoull(arg.hex.substr(2 * b, 2), nullptr, 16);
           arg.has_value = true;
           arg.value = v;
           // A pointer-sized value equal to a live buffer handle is that cl_mem.
@@ -375,8 +402,8 @@ class CallImporter {
     } else {
       bool lws_null = std::all_of(lws.begin(), lws.end(), [](uint64_t x) { return x == 0; });
       for (size_t d = 0; d < 3; ++d) {
-        bool real = (d < gws.size() && gws[d] != 1) || (!lws_null && d < lws.size() && lws[d] != 1) ||
-                    (d < gwo.size() && gwo[d] != 0);
+        bool real = (d < gws.size() && gws[d] != 1) ||
+                    (!lws_null && d < lws.size() && lws[d] != 1) || (d < gwo.size() && gwo[d] != 0);
         if (real) dims = d + 1;
       }
     }
@@ -392,9 +419,12 @@ class CallImporter {
     }
     host_times(rec, &l.host_begin_ns, &l.host_end_ns);
     device_times(rec, &l.queued_ns, &l.submit_ns, &l.start_ns, &l.end_ns);
-    if (const ij::Value* e = rec.find("errcode")) l.rc = static_cast<int32_t>(to_int(s_, *e, "an error code"));
-    if (l.rc != 0) l.status = "not_enqueued";
-    else if (!l.has_device_times()) l.status = "incomplete";
+    if (const ij::Value* e = rec.find("errcode"))
+      l.rc = static_cast<int32_t>(to_int(s_, *e, "an error code"));
+    if (l.rc != 0)
+      l.status = "not_enqueued";
+    else if (!l.has_device_times())
+      l.status = "incomplete";
     l.seq = next_seq_++;  // last: a record that throws above is skipped without a gap
     run_.launches.push_back(std::move(l));
   }
@@ -411,10 +441,12 @@ class CallImporter {
       if (it != queue_ids_.end()) t.queue_id = it->second;
     }
     if (const ij::Value* sz = rec.find("size")) t.bytes = to_uint(s_, *sz, "a transfer size");
-    if (const ij::Value* b = rec.find("blocking")) t.blocking = to_uint(s_, *b, "a blocking flag") != 0;
+    if (const ij::Value* b = rec.find("blocking"))
+      t.blocking = to_uint(s_, *b, "a blocking flag") != 0;
     host_times(rec, &t.host_begin_ns, &t.host_end_ns);
     device_times(rec, &t.queued_ns, &t.submit_ns, &t.start_ns, &t.end_ns);
-    if (const ij::Value* e = rec.find("errcode")) t.rc = static_cast<int32_t>(to_int(s_, *e, "an error code"));
+    if (const ij::Value* e = rec.find("errcode"))
+      t.rc = static_cast<int32_t>(to_int(s_, *e, "an error code"));
     if (t.rc != 0) t.status = "not_enqueued";
     t.seq = next_seq_++;
     run_.transfers.push_back(std::move(t));
@@ -488,7 +520,8 @@ ij::Value dvdt_lines_to_calls(const ij::Source& s) {
     size_t sp = rest.find(' ');
     std::string call(rest.substr(0, sp));
     if (call.rfind("cl", 0) != 0)
-      throw s.error_at(line_pos + kPrefix.size() + 1, "expected an OpenCL call name after [dv/dt], found \"" + call + "\"");
+      throw s.error_at(line_pos + kPrefix.size() + 1,
+                       "expected an OpenCL call name after [dv/dt], found \"" + call + "\"");
     if (sp == std::string_view::npos) {  // "[dv/dt] clFoo" opens a record
       ij::Value rec = make_container(ij::Value::Type::Object, line_pos);
       rec.members.emplace_back("call", make_string(call, line_pos + kPrefix.size() + 1));
@@ -497,12 +530,15 @@ ij::Value dvdt_lines_to_calls(const ij::Source& s) {
       continue;
     }
     if (calls.items.empty() || calls.items.back().find("call")->text != call)
-      throw s.error_at(line_pos, "expected \"[dv/dt] " + call + "\" opening this call before its fields");
+      throw s.error_at(line_pos,
+                       "expected \"[dv/dt] " + call + "\" opening this call before its fields");
     std::string_view after = rest.substr(sp + 1);
     size_t sp2 = after.find(' ');
     std::string field(after.substr(0, sp2));
-    std::string_view value = sp2 == std::string_view::npos ? std::string_view() : after.substr(sp2 + 1);
-    size_t value_pos = line_pos + kPrefix.size() + 1 + sp + 1 + (sp2 == std::string_view::npos ? after.size() : sp2 + 1);
+    std::string_view value =
+        sp2 == std::string_view::npos ? std::string_view() : after.substr(sp2 + 1);
+    size_t value_pos = line_pos + kPrefix.size() + 1 + sp + 1 +
+                       (sp2 == std::string_view::npos ? after.size() : sp2 + 1);
     ij::Value& rec = calls.items.back();
     if (field.rfind("sources[", 0) == 0 && value == "<<") {
       source_call = call;
@@ -535,20 +571,23 @@ ij::Value dvdt_lines_to_calls(const ij::Source& s) {
         throw s.error_at(value_pos, "expected 4 profiling times (queued submit start end)");
       ij::Value prof = make_container(ij::Value::Type::Object, value_pos);
       const char* keys[] = {"queued", "submit", "start", "end"};
-      for (int i = 0; i < 4; ++i) prof.members.emplace_back(keys[i], std::move(four.items[static_cast<size_t>(i)]));
+      for (int i = 0; i < 4; ++i)
+        prof.members.emplace_back(keys[i], std::move(four.items[static_cast<size_t>(i)]));
       rec.members.emplace_back("profiling", std::move(prof));
     } else if (field == "start" || field == "end") {
       if (ts_member == kNone) {
         ts_member = rec.members.size();
         rec.members.emplace_back("timestamp", make_container(ij::Value::Type::Object, value_pos));
       }
-      rec.members[ts_member].second.members.emplace_back(field, make_string(std::string(value), value_pos));
+      rec.members[ts_member].second.members.emplace_back(
+          field, make_string(std::string(value), value_pos));
     } else {
       rec.members.emplace_back(field, make_string(std::string(value), value_pos));
     }
   }
   if (!source_call.empty())
-    throw s.error_at(c.size(), "expected \"[dv/dt] " + source_call + " " + source_key + " >>\" closing the source");
+    throw s.error_at(c.size(), "expected \"[dv/dt] " + source_call + " " + source_key +
+                                   " >>\" closing the source");
   return calls;
 }
 
@@ -561,7 +600,9 @@ void import_dvdt_calls(const ij::Source& source, const ij::Value& calls, model::
   findings.finish(diagnostics);
 }
 
-std::string_view DvdtProfReader::name() const { return "dvdt"; }
+std::string_view DvdtProfReader::name() const {
+  return "dvdt";
+}
 
 std::string_view DvdtProfReader::description() const {
   return "dvdt-prof OpenCL trace (JSON call list, or stdout in cJSON or line mode)";
@@ -588,11 +629,13 @@ void DvdtProfReader::read(const std::string& path, std::string_view content, mod
   proc.source_format = "dvdt-prof";
   size_t first = ij::skip_whitespace(content, 0);
   ij::Value calls;
-  if (first < content.size() && content[first] == '[' && content.substr(first, kPrefix.size()) != kPrefix) {
+  if (first < content.size() && content[first] == '[' &&
+      content.substr(first, kPrefix.size()) != kPrefix) {
     size_t end = 0;
     calls = ij::parse_value(src, first, &end);
     size_t rest = ij::skip_whitespace(content, end);
-    if (rest < content.size()) throw src.error_at(rest, "expected end of input after the call list");
+    if (rest < content.size())
+      throw src.error_at(rest, "expected end of input after the call list");
   } else {
     // Program stdout: cJSON blocks "[dv/dt] <<" ... "[dv/dt] >>", else line mode.
     calls = ij::Value();
@@ -620,7 +663,9 @@ void DvdtProfReader::read(const std::string& path, std::string_view content, mod
     if (!any_block) {
       calls = dvdt_lines_to_calls(src);
       if (calls.items.empty())
-        throw src.error_at(first, "expected dvdt-prof output: a JSON call list, \"[dv/dt] <<\" or \"[dv/dt] cl...\" lines");
+        throw src.error_at(first,
+                           "expected dvdt-prof output: a JSON call list, \"[dv/dt] <<\" or "
+                           "\"[dv/dt] cl...\" lines");
     }
   }
   ij::expect_array(src, calls, "the list of dvdt-prof call records");

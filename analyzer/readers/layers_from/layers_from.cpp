@@ -38,9 +38,9 @@ struct Interval {
   int64_t begin = 0, end = 0;  // absolute, source clock
   uint32_t process = 0;
   uint64_t tid = 0;
-  uint64_t range_id = 0;       // source range, or 0 for a leaf launch
-  size_t leaf = 0;             // index into source launches when range_id == 0
-  int64_t parent = -1;         // enclosing interval in the sorted index (containment)
+  uint64_t range_id = 0;  // source range, or 0 for a leaf launch
+  size_t leaf = 0;        // index into source launches when range_id == 0
+  int64_t parent = -1;    // enclosing interval in the sorted index (containment)
 };
 
 // Intervals sorted by begin with their containment parents: the innermost interval holding
@@ -88,8 +88,10 @@ class Attributor {
     LayersFromResult result;
     align(result);
     for (auto& l : target_.launches) {
-      if (attribute(l.process, l.tid, when(l, &result), l.ranges)) ++result.launches_attributed;
-      else ++result.launches_unattributed;
+      if (attribute(l.process, l.tid, when(l, &result), l.ranges))
+        ++result.launches_attributed;
+      else
+        ++result.launches_unattributed;
     }
     for (auto& t : target_.transfers)
       if (attribute(t.process, t.tid, when(t, &result), t.ranges)) ++result.transfers_attributed;
@@ -108,9 +110,11 @@ class Attributor {
 
   void collect() {
     for (const auto& r : source_.ranges) {
-      if (r.host_begin_ns == kNoTime || r.host_end_ns == kNoTime || r.host_end_ns < r.host_begin_ns) continue;
+      if (r.host_begin_ns == kNoTime || r.host_end_ns == kNoTime || r.host_end_ns < r.host_begin_ns)
+        continue;
       int64_t o = origin_of(source_, r.process);
-      all_.push_back({sat_add(o, r.host_begin_ns), sat_add(o, r.host_end_ns), r.process, r.tid, r.id, 0, -1});
+      all_.push_back(
+          {sat_add(o, r.host_begin_ns), sat_add(o, r.host_end_ns), r.process, r.tid, r.id, 0, -1});
     }
     if (o_.use_source_leaf_events) {
       for (size_t i = 0; i < source_.launches.size(); ++i) {
@@ -119,7 +123,8 @@ class Attributor {
             l.host_end_ns < l.host_begin_ns)
           continue;
         int64_t o = origin_of(source_, l.process);
-        all_.push_back({sat_add(o, l.host_begin_ns), sat_add(o, l.host_end_ns), l.process, l.tid, 0, i, -1});
+        all_.push_back(
+            {sat_add(o, l.host_begin_ns), sat_add(o, l.host_end_ns), l.process, l.tid, 0, i, -1});
       }
     }
   }
@@ -140,11 +145,13 @@ class Attributor {
     auto align = o_.align;
     if (align == LayersFromOptions::Align::Auto) {
       bool overlap = src_min <= tgt_max && tgt_min <= src_max;
-      align = overlap || all_.empty() || tgt_min == INT64_MAX ? LayersFromOptions::Align::Absolute
-                                                              : LayersFromOptions::Align::FirstEvent;
+      align = overlap || all_.empty() || tgt_min == INT64_MAX
+                  ? LayersFromOptions::Align::Absolute
+                  : LayersFromOptions::Align::FirstEvent;
       if (align == LayersFromOptions::Align::FirstEvent)
-        result.note = "--layers-from: the profile's times do not overlap the trace's launches "
-                      "(different clocks?); aligned its first range with the first launch";
+        result.note =
+            "--layers-from: the profile's times do not overlap the trace's launches "
+            "(different clocks?); aligned its first range with the first launch";
     }
     shift_ = o_.offset_ns;
     if (align == LayersFromOptions::Align::FirstEvent && !all_.empty() && tgt_min != INT64_MAX)
@@ -159,7 +166,8 @@ class Attributor {
     int64_t src_process = -1;
     if (process < target_.processes.size() && target_.processes[process].pid != 0)
       for (size_t p = 0; p < source_.processes.size(); ++p)
-        if (source_.processes[p].pid == target_.processes[process].pid) src_process = static_cast<int64_t>(p);
+        if (source_.processes[p].pid == target_.processes[process].pid)
+          src_process = static_cast<int64_t>(p);
     int64_t tid_key = o_.match_tid ? static_cast<int64_t>(tid) : -1;
     auto key = std::make_pair(src_process, tid_key);
     auto it = indexes_.find(key);
@@ -174,7 +182,8 @@ class Attributor {
     return indexes_.emplace(key, std::move(idx)).first->second;
   }
 
-  bool attribute(uint32_t process, uint64_t tid, int64_t host_begin_ns, std::vector<uint64_t>& ranges) {
+  bool attribute(uint32_t process, uint64_t tid, int64_t host_begin_ns,
+                 std::vector<uint64_t>& ranges) {
     if (host_begin_ns == kNoTime) return false;
     // Source absolute + shift = target absolute, so look up target absolute - shift.
     int64_t t = sat_sub(sat_add(origin_of(target_, process), host_begin_ns), shift_);
@@ -223,7 +232,8 @@ class Attributor {
         c.parent = parent;
         c.process = process;
         int64_t o = origin_of(source_, (*r)->process);
-        if (c.host_begin_ns != kNoTime) c.host_begin_ns = to_target(sat_add(o, c.host_begin_ns), process);
+        if (c.host_begin_ns != kNoTime)
+          c.host_begin_ns = to_target(sat_add(o, c.host_begin_ns), process);
         if (c.host_end_ns != kNoTime) c.host_end_ns = to_target(sat_add(o, c.host_end_ns), process);
         target_.ranges.push_back(std::move(c));
         it = copied_.emplace(key, target_.ranges.back().id).first;

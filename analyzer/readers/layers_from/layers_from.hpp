@@ -53,10 +53,10 @@ struct LayersFromResult {
   uint64_t launches_attributed = 0;    // launches now inside at least one source range
   uint64_t launches_unattributed = 0;  // no containing source range, or no host time
   uint64_t transfers_attributed = 0;
-  uint64_t by_enqueue = 0;             // with By::Execution: commands looked up by enqueue time
-  int64_t applied_shift_ns = 0;        // source_abs + applied_shift_ns = target_abs
+  uint64_t by_enqueue = 0;       // with By::Execution: commands looked up by enqueue time
+  int64_t applied_shift_ns = 0;  // source_abs + applied_shift_ns = target_abs
   LayersFromOptions::Align used_align = LayersFromOptions::Align::Absolute;
-  std::string note;                    // one line for the CLI ("" = nothing to say)
+  std::string note;  // one line for the CLI ("" = nothing to say)
 };
 
 // Replaces (or, with keep_existing_ranges, wraps) Launch::ranges and Transfer::ranges of

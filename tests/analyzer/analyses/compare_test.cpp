@@ -39,16 +39,19 @@ model::Run three_iterations() {
 analyses::RunFigures figures(const model::Run& run, Stat stat, const std::string& label = "run") {
   analyses::ProfileAnalysis a({}, nullptr);
   feed(run, a);
-  return analyses::run_figures(label, a, run, analyses::find_iterations(run), nullptr, stat, nullptr);
+  return analyses::run_figures(label, a, run, analyses::find_iterations(run), nullptr, stat,
+                               nullptr);
 }
 
-const analyses::Figure* find(const std::vector<std::pair<std::string, analyses::Figure>>& v, const std::string& key) {
+const analyses::Figure* find(const std::vector<std::pair<std::string, analyses::Figure>>& v,
+                             const std::string& key) {
   for (const auto& [k, f] : v)
     if (k == key) return &f;
   return nullptr;
 }
 
-const analyses::CompareItem* item(const analyses::Comparison& c, analyses::Section s, const std::string& name) {
+const analyses::CompareItem* item(const analyses::Comparison& c, analyses::Section s,
+                                  const std::string& name) {
   for (const auto& sec : c.sections)
     if (sec.section == s)
       for (const auto& it : sec.items)
@@ -97,7 +100,8 @@ TEST_CASE("compare: a kernel missing from an iteration counts 0 there") {
 TEST_CASE("compare: a run without iterations is one: launches x the statistic of one") {
   model::Run run;
   run.processes.resize(1);
-  run.launches = {launch("k", 0, 100, {}, 1), launch("k", 1000, 100, {}, 2), launch("k", 2000, 400, {}, 3)};
+  run.launches = {launch("k", 0, 100, {}, 1), launch("k", 1000, 100, {}, 2),
+                  launch("k", 2000, 400, {}, 3)};
   auto med = figures(run, Stat::Median);
   CHECK(med.iterations == 0);
   CHECK(find(med.kernels, "k")->time_ns == 300);  // 3 x 100
@@ -109,7 +113,8 @@ TEST_CASE("compare: a run without iterations is one: launches x the statistic of
 }
 
 TEST_CASE("compare: layer_key drops a trailing _#N of every part") {
-  CHECK(analyses::layer_key("ClConvolution2dWorkload_Execute_#4") == "ClConvolution2dWorkload_Execute");
+  CHECK(analyses::layer_key("ClConvolution2dWorkload_Execute_#4") ==
+        "ClConvolution2dWorkload_Execute");
   CHECK(analyses::layer_key("net_#2/conv_#10") == "net/conv");
   CHECK(analyses::layer_key("conv_#") == "conv_#");
   CHECK(analyses::layer_key("conv_#4a") == "conv_#4a");
@@ -156,7 +161,8 @@ TEST_CASE("compare: deltas, speedups, new and vanished, order by time") {
   other_run.launches.erase(std::remove_if(other_run.launches.begin(), other_run.launches.end(),
                                           [](const model::Launch& l) { return l.name == "act"; }),
                            other_run.launches.end());
-  const auto c = analyses::compare_runs(figures(base_run, Stat::Median, "base"), figures(other_run, Stat::Median, "other"));
+  const auto c = analyses::compare_runs(figures(base_run, Stat::Median, "base"),
+                                        figures(other_run, Stat::Median, "other"));
   REQUIRE(c.sections.size() == 2);  // no GEMM figures asked for
   const auto& k = c.sections[0].items;
   REQUIRE(k.size() == 3);
@@ -184,7 +190,8 @@ TEST_CASE("compare: --fail-if-slower names the total and kernels above --min-sha
   for (auto& l : other_run.launches)
     if (l.name == "act") l.end_ns = l.start_ns + (l.end_ns - l.start_ns) * 2;
   // act: 15 -> 30 per iteration (+100%, share 15/245 = 6.1%); total 245 -> 290 (+18.4%).
-  const auto c = analyses::compare_runs(figures(base_run, Stat::Median), figures(other_run, Stat::Median));
+  const auto c =
+      analyses::compare_runs(figures(base_run, Stat::Median), figures(other_run, Stat::Median));
   auto offenders = analyses::slower_than(c, 10, 1);
   REQUIRE(offenders.size() == 2);
   CHECK(offenders[0].what == "total");
@@ -197,7 +204,8 @@ TEST_CASE("compare: --fail-if-slower names the total and kernels above --min-sha
   CHECK(analyses::slower_than(c, 20, 7).empty());
   CHECK(analyses::slower_than(c, 100, 1).empty());  // exactly +100% is not more than 100
   // Faster is never an offence.
-  const auto back = analyses::compare_runs(figures(other_run, Stat::Median), figures(base_run, Stat::Median));
+  const auto back =
+      analyses::compare_runs(figures(other_run, Stat::Median), figures(base_run, Stat::Median));
   CHECK(analyses::slower_than(back, 0, 0).empty());
 }
 
@@ -205,7 +213,8 @@ TEST_CASE("compare: mixed units are said in a note") {
   model::Run flat;
   flat.processes.resize(1);
   flat.launches = {launch("gemm", 0, 100, {}, 1)};
-  const auto c = analyses::compare_runs(figures(three_iterations(), Stat::Median, "a"), figures(flat, Stat::Median, "b"));
+  const auto c = analyses::compare_runs(figures(three_iterations(), Stat::Median, "a"),
+                                        figures(flat, Stat::Median, "b"));
   REQUIRE(!c.notes.empty());
   CHECK(c.notes[0].find("a has 3 iterations of 'inference', b none") == 0);
   CHECK(c.sections[0].unit == "per iteration (base), per run (other)");

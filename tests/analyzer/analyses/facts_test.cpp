@@ -49,7 +49,7 @@ TEST_CASE("size classes: upper bounds are exclusive") {
 
 TEST_CASE("transfers: maps and unmaps are not bytes moved; GB/s over the timed moving ones") {
   analyses::TransfersAnalysis a;
-  a.add_transfer(transfer("write", 1 << 20, 0, 1 << 19));    // 2 GB/s
+  a.add_transfer(transfer("write", 1 << 20, 0, 1 << 19));  // 2 GB/s
   a.add_transfer(transfer("write", 1 << 20, 10, 1 << 19));
   auto untimed = transfer("write", 100, 0, 0);
   untimed.start_ns = untimed.end_ns = model::kNoTime;
@@ -69,8 +69,10 @@ TEST_CASE("transfers: maps and unmaps are not bytes moved; GB/s over the timed m
     CHECK(*rows[0].total.gbps(rows[0].moves) == doctest::Approx(2.0));
     CHECK(rows[0].sizes.size() == 2);  // <4 KiB and 1-16 MiB
     CHECK(!rows[1].total.gbps(rows[1].moves));
-    if (type == "CPU") CHECK(*rows[1].total.moved(rows[1].moves) == 0);
-    else CHECK(!rows[1].total.moved(rows[1].moves));
+    if (type == "CPU")
+      CHECK(*rows[1].total.moved(rows[1].moves) == 0);
+    else
+      CHECK(!rows[1].total.moved(rows[1].moves));
     const auto totals = analyses::transfer_totals(rows);
     CHECK(totals.moved.bytes == (2u << 20) + 100);
     CHECK(totals.maps.count == 2);
@@ -102,7 +104,8 @@ TEST_CASE("--time-window: units, open sides and refusals") {
   CHECK(w.end_ns == 500000);
   w = analyses::parse_time_window("10ns:");
   CHECK(w.end_ns == INT64_MAX);
-  for (const char* bad : {"", ":", "1:2", "2ms:1ms", "1ms", "x:1s", "1.0000000001s:2s", "99999999999999s:"}) {
+  for (const char* bad :
+       {"", ":", "1:2", "2ms:1ms", "1ms", "x:1s", "1.0000000001s:2s", "99999999999999s:"}) {
     CAPTURE(bad);
     CHECK_THROWS_AS(analyses::parse_time_window(bad), std::invalid_argument);
   }
@@ -230,24 +233,28 @@ TEST_CASE("builds: rows with status and kernels; find_program refuses what it ca
   CHECK_THROWS_AS(analyses::find_program(run, "x"), std::invalid_argument);
 }
 
-TEST_CASE("kernel signatures: float, double and half scalars from the source; pointers and others unknown") {
+TEST_CASE(
+    "kernel signatures: float, double and half scalars from the source; pointers and others "
+    "unknown") {
   using T = analyses::ScalarType;
   const char* src =
       "// void scale(int commented_out)\n"
       "float helper(float x) { return x; }\n"
-      "__kernel void scale(__global float* x, const float a, double b, half h, int n, float4 v) {}\n"
+      "__kernel void scale(__global float* x, const float a, double b, half h, int n, float4 v) "
+      "{}\n"
       "kernel void empty() {}\n";
   CHECK(analyses::kernel_param_types(src, "scale") ==
         std::vector<T>{T::Unknown, T::Float, T::Double, T::Half, T::Unknown, T::Unknown});
   CHECK(analyses::kernel_param_types(src, "empty").empty());
-  CHECK(analyses::kernel_param_types(src, "helper").empty());   // not a void function
+  CHECK(analyses::kernel_param_types(src, "helper").empty());  // not a void function
   CHECK(analyses::kernel_param_types(src, "missing").empty());
   CHECK(analyses::kernel_param_types("kernel void cut(float a", "cut").empty());
 }
 
 TEST_CASE("kernel signatures: recorded argument type names") {
   using T = analyses::ScalarType;
-  CHECK(analyses::arg_type_name_types({"float", "float*", "double", "half", "uint", "float4", "const float"}) ==
+  CHECK(analyses::arg_type_name_types(
+            {"float", "float*", "double", "half", "uint", "float4", "const float"}) ==
         std::vector<T>{T::Float, T::Unknown, T::Double, T::Half, T::Unknown, T::Unknown, T::Float});
   CHECK(analyses::arg_type_name_types({}).empty());
 }

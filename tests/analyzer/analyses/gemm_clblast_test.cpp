@@ -61,7 +61,9 @@ analyses::GemmResult find_calls(const model::Run& run, bool group = false) {
   return analyses::finish_gemm(std::move(a), run, 0);
 }
 
-double flops(const Expected& e) { return 2.0 * e.m * e.n * e.k * e.batch; }
+double flops(const Expected& e) {
+  return 2.0 * e.m * e.n * e.k * e.batch;
+}
 
 }  // namespace
 
@@ -167,5 +169,6 @@ TEST_CASE("gemm: CLPROF_HOOK_BLAS=0, the same calls rebuilt from CLBlast's kerne
   }
   const auto g = find_calls(run, true);
   REQUIRE(g.groups.size() == shapes.size());
-  for (const auto& row : g.groups) CHECK(row.count == shapes[std::make_tuple(row.name, *row.m, *row.n, *row.k, *row.batch)]);
+  for (const auto& row : g.groups)
+    CHECK(row.count == shapes[std::make_tuple(row.name, *row.m, *row.n, *row.k, *row.batch)]);
 }

@@ -7,8 +7,8 @@
 
 #include "analyses/gemm/gemm.hpp"
 #include "analyses/gemm/gemm_rules.hpp"
-#include "readers/reader.hpp"
 #include "model_builders.hpp"
+#include "readers/reader.hpp"
 
 using namespace clprof;
 using unit::buffer;
@@ -29,7 +29,9 @@ Decoded decode(const model::Launch& l, const std::string& options = "") {
     Decoded d;
     d.rule = r.id;
     d.padded = r.padded;
-    auto v = [&](const gemm::DimSource& s) { return gemm::evaluate(s, l, &options).value.value_or(-1); };
+    auto v = [&](const gemm::DimSource& s) {
+      return gemm::evaluate(s, l, &options).value.value_or(-1);
+    };
     d.m = v(r.m);
     d.n = v(r.n);
     d.k = v(r.k);
@@ -49,8 +51,12 @@ model::Launch kernel(const std::string& name, std::vector<model::KernelArg> args
 }
 
 // A float scalar (its bits do not matter to the rules).
-model::KernelArg f32() { return scalar(4, 0x3f800000); }
-model::KernelArg i32(int64_t v) { return scalar(4, static_cast<uint32_t>(v)); }
+model::KernelArg f32() {
+  return scalar(4, 0x3f800000);
+}
+model::KernelArg i32(int64_t v) {
+  return scalar(4, static_cast<uint32_t>(v));
+}
 
 }  // namespace
 
@@ -58,8 +64,9 @@ TEST_CASE("rule clblast-xgemm-direct: XgemmDirectNN/NT/TN/TT (xgemm_direct_part3
   // kSizeM, kSizeN, kSizeK, alpha, beta, agm, a_offset, a_ld, bgm, b_offset, b_ld, cgm,
   // c_offset, c_ld, c_transpose, a_conjugate, b_conjugate
   for (const char* name : {"XgemmDirectNN", "XgemmDirectNT", "XgemmDirectTN", "XgemmDirectTT"}) {
-    auto l = kernel(name, {i32(96), i32(3025), i32(363), f32(), f32(), buffer(1), i32(0), i32(96),
-                           buffer(2), i32(0), i32(363), buffer(3), i32(0), i32(96), i32(0), i32(0), i32(0)});
+    auto l = kernel(
+        name, {i32(96), i32(3025), i32(363), f32(), f32(), buffer(1), i32(0), i32(96), buffer(2),
+               i32(0), i32(363), buffer(3), i32(0), i32(96), i32(0), i32(0), i32(0)});
     auto d = decode(l);
     CHECK(d.rule == "clblast-xgemm-direct");
     CHECK(d.m == 96);
@@ -74,9 +81,9 @@ TEST_CASE("rule clblast-xgemm-direct-batched: batch from gws[2] (xgemm_direct_ba
   // XgemmDirectStridedBatchedNN: kSizeM, kSizeN, kSizeK, alpha, beta, agm, a_offset, a_ld,
   // a_stride, bgm, b_offset, b_ld, b_stride, cgm, c_offset, c_ld, c_stride, c_transpose, ...
   auto s = kernel("XgemmDirectStridedBatchedTN",
-                  {i32(32), i32(48), i32(64), f32(), f32(), buffer(1), i32(0), i32(64), i32(2048),
-                   buffer(2), i32(0), i32(64), i32(3072), buffer(3), i32(0), i32(32), i32(1536), i32(0),
-                   i32(0), i32(0)},
+                  {i32(32), i32(48),   i32(64),   f32(),  f32(),   buffer(1), i32(0),
+                   i32(64), i32(2048), buffer(2), i32(0), i32(64), i32(3072), buffer(3),
+                   i32(0),  i32(32),   i32(1536), i32(0), i32(0),  i32(0)},
                   {8, 8, 10});
   auto d = decode(s);
   CHECK(d.rule == "clblast-xgemm-direct-batched");
@@ -85,10 +92,11 @@ TEST_CASE("rule clblast-xgemm-direct-batched: batch from gws[2] (xgemm_direct_ba
   CHECK(d.k == 64);
   CHECK(d.batch == 10);
   // XgemmDirectBatchedNN: alphas/betas and the offsets are __constant buffers.
-  auto b = kernel("XgemmDirectBatchedNN",
-                  {i32(16), i32(16), i32(16), buffer(4), buffer(5), buffer(1), buffer(6), i32(16),
-                   buffer(2), buffer(7), i32(16), buffer(3), buffer(8), i32(16), i32(0), i32(0), i32(0)},
-                  {4, 4, 3});
+  auto b =
+      kernel("XgemmDirectBatchedNN",
+             {i32(16), i32(16), i32(16), buffer(4), buffer(5), buffer(1), buffer(6), i32(16),
+              buffer(2), buffer(7), i32(16), buffer(3), buffer(8), i32(16), i32(0), i32(0), i32(0)},
+             {4, 4, 3});
   CHECK(decode(b).batch == 3);
 }
 
@@ -111,8 +119,8 @@ TEST_CASE("rule clblast-xgemm-batched: padded sizes (xgemmbatched.cpp sets m_cei
 
 TEST_CASE("rule clblast-xgemm: indirect Xgemm, padded (xgemm_part4.opencl, xgemm.cpp)") {
   // Xgemm: kSizeM, kSizeN, kSizeK, alpha, beta, agm, bgm, cgm, b_offset, c_offset
-  auto l = kernel("Xgemm", {i32(1024), i32(1024), i32(64), f32(), f32(), buffer(1), buffer(2), buffer(3),
-                            i32(0), i32(0)});
+  auto l = kernel("Xgemm", {i32(1024), i32(1024), i32(64), f32(), f32(), buffer(1), buffer(2),
+                            buffer(3), i32(0), i32(0)});
   auto d = decode(l);
   CHECK(d.rule == "clblast-xgemm");
   CHECK(d.m == 1024);
@@ -124,21 +132,23 @@ TEST_CASE("rule clblast-xgemm: indirect Xgemm, padded (xgemm_part4.opencl, xgemm
 TEST_CASE("rule clblas-autogemm: M, N, K after A, B, C, alpha, beta") {
   // dgemm_Col_NT_B0_MX048_NX048_KX08(A, B, C, double alpha, double beta, uint M, N, K, lda, ...)
   auto l = kernel("dgemm_Col_NT_B0_MX048_NX048_KX08",
-                  {buffer(1), buffer(2), buffer(3), scalar(8, 0), scalar(8, 0), scalar(4, 480), scalar(4, 96),
-                   scalar(4, 64), scalar(4, 480), scalar(4, 96), scalar(4, 480), scalar(4, 0), scalar(4, 0),
-                   scalar(4, 0)});
+                  {buffer(1), buffer(2), buffer(3), scalar(8, 0), scalar(8, 0), scalar(4, 480),
+                   scalar(4, 96), scalar(4, 64), scalar(4, 480), scalar(4, 96), scalar(4, 480),
+                   scalar(4, 0), scalar(4, 0), scalar(4, 0)});
   auto d = decode(l);
   CHECK(d.rule == "clblas-autogemm");
   CHECK(d.m == 480);
   CHECK(d.n == 96);
   CHECK(d.k == 64);
-  CHECK(decode(kernel("sgemm_Col_NN_B1_MX064_NX032_KX16_COLUMN", l.args)).rule == "clblas-autogemm");
+  CHECK(decode(kernel("sgemm_Col_NN_B1_MX064_NX032_KX16_COLUMN", l.args)).rule ==
+        "clblas-autogemm");
 }
 
 TEST_CASE("rule clblas-cltemplates: M, N, K right after A, B, C") {
   // sgemm_NT_96_96_16_16x16_6x6__ALPHABETA(A, B, C, uint M, N, K, float alpha, beta, ...)
   auto l = kernel("sgemm_NT_96_96_16_16x16_6x6__ALPHABETA",
-                  {buffer(1), buffer(2), buffer(3), scalar(4, 960), scalar(4, 192), scalar(4, 32), f32(), f32()});
+                  {buffer(1), buffer(2), buffer(3), scalar(4, 960), scalar(4, 192), scalar(4, 32),
+                   f32(), f32()});
   auto d = decode(l);
   CHECK(d.rule == "clblas-cltemplates");
   CHECK(d.m == 960);
@@ -159,13 +169,37 @@ TEST_CASE("rules viennacl-prod-legacy: C sizes at 25, 26; K from A's sizes (matr
   // alpha, A, A_row_start, A_col_start, A_row_inc, A_col_inc, A_row_size, A_col_size,
   // A_internal_rows, A_internal_cols, B, 8 x B_*, beta, C, C_row_start, C_col_start,
   // C_row_inc, C_col_inc, C_row_size, C_col_size, C_internal_rows, C_internal_cols
-  auto args = [](uint64_t a_rows, uint64_t a_cols, uint64_t b_rows, uint64_t b_cols, uint64_t m, uint64_t n) {
-    std::vector<model::KernelArg> v = {f32(), buffer(1), scalar(4, 0), scalar(4, 0), scalar(4, 1), scalar(4, 1),
-                                       scalar(4, a_rows), scalar(4, a_cols), scalar(4, a_rows), scalar(4, a_cols),
-                                       buffer(2), scalar(4, 0), scalar(4, 0), scalar(4, 1), scalar(4, 1),
-                                       scalar(4, b_rows), scalar(4, b_cols), scalar(4, b_rows), scalar(4, b_cols),
-                                       f32(), buffer(3), scalar(4, 0), scalar(4, 0), scalar(4, 1), scalar(4, 1),
-                                       scalar(4, m), scalar(4, n), scalar(4, m), scalar(4, n)};
+  auto args = [](uint64_t a_rows, uint64_t a_cols, uint64_t b_rows, uint64_t b_cols, uint64_t m,
+                 uint64_t n) {
+    std::vector<model::KernelArg> v = {f32(),
+                                       buffer(1),
+                                       scalar(4, 0),
+                                       scalar(4, 0),
+                                       scalar(4, 1),
+                                       scalar(4, 1),
+                                       scalar(4, a_rows),
+                                       scalar(4, a_cols),
+                                       scalar(4, a_rows),
+                                       scalar(4, a_cols),
+                                       buffer(2),
+                                       scalar(4, 0),
+                                       scalar(4, 0),
+                                       scalar(4, 1),
+                                       scalar(4, 1),
+                                       scalar(4, b_rows),
+                                       scalar(4, b_cols),
+                                       scalar(4, b_rows),
+                                       scalar(4, b_cols),
+                                       f32(),
+                                       buffer(3),
+                                       scalar(4, 0),
+                                       scalar(4, 0),
+                                       scalar(4, 1),
+                                       scalar(4, 1),
+                                       scalar(4, m),
+                                       scalar(4, n),
+                                       scalar(4, m),
+                                       scalar(4, n)};
     return v;
   };
   // C(10x20) = A(10x30) * B(30x20)
@@ -182,7 +216,8 @@ TEST_CASE("rules viennacl-prod-legacy: C sizes at 25, 26; K from A's sizes (matr
 }
 
 TEST_CASE("rule acl-gemmlowp and acl-gemm-float: -DM= -DN= -DK= build options") {
-  auto l = kernel("gemmlowp_mm_reshaped_only_rhs_t_fused_output_stage_fixedpoint", {buffer(1), buffer(2)});
+  auto l = kernel("gemmlowp_mm_reshaped_only_rhs_t_fused_output_stage_fixedpoint",
+                  {buffer(1), buffer(2)});
   auto d = decode(l, "-DM=12544 -DN=32 -DK=27 -DM0=4 -DN0=4 -DK0=4 -DH0=4 -DDATA_TYPE=uchar");
   CHECK(d.rule == "acl-gemmlowp");
   CHECK(d.m == 12544);
@@ -217,8 +252,9 @@ TEST_CASE("evaluate: argument types, sizes and problems") {
   s.type = gemm::DimSource::ArgType::Uint64;
   CHECK(gemm::evaluate(s, l, nullptr).problem.find("4 bytes") != std::string::npos);
   CHECK(gemm::evaluate(s, kernel("k", {scalar(8, 1ull << 40)}), nullptr).value == (1ll << 40));
-  CHECK(gemm::evaluate(s, kernel("k", {buffer(1)}), nullptr).problem.find("not an integer scalar") !=
-        std::string::npos);
+  CHECK(
+      gemm::evaluate(s, kernel("k", {buffer(1)}), nullptr).problem.find("not an integer scalar") !=
+      std::string::npos);
   CHECK(!gemm::evaluate(s, kernel("k", {}), nullptr).value);
   s.kind = gemm::DimSource::Kind::Gws;
   s.index = 2;
@@ -238,14 +274,25 @@ TEST_CASE("parse_rules: line and column of errors") {
     }
     return {0, 0};
   };
-  CHECK(where("{\"gemm_rules\": [\n{\"id\": \"a\", \"kernel\": \"x\", \"m\": {\"gws\": 5},\n \"n\": {\"const\": 1}, \"k\": {\"const\": 1}}]}").first == 2);
+  CHECK(where("{\"gemm_rules\": [\n{\"id\": \"a\", \"kernel\": \"x\", \"m\": {\"gws\": 5},\n "
+              "\"n\": {\"const\": 1}, \"k\": {\"const\": 1}}]}")
+            .first == 2);
   CHECK(where("[1, 2]") == std::pair<size_t, size_t>{1, 1});
-  CHECK(where("{\n\"gemm_rules\": [\n{\"id\": \"a\", \"kernel\": \"x\", \"m\": {\"arg\": 0}, \"n\": {\"const\": 1}, \"k\": {\"const\": 1}}]}").first == 3);
-  CHECK(where("{\"gemm_rules\": [{\"id\": \"a\", \"kernel\": \"x\", \"m\": {\"const\": 1, \"gws\": 0}, \"n\": {\"const\": 1}, \"k\": {\"const\": 1}}]}").first == 1);
-  CHECK(where("{\"gemm_rules\": [{\"id\": \"a\", \"kernel\": \"x\", \"m\": {\"const\": 1}, \"n\": {\"const\": 1}, \"k\": {\"const\": 1}},\n{\"id\": \"a\", \"kernel\": \"y\", \"m\": {\"const\": 1}, \"n\": {\"const\": 1}, \"k\": {\"const\": 1}}]}").first == 2);
+  CHECK(where("{\n\"gemm_rules\": [\n{\"id\": \"a\", \"kernel\": \"x\", \"m\": {\"arg\": 0}, "
+              "\"n\": {\"const\": 1}, \"k\": {\"const\": 1}}]}")
+            .first == 3);
+  CHECK(where("{\"gemm_rules\": [{\"id\": \"a\", \"kernel\": \"x\", \"m\": {\"const\": 1, \"gws\": "
+              "0}, \"n\": {\"const\": 1}, \"k\": {\"const\": 1}}]}")
+            .first == 1);
+  CHECK(where("{\"gemm_rules\": [{\"id\": \"a\", \"kernel\": \"x\", \"m\": {\"const\": 1}, \"n\": "
+              "{\"const\": 1}, \"k\": {\"const\": 1}},\n{\"id\": \"a\", \"kernel\": \"y\", \"m\": "
+              "{\"const\": 1}, \"n\": {\"const\": 1}, \"k\": {\"const\": 1}}]}")
+            .first == 2);
   auto ok = gemm::parse_rules(
-      "// comments are allowed\n{\"comment\": \"mine\", \"gemm_rules\": [{\"id\": \"a\", \"kernel\": \"^k$\", "
-      "\"m\": {\"arg\": 1, \"type\": \"uint64\"}, \"n\": {\"option\": \"NN\"}, \"k\": {\"gws\": 1}, "
+      "// comments are allowed\n{\"comment\": \"mine\", \"gemm_rules\": [{\"id\": \"a\", "
+      "\"kernel\": \"^k$\", "
+      "\"m\": {\"arg\": 1, \"type\": \"uint64\"}, \"n\": {\"option\": \"NN\"}, \"k\": {\"gws\": "
+      "1}, "
       "\"batch\": {\"const\": 3}, \"padded\": true}]}",
       "r.json");
   REQUIRE(ok.size() == 1);
@@ -315,12 +362,14 @@ TEST_CASE("GemmAnalysis: launches of one shape share it; rows resolve names and 
   run.ranges = {outer, inner, other};
   // XgemmDirectNN: M, N, K are args 0..2, batch 1.
   auto mk = [](uint64_t seq, int64_t m, uint64_t range, int64_t duration) {
-    auto l = unit::launch("XgemmDirectNN", static_cast<int64_t>(seq) * 1000, duration, {1, range}, seq);
+    auto l =
+        unit::launch("XgemmDirectNN", static_cast<int64_t>(seq) * 1000, duration, {1, range}, seq);
     l.args = {i32(m), i32(32), i32(16), f32(), f32()};
     return l;
   };
   analyses::GemmAnalysis a(rules, {}, false), b(rules, {}, false);
-  for (uint64_t seq = 1; seq <= 1000; ++seq) (seq % 2 ? a : b).add_launch(mk(seq, seq % 3 ? 64 : 128, seq % 4 ? 2 : 3, 100));
+  for (uint64_t seq = 1; seq <= 1000; ++seq)
+    (seq % 2 ? a : b).add_launch(mk(seq, seq % 3 ? 64 : 128, seq % 4 ? 2 : 3, 100));
   a.merge(std::move(b));
   // Two distinct sizes: two shapes, however many launches (the per-launch cost is a Record).
   CHECK(a.shapes().size() == 2);

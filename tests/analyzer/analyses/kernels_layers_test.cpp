@@ -49,7 +49,8 @@ TEST_CASE("kernels: merge of per-thread instances equals one instance") {
   auto run = two_iterations();
   analyses::KernelsAnalysis one, left, right;
   feed(run, one);
-  for (size_t i = 0; i < run.launches.size(); ++i) (i % 2 ? left : right).add_launch(run.launches[i]);
+  for (size_t i = 0; i < run.launches.size(); ++i)
+    (i % 2 ? left : right).add_launch(run.launches[i]);
   left.merge(std::move(right));
   auto a = one.rows(), b = left.rows();
   REQUIRE(a.size() == b.size());
@@ -146,7 +147,8 @@ TEST_CASE("layers: per-iteration detail lists ranges without kernels, in host or
   CHECK(d[0].layers[2].kernels.empty());
   CHECK(d[1].layers.size() == 2);
   // With host times on every range, that order wins.
-  for (auto& r : run.ranges) r.host_begin_ns = r.host_begin_ns == model::kNoTime ? 1000 - int64_t(r.id) : r.host_begin_ns;
+  for (auto& r : run.ranges)
+    r.host_begin_ns = r.host_begin_ns == model::kNoTime ? 1000 - int64_t(r.id) : r.host_begin_ns;
   auto h = analyses::iteration_details(a, run, its);
   CHECK(h[0].layers[0].layer == "alloc");  // id 7: begins at 993, before conv (998)
 }
@@ -181,8 +183,8 @@ TEST_CASE("ranges: paths and unknown ranges") {
 
 TEST_CASE("layer timings (Caffe) aggregated per layer and direction") {
   model::Run run;
-  run.layer_timings = {{"conv1", "forward", 100, 0}, {"conv1", "forward", 300, 1},
-                       {"conv1", "backward", 50, 0}};
+  run.layer_timings = {
+      {"conv1", "forward", 100, 0}, {"conv1", "forward", 300, 1}, {"conv1", "backward", 50, 0}};
   auto rows = analyses::layer_timing_rows(run);
   REQUIRE(rows.size() == 2);
   CHECK(rows[0].direction == "forward");

@@ -17,7 +17,8 @@ model::Run three_iterations() {
   for (uint64_t i = 0; i < 3; ++i) {
     run.ranges.push_back(range(10 * i + 1, 0, "inference", 1000 * i, 1000 * i + 900));
     run.ranges.push_back(range(10 * i + 2, 10 * i + 1, "conv", 1000 * i + 1, 1000 * i + 800));
-    run.launches.push_back(launch(i == 1 ? "gemm" : "vadd", 10000 * (i + 1), 100, {10 * i + 1, 10 * i + 2}, i + 1));
+    run.launches.push_back(
+        launch(i == 1 ? "gemm" : "vadd", 10000 * (i + 1), 100, {10 * i + 1, 10 * i + 2}, i + 1));
   }
   run.launches.push_back(launch("copy", 90000, 10, {}, 9));
   return run;
@@ -54,7 +55,8 @@ TEST_CASE("selection: past the last iteration, skipping them all, unknown ranges
   analyses::Selection s;
   s.iteration = analyses::parse_iteration_range("5");
   s.iteration_text = "5";
-  CHECK_THROWS_WITH_AS(analyses::make_predicate(run, s), "--iteration 5: the run has 3 iterations of 'inference'",
+  CHECK_THROWS_WITH_AS(analyses::make_predicate(run, s),
+                       "--iteration 5: the run has 3 iterations of 'inference'",
                        analyses::SelectionError);
   s.iteration = analyses::parse_iteration_range("2:4");
   s.iteration_text = "2:4";
@@ -64,13 +66,15 @@ TEST_CASE("selection: past the last iteration, skipping them all, unknown ranges
   analyses::Selection skip;
   skip.skip_first = 3;
   CHECK_THROWS_WITH_AS(analyses::make_predicate(run, skip),
-                       "--skip-first 3: the run has only 3 iterations of 'inference'", analyses::SelectionError);
+                       "--skip-first 3: the run has only 3 iterations of 'inference'",
+                       analyses::SelectionError);
   analyses::Selection named;
   named.iteration_range = "nope";
   named.skip_first = 1;
-  CHECK_THROWS_WITH_AS(analyses::make_predicate(run, named),
-                       "--iteration-range: no top-level range named 'nope' (top-level ranges: inference)",
-                       analyses::SelectionError);
+  CHECK_THROWS_WITH_AS(
+      analyses::make_predicate(run, named),
+      "--iteration-range: no top-level range named 'nope' (top-level ranges: inference)",
+      analyses::SelectionError);
   model::Run flat;
   flat.launches.push_back(launch("vadd", 100, 10));
   CHECK_THROWS_AS(analyses::make_predicate(flat, skip), analyses::SelectionError);

@@ -4,15 +4,16 @@
 #include <fstream>
 #include <sstream>
 
-#include "readers/clpeak/peak.hpp"
 #include "analyses/speedup.hpp"
 #include "analyses/summary.hpp"
 #include "model_builders.hpp"
+#include "readers/clpeak/peak.hpp"
 
 using namespace clprof;
 
 TEST_CASE("union_length: overlaps, adjacency, containment, gaps") {
-  std::vector<std::pair<int64_t, int64_t>> v = {{20, 30}, {0, 10}, {5, 12}, {30, 35}, {40, 41}, {21, 22}};
+  std::vector<std::pair<int64_t, int64_t>> v = {{20, 30}, {0, 10},  {5, 12},
+                                                {30, 35}, {40, 41}, {21, 22}};
   CHECK(analyses::union_length(v) == 12 + 15 + 1);
   std::vector<std::pair<int64_t, int64_t>> none;
   CHECK(analyses::union_length(none) == 0);
@@ -113,7 +114,8 @@ TEST_CASE("clpeak: the captured Debian clpeak output (tests/analyzer/data)") {
 
 TEST_CASE("clpeak: several devices, matched by name") {
   const char* text =
-      "Platform: P\n  Device: GPU one\n    Single-precision compute (GFLOPS)\n      float   : 10.5\n"
+      "Platform: P\n  Device: GPU one\n    Single-precision compute (GFLOPS)\n      float   : "
+      "10.5\n"
       "      float2  : 20.25\n\n    Double-precision compute (GFLOPS)\n      double : 99.0\n"
       "  Device: CPU two\n    Single-precision compute (GFLOPS)\n      float : 3.0\n";
   auto d = analyses::parse_clpeak(text);

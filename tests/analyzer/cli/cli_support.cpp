@@ -12,9 +12,13 @@
 
 namespace clitest {
 
-std::string data(const std::string& name) { return std::string(CLPROF_TEST_DATA) + "/" + name; }
+std::string data(const std::string& name) {
+  return std::string(CLPROF_TEST_DATA) + "/" + name;
+}
 
-std::string read_file(const std::string& path) { return clprof::test::slurp(path); }
+std::string read_file(const std::string& path) {
+  return clprof::test::slurp(path);
+}
 
 namespace {
 struct TempRoot {

@@ -33,7 +33,9 @@ const std::vector<std::string> kInputs = {
     "../readers/chrome/data/itrex_engine_profiling_trace_sample.json",
     "../readers/caffe/data/caffe_per_layer_info_squeezenet_sample.json"};
 
-std::string input(const std::string& name) { return name[0] == '@' ? name : clitest::data(name); }
+std::string input(const std::string& name) {
+  return name[0] == '@' ? name : clitest::data(name);
+}
 
 Sums kernels_sums(const std::string& in) {
   const auto r = run({"kernels", "--format", "json", in});
@@ -43,13 +45,16 @@ Sums kernels_sums(const std::string& in) {
   REQUIRE(d.IsArray());
   Sums s;
   for (const auto& k : d.GetArray())
-    s[k["name"].GetString()] = {k["count"].GetUint64() + k["untimed"].GetUint64(), k["total_ns"].GetInt64()};
+    s[k["name"].GetString()] = {k["count"].GetUint64() + k["untimed"].GetUint64(),
+                                k["total_ns"].GetInt64()};
   return s;
 }
 
 struct Db {
   sqlite3* db = nullptr;
-  explicit Db(const std::string& path) { REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK); }
+  explicit Db(const std::string& path) {
+    REQUIRE(sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK);
+  }
   ~Db() { sqlite3_close(db); }
   // Rows of `sql`, each column as text ("NULL" for null). REQUIREs that it runs.
   std::vector<std::vector<std::string>> query(const std::string& sql) const {
@@ -78,7 +83,8 @@ struct Db {
 
 Sums sqlite_sums(const std::string& db_path) {
   Sums s;
-  for (const auto& r : Db(db_path).query("SELECT kernel, COUNT(*), COALESCE(SUM(duration_ns), 0) FROM launches GROUP BY kernel"))
+  for (const auto& r : Db(db_path).query(
+           "SELECT kernel, COUNT(*), COALESCE(SUM(duration_ns), 0) FROM launches GROUP BY kernel"))
     s[r[0]] = {std::stoull(r[1]), std::stoll(r[2])};
   return s;
 }
@@ -90,9 +96,12 @@ std::vector<std::string> csv_split(const std::string& line) {
   for (size_t i = 0; i < line.size(); ++i) {
     const char c = line[i];
     if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') f.back() += line[++i];
-      else if (c == '"') quoted = false;
-      else f.back() += c;
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+        f.back() += line[++i];
+      else if (c == '"')
+        quoted = false;
+      else
+        f.back() += c;
     } else if (c == '"') {
       quoted = true;
     } else if (c == ',') {
@@ -144,11 +153,14 @@ Sums jsonl_sums(const std::string& text, std::map<std::string, size_t>* per_tabl
 std::string late_device_trace() {
   const std::string launch =
       R"("rc":0,"kernel":"k","kernel_id":1,"program_id":1,"context_id":1,"gwo":null,"gws":[1],"lws":null,"args":[["scalar",4,"07000000",7]],"status":"complete","ranges":[]},)";
-  return std::string(R"({"format":"clprof-trace","version":1,"header":{"pid":9,"command_line":["x"],"host_start_ns":1000},"records":[)") +
-         "\n" + R"({"type":"device","id":1,"name":"A"},)" + "\n" + R"({"type":"launch","seq":1,"tid":9,"queue_id":1,"device_id":1,"host_ns":[10,20],"device_ns":[100,110,120,130],)" +
+  return std::string(
+             R"({"format":"clprof-trace","version":1,"header":{"pid":9,"command_line":["x"],"host_start_ns":1000},"records":[)") +
+         "\n" + R"({"type":"device","id":1,"name":"A"},)" + "\n" +
+         R"({"type":"launch","seq":1,"tid":9,"queue_id":1,"device_id":1,"host_ns":[10,20],"device_ns":[100,110,120,130],)" +
          launch + "\n" + R"({"type":"device","id":2,"name":"B"},)" + "\n" +
-         R"({"type":"launch","seq":2,"tid":9,"queue_id":2,"device_id":2,"host_ns":[30,40],"device_ns":[200,210,220,230],)" + launch +
-         "\n" + R"({"type":"end","host_ns":100,"counts":{},"incomplete":0,"dropped":0})" + "\n]}\n";
+         R"({"type":"launch","seq":2,"tid":9,"queue_id":2,"device_id":2,"host_ns":[30,40],"device_ns":[200,210,220,230],)" +
+         launch + "\n" + R"({"type":"end","host_ns":100,"counts":{},"incomplete":0,"dropped":0})" +
+         "\n]}\n";
 }
 
 }  // namespace
@@ -176,29 +188,39 @@ TEST_CASE("export: aligned.json's rows, exactly") {
   CHECK(r.err.find("warning: device 2 (DSP1): no clock_sync") != std::string::npos);
   const Db db(dir + "/a.db");
   // GPU0's last clock_sync wins: host = device - 5000000; DSP1 has none.
-  CHECK(db.query("SELECT device, clock_method, clock_offset_ns, clock_uncertainty_ns FROM devices ORDER BY device") ==
+  CHECK(db.query("SELECT device, clock_method, clock_offset_ns, clock_uncertainty_ns FROM devices "
+                 "ORDER BY device") ==
         std::vector<std::vector<std::string>>{{"1", "clGetDeviceAndHostTimer", "-5000000", "40"},
                                               {"2", "NULL", "NULL", "NULL"}});
-  CHECK(db.query("SELECT seq, start_ns, host_start_ns, host_end_ns, layer FROM launches WHERE seq IN (1, 8) ORDER BY seq") ==
+  CHECK(db.query("SELECT seq, start_ns, host_start_ns, host_end_ns, layer FROM launches WHERE seq "
+                 "IN (1, 8) ORDER BY seq") ==
         std::vector<std::vector<std::string>>{{"1", "5000507", "507", "1507", "net/conv1"},
                                               {"8", "200", "NULL", "NULL", "worker"}});
-  CHECK(db.query("SELECT gemm_m, gemm_n, gemm_k, gemm_flops FROM launches WHERE kernel LIKE 'gemmlowp%'") ==
+  CHECK(db.query("SELECT gemm_m, gemm_n, gemm_k, gemm_flops FROM launches WHERE kernel LIKE "
+                 "'gemmlowp%'") ==
         std::vector<std::vector<std::string>>{{"64", "32", "16", "65536.0"}});
   CHECK(db.query("SELECT arg_index, kind, value, hex FROM args WHERE seq = 1 AND arg_index < 2") ==
-        std::vector<std::vector<std::string>>{{"0", "scalar", "64", "40000000"}, {"1", "scalar", "32", "20000000"}});
+        std::vector<std::vector<std::string>>{{"0", "scalar", "64", "40000000"},
+                                              {"1", "scalar", "32", "20000000"}});
   CHECK(db.query("SELECT api, queue_id, duration_ns FROM api_calls ORDER BY seq") ==
-        std::vector<std::vector<std::string>>{{"clFinish", "1", "100"}, {"clWaitForEvents", "NULL", "100"}});
+        std::vector<std::vector<std::string>>{{"clFinish", "1", "100"},
+                                              {"clWaitForEvents", "NULL", "100"}});
   CHECK(db.query("SELECT op, bytes, blocking, host_start_ns FROM transfers ORDER BY seq") ==
-        std::vector<std::vector<std::string>>{{"read", "4096", "1", "3207"}, {"write", "256", "0", "NULL"}});
+        std::vector<std::vector<std::string>>{{"read", "4096", "1", "3207"},
+                                              {"write", "256", "0", "NULL"}});
   CHECK(db.query("SELECT path, left_open FROM ranges ORDER BY range_id") ==
-        std::vector<std::vector<std::string>>{{"net", "0"}, {"worker", "1"}, {"net/conv1", "0"}, {"net/fc", "0"}});
+        std::vector<std::vector<std::string>>{
+            {"net", "0"}, {"worker", "1"}, {"net/conv1", "0"}, {"net/fc", "0"}});
   CHECK(db.query("SELECT COUNT(*) FROM builds").at(0).at(0) == "2");
   CHECK(db.query("SELECT name FROM marks").at(0).at(0) == "weights loaded");
   CHECK(db.query("SELECT queue_id, device, properties FROM queues ORDER BY queue_id") ==
         std::vector<std::vector<std::string>>{{"1", "1", "0"}, {"2", "1", "1"}, {"3", "2", "0"}});
   CHECK(db.query("SELECT name, value FROM settings") ==
         std::vector<std::vector<std::string>>{{"CLPROF_OUTPUT", "aligned.json"}});
-  CHECK(db.query("SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'launches_process_seq'").size() == 1);
+  CHECK(
+      db.query(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'launches_process_seq'")
+          .size() == 1);
 }
 
 TEST_CASE("export: every table with its documented columns, in every format") {
@@ -207,8 +229,9 @@ TEST_CASE("export: every table with its documented columns, in every format") {
   REQUIRE(run({"export", "--format", "csv", "-o", dir + "/csv", "@aligned.json"}).status == 0);
   const Db db(dir + "/a.db");
   const std::string doc = clitest::read_file(std::string(CLPROF_DOCS_DIR) + "/export.md");
-  for (const char* table : {"processes", "settings", "devices", "queues", "programs", "kernels", "builds", "ranges",
-                            "api_calls", "marks", "warnings", "layer_timings", "launches", "args", "transfers"}) {
+  for (const char* table :
+       {"processes", "settings", "devices", "queues", "programs", "kernels", "builds", "ranges",
+        "api_calls", "marks", "warnings", "layer_timings", "launches", "args", "transfers"}) {
     CAPTURE(table);
     const auto cols = db.query(std::string("SELECT name FROM pragma_table_info('") + table + "')");
     REQUIRE(!cols.empty());
@@ -223,9 +246,18 @@ TEST_CASE("export: every table with its documented columns, in every format") {
   }
   std::map<std::string, size_t> per_table;
   jsonl_sums(run({"export", "--format", "jsonl", "@aligned.json"}).out, &per_table);
-  CHECK(per_table == std::map<std::string, size_t>{{"api_calls", 2}, {"args", 19}, {"builds", 2}, {"devices", 2},
-                                                   {"kernels", 5}, {"launches", 7}, {"marks", 1}, {"processes", 1},
-                                                   {"programs", 2}, {"queues", 3}, {"ranges", 4}, {"settings", 1},
+  CHECK(per_table == std::map<std::string, size_t>{{"api_calls", 2},
+                                                   {"args", 19},
+                                                   {"builds", 2},
+                                                   {"devices", 2},
+                                                   {"kernels", 5},
+                                                   {"launches", 7},
+                                                   {"marks", 1},
+                                                   {"processes", 1},
+                                                   {"programs", 2},
+                                                   {"queues", 3},
+                                                   {"ranges", 4},
+                                                   {"settings", 1},
                                                    {"transfers", 2}});
 }
 
@@ -247,7 +279,8 @@ TEST_CASE("export: docs/export.md's SQL queries run on an export") {
   const Db db(dir + "/a.db");
   const std::string doc = clitest::read_file(std::string(CLPROF_DOCS_DIR) + "/export.md");
   size_t n = 0;
-  for (size_t at = doc.find("```sql\n"); at != std::string::npos; at = doc.find("```sql\n", at + 1)) {
+  for (size_t at = doc.find("```sql\n"); at != std::string::npos;
+       at = doc.find("```sql\n", at + 1)) {
     const size_t begin = at + 7, end = doc.find("```", begin);
     const std::string sql = doc.substr(begin, end - begin);
     if (sql.find("read_csv_auto") != std::string::npos) continue;  // DuckDB's, not SQLite's
@@ -256,7 +289,8 @@ TEST_CASE("export: docs/export.md's SQL queries run on an export") {
   }
   CHECK(n >= 6);
   // The time-per-kernel query gives clprof kernels' totals.
-  const auto rows = db.query("SELECT kernel, SUM(duration_ns) FROM launches GROUP BY kernel ORDER BY kernel");
+  const auto rows =
+      db.query("SELECT kernel, SUM(duration_ns) FROM launches GROUP BY kernel ORDER BY kernel");
   const Sums want = kernels_sums("@aligned.json");
   for (const auto& r : rows) CHECK(std::stoll(r[1]) == want.at(r[0]).second);
 }
@@ -277,7 +311,8 @@ TEST_CASE("export: docs/export.md's pandas example runs") {
   const size_t at = doc.find("```python\nimport sqlite3");
   REQUIRE(at != std::string::npos);
   const size_t begin = doc.find('\n', at) + 1;
-  const std::string code = doc.substr(begin, doc.find("```", begin) - begin) + "print(per_layer.to_dict())\n";
+  const std::string code =
+      doc.substr(begin, doc.find("```", begin) - begin) + "print(per_layer.to_dict())\n";
   const auto r = clprof::test::run_child({python, "-c", code}, {}, dir, scratch);
   INFO(r.err);
   REQUIRE(r.status == 0);
@@ -293,7 +328,8 @@ TEST_CASE("export: refusals and failures") {
   CHECK(run({"export", "--format", "csv", "@basic.json"}).status == 2);
   CHECK(run({"export", "-o", clitest::data("basic.json"), "@basic.json"}).status == 2);
   // A bad input leaves no database behind.
-  const auto bad = run({"export", "-o", dir + "/bad.db", clitest::write_temp("bad.json", "{\"format\":\"clprof-trace\",")});
+  const auto bad = run({"export", "-o", dir + "/bad.db",
+                        clitest::write_temp("bad.json", "{\"format\":\"clprof-trace\",")});
   CHECK(bad.status == 2);
   std::ifstream probe(dir + "/bad.db");
   CHECK_FALSE(probe.good());

@@ -42,7 +42,8 @@ TEST_CASE("a 30,000-character kernel name through the GEMM rules and --filter") 
 }
 
 TEST_CASE("--filter '(a+)+$' on a long name ends (no backtracking)") {
-  const auto path = clitest::write_temp("aaa.json", chrome_trace({std::string(50000, 'a') + "!", "aaa"}));
+  const auto path =
+      clitest::write_temp("aaa.json", chrome_trace({std::string(50000, 'a') + "!", "aaa"}));
   auto r = run({"kernels", "--format", "csv", "--filter", "(a+)+$", path});
   CHECK(r.status == 0);
   CHECK(r.out.find("aaa\"") == std::string::npos);
@@ -53,8 +54,9 @@ TEST_CASE("--filter '(a+)+$' on a long name ends (no backtracking)") {
 TEST_CASE("invalid regexes exit 2 with the option and RE2's reason") {
   auto f = run({"kernels", "--filter", "(a)\\1", "@basic.json"});
   CHECK(f.status == 2);
-  CHECK(f.err == "clprof: error: --filter: invalid regex '(a)\\1': invalid escape sequence: \\1 "
-                 "(backreferences and lookaround are not supported)\n");
+  CHECK(f.err ==
+        "clprof: error: --filter: invalid regex '(a)\\1': invalid escape sequence: \\1 "
+        "(backreferences and lookaround are not supported)\n");
   auto s = run({"kernels", "--speedup", "x(=2", "@basic.json"});
   CHECK(s.status == 2);
   CHECK(s.err.find("invalid regex 'x(': missing ): x(") != std::string::npos);
@@ -79,19 +81,23 @@ TEST_CASE("duration sums past 2^63 ns are capped with one warning, not wrapped")
   // 5 * 2^61 > 2^63 - 1.
   std::string t = "[";
   for (int tid = 1; tid <= 5; ++tid)
-    t += std::string(tid > 1 ? "," : "") + "{\"ph\":\"X\",\"pid\":1,\"tid\":" + std::to_string(tid) +
+    t += std::string(tid > 1 ? "," : "") +
+         "{\"ph\":\"X\",\"pid\":1,\"tid\":" + std::to_string(tid) +
          ",\"ts\":0,\"dur\":2305843009213693,\"name\":\"k\"}";
   const auto path = clitest::write_temp("huge.json", t + "]");
   for (const char* cmd : {"kernels", "summary", "layers"}) {
     auto r = run({cmd, "--format", "csv", path});
     CHECK_MESSAGE(r.status == 0, cmd);
-    CHECK_MESSAGE(r.err.find("exceeded the 64-bit nanosecond range") != std::string::npos, cmd, r.err);
+    CHECK_MESSAGE(r.err.find("exceeded the 64-bit nanosecond range") != std::string::npos, cmd,
+                  r.err);
     CHECK_MESSAGE(r.out.find("-9223372036854775") == std::string::npos, cmd, r.out);
   }
   auto k = run({"kernels", "--format", "csv", path});
   CHECK(k.out.find(",9223372036854775807,") != std::string::npos);
   // Below the limit: exact and no warning.
-  const auto ok = clitest::write_temp("ok.json", "[{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":2305843009213693,\"name\":\"k\"}]");
+  const auto ok = clitest::write_temp(
+      "ok.json",
+      "[{\"ph\":\"X\",\"pid\":1,\"tid\":1,\"ts\":0,\"dur\":2305843009213693,\"name\":\"k\"}]");
   auto r = run({"kernels", "--format", "csv", ok});
   CHECK(r.err.find("warning") == std::string::npos);
   CHECK(r.out.find(",2305843009213693000,") != std::string::npos);
@@ -105,7 +111,9 @@ TEST_CASE("--peak-from and --rules take regular files of at most 16 MiB: /dev/ze
     for (const std::string& path : {std::string("/dev/zero"), fifo}) {
       auto r = run({"gemm", option, path, "@basic.json"});
       CHECK_MESSAGE(r.status == 2, option, path);
-      CHECK(r.err.rfind("clprof: error: cannot read '" + path + "': cannot read: not a regular file", 0) == 0);
+      CHECK(r.err.rfind(
+                "clprof: error: cannot read '" + path + "': cannot read: not a regular file", 0) ==
+            0);
     }
     const std::string big = dir + "/big";
     FILE* f = std::fopen(big.c_str(), "w");
@@ -134,15 +142,20 @@ TEST_CASE("--max-memory: past the ceiling a clear error (exit 1), not swapping")
     stamps += (i ? "," : "") + std::to_string(1000 + 10 * i);
   }
   auto m = [&](const std::string& key, const std::string& values) {
-    return "\"" + key + "\": {\"type\": \"Measurement\", \"raw\": [" + values + "], \"unit\": \"us\"}";
+    return "\"" + key + "\": {\"type\": \"Measurement\", \"raw\": [" + values +
+           "], \"unit\": \"us\"}";
   };
   const auto path = clitest::write_temp(
-      "big.json", "{\"ArmNN\": {\"inference_measurements_#1\": {\"type\": \"Event\", " + m("Wall clock time_#1", raw) +
-                      ", " + m("Wall clock time (Start)_#1", stamps) + ", \"W_#2\": {\"type\": \"Event\", " +
-                      m("OpenClKernelTimer/0: a_#3", raw) + ", " + m("OpenClKernelTimer/1: b_#4", raw) + "}}}}\n");
+      "big.json", "{\"ArmNN\": {\"inference_measurements_#1\": {\"type\": \"Event\", " +
+                      m("Wall clock time_#1", raw) + ", " +
+                      m("Wall clock time (Start)_#1", stamps) +
+                      ", \"W_#2\": {\"type\": \"Event\", " + m("OpenClKernelTimer/0: a_#3", raw) +
+                      ", " + m("OpenClKernelTimer/1: b_#4", raw) + "}}}}\n");
   auto bad = run({"kernels", "--max-memory", "12Q", path});
   CHECK(bad.status == 2);
-  CHECK(bad.err == "clprof: error: --max-memory: expected a size such as 512M, 4G or 0 (no limit), not '12Q'\n");
+  CHECK(
+      bad.err ==
+      "clprof: error: --max-memory: expected a size such as 512M, 4G or 0 (no limit), not '12Q'\n");
   auto full = run({"kernels", "--format", "csv", "--max-memory", "0", path});
   CHECK(full.status == 0);
   CHECK(full.out.find("\na,100000,") != std::string::npos);
@@ -150,9 +163,11 @@ TEST_CASE("--max-memory: past the ceiling a clear error (exit 1), not swapping")
   auto r = run({"kernels", "--max-memory", "64M", path});
   CHECK(r.status == 1);
   CHECK(r.out == "");
-  CHECK(r.err == "clprof: error: out of memory: reading and analysing the input needs more than the 64 MiB of "
-                 "--max-memory (default: half of the RAM); raise it, e.g. --max-memory 16G, or --max-memory 0 "
-                 "for no limit\n");
+  CHECK(
+      r.err ==
+      "clprof: error: out of memory: reading and analysing the input needs more than the 64 MiB of "
+      "--max-memory (default: half of the RAM); raise it, e.g. --max-memory 16G, or --max-memory 0 "
+      "for no limit\n");
   // The default ceiling leaves room for this input.
   CHECK(run({"kernels", path}).status == 0);
 #else

@@ -24,7 +24,8 @@ std::string generated(unsigned mb) {
   auto it = made.find(mb);
   if (it != made.end()) return it->second;
   const std::string path = clitest::temp_dir() + "/gen" + std::to_string(mb) + ".json";
-  const auto r = clprof::test::run_child({CLPROF_GEN_TRACE, path, std::to_string(mb)}, {}, "", clitest::temp_dir());
+  const auto r = clprof::test::run_child({CLPROF_GEN_TRACE, path, std::to_string(mb)}, {}, "",
+                                         clitest::temp_dir());
   REQUIRE_MESSAGE(r.status == 0, r.err);
   return made[mb] = path;
 }
@@ -48,9 +49,12 @@ std::string run_on_terminal(const std::vector<std::string>& args) {
   char buf[4096];
   for (;;) {
     const ssize_t n = ::read(master, buf, sizeof buf);
-    if (n > 0) out.append(buf, static_cast<size_t>(n));
-    else if (n < 0 && errno == EINTR) continue;
-    else break;  // EIO once the child has closed the terminal
+    if (n > 0)
+      out.append(buf, static_cast<size_t>(n));
+    else if (n < 0 && errno == EINTR)
+      continue;
+    else
+      break;  // EIO once the child has closed the terminal
   }
   int status = 0;
   ::waitpid(pid, &status, 0);
@@ -77,7 +81,8 @@ double peak_mib(const std::vector<std::string>& args) {
 TEST_CASE("long work: progress on a terminal, erased when done; nothing on a pipe") {
   const std::string trace = generated(24);  // progress is shown from 16 MiB
   for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"summary", trace}, {"launches", "--filter", "conv1", "-o", "/dev/null", trace},
+       {std::vector<std::string>{"summary", trace},
+        {"launches", "--filter", "conv1", "-o", "/dev/null", trace},
         {"timeline", "-o", "/dev/null", trace}}) {
     CAPTURE(args.front());
     const std::string term = run_on_terminal(args);
@@ -102,11 +107,12 @@ TEST_CASE("long work: bounded memory on a 300 MB trace") {
     double ceiling_mib;
   };
   const std::string dir = clitest::temp_dir();
-  for (const Case& c : {Case{{"summary", "--threads", "2", trace}, 160},
-                        Case{{"launches", "--threads", "2", "--filter", "conv5", "-o", "/dev/null", trace}, 200},
-                        Case{{"timeline", "--threads", "2", "-o", "/dev/null", trace}, 200},
-                        Case{{"export", "--threads", "2", "-o", dir + "/m.db", trace}, 200},
-                        Case{{"export", "--threads", "2", "--format", "csv", "-o", dir + "/csv", trace}, 200}}) {
+  for (const Case& c :
+       {Case{{"summary", "--threads", "2", trace}, 160},
+        Case{{"launches", "--threads", "2", "--filter", "conv5", "-o", "/dev/null", trace}, 200},
+        Case{{"timeline", "--threads", "2", "-o", "/dev/null", trace}, 200},
+        Case{{"export", "--threads", "2", "-o", dir + "/m.db", trace}, 200},
+        Case{{"export", "--threads", "2", "--format", "csv", "-o", dir + "/csv", trace}, 200}}) {
     CAPTURE(c.args.front());
     const double mib = peak_mib(c.args);
     std::string command;

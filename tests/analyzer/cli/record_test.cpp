@@ -33,7 +33,9 @@ TEST_CASE("record: sets LD_PRELOAD, CLPROF_OUTPUT, CLPROF_ROOT_PID and reports t
   const std::string old_preload = "libm.so.6";
 #endif
   auto r = run({"record", "-o", "t.json", "--", "sh", "-c", "exit 3"},
-               {{"CLPROF_SHIM", CLPROF_TEST_SHIM}, {"LD_PRELOAD", old_preload}, {"CLPROF_TEST_LAUNCHES", "5"}},
+               {{"CLPROF_SHIM", CLPROF_TEST_SHIM},
+                {"LD_PRELOAD", old_preload},
+                {"CLPROF_TEST_LAUNCHES", "5"}},
                dir);
   CHECK(r.status == 3);  // the program's exit status passes through
   const auto files = list_dir(dir);
@@ -88,8 +90,8 @@ TEST_CASE("record: child processes' traces (NAME.<pid>.EXT) are found too") {
 
 TEST_CASE("record: default output clprof-%p.json, signal death is 128+N") {
   const auto dir = clitest::temp_dir();
-  auto r = run({"record", "sh", "-c", "kill -9 $$"}, {{"CLPROF_SHIM", CLPROF_TEST_SHIM}, {"CLPROF_OUTPUT", ""}},
-               dir);
+  auto r = run({"record", "sh", "-c", "kill -9 $$"},
+               {{"CLPROF_SHIM", CLPROF_TEST_SHIM}, {"CLPROF_OUTPUT", ""}}, dir);
   CHECK(r.status == 128 + 9);
   const auto files = list_dir(dir);
   REQUIRE(files.size() == 1);
@@ -124,7 +126,8 @@ TEST_CASE("record: an output directory that cannot be written is refused before 
   const auto dir = clitest::temp_dir();
   std::ofstream(dir + "/file") << "a file, not a directory";
   for (const std::string& out : {std::string("/nonexistent/dir/x.json"), dir + "/file/x.json"}) {
-    auto r = run({"record", "-o", out, "--", "sh", "-c", "touch ran; exit 0"}, {{"CLPROF_SHIM", CLPROF_TEST_SHIM}}, dir);
+    auto r = run({"record", "-o", out, "--", "sh", "-c", "touch ran; exit 0"},
+                 {{"CLPROF_SHIM", CLPROF_TEST_SHIM}}, dir);
     CHECK(r.status == 2);
     CHECK(r.err.find("clprof: error: -o " + out + ": ") == 0);
     CHECK(::access((dir + "/ran").c_str(), F_OK) != 0);  // the program never ran
@@ -150,31 +153,36 @@ TEST_CASE("record --list-options prints the settings table") {
 
 TEST_CASE("record --mode layer sets OPENCL_LAYERS (the shim first), not LD_PRELOAD") {
   const auto dir = clitest::temp_dir();
-  const std::string show = "printf '%s|%s|%s' \"$OPENCL_LAYERS\" \"$LD_PRELOAD\" \"$CLPROF_OUTPUT\" > env.txt";
+  const std::string show =
+      "printf '%s|%s|%s' \"$OPENCL_LAYERS\" \"$LD_PRELOAD\" \"$CLPROF_OUTPUT\" > env.txt";
   auto r = run({"record", "--mode", "layer", "-o", "t.json", "--", "sh", "-c", show},
-               {{"CLPROF_SHIM", CLPROF_TEST_SHIM}, {"OPENCL_LAYERS", "/opt/other_layer.so"},
+               {{"CLPROF_SHIM", CLPROF_TEST_SHIM},
+                {"OPENCL_LAYERS", "/opt/other_layer.so"},
                 {"LD_PRELOAD", ""}},
                dir);
   CHECK(r.status == 0);
   CHECK(clitest::read_file(dir + "/env.txt") ==
         std::string(CLPROF_TEST_SHIM) + ":/opt/other_layer.so||t.json");
   // Preload mode (the default, and by name) leaves OPENCL_LAYERS alone.
-  for (const std::vector<std::string>& mode : {std::vector<std::string>{},
-                                               std::vector<std::string>{"--mode", "preload"}}) {
+  for (const std::vector<std::string>& mode :
+       {std::vector<std::string>{}, std::vector<std::string>{"--mode", "preload"}}) {
     std::vector<std::string> args = {"record"};
     args.insert(args.end(), mode.begin(), mode.end());
     for (const char* a : {"-o", "t.json", "--", "sh", "-c"}) args.push_back(a);
     args.push_back(show);
     auto p = run(args,
-                 {{"CLPROF_SHIM", CLPROF_TEST_SHIM}, {"CLPROF_TEST_NO_TRACE", "1"},
-                  {"LD_PRELOAD", ""}, {"OPENCL_LAYERS", ""}},
+                 {{"CLPROF_SHIM", CLPROF_TEST_SHIM},
+                  {"CLPROF_TEST_NO_TRACE", "1"},
+                  {"LD_PRELOAD", ""},
+                  {"OPENCL_LAYERS", ""}},
                  dir);
     CHECK(p.status == 0);
     CHECK(clitest::read_file(dir + "/env.txt") == "|" + std::string(CLPROF_TEST_SHIM) + "|t.json");
   }
 }
 
-TEST_CASE("record --mode: anything but preload or layer is a usage error, before the program runs") {
+TEST_CASE(
+    "record --mode: anything but preload or layer is a usage error, before the program runs") {
   const auto dir = clitest::temp_dir();
   for (const std::string& bad : {std::string("LAYER"), std::string(""), std::string("both")}) {
     auto r = run({"record", "--mode", bad, "--", "sh", "-c", "touch ran"},

@@ -9,8 +9,8 @@
 #include "cli_support.hpp"
 #include "occurrences.hpp"
 
-using clprof::test::occurrences;
 using clitest::run;
+using clprof::test::occurrences;
 
 TEST_CASE("report: one clprof trace, to a file") {
   const std::string out = clitest::temp_dir() + "/basic.html";
@@ -32,7 +32,8 @@ TEST_CASE("report: one clprof trace, to a file") {
   CHECK(p.find(">4.0 KiB<") != std::string::npos);  // bytes moved
   // The CLI's tables, from the column model: every kernels column, values as the table shows them.
   CHECK(p.find("<table class=\"sortable\" data-schema=\"kernels\">") != std::string::npos);
-  CHECK(p.find("<td class=\"num\" data-v=\"2000\">2.000 us</td>") != std::string::npos);  // gemmlowp total
+  CHECK(p.find("<td class=\"num\" data-v=\"2000\">2.000 us</td>") !=
+        std::string::npos);  // gemmlowp total
   CHECK(p.find("data-schema=\"layers\"") != std::string::npos);
   CHECK(p.find("data-schema=\"gemm\"") != std::string::npos);
   CHECK(occurrences(p, "<script") == 1);
@@ -44,7 +45,7 @@ TEST_CASE("report: stdout without -o, and an importer's input") {
   CHECK(r.err.empty());
   CHECK(r.out.rfind("<!DOCTYPE html>", 0) == 0);
   CHECK(r.out.find("No device timestamps in this input") != std::string::npos);
-  CHECK(occurrences(r.out, "class=\"bar\"") == 7);  // 7 kernels
+  CHECK(occurrences(r.out, "class=\"bar\"") == 7);   // 7 kernels
   CHECK(occurrences(r.out, "class=\"seg\"") == 10);  // 2 inferences x 5 layers with kernels
 }
 
@@ -52,7 +53,8 @@ TEST_CASE("report: two runs, BASE against OTHER") {
   const auto r = run({"report", "@basic.json", "@basic_other.json", "--iteration", "2"});
   REQUIRE(r.status == 0);
   const std::string& p = r.out;
-  CHECK(p.find("<title>clprof report — basic.json → basic_other.json</title>") != std::string::npos);
+  CHECK(p.find("<title>clprof report — basic.json → basic_other.json</title>") !=
+        std::string::npos);
   CHECK(p.find("<section id=\"compare\">") != std::string::npos);
   // compare's figures for iteration 2: total 1900 -> 1500 ns.
   CHECK(p.find(">1.5 µs<") != std::string::npos);

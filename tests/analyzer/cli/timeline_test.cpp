@@ -15,19 +15,29 @@ using clitest::run;
 
 namespace {
 
-const std::vector<std::string> kClprofInputs = {"@basic.json", "@aligned.json", "@long_layers.json"};
+const std::vector<std::string> kClprofInputs = {"@basic.json", "@aligned.json",
+                                                "@long_layers.json"};
 // The importers' fixtures (tests/analyzer/readers/<format>/data/), as <format>/data/<name>.
 const std::vector<std::string> kImportedInputs = {
-    "armnn/data/armnn_profile_small_constructed.json", "armnn/data/armnn_profile_mobilenet_v2.json",
-    "armnn/data/armnn_profile_pyarmnn_mock_multi_inference.json", "dvdt_prof/data/dvdt_prof_sample_small.json",
-    "dvdt_prof/data/dvdt_prof_sample.json", "chrome/data/chrome_begin_end_nesting.json",
-    "chrome/data/itrex_engine_profiling_trace_sample.json", "caffe/data/caffe_per_layer_info_squeezenet_sample.json",
-    "caffe/data/caffe_time_stderr_constructed_sample.log", "armnn/data/armnn_executenetwork_stdout_mobilenet_v2.txt"};
-const std::vector<std::vector<std::string>> kOptions = {{}, {"--per-kernel"}, {"--stages"}, {"--per-kernel", "--stages"}};
+    "armnn/data/armnn_profile_small_constructed.json",
+    "armnn/data/armnn_profile_mobilenet_v2.json",
+    "armnn/data/armnn_profile_pyarmnn_mock_multi_inference.json",
+    "dvdt_prof/data/dvdt_prof_sample_small.json",
+    "dvdt_prof/data/dvdt_prof_sample.json",
+    "chrome/data/chrome_begin_end_nesting.json",
+    "chrome/data/itrex_engine_profiling_trace_sample.json",
+    "caffe/data/caffe_per_layer_info_squeezenet_sample.json",
+    "caffe/data/caffe_time_stderr_constructed_sample.log",
+    "armnn/data/armnn_executenetwork_stdout_mobilenet_v2.txt"};
+const std::vector<std::vector<std::string>> kOptions = {
+    {}, {"--per-kernel"}, {"--stages"}, {"--per-kernel", "--stages"}};
 
-std::string importer_data(const std::string& name) { return clitest::data("../readers/" + name); }
+std::string importer_data(const std::string& name) {
+  return clitest::data("../readers/" + name);
+}
 
-clprof::test::TimelineFindings timeline(const std::vector<std::string>& args, std::string* err = nullptr) {
+clprof::test::TimelineFindings timeline(const std::vector<std::string>& args,
+                                        std::string* err = nullptr) {
   const std::string out = clitest::temp_dir() + "/t.json";
   std::vector<std::string> a = {"timeline", "-o", out};
   a.insert(a.end(), args.begin(), args.end());
@@ -49,7 +59,8 @@ std::map<std::pair<uint32_t, uint64_t>, bool> launches_of(const std::string& inp
   REQUIRE(d.IsArray());
   std::map<std::pair<uint32_t, uint64_t>, bool> out;
   for (const auto& l : d.GetArray())
-    out[{static_cast<uint32_t>(l["pid"].GetInt64()), l["seq"].GetUint64()}] = !l["host_start_ns"].IsNull();
+    out[{static_cast<uint32_t>(l["pid"].GetInt64()), l["seq"].GetUint64()}] =
+        !l["host_start_ns"].IsNull();
   return out;
 }
 
@@ -76,7 +87,9 @@ TEST_CASE("timeline: every input and option gives a trace the viewers accept") {
   }
 }
 
-TEST_CASE("timeline: every launch of a clprof trace appears once, on its thread and (when aligned) on its queue") {
+TEST_CASE(
+    "timeline: every launch of a clprof trace appears once, on its thread and (when aligned) on "
+    "its queue") {
   for (const auto& input : kClprofInputs) {
     CAPTURE(input);
     for (const auto& options : kOptions) {
@@ -155,12 +168,15 @@ TEST_CASE("timeline: a device recorded after its first launch") {
       R"({"type":"launch","seq":1,"tid":9,"rc":0,"kernel":"k","kernel_id":1,"program_id":1,"queue_id":1,"context_id":1,"device_id":1,"gwo":null,"gws":[1],"lws":null,"args":[],"host_ns":[10,20],"device_ns":[100,110,120,130],"status":"complete","ranges":[]},)" +
       "\n" + R"({"type":"device","id":2,"name":"B"},)" + "\n" +
       R"({"type":"launch","seq":2,"tid":9,"rc":0,"kernel":"k","kernel_id":1,"program_id":1,"queue_id":2,"context_id":1,"device_id":2,"gwo":null,"gws":[1],"lws":null,"args":[],"host_ns":[30,40],"device_ns":[200,210,220,230],"status":"complete","ranges":[]},)" +
-      "\n" + R"({"type":"clock_sync","device_id":1,"method":"clGetDeviceAndHostTimer","offset_ns":-50,"uncertainty_ns":0},)" +
-      "\n" + R"({"type":"clock_sync","device_id":2,"method":"clGetDeviceAndHostTimer","offset_ns":-150,"uncertainty_ns":0},)" +
+      "\n" +
+      R"({"type":"clock_sync","device_id":1,"method":"clGetDeviceAndHostTimer","offset_ns":-50,"uncertainty_ns":0},)" +
+      "\n" +
+      R"({"type":"clock_sync","device_id":2,"method":"clGetDeviceAndHostTimer","offset_ns":-150,"uncertainty_ns":0},)" +
       "\n" + R"({"type":"end","host_ns":100,"counts":{},"incomplete":0,"dropped":0})" + "\n]}\n";
   auto f = timeline({clitest::write_temp("late_device.json", trace)});
   CHECK(f.host_commands == std::map<std::pair<uint32_t, uint64_t>, int>{{{9, 1}, 1}, {{9, 2}, 1}});
-  CHECK(f.device_commands == std::map<std::pair<uint32_t, uint64_t>, int>{{{9, 1}, 1}, {{9, 2}, 1}});
+  CHECK(f.device_commands ==
+        std::map<std::pair<uint32_t, uint64_t>, int>{{{9, 1}, 1}, {{9, 2}, 1}});
   CHECK(f.track_names.count("queue 2 (B)"));
   CHECK(f.flows == 2);
 }
@@ -178,22 +194,45 @@ TEST_CASE("timeline check: it refuses what the viewers refuse") {
   const std::string names =
       R"({"ph":"M","ts":0,"pid":1,"name":"process_name","args":{"name":"p"}},)"
       R"({"ph":"M","ts":0,"pid":1,"tid":2,"name":"thread_name","args":{"name":"t"}})";
-  auto with = [&](const std::string& events) { return R"({"traceEvents":[)" + events + "," + names + "]}"; };
-  const std::string a = R"({"ph":"X","ts":1.000,"dur":2.000,"pid":1,"tid":2,"name":"a","cat":"c","args":{}})";
+  auto with = [&](const std::string& events) {
+    return R"({"traceEvents":[)" + events + "," + names + "]}";
+  };
+  const std::string a =
+      R"({"ph":"X","ts":1.000,"dur":2.000,"pid":1,"tid":2,"name":"a","cat":"c","args":{}})";
   CHECK(check_timeline(with(a)).errors.empty());
   // Partial overlap on one track ([1, 3] and [2, 5]); nesting ([1, 3] and [1.5, 2.5]) is fine.
-  CHECK(check_timeline(with(a + R"(,{"ph":"X","ts":1.500,"dur":1.000,"pid":1,"tid":2,"name":"b","cat":"c","args":{}})"))
-            .errors.empty());
-  CHECK_FALSE(check_timeline(with(a + R"(,{"ph":"X","ts":2.000,"dur":3.000,"pid":1,"tid":2,"name":"b","cat":"c","args":{}})"))
-                  .errors.empty());
+  CHECK(
+      check_timeline(
+          with(
+              a +
+              R"(,{"ph":"X","ts":1.500,"dur":1.000,"pid":1,"tid":2,"name":"b","cat":"c","args":{}})"))
+          .errors.empty());
+  CHECK_FALSE(
+      check_timeline(
+          with(
+              a +
+              R"(,{"ph":"X","ts":2.000,"dur":3.000,"pid":1,"tid":2,"name":"b","cat":"c","args":{}})"))
+          .errors.empty());
   // ts without three decimals, keys out of order, a tid that is not a decimal number.
-  CHECK_FALSE(check_timeline(with(R"({"ph":"X","ts":1.5,"dur":2.000,"pid":1,"tid":2,"name":"a","args":{}})")).errors.empty());
-  CHECK_FALSE(check_timeline(with(R"({"ts":1.000,"ph":"X","dur":2.000,"pid":1,"tid":2,"name":"a","args":{}})")).errors.empty());
-  CHECK_FALSE(check_timeline(with(R"({"ph":"X","ts":1.000,"dur":2.000,"pid":1,"tid":"2","name":"a","args":{}})")).errors.empty());
-  // A flow with an end and no start; a track without a name; an unknown top-level key.
-  CHECK_FALSE(check_timeline(with(R"({"ph":"X","ts":1.000,"dur":2.000,"pid":1,"tid":2,"name":"a","bind_id":7,"flow_in":true,"args":{}})"))
+  CHECK_FALSE(check_timeline(
+                  with(R"({"ph":"X","ts":1.5,"dur":2.000,"pid":1,"tid":2,"name":"a","args":{}})"))
                   .errors.empty());
-  CHECK_FALSE(check_timeline(with(R"({"ph":"X","ts":1.000,"dur":2.000,"pid":1,"tid":3,"name":"a","args":{}})")).errors.empty());
+  CHECK_FALSE(check_timeline(
+                  with(R"({"ts":1.000,"ph":"X","dur":2.000,"pid":1,"tid":2,"name":"a","args":{}})"))
+                  .errors.empty());
+  CHECK_FALSE(
+      check_timeline(
+          with(R"({"ph":"X","ts":1.000,"dur":2.000,"pid":1,"tid":"2","name":"a","args":{}})"))
+          .errors.empty());
+  // A flow with an end and no start; a track without a name; an unknown top-level key.
+  CHECK_FALSE(
+      check_timeline(
+          with(
+              R"({"ph":"X","ts":1.000,"dur":2.000,"pid":1,"tid":2,"name":"a","bind_id":7,"flow_in":true,"args":{}})"))
+          .errors.empty());
+  CHECK_FALSE(check_timeline(
+                  with(R"({"ph":"X","ts":1.000,"dur":2.000,"pid":1,"tid":3,"name":"a","args":{}})"))
+                  .errors.empty());
   CHECK_FALSE(check_timeline(R"({"traceEvents":[)" + names + R"(],"extra":1})").errors.empty());
   CHECK_FALSE(check_timeline("{\"traceEvents\":[").errors.empty());
 }

@@ -32,10 +32,17 @@ struct Collected {
         continue;
       }
       switch (c.type) {
-        case output::Type::Text: CHECK(r[i].kind() == Value::Kind::Text); break;
-        case output::Type::Real: CHECK(r[i].kind() == Value::Kind::Real); break;
-        case output::Type::Bool: CHECK(r[i].kind() == Value::Kind::Bool); break;
-        default: CHECK((r[i].kind() == Value::Kind::Int || r[i].kind() == Value::Kind::Uint));
+        case output::Type::Text:
+          CHECK(r[i].kind() == Value::Kind::Text);
+          break;
+        case output::Type::Real:
+          CHECK(r[i].kind() == Value::Kind::Real);
+          break;
+        case output::Type::Bool:
+          CHECK(r[i].kind() == Value::Kind::Bool);
+          break;
+        default:
+          CHECK((r[i].kind() == Value::Kind::Int || r[i].kind() == Value::Kind::Uint));
       }
     }
     rows[t].push_back(r);
@@ -82,8 +89,9 @@ TEST_CASE("export rows: metadata and a launch, exactly") {
   Collected c;
   rows.metadata(std::ref(c));
   REQUIRE(c.rows[ExportTable::Processes].size() == 1);
-  CHECK(field(c.rows[ExportTable::Processes][0], ExportTable::Processes, "command_line").as_text() ==
-        R"(["./app","a \"b\""])");
+  CHECK(
+      field(c.rows[ExportTable::Processes][0], ExportTable::Processes, "command_line").as_text() ==
+      R"(["./app","a \"b\""])");
   const auto& dev = c.rows[ExportTable::Devices].at(0);
   CHECK(field(dev, ExportTable::Devices, "clock_offset_ns").as_int() == -500);
   CHECK(field(dev, ExportTable::Devices, "clock_uncertainty_ns").as_uint() == 3);
@@ -99,7 +107,8 @@ TEST_CASE("export rows: metadata and a launch, exactly") {
   model::Launch l = unit::launch("XgemmDirectNN", 1000, 400, {7, 8}, 3);
   l.gws = {16, 8};
   l.lws = std::vector<uint64_t>{8, 8};
-  l.args = {unit::scalar(4, 64), unit::scalar(4, 32), unit::scalar(4, 16), unit::scalar(8, UINT64_MAX), unit::buffer(5)};
+  l.args = {unit::scalar(4, 64), unit::scalar(4, 32), unit::scalar(4, 16),
+            unit::scalar(8, UINT64_MAX), unit::buffer(5)};
   rows.launch(l, std::ref(c));
   const auto& row = c.rows[ExportTable::Launches].at(0);
   CHECK(field(row, ExportTable::Launches, "host_start_ns").as_int() == 500);
@@ -115,7 +124,8 @@ TEST_CASE("export rows: metadata and a launch, exactly") {
   CHECK(field(row, ExportTable::Launches, "gemm_m").as_int() == 64);
   CHECK(field(row, ExportTable::Launches, "gemm_n").as_int() == 32);
   CHECK(field(row, ExportTable::Launches, "gemm_k").as_int() == 16);
-  CHECK(field(row, ExportTable::Launches, "gemm_flops").as_real() == doctest::Approx(2.0 * 64 * 32 * 16));
+  CHECK(field(row, ExportTable::Launches, "gemm_flops").as_real() ==
+        doctest::Approx(2.0 * 64 * 32 * 16));
   const auto& a = c.rows[ExportTable::Args];
   REQUIRE(a.size() == 5);
   CHECK(field(a[0], ExportTable::Args, "value").as_uint() == 64);
@@ -129,8 +139,10 @@ TEST_CASE("export rows: metadata and a launch, exactly") {
   output::views::ExportRows unsynced(run, gemm::builtin_rules());
   Collected u;
   unsynced.launch(l, std::ref(u));
-  CHECK(field(u.rows[ExportTable::Launches].at(0), ExportTable::Launches, "host_start_ns").is_null());
-  CHECK(field(u.rows[ExportTable::Launches].at(0), ExportTable::Launches, "start_ns").as_int() == 1000);
+  CHECK(
+      field(u.rows[ExportTable::Launches].at(0), ExportTable::Launches, "host_start_ns").is_null());
+  CHECK(field(u.rows[ExportTable::Launches].at(0), ExportTable::Launches, "start_ns").as_int() ==
+        1000);
   CHECK(unsynced.device_use().used() == std::set<uint32_t>{1});
 }
 

@@ -10,9 +10,12 @@ TEST_CASE("progress line: bytes, share, rate and time left") {
   const uint64_t mib = 1 << 20;
   CHECK(ReadProgress::line(0, 4096 * mib, 0) == "reading 0 MiB of 4.0 GiB (0%)");
   // 1 GiB in 2 s: 512 MiB/s, 3 GiB left = 6 s.
-  CHECK(ReadProgress::line(1024 * mib, 4096 * mib, 2.0) == "reading 1.0 GiB of 4.0 GiB (25%), 512 MiB/s, 6 s left");
-  CHECK(ReadProgress::line(300 * mib, 600 * mib, 1.0) == "reading 300 MiB of 600 MiB (50%), 300 MiB/s, 1 s left");
+  CHECK(ReadProgress::line(1024 * mib, 4096 * mib, 2.0) ==
+        "reading 1.0 GiB of 4.0 GiB (25%), 512 MiB/s, 6 s left");
+  CHECK(ReadProgress::line(300 * mib, 600 * mib, 1.0) ==
+        "reading 300 MiB of 600 MiB (50%), 300 MiB/s, 1 s left");
   // No rate in the first half second; never past the total.
   CHECK(ReadProgress::line(10 * mib, 600 * mib, 0.2) == "reading 10 MiB of 600 MiB (2%)");
-  CHECK(ReadProgress::line(700 * mib, 600 * mib, 3.0) == "reading 600 MiB of 600 MiB (100%), 200 MiB/s, 0 s left");
+  CHECK(ReadProgress::line(700 * mib, 600 * mib, 3.0) ==
+        "reading 600 MiB of 600 MiB (100%), 200 MiB/s, 0 s left");
 }

@@ -41,15 +41,17 @@ const Schema& layer_schema() {
                  column("count", "Calls", Type::Int, "", "launches"),
                  column("total_ns", "Total", Type::Duration, "ns", "time"),
                  column("instances", "Iter", Type::Int, "", "instances"),
-                 nested("kernels", "Kernels", kernel_schema(), "kernels").csv_label_as("kernel").unless("--flat")};
+                 nested("kernels", "Kernels", kernel_schema(), "kernels")
+                     .csv_label_as("kernel")
+                     .unless("--flat")};
     return l;
   }();
   return s;
 }
 
 Row kernel(const std::string& name, uint64_t count, int64_t ns, std::optional<double> pct) {
-  return {Value::text(name), Value::uint(count), Value::integer(ns), Value::real(pct), Value::uint(4096),
-          Value::integer(ns / 2)};
+  return {Value::text(name), Value::uint(count), Value::integer(ns),
+          Value::real(pct),  Value::uint(4096),  Value::integer(ns / 2)};
 }
 
 std::string as(const Result& r, Format f, size_t width = 80, bool wide = false) {
@@ -71,7 +73,8 @@ TEST_CASE("one declaration, four formats: units, raw values, unknown values") {
   CHECK(as(r, Format::Table, 80, true).find("Bytes") != std::string::npos);  // --wide
   CHECK(as(r, Format::Table, 80, true).find("4.0 KiB") != std::string::npos);
   // CSV and JSON: every column (but the optional one not switched on), raw values, no notes.
-  CHECK(as(r, Format::Csv) == "name,count,total_ns,percent,bytes\ngemm,2,1500,75,4096\nvadd,0,0,,4096\n");
+  CHECK(as(r, Format::Csv) ==
+        "name,count,total_ns,percent,bytes\ngemm,2,1500,75,4096\nvadd,0,0,,4096\n");
   CHECK(as(r, Format::Markdown) ==
         "| Kernel | Calls | Total | % |\n|---|---:|---:|---:|\n| gemm | 2 | 1.500 us | 75.0 |\n"
         "| vadd | 0 | 0 ns | - |\n\nTotal kernel time 1.500 us.\n");
@@ -91,7 +94,8 @@ TEST_CASE("one declaration, four formats: units, raw values, unknown values") {
 TEST_CASE("reals: fixed decimals in the table, full precision in CSV and JSON") {
   Schema s;
   s.name = "t";
-  s.columns = {column("x", "X", Type::Real, "", "x").digits(2), column("g", "G", Type::Real, "", "g").digits(-1)};
+  s.columns = {column("x", "X", Type::Real, "", "x").digits(2),
+               column("g", "G", Type::Real, "", "g").digits(-1)};
   Result r(s);
   r.rows = {{Value::real(65.536000000000001), Value::real(0.000262144)}};
   CHECK(as(r, Format::Table) == "    X          G\n-----  ---------\n65.54  0.0002621\n");
@@ -101,15 +105,18 @@ TEST_CASE("reals: fixed decimals in the table, full precision in CSV and JSON") 
 TEST_CASE("kernel arguments: a float value prints as a float in every format") {
   Schema s;
   s.name = "launches";
-  s.columns = {column("args", "Args", Type::Args, "", "arguments"), column("gws", "GWS", Type::Dims, "", "sizes"),
+  s.columns = {column("args", "Args", Type::Args, "", "arguments"),
+               column("gws", "GWS", Type::Dims, "", "sizes"),
                column("lws", "LWS", Type::Dims, "", "sizes").allow_null()};
   Result r(s);
   auto scalar = [](Value v) {
-    return Value::list({Value::text("scalar"), Value::uint(4), Value::text("0000c03f"), std::move(v)});
+    return Value::list(
+        {Value::text("scalar"), Value::uint(4), Value::text("0000c03f"), std::move(v)});
   };
   r.rows = {{Value::list({scalar(Value::real(1.5)), scalar(Value::uint(64)),
                           Value::list({Value::text("scalar"), Value::uint(2), Value::text("0a0b")}),
-                          Value::list({Value::text("buffer"), Value::uint(8), Value::uint(3), Value::uint(4096)}),
+                          Value::list({Value::text("buffer"), Value::uint(8), Value::uint(3),
+                                       Value::uint(4096)}),
                           Value::list({Value::text("local"), Value::uint(256)})}),
              Value::list({Value::uint(16), Value::uint(8)}), Value::null()}};
   CHECK(as(r, Format::Table).find("1.5 64 0x0a0b buf#3 local:256  16x8  -") != std::string::npos);
@@ -127,9 +134,10 @@ TEST_CASE("kernel arguments: a float value prints as a float in every format") {
 
 TEST_CASE("nested rows: a tree in the table, parent then nested lines in CSV, arrays in JSON") {
   Result r(layer_schema());
-  r.rows = {{Value::text("net/conv1"), Value::uint(3), Value::integer(900), Value::uint(2),
-             Value::rows({kernel("gemm", 2, 600, 66.7), kernel("vadd", 1, 300, 33.3)})},
-            {Value::text("net/fc"), Value::uint(0), Value::integer(0), Value::uint(1), Value::rows({})}};
+  r.rows = {
+      {Value::text("net/conv1"), Value::uint(3), Value::integer(900), Value::uint(2),
+       Value::rows({kernel("gemm", 2, 600, 66.7), kernel("vadd", 1, 300, 33.3)})},
+      {Value::text("net/fc"), Value::uint(0), Value::integer(0), Value::uint(1), Value::rows({})}};
   // Nested values go under the parent's column of the same key; the nested label is indented.
   CHECK(as(r, Format::Table) ==
         "Layer / kernel  Calls   Total  Iter     %\n"
@@ -161,14 +169,17 @@ TEST_CASE("nested rows: a tree in the table, parent then nested lines in CSV, ar
 TEST_CASE("CSV of leaves: one denormalised line per innermost row") {
   Schema inner;
   inner.name = "inner";
-  inner.columns = {column("name", "Kernel", Type::Text, "", "k"), column("count", "Calls", Type::Int, "", "n")};
+  inner.columns = {column("name", "Kernel", Type::Text, "", "k"),
+                   column("count", "Calls", Type::Int, "", "n")};
   Schema outer;
   outer.name = "outer";
   outer.csv_leaves = true;
-  outer.columns = {column("iteration", "It", Type::Int, "", "i"), column("wall_ns", "Wall", Type::Duration, "ns", "w"),
+  outer.columns = {column("iteration", "It", Type::Int, "", "i"),
+                   column("wall_ns", "Wall", Type::Duration, "ns", "w"),
                    nested("kernels", "Kernels", inner, "k").csv_label_as("kernel")};
   Result r(outer);
-  r.rows = {{Value::uint(1), Value::integer(50), Value::rows({{Value::text("a"), Value::uint(1)}, {Value::text("b"), Value::uint(2)}})},
+  r.rows = {{Value::uint(1), Value::integer(50),
+             Value::rows({{Value::text("a"), Value::uint(1)}, {Value::text("b"), Value::uint(2)}})},
             {Value::uint(2), Value::null(), Value::rows({})}};
   CHECK(as(r, Format::Csv) == "iteration,kernel,wall_ns,count\n1,a,50,1\n1,b,50,2\n2,,,\n");
 }
@@ -176,25 +187,33 @@ TEST_CASE("CSV of leaves: one denormalised line per innermost row") {
 TEST_CASE("sections and records: headings and key/value lines, then the nested tables") {
   Schema inner;
   inner.name = "inner";
-  inner.columns = {column("name", "Kernel", Type::Text, "", "k"), column("total_ns", "Total", Type::Duration, "ns", "t")};
+  inner.columns = {column("name", "Kernel", Type::Text, "", "k"),
+                   column("total_ns", "Total", Type::Duration, "ns", "t")};
   Schema sections;
   sections.name = "iterations";
   sections.layout = Layout::Sections;
   sections.heading = "Iteration {iteration}: wall time {wall_ns}";
-  sections.columns = {column("iteration", "It", Type::Int, "", "i"), column("wall_ns", "Wall", Type::Duration, "ns", "w").allow_null(),
+  sections.columns = {column("iteration", "It", Type::Int, "", "i"),
+                      column("wall_ns", "Wall", Type::Duration, "ns", "w").allow_null(),
                       nested("kernels", "Kernels", inner, "k")};
   Result r(sections);
-  r.rows = {{Value::uint(1), Value::null(), Value::rows({{Value::text("a"), Value::integer(1500)}})}};
-  CHECK(as(r, Format::Table) == "Iteration 1: wall time -\n\nKernel     Total\n------  --------\na       1.500 us\n\n");
-  CHECK(as(r, Format::Markdown).rfind("### Iteration 1: wall time -\n\n| Kernel | Total |", 0) == 0);
+  r.rows = {
+      {Value::uint(1), Value::null(), Value::rows({{Value::text("a"), Value::integer(1500)}})}};
+  CHECK(as(r, Format::Table) ==
+        "Iteration 1: wall time -\n\nKernel     Total\n------  --------\na       1.500 us\n\n");
+  CHECK(as(r, Format::Markdown).rfind("### Iteration 1: wall time -\n\n| Kernel | Total |", 0) ==
+        0);
 
   Schema record = sections;
   record.layout = Layout::Record;
   record.single = true;
   record.columns[1].label = "Wall time";
   Result one(record);
-  one.rows = {{Value::uint(7), Value::integer(2000), Value::rows({{Value::text("a"), Value::integer(1500)}})}};
-  CHECK(as(one, Format::Table) == "It         7\nWall time  2.000 us\n\nKernel     Total\n------  --------\na       1.500 us\n");
+  one.rows = {{Value::uint(7), Value::integer(2000),
+               Value::rows({{Value::text("a"), Value::integer(1500)}})}};
+  CHECK(as(one, Format::Table) ==
+        "It         7\nWall time  2.000 us\n\nKernel     Total\n------  --------\na       1.500 "
+        "us\n");
   rapidjson::Document d;
   d.Parse(as(one, Format::Json).c_str());
   REQUIRE(d.IsObject());  // a single schema is one object
@@ -226,9 +245,10 @@ TEST_CASE("order_rows: numbers largest first, names A-Z, unknown last, ties keep
   CHECK(names(top) == "bac");
   CHECK(resolve_sort_field(kernel_schema(), {}, "total", extra) == 2);  // "_ns" may be left out
   // Unknown fields, and optional columns not switched on, are refused with the list.
-  CHECK_THROWS_WITH_AS(resolve_sort_field(kernel_schema(), {}, "colour", extra),
-                       "--sort: kernels has no field 'colour' (fields: name, count, total_ns, percent, bytes)",
-                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(
+      resolve_sort_field(kernel_schema(), {}, "colour", extra),
+      "--sort: kernels has no field 'colour' (fields: name, count, total_ns, percent, bytes)",
+      std::invalid_argument);
   CHECK_THROWS_AS(resolve_sort_field(kernel_schema(), {}, "est_ns", extra), std::invalid_argument);
   CHECK(resolve_sort_field(kernel_schema(), {"--speedup"}, "est_ns", extra) == 5);
 }
@@ -237,7 +257,9 @@ TEST_CASE("rows on demand render like rows held, JSON in pieces") {
   Result held(kernel_schema()), streamed(kernel_schema());
   for (int i = 0; i < 6000; ++i) held.rows.push_back(kernel("k" + std::to_string(i), 1, i, 1.0));
   streamed.source.count = 6000;
-  streamed.source.fill = [](size_t i, Row& row) { row = kernel("k" + std::to_string(i), 1, static_cast<int64_t>(i), 1.0); };
+  streamed.source.fill = [](size_t i, Row& row) {
+    row = kernel("k" + std::to_string(i), 1, static_cast<int64_t>(i), 1.0);
+  };
   for (auto f : {Format::Table, Format::Csv, Format::Json, Format::Markdown}) {
     size_t pieces = 0;
     std::string text;
@@ -261,7 +283,8 @@ TEST_CASE("a Bool column marks another's text in the table; columns shown only w
                column("direction", "Direction", Type::Text, "", "d").allow_null().when_known(),
                column("padded", "Padded", Type::Bool, "", "p").machine_only()};
   Result r(s);
-  r.rows = {{Value::text("Xgemm"), Value::null(), Value::boolean(true)}, {Value::text("XgemmDirect"), Value::null(), Value::boolean(false)}};
+  r.rows = {{Value::text("Xgemm"), Value::null(), Value::boolean(true)},
+            {Value::text("XgemmDirect"), Value::null(), Value::boolean(false)}};
   CHECK(as(r, Format::Table) == "Kernel\n-----------\nXgemm*\nXgemmDirect\n");
   CHECK(as(r, Format::Csv) == "name,direction,padded\nXgemm,,true\nXgemmDirect,,false\n");
   r.rows[1][1] = Value::text("forward");

@@ -35,7 +35,8 @@ bool updating() {
 TEST_CASE("docs/schema/<command>.schema.json is what the columns declare") {
   for (const auto& cmd : output::tables::all_commands()) {
     CAPTURE(cmd.command);
-    const std::string path = std::string(CLPROF_DOCS_DIR) + "/schema/" + cmd.command + ".schema.json";
+    const std::string path =
+        std::string(CLPROF_DOCS_DIR) + "/schema/" + cmd.command + ".schema.json";
     const std::string schema = output::json_schema(cmd);
     rapidjson::Document d;
     d.Parse(schema.c_str());
@@ -60,7 +61,9 @@ TEST_CASE("docs/cli.md's column tables are what the columns declare") {
     const std::string now = output::markdown_columns(cmd) + "\n";
     if (updating()) doc.replace(a + begin.size(), b - a - begin.size(), now);
     const bool current = doc.substr(a + begin.size(), b - a - begin.size()) == now;
-    if (!updating()) CHECK_MESSAGE(current, "docs/cli.md is stale: run analyzer_unit_tests with CLPROF_UPDATE_DOCS=1");
+    if (!updating())
+      CHECK_MESSAGE(current,
+                    "docs/cli.md is stale: run analyzer_unit_tests with CLPROF_UPDATE_DOCS=1");
   }
   if (updating()) std::ofstream(path, std::ios::binary) << doc;
 }

@@ -14,13 +14,16 @@ using output::GridColumn;
 
 namespace {
 
-std::string grid(const std::vector<GridColumn>& cols, const std::vector<std::vector<std::string>>& rows,
-                 size_t width, bool markdown = false) {
+std::string grid(const std::vector<GridColumn>& cols,
+                 const std::vector<std::vector<std::string>>& rows, size_t width,
+                 bool markdown = false) {
   std::string out;
   auto get = [&rows](size_t i) -> const std::vector<std::string>& { return rows[i]; };
   auto sink = [&out](std::string_view s) { out.append(s); };
-  if (markdown) output::render_grid_markdown(cols, rows.size(), get, sink);
-  else output::render_grid_text(cols, rows.size(), get, width, sink);
+  if (markdown)
+    output::render_grid_markdown(cols, rows.size(), get, sink);
+  else
+    output::render_grid_text(cols, rows.size(), get, width, sink);
   return out;
 }
 
@@ -28,14 +31,17 @@ std::string grid(const std::vector<GridColumn>& cols, const std::vector<std::vec
 
 TEST_CASE("grid: aligned text, shrinking the name column to the width") {
   const std::vector<GridColumn> cols = {{"Name", Align::Left, true}, {"Count"}};
-  const std::string text = grid(cols, {{std::string(100, 'x') + "END", "7"}, {"short", "12345"}}, 40);
-  CHECK(text == "Name                               Count\n"
-                "---------------------------------  -----\n"
-                "xxxxxxxxxxxxxxxx..xxxxxxxxxxxxEND      7\n"
-                "short                              12345\n");
+  const std::string text =
+      grid(cols, {{std::string(100, 'x') + "END", "7"}, {"short", "12345"}}, 40);
+  CHECK(text ==
+        "Name                               Count\n"
+        "---------------------------------  -----\n"
+        "xxxxxxxxxxxxxxxx..xxxxxxxxxxxxEND      7\n"
+        "short                              12345\n");
   CHECK(output::shorten_middle("abcdefghij", 6) == "ab..ij");
   // No width limit: nothing is shortened.
-  CHECK(grid(cols, {{std::string(100, 'x'), "7"}}, SIZE_MAX).find(std::string(100, 'x')) != std::string::npos);
+  CHECK(grid(cols, {{std::string(100, 'x'), "7"}}, SIZE_MAX).find(std::string(100, 'x')) !=
+        std::string::npos);
 }
 
 TEST_CASE("grid: markdown escapes '|' and right-aligns numbers") {
@@ -51,7 +57,8 @@ TEST_CASE("grid: names from the trace with control characters and non-ASCII lett
   CHECK(output::display_width("caf\xC3\xA9") == 4);
   CHECK(output::display_width("\xE5\x8D\xB7\xE7\xA7\xAF") == 2);  // two CJK characters
   const std::vector<GridColumn> cols = {{"Layer", Align::Left, true}, {"Calls"}};
-  const std::vector<std::vector<std::string>> rows = {{"conv\n1\x1b[0m", "1"}, {"caf\xC3\xA9", "22"}};
+  const std::vector<std::vector<std::string>> rows = {{"conv\n1\x1b[0m", "1"},
+                                                      {"caf\xC3\xA9", "22"}};
   CHECK(grid(cols, rows, 80) ==
         "Layer           Calls\n"
         "--------------  -----\n"
@@ -64,12 +71,14 @@ TEST_CASE("grid: names from the trace with control characters and non-ASCII lett
   for (int i = 0; i < 30; ++i) long_name += e;
   CHECK(output::shorten_middle(long_name, 8) == e + e + e + ".." + e + e + e);
   CHECK(output::shorten_head(long_name, 5) == ".." + e + e + e);
-  const std::vector<std::string> alike = {"a" + long_name + "1" + long_name, "a" + long_name + "2" + long_name};
+  const std::vector<std::string> alike = {"a" + long_name + "1" + long_name,
+                                          "a" + long_name + "2" + long_name};
   for (const std::string& shown : output::shorten_column(alike, 20, output::Shorten::Middle)) {
     CHECK(output::display_width(shown) <= 20);
     CHECK(shown.find("..") != std::string::npos);
     for (size_t i = 0; i < shown.size(); ++i)  // bytes of "\xC3\xA9" stay in pairs
-      if (static_cast<unsigned char>(shown[i]) == 0xC3) CHECK(static_cast<unsigned char>(shown[i + 1]) == 0xA9);
+      if (static_cast<unsigned char>(shown[i]) == 0xC3)
+        CHECK(static_cast<unsigned char>(shown[i + 1]) == 0xA9);
   }
 }
 
@@ -78,7 +87,8 @@ TEST_CASE("shorten_head keeps the tail, cut at a '/' when that keeps half of the
   // Tail "ence/block3/conv2" (17 = 19 - 2): from its '/', "/block3/conv2" keeps 12 >= 9.
   CHECK(output::shorten_head("inference/block3/conv2", 19) == "../block3/conv2");
   // The innermost name alone would keep too little: the cut stays inside a name.
-  CHECK(output::shorten_head("resnet50_v1_inference_iteration/fc", 25) == ".._inference_iteration/fc");
+  CHECK(output::shorten_head("resnet50_v1_inference_iteration/fc", 25) ==
+        ".._inference_iteration/fc");
   CHECK(output::shorten_head("abcdefghij", 6) == "..ghij");
   CHECK(output::shorten_head("abcdefghij", 3) == "hij");
 }
@@ -92,7 +102,8 @@ TEST_CASE("grid: many rows asked on demand, twice for the text layout, in chunks
   auto get = [&](size_t i) -> const std::vector<std::string>& {
     ++asked;
     row = {"kernel_with_a_rather_long_name_number_" + std::to_string(i),
-           "network_with_a_long_name/block" + std::to_string(i) + "/a_long_layer_name_" + std::to_string(i),
+           "network_with_a_long_name/block" + std::to_string(i) + "/a_long_layer_name_" +
+               std::to_string(i),
            std::to_string(i) + " us"};
     return row;
   };
@@ -108,7 +119,8 @@ TEST_CASE("grid: many rows asked on demand, twice for the text layout, in chunks
   // remaining 4 (57 -> 53), keeping its tail from a '/'; every line fits in 80 columns.
   CHECK(text.find("kernel_..er_4999  ../block4999/a_long_layer_name_4999") != std::string::npos);
   CHECK(text.find("network_with_a_long_name/block4999") == std::string::npos);
-  for (size_t b = 0, e; (e = text.find('\n', b)) != std::string::npos; b = e + 1) CHECK(e - b <= 80);
+  for (size_t b = 0, e; (e = text.find('\n', b)) != std::string::npos; b = e + 1)
+    CHECK(e - b <= 80);
 }
 
 TEST_CASE("shorten_column: names that would read alike are shortened so that they differ") {
@@ -152,7 +164,10 @@ TEST_CASE("shorten_column: names that would read alike are shortened so that the
 
 TEST_CASE("grid: rows whose shortened names would read alike stay distinguishable") {
   const std::vector<GridColumn> cols = {{"Kernel", Align::Left, true}, {"Calls"}};
-  CHECK(grid(cols, {{"global_bandwidth_v1_global_offset", "22"}, {"global_bandwidth_v2_global_offset", "22"}}, 25) ==
+  CHECK(grid(cols,
+             {{"global_bandwidth_v1_global_offset", "22"},
+              {"global_bandwidth_v2_global_offset", "22"}},
+             25) ==
         "Kernel              Calls\n"
         "------------------  -----\n"
         "..v1_global_offset     22\n"

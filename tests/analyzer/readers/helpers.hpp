@@ -21,7 +21,7 @@ namespace clprof::test {
 // Chrome trace), dvdt_*).
 inline std::string fixture_dir(const std::string& name) {
   const std::pair<const char*, const char*> by_prefix[] = {
-      {"armnn_", "armnn"}, {"vison_", "armnn"},  {"caffe_", "caffe"},
+      {"armnn_", "armnn"},   {"vison_", "armnn"},  {"caffe_", "caffe"},
       {"chrome_", "chrome"}, {"itrex_", "chrome"}, {"dvdt_", "dvdt_prof"}};
   for (const auto& [prefix, dir] : by_prefix)
     if (name.rfind(prefix, 0) == 0) return dir;

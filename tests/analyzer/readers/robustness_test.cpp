@@ -39,22 +39,27 @@ std::string outcome(const readers::Reader& reader, const std::string& content) {
   }
 }
 
-const char* kSamples[] = {
-    "armnn_executenetwork_stdout_mobilenet_v2.txt", "armnn_profile_small_constructed.json",
-    "armnn_profile_pyarmnn_mock_multi_inference.json", "dvdt_prof_sample_small.json",
-    "dvdt_prof_cjson_stdout_sample.txt", "dvdt_prof_ostream_stdout_sample.txt",
-    "chrome_trace_array_unterminated_sample.json", "itrex_engine_profiling_trace_sample.json",
-    "caffe_per_layer_info_squeezenet_sample.json", "caffe_time_stderr_constructed_sample.log",
-    "caffe_per_layer_info_tensorrt_variant_sample.json"};
+const char* kSamples[] = {"armnn_executenetwork_stdout_mobilenet_v2.txt",
+                          "armnn_profile_small_constructed.json",
+                          "armnn_profile_pyarmnn_mock_multi_inference.json",
+                          "dvdt_prof_sample_small.json",
+                          "dvdt_prof_cjson_stdout_sample.txt",
+                          "dvdt_prof_ostream_stdout_sample.txt",
+                          "chrome_trace_array_unterminated_sample.json",
+                          "itrex_engine_profiling_trace_sample.json",
+                          "caffe_per_layer_info_squeezenet_sample.json",
+                          "caffe_time_stderr_constructed_sample.log",
+                          "caffe_per_layer_info_tensorrt_variant_sample.json"};
 
 }  // namespace
 
 TEST_CASE("robustness: empty, blank and garbage inputs are InputErrors") {
   for (const auto* r : importers()) {
     CAPTURE(r->name());
-    for (std::string input : {std::string(), std::string("\n\n  \n"), std::string("\x00\xff\xfe garbage", 12),
-                              std::string("{"), std::string("["), std::string("null"), std::string("42"),
-                              std::string("\"str\""), std::string("{}"), std::string("[]x")}) {
+    for (std::string input :
+         {std::string(), std::string("\n\n  \n"), std::string("\x00\xff\xfe garbage", 12),
+          std::string("{"), std::string("["), std::string("null"), std::string("42"),
+          std::string("\"str\""), std::string("{}"), std::string("[]x")}) {
       CAPTURE(input);
       std::string o = outcome(*r, input);
       CHECK((o == "input-error" || o == "ok"));
@@ -71,25 +76,30 @@ TEST_CASE("robustness: deep nesting is rejected quickly at the offending bracket
     CHECK(outcome(*r, deep) == "input-error");
     CHECK(outcome(*r, obj) == "input-error");
   }
-  CHECK(test::error_of(readers::chrome_trace_reader(), deep, "f") == "f:1:258: JSON nested deeper than 256 levels");
+  CHECK(test::error_of(readers::chrome_trace_reader(), deep, "f") ==
+        "f:1:258: JSON nested deeper than 256 levels");
 }
 
 TEST_CASE("robustness: huge numbers and wrong types") {
-  CHECK(test::error_of(readers::chrome_trace_reader(), "[{\"ph\":\"X\",\"ts\":99999999999999999999999}]", "f") ==
+  CHECK(test::error_of(readers::chrome_trace_reader(),
+                       "[{\"ph\":\"X\",\"ts\":99999999999999999999999}]", "f") ==
         "f:1:17: expected ts (microseconds) in range, found 99999999999999999999999");
   CHECK(test::error_of(readers::dvdt_prof_reader(),
-                       "[{\"call\":\"clEnqueueNDRangeKernel\",\"profiling\":{\"start\":1e3}}]", "f") ==
-        "f:1:56: expected a device time (ns) (an integer), found \"1e3\"");
-  CHECK(test::error_of(readers::dvdt_prof_reader(), "[{\"call\":\"clSetKernelArg\",\"kernel\":\"0x1\",\"arg_index\":99999,"
-                                                    "\"arg_size\":4}]", "f") ==
-        "f:1:54: expected an argument index below 1024");
-  CHECK(test::error_of(readers::armnn_reader(), "{\"ArmNN\": {\"e_#1\": {\"k_#1\": {\"raw\": {}}}}}", "f") ==
+                       "[{\"call\":\"clEnqueueNDRangeKernel\",\"profiling\":{\"start\":1e3}}]",
+                       "f") == "f:1:56: expected a device time (ns) (an integer), found \"1e3\"");
+  CHECK(test::error_of(readers::dvdt_prof_reader(),
+                       "[{\"call\":\"clSetKernelArg\",\"kernel\":\"0x1\",\"arg_index\":99999,"
+                       "\"arg_size\":4}]",
+                       "f") == "f:1:54: expected an argument index below 1024");
+  CHECK(test::error_of(readers::armnn_reader(),
+                       "{\"ArmNN\": {\"e_#1\": {\"k_#1\": {\"raw\": {}}}}}", "f") ==
         "f:1:37: expected \"raw\" measurement values (an array), found an object");
-  CHECK(test::error_of(readers::chrome_trace_reader(), "[{\"ph\":\"X\",\"ts\":3000000000000000}]", "f") ==
+  CHECK(test::error_of(readers::chrome_trace_reader(), "[{\"ph\":\"X\",\"ts\":3000000000000000}]",
+                       "f") ==
         "f:1:17: expected ts (microseconds) in range, found 3000000000000000");
   CHECK(test::error_of(readers::dvdt_prof_reader(),
-                       "[{\"call\":\"clEnqueueNDRangeKernel\",\"profiling\":{\"end\":-5}}]", "f") ==
-        "f:1:54: expected a device time (ns) in [0, 2^61], found -5");
+                       "[{\"call\":\"clEnqueueNDRangeKernel\",\"profiling\":{\"end\":-5}}]",
+                       "f") == "f:1:54: expected a device time (ns) in [0, 2^61], found -5");
   CHECK(test::error_of(readers::caffe_reader(), "{\"per_layer_info\": [1]}", "f") ==
         "f:1:21: expected a per_layer_info entry (an object), found a number");
 }

@@ -1,6 +1,6 @@
 // Fuzz target: the Arm NN reader, then every analysis over what it read.
-#include "fuzz_support.hpp"
 #include "readers/armnn/armnn.hpp"
+#include "fuzz_support.hpp"
 
 extern "C" int clprof_fuzz_armnn(const uint8_t* data, size_t size) {
   clprof::model::Run run;

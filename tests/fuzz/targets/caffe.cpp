@@ -1,6 +1,6 @@
 // Fuzz target: the Caffe reader, then every analysis over what it read.
-#include "fuzz_support.hpp"
 #include "readers/caffe/caffe.hpp"
+#include "fuzz_support.hpp"
 
 extern "C" int clprof_fuzz_caffe(const uint8_t* data, size_t size) {
   clprof::model::Run run;

@@ -46,9 +46,12 @@ void compare(std::string_view bytes, const Counting* streamed) {
   const bool same = read == (streamed != nullptr) &&
                     (!read || (launches == streamed->launches && duration == streamed->duration));
   if (same) return;
-  std::fprintf(stderr, "clprof trace paths differ: streamed %s (%llu launches), in memory %s (%llu launches)\n",
-               streamed ? "read" : "rejected", streamed ? static_cast<unsigned long long>(streamed->launches) : 0ull,
-               read ? "read" : "rejected", static_cast<unsigned long long>(launches));
+  std::fprintf(
+      stderr,
+      "clprof trace paths differ: streamed %s (%llu launches), in memory %s (%llu launches)\n",
+      streamed ? "read" : "rejected",
+      streamed ? static_cast<unsigned long long>(streamed->launches) : 0ull,
+      read ? "read" : "rejected", static_cast<unsigned long long>(launches));
   std::abort();
 }
 
@@ -82,7 +85,8 @@ extern "C" int clprof_fuzz_clprof_trace_stream(const uint8_t* data, size_t size)
     } catch (const readers::InputError&) {
       analysis.reset();
     }
-    if (compare_paths) compare(fuzz::text(data, size), dynamic_cast<const Counting*>(analysis.get()));
+    if (compare_paths)
+      compare(fuzz::text(data, size), dynamic_cast<const Counting*>(analysis.get()));
   }
   ::close(fd);
   return 0;

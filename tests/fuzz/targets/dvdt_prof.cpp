@@ -1,10 +1,11 @@
 // Fuzz target: the dvdt-prof reader, then every analysis over what it read.
-#include "fuzz_support.hpp"
 #include "readers/dvdt_prof/dvdt_prof.hpp"
+#include "fuzz_support.hpp"
 
 extern "C" int clprof_fuzz_dvdt_prof(const uint8_t* data, size_t size) {
   clprof::model::Run run;
-  if (clprof::fuzz::read_with(clprof::readers::dvdt_prof_reader(), clprof::fuzz::text(data, size), run))
+  if (clprof::fuzz::read_with(clprof::readers::dvdt_prof_reader(), clprof::fuzz::text(data, size),
+                              run))
     clprof::fuzz::analyse_run(run);
   return 0;
 }

@@ -28,7 +28,8 @@ extern "C" int clprof_fuzz_gemm_rules(const uint8_t* data, size_t size) {
   }
   const std::string options = "-DM=12 -D N=7 -DK=99999999999999999999 " + launch.name;
   for (const auto& r : rules) {
-    for (const std::string& name : {launch.name, std::string("XgemmDirectNN"), std::string(5000, 'a')})
+    for (const std::string& name :
+         {launch.name, std::string("XgemmDirectNN"), std::string(5000, 'a')})
       r.regex.search(name);
     for (const gemm::DimSource* s : {&r.m, &r.n, &r.k, &r.batch}) {
       gemm::evaluate(*s, launch, &options);

@@ -39,7 +39,8 @@ void check(cl_int rc, const char* what) {
 
 void fill(cl_mem buffer, float scale) {
   std::vector<float> v(kElements);
-  for (size_t i = 0; i < kElements; ++i) v[i] = scale * static_cast<float>((i * 7 + 3) % 13) / 13.0f;
+  for (size_t i = 0; i < kElements; ++i)
+    v[i] = scale * static_cast<float>((i * 7 + 3) % 13) / 13.0f;
   check(clEnqueueWriteBuffer(g_queue, buffer, CL_TRUE, 0, kElements * sizeof(float), v.data(), 0,
                              nullptr, nullptr),
         "clEnqueueWriteBuffer");
@@ -51,7 +52,8 @@ double checksum(size_t elements) {
                             nullptr, nullptr),
         "clEnqueueReadBuffer");
   double sum = 0;
-  for (size_t i = 0; i < elements && i < kElements; ++i) sum += v[i] * static_cast<double>((i % 5) + 1);
+  for (size_t i = 0; i < elements && i < kElements; ++i)
+    sum += v[i] * static_cast<double>((i % 5) + 1);
   return sum;
 }
 
@@ -65,14 +67,20 @@ struct Call {
 };
 
 // Leading dimensions of packed matrices.
-size_t a_ld(const Call& c) { return c.row ? (c.ta ? c.m : c.k) : (c.ta ? c.k : c.m); }
-size_t b_ld(const Call& c) { return c.row ? (c.tb ? c.k : c.n) : (c.tb ? c.n : c.k); }
-size_t c_ld(const Call& c) { return c.row ? c.n : c.m; }
+size_t a_ld(const Call& c) {
+  return c.row ? (c.ta ? c.m : c.k) : (c.ta ? c.k : c.m);
+}
+size_t b_ld(const Call& c) {
+  return c.row ? (c.tb ? c.k : c.n) : (c.tb ? c.n : c.k);
+}
+size_t c_ld(const Call& c) {
+  return c.row ? c.n : c.m;
+}
 
 void print(const Call& c, int rc) {
-  std::printf("call %s %s %s %c%c %zu %zu %zu %zu %g rc=%d sum=%.9g\n", c.label, c.api, c.row ? "row" : "col",
-              c.ta ? 'T' : 'N', c.tb ? 'T' : 'N', c.m, c.n, c.k, c.batch, static_cast<double>(c.beta), rc,
-              rc == 0 ? checksum(c.m * c.n * c.batch) : 0.0);
+  std::printf("call %s %s %s %c%c %zu %zu %zu %zu %g rc=%d sum=%.9g\n", c.label, c.api,
+              c.row ? "row" : "col", c.ta ? 'T' : 'N', c.tb ? 'T' : 'N', c.m, c.n, c.k, c.batch,
+              static_cast<double>(c.beta), rc, rc == 0 ? checksum(c.m * c.n * c.batch) : 0.0);
 }
 
 // The C API: CLBlastSgemm.
@@ -80,9 +88,10 @@ void c_gemm(const Call& c) {
   fill(g_c, 0.5f);
   cl_event event = nullptr;
   const CLBlastStatusCode rc =
-      CLBlastSgemm(c.row ? CLBlastLayoutRowMajor : CLBlastLayoutColMajor, c.ta ? CLBlastTransposeYes : CLBlastTransposeNo,
-                   c.tb ? CLBlastTransposeYes : CLBlastTransposeNo, c.m, c.n, c.k, 1.0f, g_a, 0, a_ld(c), g_b, 0,
-                   b_ld(c), c.beta, g_c, 0, c_ld(c), &g_queue, &event);
+      CLBlastSgemm(c.row ? CLBlastLayoutRowMajor : CLBlastLayoutColMajor,
+                   c.ta ? CLBlastTransposeYes : CLBlastTransposeNo,
+                   c.tb ? CLBlastTransposeYes : CLBlastTransposeNo, c.m, c.n, c.k, 1.0f, g_a, 0,
+                   a_ld(c), g_b, 0, b_ld(c), c.beta, g_c, 0, c_ld(c), &g_queue, &event);
   if (event) {
     clWaitForEvents(1, &event);
     clReleaseEvent(event);
@@ -96,8 +105,9 @@ void cpp_gemm(const Call& c) {
   cl_event event = nullptr;
   const auto rc = clblast::Gemm<float>(
       c.row ? clblast::Layout::kRowMajor : clblast::Layout::kColMajor,
-      c.ta ? clblast::Transpose::kYes : clblast::Transpose::kNo, c.tb ? clblast::Transpose::kYes : clblast::Transpose::kNo,
-      c.m, c.n, c.k, 1.0f, g_a, 0, a_ld(c), g_b, 0, b_ld(c), c.beta, g_c, 0, c_ld(c), &g_queue, &event);
+      c.ta ? clblast::Transpose::kYes : clblast::Transpose::kNo,
+      c.tb ? clblast::Transpose::kYes : clblast::Transpose::kNo, c.m, c.n, c.k, 1.0f, g_a, 0,
+      a_ld(c), g_b, 0, b_ld(c), c.beta, g_c, 0, c_ld(c), &g_queue, &event);
   if (event) {
     clWaitForEvents(1, &event);
     clReleaseEvent(event);
@@ -116,10 +126,12 @@ void c_batched(const Call& c) {
     c_off[i] = i * c.m * c.n;
   }
   cl_event event = nullptr;
-  const CLBlastStatusCode rc = CLBlastSgemmBatched(
-      c.row ? CLBlastLayoutRowMajor : CLBlastLayoutColMajor, c.ta ? CLBlastTransposeYes : CLBlastTransposeNo,
-      c.tb ? CLBlastTransposeYes : CLBlastTransposeNo, c.m, c.n, c.k, alphas.data(), g_a, a_off.data(), a_ld(c), g_b,
-      b_off.data(), b_ld(c), betas.data(), g_c, c_off.data(), c_ld(c), c.batch, &g_queue, &event);
+  const CLBlastStatusCode rc =
+      CLBlastSgemmBatched(c.row ? CLBlastLayoutRowMajor : CLBlastLayoutColMajor,
+                          c.ta ? CLBlastTransposeYes : CLBlastTransposeNo,
+                          c.tb ? CLBlastTransposeYes : CLBlastTransposeNo, c.m, c.n, c.k,
+                          alphas.data(), g_a, a_off.data(), a_ld(c), g_b, b_off.data(), b_ld(c),
+                          betas.data(), g_c, c_off.data(), c_ld(c), c.batch, &g_queue, &event);
   if (event) {
     clWaitForEvents(1, &event);
     clReleaseEvent(event);
@@ -133,9 +145,10 @@ void cpp_strided(const Call& c) {
   cl_event event = nullptr;
   const auto rc = clblast::GemmStridedBatched<float>(
       c.row ? clblast::Layout::kRowMajor : clblast::Layout::kColMajor,
-      c.ta ? clblast::Transpose::kYes : clblast::Transpose::kNo, c.tb ? clblast::Transpose::kYes : clblast::Transpose::kNo,
-      c.m, c.n, c.k, 1.0f, g_a, 0, a_ld(c), c.m * c.k, g_b, 0, b_ld(c), c.k * c.n, c.beta, g_c, 0, c_ld(c),
-      c.m * c.n, c.batch, &g_queue, &event);
+      c.ta ? clblast::Transpose::kYes : clblast::Transpose::kNo,
+      c.tb ? clblast::Transpose::kYes : clblast::Transpose::kNo, c.m, c.n, c.k, 1.0f, g_a, 0,
+      a_ld(c), c.m * c.k, g_b, 0, b_ld(c), c.k * c.n, c.beta, g_c, 0, c_ld(c), c.m * c.n, c.batch,
+      &g_queue, &event);
   if (event) {
     clWaitForEvents(1, &event);
     clReleaseEvent(event);
@@ -163,10 +176,12 @@ int main() {
   }
   fill(g_a, 1.0f);
   fill(g_b, 2.0f);
-  const auto override_rc = clblast::OverrideParameters(device, "GemmRoutine", clblast::Precision::kSingle,
-                                                       {{"XGEMM_MIN_INDIRECT_SIZE", kMinIndirectSize}});
+  const auto override_rc =
+      clblast::OverrideParameters(device, "GemmRoutine", clblast::Precision::kSingle,
+                                  {{"XGEMM_MIN_INDIRECT_SIZE", kMinIndirectSize}});
   if (override_rc != clblast::StatusCode::kSuccess) {
-    std::fprintf(stderr, "blas_app: OverrideParameters failed: %d\n", static_cast<int>(override_rc));
+    std::fprintf(stderr, "blas_app: OverrideParameters failed: %d\n",
+                 static_cast<int>(override_rc));
     return 1;
   }
 
@@ -178,8 +193,10 @@ int main() {
   cpp_gemm({"indirect_tn", "clblast::Gemm<float>", false, true, false, 50, 70, 90, 1, 0.0f});
   c_batched({"batched_direct", "CLBlastSgemmBatched", true, false, false, 20, 30, 40, 3, 0.0f});
   c_batched({"batched_indirect", "CLBlastSgemmBatched", true, false, false, 48, 100, 72, 3, 0.0f});
-  cpp_strided({"strided_direct", "clblast::GemmStridedBatched<float>", true, false, false, 20, 30, 40, 3, 0.0f});
-  cpp_strided({"strided_indirect", "clblast::GemmStridedBatched<float>", false, false, true, 48, 100, 72, 3, 0.0f});
+  cpp_strided({"strided_direct", "clblast::GemmStridedBatched<float>", true, false, false, 20, 30,
+               40, 3, 0.0f});
+  cpp_strided({"strided_indirect", "clblast::GemmStridedBatched<float>", false, false, true, 48,
+               100, 72, 3, 0.0f});
   c_gemm({"error", "CLBlastSgemm", true, false, false, 0, 50, 60, 1, 0.0f});
 
   clFinish(g_queue);

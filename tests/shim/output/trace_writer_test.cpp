@@ -213,7 +213,8 @@ TEST_CASE("trace writer: a pipe gets whole lines and no padding") {
 TEST_CASE("trace writer: a pipe whose reader went away is an error, never a SIGPIPE") {
   // The trace's last writes run on the app's thread at exit: SIGPIPE's default action
   // would end this process (the case could not finish).
-  struct sigaction dfl {}, old {};
+  struct sigaction dfl {
+  }, old{};
   dfl.sa_handler = SIG_DFL;
   sigemptyset(&dfl.sa_mask);
   REQUIRE(sigaction(SIGPIPE, &dfl, &old) == 0);

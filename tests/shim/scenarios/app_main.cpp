@@ -25,7 +25,7 @@ const shim_test::ScenarioList* const kGroups[] = {
     &shim_test::kRecordsScenarios, &shim_test::kArgumentsScenarios, &shim_test::kErrorsScenarios,
     &shim_test::kAppViewScenarios, &shim_test::kThreadsScenarios,   &shim_test::kPendingScenarios,
     &shim_test::kExitScenarios,    &shim_test::kForkExecScenarios,  &shim_test::kMarkersScenarios,
-    &shim_test::kEndingsScenarios, &shim_test::kStressScenarios, &shim_test::kFailuresScenarios};
+    &shim_test::kEndingsScenarios, &shim_test::kStressScenarios,    &shim_test::kFailuresScenarios};
 
 }  // namespace
 

@@ -35,7 +35,8 @@ model::Run run_with(const std::vector<std::string>& kernels, int per = 1) {
     run.ranges.push_back(range(conv, iter, "conv", 100 * t + 1, 100 * t + 40));
     for (size_t k = 0; k < kernels.size(); ++k)
       for (int p = 0; p < per; ++p) {
-        run.launches.push_back(launch(kernels[k], t, 100 * static_cast<int64_t>(k + 1) + p, {iter, conv}, ++seq));
+        run.launches.push_back(
+            launch(kernels[k], t, 100 * static_cast<int64_t>(k + 1) + p, {iter, conv}, ++seq));
         t += 1000;
       }
   }
@@ -43,10 +44,12 @@ model::Run run_with(const std::vector<std::string>& kernels, int per = 1) {
 }
 
 report::RunReport finished(const model::Run& run, const std::string& label, bool figures = false) {
-  report::ReportAnalysis a({}, figures ? std::make_shared<const std::vector<gemm::Rule>>(gemm::builtin_rules()) : nullptr);
+  report::ReportAnalysis a(
+      {},
+      figures ? std::make_shared<const std::vector<gemm::Rule>>(gemm::builtin_rules()) : nullptr);
   feed(run, a);
-  return report::finish_report(label, std::move(a), run, analyses::find_iterations(run), nullptr, 0, figures,
-                               analyses::Stat::Median);
+  return report::finish_report(label, std::move(a), run, analyses::find_iterations(run), nullptr, 0,
+                               figures, analyses::Stat::Median);
 }
 
 std::string page(const model::Run& run) {
@@ -85,26 +88,30 @@ TEST_CASE("report: box-plot statistics (quartiles by interpolation, Tukey whiske
 TEST_CASE("report: one run gives every section, one mark per kernel") {
   const std::string p = page(run_with({"gemm", "relu", "pool"}));
   CHECK(p.rfind("<!DOCTYPE html>", 0) == 0);
-  for (const char* id : {"summary", "kernels", "layers", "gemm", "distributions", "timeline", "tables"})
+  for (const char* id :
+       {"summary", "kernels", "layers", "gemm", "distributions", "timeline", "tables"})
     CHECK_MESSAGE(p.find(std::string("<section id=\"") + id + "\">") != std::string::npos, id);
   CHECK(occurrences(p, "class=\"bar\"") == 3);
   CHECK(occurrences(p, "class=\"box\"") == 3);
-  CHECK(occurrences(p, "class=\"seg\"") == 2);    // 2 iterations x 1 layer
-  CHECK(occurrences(p, "class=\"span\"") == 6);   // 6 launches, each wider than a pixel
+  CHECK(occurrences(p, "class=\"seg\"") == 2);   // 2 iterations x 1 layer
+  CHECK(occurrences(p, "class=\"span\"") == 6);  // 6 launches, each wider than a pixel
   CHECK(occurrences(p, "<table class=\"sortable\"") >= 3);
   CHECK(p.find("<td>gemm</td>") != std::string::npos);
   CHECK(p.find("No GEMM launches decoded") != std::string::npos);
-  CHECK(p.find("Device clock: the run records no device-to-host clock offset") != std::string::npos);
+  CHECK(p.find("Device clock: the run records no device-to-host clock offset") !=
+        std::string::npos);
 }
 
 TEST_CASE("report: the page is self-contained and its one script is ours") {
-  const std::string p = page(run_with({"<script>alert(1)</script>", "\"><img src=x onerror=alert(2)>"}));
+  const std::string p =
+      page(run_with({"<script>alert(1)</script>", "\"><img src=x onerror=alert(2)>"}));
   CHECK(occurrences(p, "<script") == 1);
   CHECK(occurrences(p, "</script>") == 1);
   CHECK(p.find("&lt;script&gt;alert(1)&lt;/script&gt;") != std::string::npos);
   CHECK(p.find("<img") == std::string::npos);
   CHECK(p.find("&quot;&gt;&lt;img src=x onerror=alert(2)&gt;") != std::string::npos);
-  for (const char* external : {"http://", "https://", "src=\"", "url(", "@import", "<link", "<iframe"})
+  for (const char* external :
+       {"http://", "https://", "src=\"", "url(", "@import", "<link", "<iframe"})
     CHECK_MESSAGE(p.find(external) == std::string::npos, external);
 }
 
@@ -113,8 +120,9 @@ TEST_CASE("report: limits are kept and said") {
   for (int i = 0; i < 30; ++i) names.push_back("k" + std::to_string(i));
   const std::string p = page(run_with(names));
   CHECK(occurrences(p, "class=\"bar\"") == report::kMaxBars + 1);  // and one for the other 5
-  CHECK(p.find("The 25 kernels with the most time of 30; the other 5 are summed in the last bar.") !=
-        std::string::npos);
+  CHECK(
+      p.find("The 25 kernels with the most time of 30; the other 5 are summed in the last bar.") !=
+      std::string::npos);
   CHECK(occurrences(p, "class=\"box\"") == report::kMaxBoxes);
   CHECK(p.find("The 20 kernels with the most time of 30.") != std::string::npos);
 }

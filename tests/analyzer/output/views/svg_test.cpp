@@ -79,8 +79,8 @@ TEST_CASE("svg: a writer's elements, tooltips and escaped text") {
   const std::string s = w.finish();  // closes the open group
   CHECK(s.rfind("<svg viewBox=\"0 0 100 50\"", 0) == 0);
   CHECK(s.find("aria-label=\"a &lt;chart&gt;\"") != std::string::npos);
-  CHECK(s.find("<rect x=\"1\" y=\"2\" width=\"3\" height=\"4\" fill=\"#123456\" class=\"bar\"><title>tip &lt;b&gt;</title></rect>") !=
-        std::string::npos);
+  CHECK(s.find("<rect x=\"1\" y=\"2\" width=\"3\" height=\"4\" fill=\"#123456\" "
+               "class=\"bar\"><title>tip &lt;b&gt;</title></rect>") != std::string::npos);
   CHECK(s.find("&lt;script&gt;x&lt;/script&gt;") != std::string::npos);
   CHECK(s.find("<script") == std::string::npos);
   CHECK(occurrences(s, "<g") == occurrences(s, "</g>"));
@@ -111,5 +111,6 @@ TEST_CASE("svg charts: one mark per datum, with its class") {
   CHECK(occurrences(bp, "class=\"box\"") == 3);
   CHECK(occurrences(bp, "class=\"outlier\"") == 6);
   std::vector<svg::Lane> lanes = {{"q1", {{0, 1, nullptr, ""}, {2, 3, nullptr, ""}}}, {"q2", {}}};
-  CHECK(occurrences(svg::timeline_chart("t", lanes, 0, 3, "s", {{"k", "#000"}}), "class=\"span\"") == 2);
+  CHECK(occurrences(svg::timeline_chart("t", lanes, 0, 3, "s", {{"k", "#000"}}),
+                    "class=\"span\"") == 2);
 }

@@ -60,7 +60,8 @@ TEST_CASE("armnn: mobilenet stdout reproduces vison's per-workload listing and t
     }
   REQUIRE(inferences == 1);
 
-  std::vector<test::VisonWorkload> expected = test::parse_vison_listing(fixture("vison_mobilenet_v2_expected.txt"));
+  std::vector<test::VisonWorkload> expected =
+      test::parse_vison_listing(fixture("vison_mobilenet_v2_expected.txt"));
   std::vector<test::VisonWorkload> actual = model_listing(run, inference_id);
   REQUIRE(expected.size() == 68);
   REQUIRE(actual.size() == expected.size());
@@ -88,7 +89,8 @@ TEST_CASE("armnn: mobilenet stdout reproduces vison's per-workload listing and t
   CHECK(per_kernel["dwc_MxN_native_quantized8_nhwc"] == 19214578);
   CHECK(per_kernel["gemmlowp_mm_reshaped_only_rhs_t_fused_output_stage_fixedpoint"] == 524857756);
   // vison prints the share as a fraction labelled "%": 0.95999844 is 95.999844 %.
-  double share = 100.0 * per_kernel["gemmlowp_mm_reshaped_only_rhs_t_fused_output_stage_fixedpoint"] /
+  double share = 100.0 *
+                 per_kernel["gemmlowp_mm_reshaped_only_rhs_t_fused_output_stage_fixedpoint"] /
                  static_cast<double>(total);
   CHECK(share == doctest::Approx(95.999844).epsilon(1e-8));
 
@@ -111,8 +113,8 @@ TEST_CASE("armnn: mobilenet stdout reproduces vison's per-workload listing and t
 
 TEST_CASE("armnn: the JSON alone gives the same model as the whole stdout") {
   model::Run a = read_with(readers::armnn_reader(), fixture("armnn_profile_mobilenet_v2.json"));
-  model::Run b = read_with(readers::armnn_reader(),
-                           fixture("armnn_executenetwork_stdout_mobilenet_v2.txt"));
+  model::Run b =
+      read_with(readers::armnn_reader(), fixture("armnn_executenetwork_stdout_mobilenet_v2.txt"));
   REQUIRE(a.launches.size() == b.launches.size());
   REQUIRE(a.ranges.size() == b.ranges.size());
   for (size_t i = 0; i < a.launches.size(); ++i) {
@@ -123,7 +125,8 @@ TEST_CASE("armnn: the JSON alone gives the same model as the whole stdout") {
 }
 
 TEST_CASE("armnn: constructed sample, two inferences, LWS, nested ranges per inference") {
-  model::Run run = read_with(readers::armnn_reader(), fixture("armnn_profile_small_constructed.json"));
+  model::Run run =
+      read_with(readers::armnn_reader(), fixture("armnn_profile_small_constructed.json"));
   const auto& proc = run.processes.at(0);
   CHECK(proc.iteration_wall_ns == std::vector<int64_t>{11612500, 11530000});
   std::vector<const model::Range*> inferences;
@@ -169,8 +172,8 @@ TEST_CASE("armnn: pyarmnn mock, 6 inferences, blank lines inside, no kernels") {
 
 TEST_CASE("armnn: ms/ns units, Neon timers, log lines around, missing kernels skipped") {
   readers::Diagnostics diag;
-  model::Run run = read_with(readers::armnn_reader(), fixture("armnn_ms_missing_kernels_stdout.txt"),
-                             &diag);
+  model::Run run =
+      read_with(readers::armnn_reader(), fixture("armnn_ms_missing_kernels_stdout.txt"), &diag);
   CHECK(run.processes.at(0).iteration_wall_ns == std::vector<int64_t>{2500000, 2250000, 2000000});
   // 3 inferences x (im2col + activation) + 1 gemm (only one value: inference 0).
   REQUIRE(run.launches.size() == 7);
@@ -184,7 +187,8 @@ TEST_CASE("armnn: ms/ns units, Neon timers, log lines around, missing kernels sk
   CHECK(neon.gws.empty());
   CHECK(run.devices.at(neon.device - 1).type == "CPU");
   REQUIRE(diag.warnings.size() == 1);
-  CHECK(diag.warnings[0].find("1 Arm NN kernel measurements have fewer values") != std::string::npos);
+  CHECK(diag.warnings[0].find("1 Arm NN kernel measurements have fewer values") !=
+        std::string::npos);
   // No Start/Stop stamps: no host times.
   CHECK(run.processes[0].host_start_ns == model::kNoTime);
 }
@@ -200,20 +204,28 @@ TEST_CASE("armnn: malformed input points at file:line:column") {
   const auto& r = readers::armnn_reader();
   CHECK(error_of(r, "Info: no profile here\n") ==
         "bad.json:2:1: expected an Arm NN profile: a line starting with {\"ArmNN\": {...}}");
-  CHECK(error_of(r, "log\n{\n \"ArmNN\": {\n  \"a_#1\": {\"type\": \"Event\",\n   \"Wall clock time_#1\": "
-                    "{\"type\": \"Measurement\", \"raw\": [1], \"unit\": \"parsec\"}}}}\n") ==
+  CHECK(error_of(
+            r,
+            "log\n{\n \"ArmNN\": {\n  \"a_#1\": {\"type\": \"Event\",\n   \"Wall clock time_#1\": "
+            "{\"type\": \"Measurement\", \"raw\": [1], \"unit\": \"parsec\"}}}}\n") ==
         "bad.json:5:70: expected unit \"ns\", \"us\", \"ms\" or \"s\", found \"parsec\"");
-  CHECK(error_of(r, "{\"ArmNN\": {\"a_#1\": {\"x_#1\": {\"type\": \"Measurement\", \"raw\": [\"1\"]}}}}") ==
+  CHECK(error_of(
+            r,
+            "{\"ArmNN\": {\"a_#1\": {\"x_#1\": {\"type\": \"Measurement\", \"raw\": [\"1\"]}}}}") ==
         "bad.json:1:61: expected a time (a number), found a string");
-  CHECK(error_of(r, "{\"ArmNN\": {\"a_#1\": {\"x_#1\": {\"type\": \"Measurement\", \"raw\": [1e300]}}}}") ==
+  CHECK(error_of(
+            r,
+            "{\"ArmNN\": {\"a_#1\": {\"x_#1\": {\"type\": \"Measurement\", \"raw\": [1e300]}}}}") ==
         "bad.json:1:61: expected a time in range, found 1e300");
   CHECK(error_of(r, "{\"ArmNN\": {\n  \"a\": [1, 2,,]}}") ==
         "bad.json:2:14: invalid JSON: Invalid value");
-  CHECK(error_of(r, "{\"ArmNN\": 3}") == "bad.json:1:11: expected the \"ArmNN\" profile (an object), found a number");
+  CHECK(error_of(r, "{\"ArmNN\": 3}") ==
+        "bad.json:1:11: expected the \"ArmNN\" profile (an object), found a number");
 }
 
 TEST_CASE("armnn: log lines starting with '{' that are not the profile are skipped") {
-  std::string text = "{not json at all\n" + fixture("armnn_profile_small_constructed.json") + "{\"other\": 1}\n";
+  std::string text =
+      "{not json at all\n" + fixture("armnn_profile_small_constructed.json") + "{\"other\": 1}\n";
   model::Run run = read_with(readers::armnn_reader(), text);
   CHECK(run.launches.size() == 14);
 }

@@ -20,7 +20,8 @@ using Row = std::tuple<std::string, std::string, int64_t, uint32_t>;
 
 std::vector<Row> rows(const model::Run& run) {
   std::vector<Row> out;
-  for (const auto& t : run.layer_timings) out.emplace_back(t.layer, t.direction, t.time_ns, t.iteration);
+  for (const auto& t : run.layer_timings)
+    out.emplace_back(t.layer, t.direction, t.time_ns, t.iteration);
   return out;
 }
 
@@ -28,7 +29,8 @@ std::vector<Row> rows(const model::Run& run) {
 
 TEST_CASE("caffe: SqueezeNet per_layer_info, forward and backward") {
   readers::Diagnostics diag;
-  model::Run run = read_with(readers::caffe_reader(), fixture("caffe_per_layer_info_squeezenet_sample.json"), &diag);
+  model::Run run = read_with(readers::caffe_reader(),
+                             fixture("caffe_per_layer_info_squeezenet_sample.json"), &diag);
   REQUIRE(run.processes.size() == 1);
   CHECK(run.processes[0].source_format == "caffe");
   CHECK(run.processes[0].iteration_wall_ns == std::vector<int64_t>{8414690000});
@@ -49,22 +51,26 @@ TEST_CASE("caffe: SqueezeNet per_layer_info, forward and backward") {
 
 TEST_CASE("caffe: the caffe time log gives the same layer table as its per_layer_info") {
   readers::Diagnostics diag;
-  model::Run log = read_with(readers::caffe_reader(), fixture("caffe_time_stderr_constructed_sample.log"), &diag);
-  model::Run json = read_with(readers::caffe_reader(), fixture("caffe_per_layer_info_squeezenet_sample.json"));
+  model::Run log = read_with(readers::caffe_reader(),
+                             fixture("caffe_time_stderr_constructed_sample.log"), &diag);
+  model::Run json =
+      read_with(readers::caffe_reader(), fixture("caffe_per_layer_info_squeezenet_sample.json"));
   CHECK(rows(log) == rows(json));
   CHECK(log.processes.at(0).iteration_wall_ns == std::vector<int64_t>{8414690000});
   REQUIRE(diag.warnings.size() == 1);
 }
 
 TEST_CASE("caffe: TensorRT variant uses the name field, forward only") {
-  model::Run run = read_with(readers::caffe_reader(), fixture("caffe_per_layer_info_tensorrt_variant_sample.json"));
+  model::Run run = read_with(readers::caffe_reader(),
+                             fixture("caffe_per_layer_info_tensorrt_variant_sample.json"));
   REQUIRE(run.layer_timings.size() == 16);
   CHECK(rows(run)[0] == Row{"conv1 + relu1", "forward", 11328363, 0});
   CHECK(run.processes.at(0).iteration_wall_ns == std::vector<int64_t>{104076155});
 }
 
 TEST_CASE("caffe: CK point with two repetitions and dvdt_prof calls") {
-  model::Run run = read_with(readers::caffe_reader(), fixture("caffe_ck_point_two_repetitions.json"));
+  model::Run run =
+      read_with(readers::caffe_reader(), fixture("caffe_ck_point_two_repetitions.json"));
   CHECK(rows(run) == std::vector<Row>{{"conv1", "forward", 1500000, 0},
                                       {"conv1", "backward", 1250000, 0},
                                       {"10: odd name", "forward", 1000000, 0},
@@ -92,12 +98,14 @@ TEST_CASE("caffe: malformed input points at file:line:column") {
         "bad.json:1:51: expected a layer time (a number), found a string");
   CHECK(error_of(r, "{\"per_layer_info\": [\n  {\"time_ms\": 1}]}") ==
         "bad.json:2:3: expected member \"label\" in this object");
-  CHECK(error_of(r, "{\"per_layer_info\": {}}") == "bad.json:1:20: expected \"per_layer_info\" (an array), found an object");
+  CHECK(error_of(r, "{\"per_layer_info\": {}}") ==
+        "bad.json:1:20: expected \"per_layer_info\" (an array), found an object");
   CHECK(error_of(r, "{\"something\": 1}") ==
         "bad.json:1:1: expected CK-Caffe run characteristics: an object with \"per_layer_info\"");
   CHECK(error_of(r, "I0520 1  1 caffe.cpp:494]      conv1\tforward: fast ms.\n") ==
         "bad.json:1:47: expected a time in ms after conv1, found \"fast\"");
   CHECK(error_of(r, "I0520 1  1 caffe.cpp:494]      conv1\tforward: 1.5\n") ==
         "bad.json:1:47: expected \"<time> ms.\" after conv1");
-  CHECK(error_of(r, "hello\n") == "bad.json:1:1: expected caffe time per-layer lines (\"<layer>\\tforward: <t> ms.\")");
+  CHECK(error_of(r, "hello\n") ==
+        "bad.json:1:1: expected caffe time per-layer lines (\"<layer>\\tforward: <t> ms.\")");
 }

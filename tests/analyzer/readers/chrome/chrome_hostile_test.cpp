@@ -16,8 +16,9 @@ using readers::limits::kMaxRangeDepth;
 namespace {
 
 std::string x_event(int64_t ts, int64_t dur, const std::string& name, int tid = 1) {
-  return "{\"ph\":\"X\",\"pid\":1,\"tid\":" + std::to_string(tid) + ",\"ts\":" + std::to_string(ts) +
-         ",\"dur\":" + std::to_string(dur) + ",\"name\":\"" + name + "\"}";
+  return "{\"ph\":\"X\",\"pid\":1,\"tid\":" + std::to_string(tid) +
+         ",\"ts\":" + std::to_string(ts) + ",\"dur\":" + std::to_string(dur) + ",\"name\":\"" +
+         name + "\"}";
 }
 
 }  // namespace
@@ -25,7 +26,8 @@ std::string x_event(int64_t ts, int64_t dur, const std::string& name, int tid = 
 TEST_CASE("chrome: 80,000 nested events stop at the 64-level ceiling, in linear time") {
   const int n = 80000;
   std::string t = "[";
-  for (int i = 0; i < n; ++i) t += (i ? ",\n" : "") + x_event(i, 2 * (n - i), "e" + std::to_string(i));
+  for (int i = 0; i < n; ++i)
+    t += (i ? ",\n" : "") + x_event(i, 2 * (n - i), "e" + std::to_string(i));
   t += "]";
   readers::Diagnostics diag;
   model::Run run = read_with(readers::chrome_trace_reader(), t, &diag, "deep.json");
@@ -34,8 +36,9 @@ TEST_CASE("chrome: 80,000 nested events stop at the 64-level ceiling, in linear 
   CHECK(run.launches[0].name == "e63");
   CHECK(run.launches[0].ranges.size() == kMaxRangeDepth - 1);
   REQUIRE(diag.warnings.size() == 1);
-  CHECK(diag.warnings[0] == "deep.json: 79936 trace events skipped, the first at deep.json:65:1: "
-                            "expected events nested at most 64 deep (the analyzer's ceiling)");
+  CHECK(diag.warnings[0] ==
+        "deep.json: 79936 trace events skipped, the first at deep.json:65:1: "
+        "expected events nested at most 64 deep (the analyzer's ceiling)");
 }
 
 TEST_CASE("chrome: leaves under a deep chain cost at most 64 range ids each") {
@@ -70,13 +73,16 @@ TEST_CASE("chrome: a trace cut inside an event keeps the complete events before 
     CHECK(run.launches[0].name == "a");
     CHECK(run.launches[1].name == "b");
     REQUIRE(diag.warnings.size() == 1);
-    CHECK(diag.warnings[0].find(":3:1: the trace is cut inside an event; the 2 complete events before it were read") !=
-          std::string::npos);
+    CHECK(
+        diag.warnings[0].find(
+            ":3:1: the trace is cut inside an event; the 2 complete events before it were read") !=
+        std::string::npos);
   }
   // Cut in a member after the events: the events are all there.
   readers::Diagnostics diag;
-  model::Run run = read_with(readers::chrome_trace_reader(),
-                             "{\"traceEvents\": [" + events + "], \"metadata\": {\"a\": [1, 2", &diag, "m.json");
+  model::Run run =
+      read_with(readers::chrome_trace_reader(),
+                "{\"traceEvents\": [" + events + "], \"metadata\": {\"a\": [1, 2", &diag, "m.json");
   CHECK(run.launches.size() == 2);
   REQUIRE(diag.warnings.size() == 1);
   CHECK(diag.warnings[0].find("cut inside member \"metadata\"") != std::string::npos);
@@ -97,19 +103,23 @@ TEST_CASE("chrome: bad events among good ones are skipped and counted; the first
   CHECK(run.launches[2].name == "good2");
   std::string all;
   for (const auto& w : diag.warnings) all += w + "\n";
-  CHECK(all.find("bad.json: 3 trace events skipped, the first at bad.json:2:41: expected dur >= 0") !=
-        std::string::npos);
+  CHECK(
+      all.find("bad.json: 3 trace events skipped, the first at bad.json:2:41: expected dur >= 0") !=
+      std::string::npos);
   // Only bad events: nothing to read, the first one is the error.
-  CHECK(error_of(readers::chrome_trace_reader(), "[" + x_event(10, -5, "n") + "," + x_event(10, -5, "n") + "]",
+  CHECK(error_of(readers::chrome_trace_reader(),
+                 "[" + x_event(10, -5, "n") + "," + x_event(10, -5, "n") + "]",
                  "f") == "f:1:42: expected dur >= 0");
   CHECK(error_of(readers::chrome_trace_reader(), "[{\"ph\":\"X\",\"ts\":1,\"dur\":1}]", "f") ==
         "f:1:2: expected member \"name\" in this X event");
 }
 
 TEST_CASE("chrome: names past 4096 bytes are cut at a character boundary, with a warning") {
-  std::string name = std::string(4095, 'a') + "\xc3\xa9" + std::string(30000, 'b');  // é at byte 4095
+  std::string name =
+      std::string(4095, 'a') + "\xc3\xa9" + std::string(30000, 'b');  // é at byte 4095
   readers::Diagnostics diag;
-  model::Run run = read_with(readers::chrome_trace_reader(), "[" + x_event(1, 1, name) + "]", &diag, "n.json");
+  model::Run run =
+      read_with(readers::chrome_trace_reader(), "[" + x_event(1, 1, name) + "]", &diag, "n.json");
   REQUIRE(run.launches.size() == 1);
   CHECK(run.launches[0].name == std::string(4095, 'a'));
   REQUIRE(diag.warnings.size() == 1);
@@ -118,9 +128,10 @@ TEST_CASE("chrome: names past 4096 bytes are cut at a character boundary, with a
 
 TEST_CASE("chrome: args nested 250 deep are kept as JSON text") {
   std::string deep = std::string(250, '[') + "1" + std::string(250, ']');
-  model::Run run = read_with(readers::chrome_trace_reader(),
-                             "[{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"name\":\"k\",\"args\":{\"d\":" + deep +
-                                 ",\"o\":{\"a\":[true,null,\"s\\\"\"]}}}]");
+  model::Run run =
+      read_with(readers::chrome_trace_reader(),
+                "[{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"name\":\"k\",\"args\":{\"d\":" + deep +
+                    ",\"o\":{\"a\":[true,null,\"s\\\"\"]}}}]");
   REQUIRE(run.launches.size() == 1);
   CHECK(run.launches[0].extra.at("chrome.args.d") == deep);
   CHECK(run.launches[0].extra.at("chrome.args.o") == "{\"a\":[true,null,\"s\\\"\"]}");

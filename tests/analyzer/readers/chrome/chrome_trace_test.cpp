@@ -66,7 +66,8 @@ TEST_CASE("chrome: unterminated array form (trailing comma, no ']')") {
 }
 
 TEST_CASE("chrome: Neural Engine operators become launches inside iteration ranges") {
-  model::Run run = read_with(readers::chrome_trace_reader(), fixture("itrex_engine_profiling_trace_sample.json"));
+  model::Run run = read_with(readers::chrome_trace_reader(),
+                             fixture("itrex_engine_profiling_trace_sample.json"));
   REQUIRE(run.processes.size() == 1);
   CHECK(run.processes[0].iteration_wall_ns.empty());
   REQUIRE(run.ranges.size() == 3);
@@ -92,7 +93,8 @@ TEST_CASE("chrome: Neural Engine operators become launches inside iteration rang
 
 TEST_CASE("chrome: B/E nesting per thread, fractional ts, unmatched B and E") {
   readers::Diagnostics diag;
-  model::Run run = read_with(readers::chrome_trace_reader(), fixture("chrome_begin_end_nesting.json"), &diag);
+  model::Run run =
+      read_with(readers::chrome_trace_reader(), fixture("chrome_begin_end_nesting.json"), &diag);
   CHECK(run.processes.at(0).host_start_ns == 100001);  // 100.0005 us rounds to 100001 ns
   std::vector<std::string> ranges;
   for (const auto& r : run.ranges) ranges.push_back(r.name);
@@ -123,7 +125,8 @@ TEST_CASE("chrome: B/E nesting per thread, fractional ts, unmatched B and E") {
 TEST_CASE("chrome: array form terminated, with or without trailing comma, gives the same model") {
   std::string events = R"({"name":"a","ph":"X","ts":1,"dur":10,"pid":1,"tid":1},
 {"name":"b","ph":"X","ts":2,"dur":3,"pid":1,"tid":1})";
-  for (std::string text : {"[" + events + "]", "[" + events + ",\n]", "[" + events + ",\n", "[" + events}) {
+  for (std::string text :
+       {"[" + events + "]", "[" + events + ",\n]", "[" + events + ",\n", "[" + events}) {
     CAPTURE(text);
     model::Run run = read_with(readers::chrome_trace_reader(), text);
     REQUIRE(run.ranges.size() == 1);
@@ -150,9 +153,14 @@ TEST_CASE("chrome: malformed input points at file:line:column") {
   CHECK(error_of(r, "[{\"ph\":\"X\",\"ts\":1,\"dur\":-5}]") == "bad.json:1:25: expected dur >= 0");
   CHECK(error_of(r, "[{\"ph\":\"X\",\"ts\":1} {\"ph\":\"X\",\"ts\":1}]") ==
         "bad.json:1:20: expected ',' or ']' after a trace event");
-  CHECK(error_of(r, "{\"traceEvents\": 5}") == "bad.json:1:17: expected \"traceEvents\" (an array), found a number");
-  CHECK(error_of(r, "{\"events\": []}") == "bad.json:1:1: expected member \"traceEvents\" in this object");
-  CHECK(error_of(r, "[{\"ph\":\"X\",\"ts\":1e400}]") == "bad.json:1:17: invalid JSON: Number too big to be stored in double");
+  CHECK(error_of(r, "{\"traceEvents\": 5}") ==
+        "bad.json:1:17: expected \"traceEvents\" (an array), found a number");
+  CHECK(error_of(r, "{\"events\": []}") ==
+        "bad.json:1:1: expected member \"traceEvents\" in this object");
+  CHECK(error_of(r, "[{\"ph\":\"X\",\"ts\":1e400}]") ==
+        "bad.json:1:17: invalid JSON: Number too big to be stored in double");
   CHECK(error_of(r, "[3]") == "bad.json:1:2: expected a trace event (an object), found a number");
-  CHECK(error_of(r, "") == "bad.json:1:1: expected a Chrome trace ({\"traceEvents\": [...]} or [...]), found end of input");
+  CHECK(error_of(r, "") ==
+        "bad.json:1:1: expected a Chrome trace ({\"traceEvents\": [...]} or [...]), found end of "
+        "input");
 }

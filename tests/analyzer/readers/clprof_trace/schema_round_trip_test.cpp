@@ -176,8 +176,8 @@ Written write_trace() {
              .unum(ts::kernel::context_id, id)
              .str(ts::kernel::name, str(s))
              .unum(ts::kernel::num_args, big ? kU32Max : 0)
-             .strs(ts::kernel::arg_types, big ? std::vector<std::string>{"float", "int*"}
-                                              : std::vector<std::string>{})
+             .strs(ts::kernel::arg_types,
+                   big ? std::vector<std::string>{"float", "int*"} : std::vector<std::string>{})
              .finish());
   }
   // Ranges: the smallest and the largest id; one left open (closed at exit).

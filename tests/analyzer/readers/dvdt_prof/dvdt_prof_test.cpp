@@ -115,7 +115,8 @@ TEST_CASE("dvdt: the larger real excerpt imports every launch") {
 TEST_CASE("dvdt: cJSON stdout, line-mode stdout and the parsed JSON of the same calls agree") {
   std::string cjson = fixture("dvdt_prof_cjson_stdout_sample.txt");
   model::Run from_cjson = read_with(readers::dvdt_prof_reader(), cjson);
-  model::Run from_lines = read_with(readers::dvdt_prof_reader(), fixture("dvdt_prof_ostream_stdout_sample.txt"));
+  model::Run from_lines =
+      read_with(readers::dvdt_prof_reader(), fixture("dvdt_prof_ostream_stdout_sample.txt"));
   size_t open = cjson.find("[dv/dt] <<\n") + 11;
   size_t close = cjson.find("[dv/dt] >>");
   model::Run from_json = read_with(readers::dvdt_prof_reader(), cjson.substr(open, close - open));
@@ -182,20 +183,29 @@ TEST_CASE("dvdt: malformed input points at file:line:column") {
   const auto& r = readers::dvdt_prof_reader();
   CHECK(error_of(r, "[{\"call\": \"clEnqueueNDRangeKernel\", \"gws\": [1, \"x\"]}]") ==
         "bad.json:1:48: expected gws (an unsigned integer), found \"x\"");
-  CHECK(error_of(r, "[\n {\"kernel\": \"0x1\"}]") == "bad.json:2:2: expected member \"call\" in this object");
-  CHECK(error_of(r, "[{\"call\": \"clSetKernelArg\", \"kernel\": \"0x5\", \"arg_index\": 0, \"arg_size\": 4,\n"
-                    " \"arg_value_ptr\": \"0x1\", \"arg_value\": \"12345\"}]") ==
+  CHECK(error_of(r, "[\n {\"kernel\": \"0x1\"}]") ==
+        "bad.json:2:2: expected member \"call\" in this object");
+  CHECK(error_of(r,
+                 "[{\"call\": \"clSetKernelArg\", \"kernel\": \"0x5\", \"arg_index\": 0, "
+                 "\"arg_size\": 4,\n"
+                 " \"arg_value_ptr\": \"0x1\", \"arg_value\": \"12345\"}]") ==
         "bad.json:2:39: expected the argument bytes as hex digit pairs, found \"12345\"");
   CHECK(error_of(r, "[{\"call\": \"clCreateKernel\", \"kernel\": \"0xZZ\"}]") ==
         "bad.json:1:39: expected a kernel handle (a handle such as 0x55a2b3dc00), found \"0xZZ\"");
   CHECK(error_of(r, "out\n[dv/dt] <<\n[{\"call\": \"clFinish\"}]\nno close\n") ==
         "bad.json:4:1: expected \"[dv/dt] >>\" closing the cJSON call list");
-  CHECK(error_of(r, "[dv/dt] clEnqueueNDRangeKernel\n[dv/dt] clEnqueueNDRangeKernel profiling 1 2 3\n") ==
-        "bad.json:2:42: expected 4 profiling times (queued submit start end)");
+  CHECK(
+      error_of(
+          r, "[dv/dt] clEnqueueNDRangeKernel\n[dv/dt] clEnqueueNDRangeKernel profiling 1 2 3\n") ==
+      "bad.json:2:42: expected 4 profiling times (queued submit start end)");
   CHECK(error_of(r, "[dv/dt] clFoo\n[dv/dt] clBar kernel 0x1\n") ==
         "bad.json:2:1: expected \"[dv/dt] clBar\" opening this call before its fields");
-  CHECK(error_of(r, "[{\"call\": \"clEnqueueNDRangeKernel\", \"timestamp\": {\"start\": \"yesterday\"}}]") ==
-        "bad.json:1:60: expected an ISO time like 2018-02-09T10:36:48.553314, found \"yesterday\"");
+  CHECK(
+      error_of(
+          r,
+          "[{\"call\": \"clEnqueueNDRangeKernel\", \"timestamp\": {\"start\": \"yesterday\"}}]") ==
+      "bad.json:1:60: expected an ISO time like 2018-02-09T10:36:48.553314, found \"yesterday\"");
   CHECK(error_of(r, "just text\n") ==
-        "bad.json:1:1: expected dvdt-prof output: a JSON call list, \"[dv/dt] <<\" or \"[dv/dt] cl...\" lines");
+        "bad.json:1:1: expected dvdt-prof output: a JSON call list, \"[dv/dt] <<\" or \"[dv/dt] "
+        "cl...\" lines");
 }

@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "helpers.hpp"
-#include "readers/layers_from/layers_from.hpp"
 #include "readers/armnn/armnn.hpp"
 #include "readers/chrome/chrome_trace.hpp"
+#include "readers/layers_from/layers_from.hpp"
 
 using namespace clprof;
 using clprof::test::range_by_id;
@@ -139,14 +139,18 @@ TEST_CASE("layers_from: keep_existing_ranges, match_tid, launches without host t
 TEST_CASE("layers_from: Arm NN workload ranges (steady_clock stamps) as the source") {
   // Two inferences; in inference 1 CopyMemGeneric_Execute_#3 [1000, 1712.75] us overlaps
   // the start of ClConvolution2dWorkload_Execute_#4 [1000, 7997.122] us.
-  model::Run source = read_with(readers::armnn_reader(), test::fixture("armnn_profile_small_constructed.json"));
+  model::Run source =
+      read_with(readers::armnn_reader(), test::fixture("armnn_profile_small_constructed.json"));
   model::Run target = clprof_like({1'500'000, 2'000'000, 22'000'000, 40'000'000});
   target.processes[0].host_start_ns = 0;  // same steady clock, host time 0 = clock 0
   LayersFromResult r = attribute_by_host_time(target, source);
   CHECK(r.used_align == LayersFromOptions::Align::Absolute);
-  CHECK(names(target, target.launches[0]) == std::vector<std::string>{"inference", "CopyMemGeneric_Execute_#3"});
-  CHECK(names(target, target.launches[1]) == std::vector<std::string>{"inference", "ClConvolution2dWorkload_Execute_#4"});
-  CHECK(names(target, target.launches[2]) == std::vector<std::string>{"inference", "ClConvolution2dWorkload_Execute_#4"});
+  CHECK(names(target, target.launches[0]) ==
+        std::vector<std::string>{"inference", "CopyMemGeneric_Execute_#3"});
+  CHECK(names(target, target.launches[1]) ==
+        std::vector<std::string>{"inference", "ClConvolution2dWorkload_Execute_#4"});
+  CHECK(names(target, target.launches[2]) ==
+        std::vector<std::string>{"inference", "ClConvolution2dWorkload_Execute_#4"});
   CHECK(target.launches[1].ranges[0] != target.launches[2].ranges[0]);  // inferences 1 and 2
   CHECK(target.launches[3].ranges.empty());
   CHECK(r.launches_attributed == 3);
