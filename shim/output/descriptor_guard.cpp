@@ -49,6 +49,10 @@ DescriptorUse::~DescriptorUse() {
   if (announced_) g_in_use.store(0);
 }
 
+bool is_trace_descriptor(int fd) {
+  return fd >= 0 && g_fd.load() == fd;
+}
+
 void before_app_closes(unsigned first, unsigned last) {
   const int fd = g_fd.load();
   if (fd < 0 || static_cast<unsigned>(fd) < first || static_cast<unsigned>(fd) > last) return;

@@ -49,6 +49,9 @@ class DescriptorUse {
 // progress on another thread has ended (at most kMaxWaitMs: a write stuck on a pipe whose
 // reader stopped must not hang the app; the writer's fstat check remains behind it).
 void before_app_closes(unsigned first, unsigned last);
+// Whether the trace's descriptor is `fd` (one atomic load): lets a call do its own checks
+// (dup2's of its source, a system call) only when it may replace the trace's.
+bool is_trace_descriptor(int fd);
 inline constexpr long kMaxWaitMs = 1000;
 
 }  // namespace clprof::shim

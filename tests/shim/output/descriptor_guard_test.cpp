@@ -39,7 +39,10 @@ TEST_CASE("descriptor guard: only the guarded descriptor, in this process, is tu
   OpenFile f;
   REQUIRE(f.fd >= 0);
   CHECK(DescriptorUse(f.fd).allowed());  // not guarded: always allowed
+  CHECK_FALSE(is_trace_descriptor(f.fd));
   guard_descriptor(f.fd);
+  CHECK(is_trace_descriptor(f.fd));
+  CHECK_FALSE(is_trace_descriptor(f.fd + 1));
   CHECK(DescriptorUse(f.fd).allowed());
   before_app_closes(static_cast<unsigned>(f.fd) + 1, UINT_MAX);  // ranges that miss it
   before_app_closes(0, static_cast<unsigned>(f.fd) - 1);
@@ -51,6 +54,7 @@ TEST_CASE("descriptor guard: only the guarded descriptor, in this process, is tu
   guard_descriptor(f.fd);
   CHECK(DescriptorUse(f.fd).allowed());
   unguard_descriptor(f.fd);
+  CHECK_FALSE(is_trace_descriptor(f.fd));
   before_app_closes(static_cast<unsigned>(f.fd), static_cast<unsigned>(f.fd));
   CHECK(DescriptorUse(f.fd).allowed());  // unguarded: the app's close is not the trace's
 }

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <thread>
@@ -81,7 +82,9 @@ int scenario_bad_source(const ScenarioArgs&) {
 // of its own and put it at every other number (so it sits where the trace was), write to it,
 // launch again. The file must hold only what the app wrote. SHIM_TEST_APP_FILE: its path.
 // The argument says how the app closes every descriptor from 3 up: a close() per number
-// (none), close_range or closefrom. Each returns what it would return bare (printed).
+// (none), close_range or closefrom, or not at all (dup2: its file replaces them; first it
+// tries dup2 from a closed descriptor over each, which fails and replaces nothing, and
+// launches once more with gws 62). Each returns what it would return bare (printed).
 int scenario_close_fds(const ScenarioArgs& args) {
   Cl cl;
   check(cl.launch_vadd(60), "launch 60");
@@ -100,6 +103,15 @@ int scenario_close_fds(const ScenarioArgs& args) {
     say("libc_lacks_close_range", 1);  // glibc before 2.34 (Debian 11)
     return 0;
 #endif
+  } else if (how == "dup2") {
+    close(1000);
+    int failed = 0;
+    for (int fd = 3; fd < 1024; ++fd)
+      if (fd != 1000 && dup2(1000, fd) == -1 && errno == EBADF) ++failed;
+    say("dup2_from_closed_failed", failed);
+    check(cl.launch_vadd(62), "launch 62");
+    check(clFinish(cl.queue), "finish");
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));  // into the file
   } else {
     for (int fd = 3; fd < 1024; ++fd) close(fd);
   }

@@ -102,7 +102,8 @@ void check_app_closing_the_trace(const std::string& how) {
     return;
   }
   CHECK(shim.values.at("after_close") == 1);
-  CHECK(shim.values.at("fd_512_open") == 0);  // the trace's descriptor closed, as asked
+  // The trace's descriptor closed, as asked; dup2 replaces it later.
+  CHECK(shim.values.at("fd_512_open") == (how == "dup2" ? 1 : 0));
   if (how == "close_range") CHECK(shim.values.at("close_range_rc") == 0);
   const std::string app_text = read_file(app_file);
   if (app_text != "the app's own data\n")  // no trace line in it
@@ -112,12 +113,26 @@ void check_app_closing_the_trace(const std::string& how) {
   const std::string text = read_file(out);
   CHECK(text.find("{\"format\":\"clprof-trace\"") == 0);
   CHECK(text.find("\"type\":\"end\"") == std::string::npos);
+  if (how == "dup2") {
+    // A dup2 that failed (a closed source) replaced nothing: the trace went on.
+    CHECK(shim.values.at("dup2_from_closed_failed") == 1020);
+    Trace t;
+    REQUIRE(load_partial_trace(out, t));
+    std::size_t after_failed_dup2 = 0;
+    for (const rapidjson::Value* l : t.of_type("launch"))
+      after_failed_dup2 += nums(*l, "gws")[0] == 62;
+    CHECK(after_failed_dup2 == 1);
+  }
 }
 
 }  // namespace
 
 TEST_CASE("errors: an app that closes the trace's descriptor and opens its own file there") {
   check_app_closing_the_trace("");
+}
+
+TEST_CASE("errors: an app that dup2s its own file over the trace's descriptor") {
+  check_app_closing_the_trace("dup2");
 }
 
 TEST_CASE("errors: an app that closes every descriptor with close_range or closefrom") {
