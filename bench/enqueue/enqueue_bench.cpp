@@ -4,6 +4,7 @@
 // has the method).
 //
 //   enqueue_bench [--events | --events-held | --events-remote | --latency | --init-only]
+//                 [--app-work-ns N]
 //                 [ITERATIONS [FINISH_EVERY [WARMUP]]]
 //
 // Modes (one at most):
@@ -31,6 +32,11 @@
 //                prints the host time and the event times (the device side of the latency).
 //   --init-only  sets up everything (context, queue, program build, kernel, buffers) and
 //                exits without a launch: the fixed cost per process of a tool.
+//
+// --app-work-ns N (with any mode but --init-only): after each enqueue the app's thread
+// busy-waits N ns (steady_clock), as if it did that much work of its own per launch, or as a
+// tool's hook would. A yardstick for tools: what N ns on the app's thread costs the whole
+// process, the driver's threads included (on PoCL, ~2-3x N of CPU: docs/performance.md).
 //
 // Prints "key value" lines: platform, mode, iterations, launches (incl. warm-up),
 // ns_per_iter (wall clock, steady_clock, of the timed loop), thread_cpu_ns_per_iter (CPU of
@@ -269,9 +275,12 @@ int main(int argc, char** argv) {
   Mode mode = Mode::Loop;
   unsigned long counts[3] = {200000, 1000, 2000};  // iterations, finish_every, warm-up
   int positional = 0;
+  unsigned long app_work_ns = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (mode == Mode::Loop && arg == "--events")
+    if (arg == "--app-work-ns" && i + 1 < argc && parse_count(argv[i + 1], &app_work_ns))
+      ++i;
+    else if (mode == Mode::Loop && arg == "--events")
       mode = Mode::Events;
     else if (mode == Mode::Loop && arg == "--events-held")
       mode = Mode::EventsHeld;
@@ -286,7 +295,7 @@ int main(int argc, char** argv) {
     else {
       std::fprintf(stderr,
                    "usage: %s [--events | --events-held | --events-remote | --latency | "
-                   "--init-only] "
+                   "--init-only] [--app-work-ns N] "
                    "[ITERATIONS [FINISH_EVERY [WARMUP]]]\n(at %s)\n",
                    argv[0], argv[i]);
       return 2;
@@ -383,6 +392,11 @@ int main(int argc, char** argv) {
       e = nullptr;
     }
     if (e) clReleaseEvent(e);
+    if (app_work_ns) {
+      const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(app_work_ns);
+      while (std::chrono::steady_clock::now() < until) {
+      }
+    }
     // Bounds the queue (same in every mode) so that memory, not launches, is constant.
     if (mode != Mode::Latency && i % finish_every == finish_every - 1) {
       check(clFinish(q), "clFinish");
@@ -414,6 +428,7 @@ int main(int argc, char** argv) {
   std::printf("platform %s\n", name);
   std::printf("mode %s\n", kModeNames[static_cast<int>(mode)]);
   std::printf("iterations %lu\n", iterations);
+  if (app_work_ns) std::printf("app_work_ns %lu\n", app_work_ns);
   std::printf("launches %lu\n", iterations + warmup);
   if (iterations > 0) {
     const double per = 1.0 / static_cast<double>(iterations);
