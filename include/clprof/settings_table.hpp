@@ -39,7 +39,7 @@
     "them through unrecorded (clprof gemm then groups their kernels by rules).")          \
   X(flush_interval_ms, "CLPROF_FLUSH_INTERVAL_MS", Uint, "100", 1, 3600000,               \
     "Longest time a completed record waits in memory before it is written to the file.")  \
-  X(poll_interval_us, "CLPROF_POLL_INTERVAL_US", Uint, "1000", 50, 1000000,               \
+  X(poll_interval_us, "CLPROF_POLL_INTERVAL_US", Uint, "2000", 50, 1000000,               \
     "How often the background harvester polls pending events for completion.")            \
   X(exit_wait_ms, "CLPROF_EXIT_WAIT_MS", Uint, "2000", 0, 600000,                         \
     "At exit, how long to wait for still-pending events before recording them as "        \

@@ -13,8 +13,9 @@ MpscRing<OpRecord>::Slot claim_record() {
   ProcessTrace* t = g_process_trace.load(std::memory_order_acquire);
   auto slot = t->ring().try_claim();
   if (__builtin_expect(slot.value != nullptr, 1)) {
-    // Keep the harvester ahead of bursts: a nudge every quarter ring (amortised ~free).
-    if ((slot.pos & (ProcessTrace::kRingCapacity / 4 - 1)) == 0) t->harvester.wake();
+    // Keep the harvester ahead of bursts: a nudge every half ring (ProcessTrace says why
+    // half; amortised ~free).
+    if ((slot.pos & (ProcessTrace::kNudgeEvery - 1)) == 0) t->harvester.wake();
     return slot;
   }
   // Full: the harvester is behind. Wait rather than drop (every launch once): block

@@ -121,7 +121,7 @@ void Harvester::park() {
 // them (a harvester that went again whenever the ring held a record ran a round per launch
 // on PoCL, ~1.3 µs of CPU per launch). The sleep adapts to what the rounds find: a round that
 // found little doubles the next sleep (up to kLongestSleep), one that found a batch halves it
-// (down to the poll interval); producers nudge it every quarter ring, so a burst never waits
+// (down to the poll interval); producers nudge it every half ring, so a burst never waits
 // for the timer. Each wake-up costs a context switch on a core the driver's threads may want
 // (on a CPU device they run the app's kernels): fewer, larger rounds cost the app less.
 void Harvester::run() {

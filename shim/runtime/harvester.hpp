@@ -1,6 +1,6 @@
 // The harvester: the shim's one background thread. It sleeps between rounds (from the poll
 // interval up to kLongestSleepNs, longer while rounds find little), or until woken (a
-// quarter of the ring filled, a producer waits for space), then drains the ring and polls
+// half the ring filled, a producer waits for space), then drains the ring and polls
 // the commands still running (RecordCompletion), recalibrates the host ticks, and flushes
 // the trace on a timer (TraceOutput). Its pacing lives here (run()): a real backlog keeps it
 // going without a pause, anything less lets it sleep, so records are drained in batches

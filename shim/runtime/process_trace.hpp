@@ -34,6 +34,15 @@ struct ProcessTrace {
   // At 128 or 256 the harvester wakes too often (a nudge per quarter ring) and the fake
   // driver's loop got slower still.
   static constexpr std::size_t kRingCapacity = 512;
+  // A producer nudges the harvester every this many records (claim_record), when it
+  // sleeps. Half the ring, with CLPROF_POLL_INTERVAL_US 2000 (the harvester's shortest
+  // sleep), rather than a quarter and 1000: fewer, larger rounds beside PoCL's workers.
+  // Measured side by side (bench/peer, two runs of 9 rounds, 2026-11-29,
+  // docs/performance.md): the PoCL loop's added CPU per launch fell from +2,330 / +2,797
+  // to +1,869 / +1,968 ns, its wall time from +1,574 / +1,728 to +1,227 / +1,214, the
+  // harvester's CPU from ~730-785 to ~640 ns; the fake driver's from +842 / +849 to +788 /
+  // +800 ns, the app thread's unchanged there (the ring did not fill more often).
+  static constexpr std::size_t kNudgeEvery = kRingCapacity / 2;
 
   explicit ProcessTrace(long pid) : pid(pid) {}
   ProcessTrace(const ProcessTrace&) = delete;

@@ -24,7 +24,7 @@ TEST_CASE("defaults come from the settings table") {
   CHECK(s.log_level == LogLevel::Warn);
   CHECK(s.capture_source == false);
   CHECK(s.flush_interval_ms == 100);
-  CHECK(s.poll_interval_us == 1000);
+  CHECK(s.poll_interval_us == 2000);
   CHECK(s.exit_wait_ms == 2000);
   CHECK(s.opencl_library.empty());
   CHECK(s.root_pid == 0);

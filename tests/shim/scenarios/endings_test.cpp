@@ -52,8 +52,8 @@ TEST_CASE("endings: what the app waited for reaches the file at its sync point, 
 TEST_CASE("endings: a launch + clFinish loop does not wake the harvester at every wait") {
   // A wake per clFinish made the harvester run a round per wait in this loop (clpeak's
   // --kernel-latency), on the core the driver needs next. A sync point wakes it only when
-  // it began no round for 1 ms, and its own sleeps last 1 ms at the least: about one round
-  // per millisecond of the loop (plus a nudge per quarter ring), whatever the number of
+  // it began no round for 1 ms, and its own sleeps last 2 ms at the least: at most about one round
+  // per millisecond of the loop (plus a nudge per half ring), whatever the number of
   // waits in it. Rounds are counted as the harvester's voluntary context switches.
   TempDir dir;
   const std::string out = dir.file("x.json");
