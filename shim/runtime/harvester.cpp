@@ -135,7 +135,7 @@ void Harvester::run() {
   // A round that finds fewer records than this lets the next sleep longer.
   const std::size_t batch_records = ring_.capacity() / 16;
   // The first cells the app will fill, faulted in here rather than in its enqueues; the rest
-  // a quarter ring ahead of the producers, round by round.
+  // half a ring ahead of the producers (as far as they go between two nudges), round by round.
   ring_.populate(kFirstPopulatedCells);
   // The first slope from a baseline long enough (TraceClocks::kFirstBaselineNs): asleep here,
   // where the app's first call used to spin for it.
@@ -174,7 +174,7 @@ void Harvester::run() {
     }
     // A round begins: sync points in the next kSyncWakeGapNs leave the harvester asleep.
     quiet_until_ticks_.store(host_ticks_now() + wake_gap_ticks, std::memory_order_relaxed);
-    ring_.populate(ring_.capacity() / 4);
+    ring_.populate(ring_.capacity() / 2);
     // Taken before the drain: every record published before the sync point is in it.
     if (sync_round_.load(std::memory_order_acquire) &&
         sync_round_.exchange(false, std::memory_order_acquire)) {

@@ -16,20 +16,20 @@ using dvdt::trim_cr;
 
 namespace {
 
-ij::Value make_string(std::string text, size_t offset) {
+ij::Value make_scalar(ij::Value::Type type, std::string text, size_t offset) {
   ij::Value v;
-  v.type = ij::Value::Type::String;
+  v.type = type;
   v.text = std::move(text);
   v.offset = offset;
   return v;
 }
 
+ij::Value make_string(std::string text, size_t offset) {
+  return make_scalar(ij::Value::Type::String, std::move(text), offset);
+}
+
 ij::Value make_number(std::string text, size_t offset) {
-  ij::Value v;
-  v.type = ij::Value::Type::Number;
-  v.text = std::move(text);
-  v.offset = offset;
-  return v;
+  return make_scalar(ij::Value::Type::Number, std::move(text), offset);
 }
 
 ij::Value make_container(ij::Value::Type type, size_t offset) {
