@@ -1,7 +1,7 @@
 // `clprof export`: every record of a run as flat tables, declared once here in the column
 // model (output/columns.hpp: key, type, unit, meaning) — the SQLite schema, the CSV headers,
-// the JSON Lines fields and docs/export.md's tables all come from these declarations — and
-// the rows of each record, built from the model.
+// the JSON Lines fields and docs/export.md's tables all come from these declarations
+// (export_tables.cpp) — and the rows of each record, built from the model (export_rows.cpp).
 //
 // Keys: `process` (index of the process in the run, the same in every table) with `seq`
 // (launches, transfers, args, api_calls) or the object's id; `range_id` and `device` are
@@ -63,6 +63,8 @@ const ExportTableInfo& export_table(ExportTable table);
 const char* sql_type(const Column& column);
 // docs/export.md's table section: one markdown table per export table.
 std::string export_markdown();
+// "a,b,c": a list in one cell (a build's kernels) or in docs (an index's columns).
+std::string comma_joined(const std::vector<std::string>& items);
 
 using RowOut = std::function<void(ExportTable, const Row&)>;
 
