@@ -80,11 +80,14 @@ class MpscRing {
   // Consumer (or anyone): faults in the pages of the cells the producers will claim next, up
   // to `cells` ahead of the last claimed one, so that an enqueue does not take the page
   // fault of a fresh cell. Writes nothing (MADV_POPULATE_WRITE, Linux 5.14; a no-op
-  // before): safe while producers fill those cells. Once the whole ring was faulted in it
-  // returns at once.
-  void populate(std::size_t cells) {
+  // before): safe while producers fill those cells. Nothing until the producers have
+  // claimed `once_claimed` cells (a process that makes few records keeps the rest of the
+  // ring untouched). Once the whole ring was faulted in it returns at once.
+  void populate(std::size_t cells, std::size_t once_claimed = 0) {
     if (populated_ > mask_) return;
-    const std::size_t want = std::min(enqueue_.load(std::memory_order_relaxed) + cells, mask_ + 1);
+    const std::size_t claimed = enqueue_.load(std::memory_order_relaxed);
+    if (claimed < once_claimed) return;
+    const std::size_t want = std::min(claimed + cells, mask_ + 1);
     if (want <= populated_) return;
     constexpr std::size_t kPage = 4096;
     const auto base = reinterpret_cast<std::uintptr_t>(cells_);

@@ -41,7 +41,10 @@ struct ProcessTrace {
   // docs/performance.md): the PoCL loop's added CPU per launch fell from +2,330 / +2,797
   // to +1,869 / +1,968 ns, its wall time from +1,574 / +1,728 to +1,227 / +1,214, the
   // harvester's CPU from ~730-785 to ~640 ns; the fake driver's from +842 / +849 to +788 /
-  // +800 ns, the app thread's unchanged there (the ring did not fill more often).
+  // +800 ns, the app thread's unchanged there (the ring did not fill more often). A third
+  // run (7 rounds, 14% steal, the whole peer table) reproduced the harvester's fall (658
+  // against 813 ns; 638 against 781 in the 4x loop) but not the process's (+2,340 against
+  // +2,394; +3,136 against +3,128): what PoCL's threads spend beside it did not follow.
   static constexpr std::size_t kNudgeEvery = kRingCapacity / 2;
 
   explicit ProcessTrace(long pid) : pid(pid) {}
