@@ -1,6 +1,7 @@
 // The RAII scopes every hook opens: they decide whether this call is recorded (the
 // trace is live and this is not a nested call from inside the driver), take the host
-// begin time, and for enqueues supply the event pointer handed to the real call.
+// begin time, and for enqueues supply the event pointer handed to the real call (and start
+// loading the ring cell the record will take, while the driver works).
 #pragma once
 
 #include <CL/cl.h>
@@ -10,6 +11,7 @@
 #include "loader/real_opencl.hpp"
 #include "recording/host_clock.hpp"
 #include "recording/thread_state.hpp"
+#include "runtime/handoff.hpp"
 #include "runtime/lifecycle.hpp"
 
 namespace clprof::shim {
@@ -55,7 +57,9 @@ class HookScope {
 // takes exactly one reference, released by the harvester.
 class EnqueueScope : public HookScope {
  public:
-  explicit EnqueueScope(cl_event* app_event) : HookScope(Timing::Ticks), app_event_(app_event) {}
+  explicit EnqueueScope(cl_event* app_event) : HookScope(Timing::Ticks), app_event_(app_event) {
+    if (active()) prefetch_claim();
+  }
   ~EnqueueScope() {
     if (private_event_) real().clReleaseEvent(private_event_);
   }

@@ -138,6 +138,23 @@ class MpscRing {
     tsan_acquire(&c);
     return &c.value;
   }
+  // Producer, before the driver's call of its enqueue: starts loading the next cell's
+  // header and the object a hand-back left there (its first two lines), so that the claim
+  // and the hand-back's release after that call do not wait for memory the harvester and
+  // the driver's threads touched last. A hint: reads only; a stale answer is harmless.
+  // Measured side by side (bench/peer and interleaved enqueue_bench runs, 2026-11-29): on
+  // PoCL the app thread's added CPU fell by 202-237 ns per launch in three runs (process
+  // CPU and wall time within their spread); on the fake driver, whose enqueue is too short
+  // to hide a load behind, it cost 24-40 ns.
+  void prefetch_claim() const {
+    const std::size_t pos = enqueue_.load(std::memory_order_relaxed);
+    const Cell& c = cells_[pos & mask_];
+    if (const void* h = c.handback.load(std::memory_order_relaxed)) {
+      __builtin_prefetch(h, 1);
+      __builtin_prefetch(static_cast<const char*>(h) + 64, 1);
+    }
+  }
+
   // Consumer: frees the slot returned by front(), leaving `handback` (may be null) for
   // the producer that claims the cell next. Returns a hand-back still in the cell (one
   // that offer_handback left after the cell's claimer had looked), which the consumer

@@ -31,6 +31,10 @@ void publish_record(const MpscRing<OpRecord>::Slot& slot) {
   if (slot.handback) release_on_app_thread(slot.handback);
 }
 
+void prefetch_claim() {
+  if (ProcessTrace* t = g_process_trace.load(std::memory_order_acquire)) t->ring().prefetch_claim();
+}
+
 void emit_line(LineKind kind, const std::string& json) {
   if (!g_process_trace.load(std::memory_order_acquire)) return;
   char* copy = static_cast<char*>(std::malloc(json.size() + 1));

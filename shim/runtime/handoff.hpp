@@ -25,6 +25,9 @@ MpscRing<OpRecord>::Slot claim_record();
 // lock: a release runs driver code.
 void publish_record(const MpscRing<OpRecord>::Slot& slot);
 
+// Before the driver's call of an enqueue: MpscRing::prefetch_claim on the live ring.
+void prefetch_claim();
+
 // Queues a finished record object line of kind `kind` (cold paths). Threads: any.
 void emit_line(LineKind kind, const std::string& json);
 
