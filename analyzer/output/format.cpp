@@ -58,4 +58,13 @@ std::string format_bytes(uint64_t bytes) {
   return format_fixed(v, 1) + " " + units[u];
 }
 
+std::string joined(const std::vector<std::string>& items, std::string_view separator) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += separator;
+    out += items[i];
+  }
+  return out;
+}
+
 }  // namespace clprof::output

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace clprof::output {
 
@@ -16,6 +17,9 @@ std::optional<Format> parse_format(std::string_view name);
 // A duration with an adaptive unit, 4 significant digits at most 3 decimals:
 // 950 -> "950 ns", 1234 -> "1.234 us", 12345678 -> "12.35 ms", 2.5e9 -> "2.500 s".
 std::string format_ns(int64_t ns);
+
+// The items with `separator` between them: joined({"a", "b"}, ", ") -> "a, b".
+std::string joined(const std::vector<std::string>& items, std::string_view separator);
 
 // A fixed-point number: format_fixed(12.3456, 2) -> "12.35".
 std::string format_fixed(double value, int decimals);

@@ -9,12 +9,6 @@ namespace clprof::output::tables {
 
 namespace {
 
-std::string joined(const std::vector<std::string>& v, const char* separator) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : separator) + s;
-  return out;
-}
-
 // The lines of a failed build's log shown under the table: at most kLogLines lines of at
 // most kLogLineChars characters each, indented; the full log is in the `log` field.
 constexpr size_t kLogLines = 12;

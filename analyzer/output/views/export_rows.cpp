@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "output/format.hpp"
 #include "output/views/export_tables.hpp"
 #include "output/views/json_text.hpp"
 
@@ -133,7 +134,7 @@ void ExportRows::metadata(const RowOut& out) const {
         {Value::uint(b.process), pid(b.process), Value::uint(b.program_id), Value::text(b.api),
          Value::text(b.options), Value::text(devices), opt_time(b.host_begin_ns),
          opt_time(b.host_end_ns), span(b.host_begin_ns, b.host_end_ns), Value::integer(b.rc),
-         Value::text(status), Value::text(comma_joined(b.kernels)), Value::text(b.source_hash)});
+         Value::text(status), Value::text(joined(b.kernels, ",")), Value::text(b.source_hash)});
   }
   for (const auto& r : run_.ranges) {
     int64_t depth = 0;

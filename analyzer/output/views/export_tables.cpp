@@ -1,5 +1,7 @@
 #include "output/views/export_tables.hpp"
 
+#include "output/format.hpp"
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -317,12 +319,6 @@ const Schema& transfers() {
 
 }  // namespace
 
-std::string comma_joined(const std::vector<std::string>& items) {
-  std::string s;
-  for (const auto& x : items) s += (s.empty() ? "" : ",") + x;
-  return s;
-}
-
 const std::vector<ExportTableInfo>& export_tables() {
   static const std::vector<ExportTableInfo> t = {
       {ExportTable::Processes, &processes(), {}, false},
@@ -376,7 +372,7 @@ std::string export_markdown() {
              " | " + c.meaning + (c.nullable ? "; null when unknown" : "") + " |\n";
     if (!t.indexes.empty()) {
       out += "\nSQLite indexes:";
-      for (const auto& ix : t.indexes) out += " (" + comma_joined(ix) + ")";
+      for (const auto& ix : t.indexes) out += " (" + joined(ix, ",") + ")";
       out += ".\n";
     }
   }

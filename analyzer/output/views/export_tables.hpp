@@ -63,8 +63,6 @@ const ExportTableInfo& export_table(ExportTable table);
 const char* sql_type(const Column& column);
 // docs/export.md's table section: one markdown table per export table.
 std::string export_markdown();
-// "a,b,c": a list in one cell (a build's kernels) or in docs (an index's columns).
-std::string comma_joined(const std::vector<std::string>& items);
 
 using RowOut = std::function<void(ExportTable, const Row&)>;
 

@@ -52,3 +52,11 @@ TEST_CASE("json writer: drain() streams a document in pieces") {
   CHECK(streamed + "\n" == whole.str());
   CHECK(parts.drain().empty());
 }
+
+TEST_CASE("joined: separator between items only, every item kept") {
+  using clprof::output::joined;
+  CHECK(joined({}, ", ") == "");
+  CHECK(joined({"a"}, ", ") == "a");
+  CHECK(joined({"a", "b", "c"}, ",") == "a,b,c");
+  CHECK(joined({"", "b"}, ",") == ",b");  // an empty first item still counts
+}
