@@ -41,6 +41,12 @@
     "Longest time a completed record waits in memory before it is written to the file.")  \
   X(poll_interval_us, "CLPROF_POLL_INTERVAL_US", Uint, "2000", 50, 1000000,               \
     "How often the background harvester polls pending events for completion.")            \
+  X(harvester_batch, "CLPROF_HARVESTER_BATCH", Bool, "1", 0, 0,                           \
+    "1 runs the background harvester thread under SCHED_BATCH when the thread that "      \
+    "starts it runs under the default SCHED_OTHER: a wake-up of the harvester then "      \
+    "waits for a free core or the scheduler's next tick instead of preempting a "         \
+    "running thread of the app or the driver. 0 keeps the starting thread's "             \
+    "scheduling.")                                                                        \
   X(exit_wait_ms, "CLPROF_EXIT_WAIT_MS", Uint, "2000", 0, 600000,                         \
     "At exit, how long to wait for still-pending events before recording them as "        \
     "incomplete.")                                                                        \

@@ -1,13 +1,39 @@
 #include "runtime/harvester.hpp"
 
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 
 #include <algorithm>
 
 #include "recording/host_clock.hpp"
 #include "runtime/lifecycle.hpp"
+#include "runtime/log.hpp"
 
 namespace clprof::shim {
+namespace {
+
+// CLPROF_HARVESTER_BATCH. A wake-up of the harvester on a busy core preempted the thread
+// running there, the app's or the driver's (on a CPU device PoCL's workers run the app's
+// kernels), and that cost the process more than the harvester's own work. Under
+// SCHED_BATCH the wake-up waits for a free core or that thread's tick instead: the same
+// share of the CPU at the same nice level, taken when the app does not need it (SCHED_IDLE
+// took less and let the ring fill). Measured side by side (docs/performance.md): in four
+// interleaved runs of the PoCL enqueue loop the process's added CPU per launch fell by
+// 287-562 ns; clblast_test_xim2col's CPU by 5.5-7.6 s per run (17-23 us per command);
+// latency and the fake driver did not move. A thread started under another policy (a
+// real-time app's) keeps it.
+void use_batch_scheduling() {
+  int policy = SCHED_OTHER;
+  sched_param param{};
+  if (pthread_getschedparam(pthread_self(), &policy, &param) != 0 || policy != SCHED_OTHER) return;
+  param.sched_priority = 0;
+  if (const int error = pthread_setschedparam(pthread_self(), SCHED_BATCH, &param)) {
+    log_message(LogLevel::Debug, "the harvester stays under SCHED_OTHER (error %d)", error);
+  }
+}
+
+}  // namespace
 
 int Harvester::start(void (*final_round)()) {
   final_round_ = final_round;
@@ -95,6 +121,7 @@ void Harvester::unpark() {
 void* Harvester::thread_main(void* self) {
   auto* h = static_cast<Harvester*>(self);
   pthread_setname_np(pthread_self(), "clprof-harvest");
+  if (settings().harvester_batch) use_batch_scheduling();
   h->run();
   if (h->final_requested_.load(std::memory_order_acquire)) {
     if (h->final_round_) h->final_round_();

@@ -5,6 +5,8 @@
 // the trace on a timer (TraceOutput). Its pacing lives here (run()): a real backlog keeps it
 // going without a pause, anything less lets it sleep, so records are drained in batches
 // and the CPU is left to the driver's threads, which on a CPU device run the app's kernels.
+// It runs under SCHED_BATCH (CLPROF_HARVESTER_BATCH; harvester.cpp says why), so that its
+// wake-ups do not preempt them.
 //
 // Threads: start() and stop() on the lifecycle's thread (start-up, ending); wake(),
 // app_sync_point() and wait_for_space() on the app's enqueuing threads;

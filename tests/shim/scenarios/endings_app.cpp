@@ -3,6 +3,7 @@
 // handler of the app's own (endings_test.cpp).
 #include <CL/cl.h>
 #include <dirent.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -190,13 +191,18 @@ int scenario_sync_then_kill(const ScenarioArgs& args) {
   return 1;
 }
 
-// How many times the shim's harvester thread went to sleep so far (its voluntary context
-// switches: one per round, when it waits for the next; preemptions are not counted), or -1
-// when it has none (a bare run).
-long long harvester_sleeps() {
-  DIR* tasks = opendir("/proc/self/task");
-  if (!tasks) return -1;
+// The shim's harvester thread as /proc shows it: how many times it went to sleep so far
+// (its voluntary context switches: one per round, when it waits for the next; preemptions
+// are not counted) and its scheduling policy; -1 for both when there is none (a bare run).
+struct HarvesterFacts {
   long long sleeps = -1;
+  int policy = -1;
+};
+
+HarvesterFacts harvester_facts() {
+  HarvesterFacts facts;
+  DIR* tasks = opendir("/proc/self/task");
+  if (!tasks) return facts;
   while (dirent* e = readdir(tasks)) {
     if (e->d_name[0] == '.') continue;
     const std::string base = std::string("/proc/self/task/") + e->d_name;
@@ -209,25 +215,26 @@ long long harvester_sleeps() {
     if (FILE* f = std::fopen((base + "/status").c_str(), "r")) {
       while (std::fgets(line, sizeof line, f)) {
         long long n = 0;
-        if (std::sscanf(line, "voluntary_ctxt_switches: %lld", &n) == 1) sleeps = n;
+        if (std::sscanf(line, "voluntary_ctxt_switches: %lld", &n) == 1) facts.sleeps = n;
       }
       std::fclose(f);
     }
+    facts.policy = sched_getscheduler(static_cast<pid_t>(std::atoi(e->d_name)));
   }
   closedir(tasks);
-  return sleeps;
+  return facts;
 }
 
 // argv[2] (default 2,000) rounds of one launch, clFinish and 50 µs of the app's own work
 // (a sleep), clpeak's latency loop at about its pace: says how long the loop took and how
-// many rounds the harvester ran meanwhile.
+// many rounds the harvester ran meanwhile, and the harvester's scheduling policy.
 int scenario_wait_loop(const ScenarioArgs& args) {
   const int rounds = args.arg ? std::atoi(args.arg) : 2000;
   Cl cl;
   check(cl.launch_vadd(64), "launch");  // the trace starts, its harvester with it
   check(clFinish(cl.queue), "finish");
   std::this_thread::sleep_for(std::chrono::milliseconds(50));  // past its start-up
-  const long long sleeps_before = harvester_sleeps();
+  const long long sleeps_before = harvester_facts().sleeps;
   const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < rounds; ++i) {
     check(cl.launch_vadd(64), "launch");
@@ -235,10 +242,11 @@ int scenario_wait_loop(const ScenarioArgs& args) {
     std::this_thread::sleep_for(std::chrono::microseconds(50));
   }
   const auto t1 = std::chrono::steady_clock::now();
-  const long long sleeps_after = harvester_sleeps();
+  const HarvesterFacts after = harvester_facts();
   say("rounds", rounds);
   say("loop_us", std::chrono::duration_cast<std::chrono::microseconds>(t1 - t0).count());
-  say("harvester_rounds", sleeps_before < 0 ? -1 : sleeps_after - sleeps_before);
+  say("harvester_rounds", sleeps_before < 0 ? -1 : after.sleeps - sleeps_before);
+  say("harvester_policy", after.policy);
   return 0;
 }
 

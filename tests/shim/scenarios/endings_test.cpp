@@ -3,6 +3,7 @@
 // ends as it would without the shim.
 #include <doctest/doctest.h>
 #include <rapidjson/document.h>
+#include <sched.h>
 #include <signal.h>
 
 #include <cstdio>
@@ -70,10 +71,25 @@ TEST_CASE("endings: a launch + clFinish loop does not wake the harvester at ever
   } else {
     CHECK(rounds <= most);
   }
+  // CLPROF_HARVESTER_BATCH's default: its wake-ups do not preempt the app's threads.
+  CHECK(app_value(r, "harvester_policy") == SCHED_BATCH);
   Trace t;
   REQUIRE(load_trace(out, t));
   CHECK(t.of_type("launch").size() == 2001);
   CHECK(t.of_type("sync").size() == 2001);
+  check_end_counts(t);
+}
+
+TEST_CASE("endings: CLPROF_HARVESTER_BATCH=0 leaves the harvester the app's scheduling") {
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const RunResult r =
+      run_app({"wait_loop", true, out, {{"CLPROF_HARVESTER_BATCH", "0"}}, "20"}, dir.path());
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(app_value(r, "harvester_policy") == SCHED_OTHER);
+  Trace t;
+  REQUIRE(load_trace(out, t));
+  CHECK(t.of_type("launch").size() == 21);
   check_end_counts(t);
 }
 
