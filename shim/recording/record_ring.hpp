@@ -188,16 +188,25 @@ class MpscRing {
     return take(cells_[pos & mask_].handback);
   }
 
-  // Consumer: asks the CPU to start fetching the first `bytes` of the cell after
-  // front()'s, if that cell is published already (one still being written is left
+  // Consumer: asks the CPU to start fetching the first `bytes` of the cell `ahead` places
+  // after front()'s, if that cell is published already (one still being written is left
   // alone: fetching it would pull its lines away from the producer mid-write). A hint
   // only: nothing is read but the cell's sequence number.
-  void prefetch_next(std::size_t bytes) const {
-    const std::size_t next = dequeue_ + 1;
-    const Cell& c = cells_[next & mask_];
-    if (c.seq.load(std::memory_order_relaxed) != lap(next) + 1) return;
+  void prefetch_ahead(std::size_t ahead, std::size_t bytes) const {
+    const std::size_t pos = dequeue_ + ahead;
+    const Cell& c = cells_[pos & mask_];
+    if (c.seq.load(std::memory_order_relaxed) != lap(pos) + 1) return;
     const char* p = reinterpret_cast<const char*>(&c);
     for (std::size_t off = 64; off < bytes; off += 64) __builtin_prefetch(p + off);
+  }
+  // Consumer: the value `ahead` places after front()'s if it is published, else nullptr.
+  // Like front(), it stays the consumer's until popped; unlike it, it is only looked at.
+  const T* peek_ahead(std::size_t ahead) {
+    const std::size_t pos = dequeue_ + ahead;
+    Cell& c = cells_[pos & mask_];
+    if (c.seq.load(std::memory_order_acquire) != lap(pos) + 1) return nullptr;
+    tsan_acquire(&c);
+    return &c.value;
   }
   // Consumer: the position of the next front() (one past the last popped).
   std::size_t dequeue_pos() const {

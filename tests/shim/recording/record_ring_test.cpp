@@ -1,6 +1,6 @@
 // The bounded multi-producer ring (recording/record_ring.hpp): every record arrives once,
-// a full ring refuses, hand-backs reach the next claimer of their cell, populate faults in
-// only what it is asked to, when it is asked to.
+// a full ring refuses, peek_ahead shows only what is published, hand-backs reach the next
+// claimer of their cell, populate faults in only what it is asked to, when it is asked to.
 #include <doctest/doctest.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -69,6 +69,40 @@ TEST_CASE("ring: full ring refuses, then accepts after a pop") {
   REQUIRE(ring.front());
   ring.pop();
   CHECK(ring.try_claim().value != nullptr);
+}
+
+TEST_CASE("ring: peek_ahead shows a published value ahead of front, not one being written") {
+  MpscRing<int> ring(4);
+  auto first = ring.try_claim();
+  auto second = ring.try_claim();
+  auto third = ring.try_claim();
+  REQUIRE((first.value && second.value && third.value));
+  *first.value = 1;
+  *second.value = 2;
+  *third.value = 3;
+  ring.publish(first);
+  ring.publish(third);  // the second is still being written
+  CHECK(ring.peek_ahead(1) == nullptr);
+  ring.publish(second);
+  const int* next = ring.peek_ahead(1);
+  REQUIRE(next);
+  CHECK(*next == 2);
+  REQUIRE(ring.peek_ahead(2));
+  CHECK(*ring.peek_ahead(2) == 3);
+  CHECK(ring.peek_ahead(3) == nullptr);  // never claimed
+  // Looking takes nothing: front() still gives the values in order.
+  for (int want = 1; want <= 3; ++want) {
+    REQUIRE(ring.front());
+    CHECK(*ring.front() == want);
+    ring.pop();
+  }
+  CHECK(ring.peek_ahead(1) == nullptr);
+  // A lap later the cells' old values are not shown as published.
+  auto again = ring.try_claim();
+  REQUIRE(again.value);
+  ring.publish(again);
+  CHECK(ring.peek_ahead(1) == nullptr);
+  REQUIRE(ring.front());
 }
 
 TEST_CASE("ring: a hand-back left at pop goes to the next claimer of that cell, once") {
