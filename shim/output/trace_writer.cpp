@@ -18,6 +18,19 @@
 
 namespace clprof::shim {
 
+void TraceWriter::grow_descriptor_table() {
+  // /proc/self/task has a link for each thread, besides "." and "..".
+  struct stat task {};
+  if (::stat("/proc/self/task", &task) != 0 || task.st_nlink != 3) return;
+  for (int fd = 0; fd <= 2; ++fd) {
+    const int high = ::fcntl(fd, F_DUPFD_CLOEXEC, kHighFd);
+    if (high >= 0) {
+      ::close(high);
+      return;
+    }
+  }
+}
+
 bool TraceWriter::open(const std::string& path, std::string_view header_line, std::string& error) {
   fd_ = open_output_file(path, error);  // what an existing path gets: output_file.hpp
   if (fd_ < 0) return false;

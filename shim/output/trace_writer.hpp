@@ -23,6 +23,14 @@ class TraceWriter {
   // file cannot be opened or written.
   bool open(const std::string& path, std::string_view header_line, std::string& error);
   bool is_open() const { return fd_ >= 0; }
+  // Grows the process's descriptor table to hold kHighFd, if the process has one thread
+  // (the shim's constructor, before main). open() moves the trace's descriptor there, and
+  // growing the table while threads share it (the driver's are running by the first
+  // OpenCL call) makes the kernel wait for an RCU grace period inside that fcntl: 8-20 ms
+  // of wall time per process, measured on PoCL. Takes no descriptor the app could see (it
+  // duplicates 0, 1 or 2 to kHighFd and closes that) and only a larger table stays.
+  // Best effort.
+  static void grow_descriptor_table();
   // True once a write found the file's descriptor closed or pointing elsewhere (the app
   // closed it, or closed it and opened something else there): the writer then stops for
   // good, and never writes to or closes that descriptor again. Threads: owner only.

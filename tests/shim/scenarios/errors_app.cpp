@@ -1,13 +1,17 @@
 // Scenarios of the test app. Failures the app must see unchanged: injected enqueue failures, a
-// failed build, an app that closes the trace's descriptor (errors_test.cpp).
+// failed build, an app that closes the trace's descriptor, the descriptors an app finds
+// (errors_test.cpp).
 #include <CL/cl.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 
 #include "app_support.hpp"
@@ -58,6 +62,30 @@ int scenario_build_and_wait(const ScenarioArgs&) {
 std::atomic<int> g_notified{0};
 void CL_CALLBACK on_built(cl_program, void*) {
   g_notified.store(1);
+}
+
+// The descriptors the app finds at main, and where the trace's went after the first
+// launch (errors_test.cpp: the shim grows the table at load, and takes no number).
+int scenario_descriptors_at_main(const ScenarioArgs&) {
+  struct stat task {};
+  say("threads_at_main", stat("/proc/self/task", &task) == 0 ? task.st_nlink - 2 : -1);
+  long long table = -1;
+  if (FILE* status = std::fopen("/proc/self/status", "r")) {
+    char line[256];
+    while (std::fgets(line, sizeof line, status))
+      if (std::strncmp(line, "FDSize:", 7) == 0) table = std::atoll(line + 7);
+    std::fclose(status);
+  }
+  say("fd_table_size", table);
+  say("fd_512_open_at_main", fcntl(512, F_GETFD) != -1);
+  const int first = open("/dev/null", O_RDONLY);
+  say("first_open_fd", first);
+  if (first >= 0) close(first);
+  Cl cl;
+  check(cl.launch_vadd(64), "launch");
+  check(clFinish(cl.queue), "finish");
+  say("fd_512_open_after_launch", fcntl(512, F_GETFD) != -1);
+  return 0;
 }
 
 int scenario_bad_source(const ScenarioArgs&) {
@@ -136,6 +164,7 @@ const ScenarioList kErrorsScenarios = {
     {"build_and_wait", scenario_build_and_wait},
     {"close_fds", scenario_close_fds},
     {"bad_source", scenario_bad_source},
+    {"descriptors_at_main", scenario_descriptors_at_main},
 };
 
 }  // namespace shim_test

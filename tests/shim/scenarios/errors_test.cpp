@@ -140,6 +140,28 @@ TEST_CASE("errors: an app that closes every descriptor with close_range or close
   check_app_closing_the_trace("closefrom");
 }
 
+TEST_CASE("errors: the app finds its descriptors as without clprof, in a table grown at load") {
+  // The trace's descriptor goes to 512 at the first OpenCL call. The table is grown to
+  // hold it at load, while the process has one thread: growing it later, beside the
+  // driver's threads, makes the kernel wait for an RCU grace period in that call.
+  TempDir dir;
+  const RunResult bare = run_app({"descriptors_at_main", false, "", {}}, dir.path());
+  const RunResult shim = run_app({"descriptors_at_main", true, dir.file("x.json"), {}}, dir.path());
+  INFO("the app's stderr: ", shim.err);
+  REQUIRE(bare.exit_code == 0);
+  REQUIRE(shim.exit_code == 0);
+  CHECK(shim.values.at("first_open_fd") == bare.values.at("first_open_fd"));
+  CHECK(shim.values.at("fd_512_open_at_main") == 0);
+  CHECK(shim.values.at("fd_512_open_after_launch") == 1);
+  CHECK(bare.values.at("fd_512_open_after_launch") == 0);
+  INFO("table size without clprof: ", bare.values.at("fd_table_size"));
+  if (shim.values.at("threads_at_main") == 1) {
+    CHECK(shim.values.at("fd_table_size") > 512);
+  } else {  // a sanitizer's runtime started a thread before the shim's constructor
+    MESSAGE("the app had ", shim.values.at("threads_at_main"), " threads at main: table not grown");
+  }
+}
+
 TEST_CASE("errors: a failed build and a clWaitForEvents are recorded") {
   const TracedRun run("build_and_wait");
   const RunResult& shim = run.app;
