@@ -22,13 +22,13 @@ void TraceWriter::grow_descriptor_table() {
   // /proc/self/task has a link for each thread, besides "." and "..".
   struct stat task {};
   if (::stat("/proc/self/task", &task) != 0 || task.st_nlink != 3) return;
-  for (int fd = 0; fd <= 2; ++fd) {
-    const int high = ::fcntl(fd, F_DUPFD_CLOEXEC, kHighFd);
-    if (high >= 0) {
-      ::close(high);
-      return;
-    }
-  }
+  // A descriptor of our own to duplicate, not one of 0-2: closing a copy of a file's
+  // descriptor drops the process's POSIX locks on that file, which an exec keeps.
+  const int own = ::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (own < 0) return;
+  const int high = ::fcntl(own, F_DUPFD_CLOEXEC, kHighFd);
+  if (high >= 0) ::close(high);
+  ::close(own);
 }
 
 bool TraceWriter::open(const std::string& path, std::string_view header_line, std::string& error) {

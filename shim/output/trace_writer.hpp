@@ -27,9 +27,9 @@ class TraceWriter {
   // (the shim's constructor, before main). open() moves the trace's descriptor there, and
   // growing the table while threads share it (the driver's are running by the first
   // OpenCL call) makes the kernel wait for an RCU grace period inside that fcntl: 8-20 ms
-  // of wall time per process, measured on PoCL. Takes no descriptor the app could see (it
-  // duplicates 0, 1 or 2 to kHighFd and closes that) and only a larger table stays.
-  // Best effort.
+  // of wall time per process, measured on PoCL. Keeps no descriptor (it opens "/" with
+  // O_PATH, duplicates that to kHighFd and closes both, before the app runs), and no other
+  // trace of it stays but the larger table. Best effort.
   static void grow_descriptor_table();
   // True once a write found the file's descriptor closed or pointing elsewhere (the app
   // closed it, or closed it and opened something else there): the writer then stops for
