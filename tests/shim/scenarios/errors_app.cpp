@@ -4,6 +4,7 @@
 #include <CL/cl.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -12,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <thread>
 
 #include "app_support.hpp"
@@ -64,9 +66,46 @@ void CL_CALLBACK on_built(cl_program, void*) {
   g_notified.store(1);
 }
 
+// Whether another process sees a write lock of this process's on `path` (F_GETLK).
+bool locked_by_me(const char* path) {
+  const pid_t me = getpid();
+  const pid_t child = fork();
+  if (child == 0) {
+    const int fd = open(path, O_RDWR);
+    struct flock probe {};
+    probe.l_type = F_WRLCK;
+    probe.l_whence = SEEK_SET;
+    const bool held =
+        fd >= 0 && fcntl(fd, F_GETLK, &probe) == 0 && probe.l_type != F_UNLCK && probe.l_pid == me;
+    _exit(held ? 0 : 1);
+  }
+  int status = 0;
+  return child > 0 && waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+         WEXITSTATUS(status) == 0;
+}
+
 // The descriptors the app finds at main, and where the trace's went after the first
 // launch (errors_test.cpp: the shim grows the table at load, and takes no number).
-int scenario_descriptors_at_main(const ScenarioArgs&) {
+// "lock_stdin": first takes a POSIX lock on SHIM_TEST_APP_FILE, makes that file its
+// standard input and execs itself ("locked_stdin"), which checks that the lock, which an
+// exec keeps, outlived the shim's start.
+int scenario_descriptors_at_main(const ScenarioArgs& args) {
+  const std::string_view mode = args.arg ? args.arg : "";
+  const char* const locked = std::getenv("SHIM_TEST_APP_FILE");
+  if (mode == "lock_stdin" && locked) {
+    const int fd = open(locked, O_RDWR | O_CREAT, 0644);
+    struct flock lock {};
+    lock.l_type = F_WRLCK;
+    lock.l_whence = SEEK_SET;
+    if (fd < 0 || dup2(fd, 0) != 0) return 3;
+    close(fd);  // before the lock: closing it would drop the lock
+    if (fcntl(0, F_SETLK, &lock) != 0 || !locked_by_me(locked)) return 4;
+    char* const again[] = {const_cast<char*>(args.self), const_cast<char*>("descriptors_at_main"),
+                           const_cast<char*>("locked_stdin"), nullptr};
+    execv(args.self, again);
+    return 5;
+  }
+  if (mode == "locked_stdin" && locked) say("stdin_lock_kept", locked_by_me(locked));
   struct stat task {};
   say("threads_at_main", stat("/proc/self/task", &task) == 0 ? task.st_nlink - 2 : -1);
   long long table = -1;

@@ -162,6 +162,24 @@ TEST_CASE("errors: the app finds its descriptors as without clprof, in a table g
   }
 }
 
+TEST_CASE("errors: a POSIX lock on stdin, kept across exec, outlives the shim's start") {
+  // Closing any descriptor of a file drops the process's POSIX locks on it: growing the
+  // table must not go through a copy of 0, 1 or 2.
+  TempDir dir;
+  const EnvChanges env{{"SHIM_TEST_APP_FILE", dir.file("locked.txt")}};
+  long long first_fd_bare = -1;
+  for (const bool preload : {false, true}) {
+    CAPTURE(preload);
+    const RunResult r = run_app(
+        {"descriptors_at_main", preload, dir.file("x.json"), env, "lock_stdin"}, dir.path());
+    INFO("the app's stderr: ", r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.values.at("stdin_lock_kept") == 1);
+    if (!preload) first_fd_bare = r.values.at("first_open_fd");
+    CHECK(r.values.at("first_open_fd") == first_fd_bare);
+  }
+}
+
 TEST_CASE("errors: a failed build and a clWaitForEvents are recorded") {
   const TracedRun run("build_and_wait");
   const RunResult& shim = run.app;
