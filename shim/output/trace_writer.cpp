@@ -19,9 +19,6 @@
 namespace clprof::shim {
 
 void TraceWriter::grow_descriptor_table() {
-  // /proc/self/task has a link for each thread, besides "." and "..".
-  struct stat task {};
-  if (::stat("/proc/self/task", &task) != 0 || task.st_nlink != 3) return;
   // A descriptor of our own to duplicate, not one of 0-2: closing a copy of a file's
   // descriptor drops the process's POSIX locks on that file, which an exec keeps.
   const int own = ::open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);

@@ -23,13 +23,13 @@ class TraceWriter {
   // file cannot be opened or written.
   bool open(const std::string& path, std::string_view header_line, std::string& error);
   bool is_open() const { return fd_ >= 0; }
-  // Grows the process's descriptor table to hold kHighFd, if the process has one thread
-  // (the shim's constructor, before main). open() moves the trace's descriptor there, and
-  // growing the table while threads share it (the driver's are running by the first
-  // OpenCL call) makes the kernel wait for an RCU grace period inside that fcntl: 8-20 ms
-  // of wall time per process, measured on PoCL. Keeps no descriptor (it opens "/" with
-  // O_PATH, duplicates that to kHighFd and closes both, before the app runs), and no other
-  // trace of it stays but the larger table. Best effort.
+  // Grows the process's descriptor table to hold kHighFd. For the shim's constructor, which
+  // calls it only while the process has one thread: open() moves the trace's descriptor
+  // there, and growing the table while threads share it (the driver's are running by the
+  // first OpenCL call) makes the kernel wait for an RCU grace period inside that fcntl:
+  // 8-20 ms of wall time per process, measured on PoCL. Keeps no descriptor (it opens "/"
+  // with O_PATH, duplicates that to kHighFd and closes both, before the app runs), and no
+  // other trace of it stays but the larger table. Best effort.
   static void grow_descriptor_table();
   // True once a write found the file's descriptor closed or pointing elsewhere (the app
   // closed it, or closed it and opened something else there): the writer then stops for

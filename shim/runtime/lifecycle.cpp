@@ -275,7 +275,8 @@ __attribute__((constructor)) void shim_load() {
   }
   ensure_session_id();
   pthread_atfork(fork_prepare, fork_parent, fork_child);
-  TraceWriter::grow_descriptor_table();
+  // Later, with the driver's threads sharing the table, growing it stalls (trace_writer.hpp).
+  if (thread_count() == 1) TraceWriter::grow_descriptor_table();
   // Now, before main: exit() runs handlers in reverse order, so the trace ends after the
   // app's own exit handlers and static destructors, and records the OpenCL they use.
   std::atexit(atexit_finalize);

@@ -31,7 +31,8 @@ bool tsc_is_host_clock();
 // process replaced with exec*() (same pid) wrote it, and it must be kept.
 bool holds_trace_of(const std::string& path, long pid);
 
-// The number of threads the process has now (/proc/self/task; 0 if unreadable).
+// The number of threads the process has now (/proc/self/task's link count; 0 if
+// unreadable). Takes no descriptor.
 std::size_t thread_count();
 
 }  // namespace clprof::shim
