@@ -21,9 +21,8 @@ for kind in "${kinds[@]}"; do
   case $kind in
     asan)
       # -O0 and line tables only (-g1, enough for symbolised reports): this stage builds the
-      # whole tree, and code generation was ~80% of a unit's compile at -O1 (-ftime-report).
-      # Measured on a 2-vCPU AMD EPYC VM (2026-11-29): the stage took 854 s (build ~475 s,
-      # suite 377 s) against 1,374-1,449 s at -O1 (build ~1,000 s, suite 370-450 s).
+      # whole tree, and at -O1 code generation was most of each unit's compile; -O0 halves
+      # the build and the suite runs no slower (measured: docs/reliability.md).
       cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCLPROF_ASAN=ON \
         -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O0 -g1" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O0 -g1" >/dev/null
       cmake --build "$dir" -j"$(nproc)"
