@@ -32,8 +32,10 @@
 #                        Default: the whole directory (--quick: the selection above)
 #   --pyopencl-src DIR   pyopencl's source tree (its test/ directory is run). Debian's
 #                        python3-pyopencl installs no tests. Default:
-#                        /work/peers/pyopencl-<python3-pyopencl's version>, if
-#                        there. One way to get it: the `fetch` of github:inducer/pyopencl, then
+#                        $CLPROF_PEERS_DIR/pyopencl-<python3-pyopencl's version>, if
+#                        there (CLPROF_PEERS_DIR: /work/peers unless set). Without it
+#                        the first line is "skip pyopencl: ..." and the suite is not run.
+#                        One way to get it: the `fetch` of github:inducer/pyopencl, then
 #                        git archive --prefix=pyopencl-2022.3.1/ v2022.3.1 test | tar -x -C /work/peers
 #                        (nothing of it is committed). pytest: apt-get install python3-pytest.
 # Output: one line per check ("ok ..." or "FAIL ..."), then "N passed, N failed". Exit 1 if
@@ -224,7 +226,8 @@ fi
 if [[ " $suites " == *" pyopencl "* ]]; then
   if [ -z "$pyopencl_src" ]; then
     version=$(dpkg-query -W -f='${Version}' python3-pyopencl 2>/dev/null | sed 's/-[^-]*$//')
-    [ -d "/work/peers/pyopencl-$version/test" ] && pyopencl_src="/work/peers/pyopencl-$version"
+    peers_dir=${CLPROF_PEERS_DIR:-/work/peers}
+    [ -d "$peers_dir/pyopencl-$version/test" ] && pyopencl_src="$peers_dir/pyopencl-$version"
   fi
   if [ -z "$pyopencl_src" ]; then
     echo "skip pyopencl: no source tree (--pyopencl-src DIR; not packaged by Debian)"
