@@ -105,7 +105,7 @@ def run_once(case, variant, opts, tools, work, round_no, slot):
     t0 = time.monotonic_ns()
     with open(out_path, "wb") as so, open(err_path, "wb") as se:
         proc = subprocess.Popen(argv, env=env, cwd=run_dir, stdin=subprocess.DEVNULL,
-                                stdout=so, stderr=se)
+                                stdout=so, stderr=se, preexec_fn=_affinity(opts.cpus))
         _, status, ru = os.wait4(proc.pid, 0)
     row["wall_s"] = (time.monotonic_ns() - t0) / 1e9
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -163,6 +163,10 @@ def parse_args():
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--out", default=None, help="folder for rounds.csv and table.md "
                                                 "(default: a new one in $TMPDIR)")
+    ap.add_argument("--cpus", default=None, metavar="LIST",
+                    help="run every program on these CPUs only, e.g. 0 (one core: a tool's "
+                         "thread shares the app's cache; the driver's threads too); "
+                         "default: all")
     ap.add_argument("--no-warmup", action="store_true",
                     help="skip the unrecorded bare run before each case's rounds")
     opts = ap.parse_args()
@@ -170,7 +174,29 @@ def parse_args():
                  "network_iters"):
         if not 1 <= getattr(opts, name) <= 10**8:
             ap.error(f"--{name.replace('_', '-')} must be 1..10^8")
+    if opts.cpus is not None:
+        opts.cpus = _cpu_list(ap, opts.cpus)
     return opts
+
+
+def _cpu_list(ap, text):
+    """"0", "0,2" or "0-3" -> a set of CPUs this process may use, else an argparse error."""
+    cpus = set()
+    try:
+        for part in text.split(","):
+            lo, _, hi = part.partition("-")
+            cpus.update(range(int(lo), int(hi or lo) + 1))
+    except ValueError:
+        ap.error(f"--cpus {text}: expected CPU numbers such as 0 or 0,1 or 0-1")
+    allowed = os.sched_getaffinity(0)
+    if not cpus or not cpus <= allowed:
+        ap.error(f"--cpus {text}: expected CPUs among {sorted(allowed)}")
+    return cpus
+
+
+def _affinity(cpus):
+    """The child's pre-exec step: pin it (and every thread it starts) to `cpus`."""
+    return None if cpus is None else (lambda: os.sched_setaffinity(0, cpus))
 
 
 def select(names, table, what):
@@ -283,7 +309,9 @@ def main():
             f"{'/'.join(f'{x:.2f}' for x in load0)} at start, "
             f"{'/'.join(f'{x:.2f}' for x in load1)} at end, 1-min load "
             f"{min(loads, default=0):.2f}–{max(loads, default=0):.2f} over the runs; "
-            f"steal {steal_pct(ticks0, ticks1):.1f}% of CPU time over the run",
+            f"steal {steal_pct(ticks0, ticks1):.1f}% of CPU time over the run"
+            + (f"; every program pinned to CPUs {sorted(opts.cpus)} (--cpus)"
+               if opts.cpus is not None else ""),
             f"* rounds: {opts.rounds} ({opts.long_rounds} for the long cases); the variants "
             f"in a new random order each round (seed {seed}); median [min–max] over rounds; "
             "ratio to bare = median [min–max] of the per-round ratios (each run against the "
