@@ -180,7 +180,8 @@ def parse_args():
 
 
 def _cpu_list(ap, text):
-    """"0", "0,2" or "0-3" -> a set of CPUs this process may use, else an argparse error."""
+    """Parses "0", "0,2" or "0-3" into a set of CPUs this process may use (else an
+    argparse error)."""
     cpus = set()
     try:
         for part in text.split(","):
