@@ -32,8 +32,12 @@ uint64_t cgroup_limit() {
   return parse_memory_size(text).value_or(0);
 }
 
+// A size as people read it: MiB from 1 MiB on, KiB below it, bytes below 1 KiB (never
+// "0 MiB" for a limit of 1K).
 std::string mib(uint64_t bytes) {
-  return std::to_string(bytes >> 20) + " MiB";
+  if (bytes >= (uint64_t{1} << 20)) return std::to_string(bytes >> 20) + " MiB";
+  if (bytes >= 1024) return std::to_string(bytes >> 10) + " KiB";
+  return std::to_string(bytes) + " bytes";
 }
 
 }  // namespace

@@ -390,7 +390,17 @@ Comparison compare_runs(const RunFigures& base, const RunFigures& other) {
       it.shape = shape;
       it.other = gf.figure;
     }
-    for (auto& [shape, it] : shapes) g.items.push_back(std::move(it));
+    // A shape's share of the base total: its launches x its per-launch time, per iteration
+    // when the base has iterations (the total is then per iteration too).
+    for (auto& [shape, it] : shapes) {
+      if (it.base && base.total_ns > 0) {
+        const double per = static_cast<double>(it.base->count) *
+                           static_cast<double>(it.base->time_ns) /
+                           static_cast<double>(base.iterations ? base.iterations : 1);
+        it.base_share = 100.0 * per / static_cast<double>(base.total_ns);
+      }
+      g.items.push_back(std::move(it));
+    }
     by_time(g.items);
     c.sections.push_back(std::move(g));
   }

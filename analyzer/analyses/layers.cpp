@@ -114,6 +114,24 @@ bool sort_layer_rows(std::vector<LayerRow>& rows, const std::string& field_in) {
   return true;
 }
 
+std::unordered_set<uint64_t> ranges_holding_launches(const LayersAnalysis& analysis,
+                                                     const model::Run& run) {
+  const RangeIndex index(run);
+  std::unordered_set<uint64_t> out;
+  for (const auto& [id, bucket] : analysis.buckets()) {
+    if (bucket.kernels.empty()) continue;
+    uint64_t at = id;
+    // Upward until a range already in the set (its ancestors are then too); bounded
+    // against a cycle in a damaged input.
+    for (size_t depth = 0; at != 0 && depth < 256 && out.insert(at).second; ++depth) {
+      const model::Range* r = index.find(at);
+      if (!r) break;
+      at = r->parent;
+    }
+  }
+  return out;
+}
+
 std::vector<IterationDetail> iteration_details(const LayersAnalysis& analysis,
                                                const model::Run& run,
                                                const Iterations& iterations) {
@@ -203,6 +221,7 @@ std::vector<IterationDetail> iteration_details(const LayersAnalysis& analysis,
       std::stable_sort(ks.begin(), ks.end(),
                        [](const auto& a, const auto& b) { return a.first < b.first; });
       for (auto& [order, k] : ks) {
+        l.count += k.count;
         add_to(l.total_ns, k.total_ns);
         auto& t = totals[k.name];
         t.name = k.name;
@@ -217,7 +236,15 @@ std::vector<IterationDetail> iteration_details(const LayersAnalysis& analysis,
     }
     std::stable_sort(ordered.begin(), ordered.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (auto& [o, l] : ordered) d.layers.push_back(std::move(l));
+    const auto share = [&d](int64_t ns) -> std::optional<double> {
+      if (d.kernel_ns <= 0) return std::nullopt;
+      return 100.0 * static_cast<double>(ns) / static_cast<double>(d.kernel_ns);
+    };
+    for (auto& [o, l] : ordered) {
+      if (!l.kernels.empty()) l.percent = share(l.total_ns);
+      for (auto& k : l.kernels) k.percent = share(k.total_ns);
+      d.layers.push_back(std::move(l));
+    }
     for (auto& [name, k] : totals) {
       if (d.kernel_ns > 0) k.percent = 100.0 * static_cast<double>(k.total_ns) / d.kernel_ns;
       d.kernels.push_back(k);

@@ -73,16 +73,23 @@ struct IterationDetail {
     std::string name;
     uint64_t count = 0;
     int64_t total_ns = 0;
-    std::optional<double> percent;  // of this iteration's kernel time (only in `kernels`)
+    std::optional<double> percent;  // of this iteration's kernel time
   };
   struct Layer {
-    std::string layer;  // path below the iteration range; "" for launches directly in it
+    std::string layer;   // path below the iteration range; "" for launches directly in it
+    uint64_t count = 0;  // launches with a kernel time
     int64_t total_ns = 0;
-    std::vector<Kernel> kernels;  // in execution order
+    std::optional<double> percent;  // of this iteration's kernel time (none: no kernel time)
+    std::vector<Kernel> kernels;    // in execution order
   };
   std::vector<Layer> layers;    // in execution order
   std::vector<Kernel> kernels;  // per-kernel totals, descending
 };
+
+// The ranges that hold a launch of `analysis`: each launch's innermost range and its
+// ancestors (for find_iterations' holding_launches).
+std::unordered_set<uint64_t> ranges_holding_launches(const LayersAnalysis& analysis,
+                                                     const model::Run& run);
 
 // The detail of every iteration in `iterations`, in order.
 std::vector<IterationDetail> iteration_details(const LayersAnalysis& analysis,

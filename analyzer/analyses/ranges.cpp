@@ -65,11 +65,13 @@ std::optional<std::string> RangeIndex::path_below(uint64_t id, uint64_t ancestor
   return std::nullopt;
 }
 
-Iterations find_iterations(const model::Run& run, std::string_view name) {
+Iterations find_iterations(const model::Run& run, std::string_view name,
+                           const std::unordered_set<uint64_t>* holding_launches) {
   struct Candidate {
     size_t first_seen;
     std::vector<const model::Range*> instances;
     bool has_children = false;
+    bool holds_launches = false;  // an instance holds a launch (with holding_launches)
   };
   std::map<std::string, Candidate> top;
   std::unordered_set<uint64_t> parents;
@@ -81,13 +83,18 @@ Iterations find_iterations(const model::Run& run, std::string_view name) {
     auto [it, fresh] = top.try_emplace(r.name, Candidate{i, {}, false});
     it->second.instances.push_back(&r);
     if (parents.count(r.id)) it->second.has_children = true;
+    if (holding_launches && holding_launches->count(r.id)) it->second.holds_launches = true;
   }
   const Candidate* best = nullptr;
   std::string best_name;
   for (const auto& [n, c] : top) {
     if (!name.empty()) {
       if (n != name) continue;
-    } else if (c.instances.size() < 2 && !c.has_children) {
+    } else if ((c.instances.size() < 2 && !c.has_children) ||
+               (holding_launches && !c.holds_launches)) {
+      // Picked by itself, an iteration range must repeat (or nest) and, where launches are
+      // known, hold some: a once-per-process `build` range of two forked children is no
+      // iteration of the work.
       continue;
     }
     if (!best || c.instances.size() > best->instances.size() ||

@@ -50,8 +50,11 @@ struct Iterations {
 
 // The iteration range of `run`: `name` if given, else the top-level range name with the
 // most instances among those that repeat or have child ranges (ties: first seen).
-// Instances are ordered by (process, host begin, id).
-Iterations find_iterations(const model::Run& run, std::string_view name = "");
+// Instances are ordered by (process, host begin, id). `holding_launches` (range ids that
+// hold a launch, themselves or below; see ranges_holding_launches): when given, a range
+// picked by itself must have an instance among them.
+Iterations find_iterations(const model::Run& run, std::string_view name = "",
+                           const std::unordered_set<uint64_t>* holding_launches = nullptr);
 
 // An --iteration selection: 1-based inclusive bounds. Parses "N", "A:B", "A:", ":B".
 struct IterationRange {

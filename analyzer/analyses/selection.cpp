@@ -16,7 +16,8 @@ void check_filter(const std::string& filter) {
   }
 }
 
-Iterations iterations_for(const model::Run& run, const Selection& s, bool required) {
+Iterations iterations_for(const model::Run& run, const Selection& s, bool required,
+                          const std::unordered_set<uint64_t>* holding_launches) {
   if (!s.iteration_range.empty()) {
     bool found = false;
     std::vector<std::string> names;
@@ -34,7 +35,7 @@ Iterations iterations_for(const model::Run& run, const Selection& s, bool requir
           (list.empty() ? " (the run has no ranges)" : " (top-level ranges: " + list + ")"));
     }
   }
-  Iterations its = find_iterations(run, s.iteration_range);
+  Iterations its = find_iterations(run, s.iteration_range, holding_launches);
   if (required && its.range_ids.empty())
     throw SelectionError(
         "the run has no iteration range (a top-level range that repeats or has child ranges)");

@@ -48,7 +48,9 @@ void check_filter(const std::string& filter);
 
 // The iterations of `run` for `selection`: throws SelectionError when --iteration-range
 // names no top-level range, or (`required`) when the run has no iteration range.
-Iterations iterations_for(const model::Run& run, const Selection& selection, bool required);
+// `holding_launches`: as find_iterations'.
+Iterations iterations_for(const model::Run& run, const Selection& selection, bool required,
+                          const std::unordered_set<uint64_t>* holding_launches = nullptr);
 
 // The iteration range ids `selection` keeps; throws SelectionError when --iteration or
 // --skip-first reach past the run's iterations.

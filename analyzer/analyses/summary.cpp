@@ -76,6 +76,32 @@ void SummaryAnalysis::merge(Analysis&& other) {
   o.devices_.clear();
 }
 
+namespace {
+
+// Adds to a GFLOP figure that may be unknown (an unknown part keeps what is known).
+std::optional<double> add_known(std::optional<double> sum, double v) {
+  return sum ? *sum + v : v;
+}
+
+}  // namespace
+
+std::optional<double> utilization_or_warn(int64_t busy_ns, std::optional<int64_t> wall_ns,
+                                          const std::string& what,
+                                          std::vector<std::string>& warnings) {
+  if (!wall_ns || *wall_ns <= 0) return std::nullopt;
+  const double percent = 100.0 * static_cast<double>(busy_ns) / static_cast<double>(*wall_ns);
+  // A union of intervals on one clock cannot exceed the span it lies in; busy over the wall
+  // time (past rounding: 0.01 %) means the device clock and the host clock disagree.
+  if (percent > 100.01) {
+    warnings.push_back(what + ": device busy " + std::to_string(busy_ns) +
+                       " ns exceeds the wall time " + std::to_string(*wall_ns) +
+                       " ns: its device timestamps and the host clock disagree (two clocks "
+                       "mixed, or inconsistent device times in the input); utilization not shown");
+    return std::nullopt;
+  }
+  return percent;
+}
+
 int64_t union_length(std::vector<std::pair<int64_t, int64_t>>& iv) {
   if (iv.empty()) return 0;
   std::sort(iv.begin(), iv.end());
@@ -95,7 +121,8 @@ int64_t union_length(std::vector<std::pair<int64_t, int64_t>>& iv) {
 
 Summary make_summary(SummaryAnalysis& a, const model::Run& run,
                      const std::map<uint32_t, double>& gflop_per_device,
-                     std::optional<std::pair<int64_t, int64_t>> window_ns) {
+                     std::optional<std::pair<int64_t, int64_t>> window_ns,
+                     const std::map<uint32_t, uint64_t>& unsized_gemm_calls_per_device) {
   Summary s;
   s.processes = run.processes.size();
   for (const auto& p : run.processes) {
@@ -194,10 +221,15 @@ Summary make_summary(SummaryAnalysis& a, const model::Run& run,
     timed_moved_bytes += d.timed_moved_bytes;
     timed_moved_ns += d.timed_moved_ns;
     auto g = gflop_per_device.find(id);
-    f.gflop_total = g == gflop_per_device.end() ? 0.0 : g->second;
-    if (f.wall_ns && *f.wall_ns > 0)
-      f.utilization =
-          100.0 * static_cast<double>(f.device_busy_ns) / static_cast<double>(*f.wall_ns);
+    auto unsized = unsized_gemm_calls_per_device.find(id);
+    f.gemm_calls_unsized = unsized == unsized_gemm_calls_per_device.end() ? 0 : unsized->second;
+    if (g != gflop_per_device.end())
+      f.gflop_total = g->second;
+    else
+      f.gflop_total = f.gemm_calls_unsized ? std::nullopt : std::optional<double>(0.0);
+    f.utilization = utilization_or_warn(
+        f.device_busy_ns, f.wall_ns,
+        "device " + (ds.name.empty() ? "#" + std::to_string(id) : "'" + ds.name + "'"), s.warnings);
     s.run.launches += f.launches;
     add_to(s.run.kernel_ns, f.kernel_ns);
     add_to(s.run.device_busy_ns, f.device_busy_ns);
@@ -205,15 +237,27 @@ Summary make_summary(SummaryAnalysis& a, const model::Run& run,
     s.run.transfer_bytes += f.transfer_bytes;
     s.run.mapped_bytes += f.mapped_bytes;
     add_to(s.run.transfer_ns, f.transfer_ns);
-    s.run.gflop_total += f.gflop_total;
+    s.run.gemm_calls_unsized += f.gemm_calls_unsized;
+    if (f.gflop_total)
+      s.run.gflop_total = add_known(s.run.gflop_total, *f.gflop_total);
+    else if (s.run.gflop_total == 0.0)
+      s.run.gflop_total = std::nullopt;  // unknown until a device knows some
     s.devices.push_back(std::move(ds));
   }
   if (timed_moved_ns > 0)
     s.run.transfer_gbps =
         static_cast<double>(timed_moved_bytes) / static_cast<double>(timed_moved_ns);
-  if (s.run.wall_ns && *s.run.wall_ns > 0)
+  // The run's busy time sums the devices' (each a union on its own clock), so with
+  // several devices it may exceed the wall time legitimately: it is compared only with one.
+  if (s.devices.size() <= 1)
+    s.run.utilization = s.devices.empty() ? std::nullopt : s.devices[0].figures.utilization;
+  else if (s.run.wall_ns && *s.run.wall_ns > 0)
     s.run.utilization =
         100.0 * static_cast<double>(s.run.device_busy_ns) / static_cast<double>(*s.run.wall_ns);
+  if (s.run.gemm_calls_unsized)
+    s.warnings.push_back(std::to_string(s.run.gemm_calls_unsized) +
+                         " GEMM call(s) of unknown size: their work is not in the GEMM GFLOP" +
+                         (s.run.gflop_total ? "" : " (unknown: no call of known size)"));
   return s;
 }
 

@@ -48,6 +48,12 @@ class SummaryAnalysis : public Analysis {
   std::map<uint32_t, std::pair<int64_t, int64_t>> spans_;
 };
 
+// busy / wall in percent; nullopt (and a warning naming `what`) when busy exceeds the wall
+// time, which a union of intervals on the wall's clock cannot: two clocks were mixed.
+std::optional<double> utilization_or_warn(int64_t busy_ns, std::optional<int64_t> wall_ns,
+                                          const std::string& what,
+                                          std::vector<std::string>& warnings);
+
 // Total length of the union of [start, end] intervals (reordered in place).
 int64_t union_length(std::vector<std::pair<int64_t, int64_t>>& intervals);
 
@@ -64,7 +70,10 @@ struct SummaryFigures {
   std::optional<double> transfer_gbps;  // bytes moved / device time of the timed ones (bytes/ns)
   int64_t build_ns = 0;
   int64_t kernel_ns = 0;
-  double gflop_total = 0;
+  // GEMM work in GFLOP over the GEMM calls of known size; null when there were GEMM calls
+  // but none of known size (unknown, not 0); 0 with no GEMM call at all.
+  std::optional<double> gflop_total = 0.0;
+  uint64_t gemm_calls_unsized = 0;  // GEMM calls whose size (so FLOPs) is unknown
 };
 
 struct DeviceSummary {
@@ -84,6 +93,9 @@ struct Summary {
   bool launches_known = false;
   bool transfers_known = false;
   bool builds_known = false;
+  // Figures that could not be trusted and were left out, said once each as a warning
+  // (e.g. a device busy longer than the wall time: two clocks mixed).
+  std::vector<std::string> warnings;
 };
 
 // The figures of `analysis` over `run` (its metadata: processes, devices, builds, ranges,
@@ -91,6 +103,7 @@ struct Summary {
 // `window_ns` (absolute host clock [begin, end), --time-window): the wall time is clipped to it.
 Summary make_summary(SummaryAnalysis& analysis, const model::Run& run,
                      const std::map<uint32_t, double>& gflop_per_device,
-                     std::optional<std::pair<int64_t, int64_t>> window_ns = std::nullopt);
+                     std::optional<std::pair<int64_t, int64_t>> window_ns = std::nullopt,
+                     const std::map<uint32_t, uint64_t>& unsized_gemm_calls_per_device = {});
 
 }  // namespace clprof::analyses

@@ -102,6 +102,20 @@ Runner setup_compare(CLI::App& app) {
     output::tables::order_items(result, sort, r.top);
     emit(result, r);
     if (!gate) return 0;
+    // A side without kernel time has nothing to compare: the gate refuses rather than
+    // pass (0 ns is never "not slower").
+    for (const auto& c : comparisons)
+      for (const auto& [label, total] :
+           {std::pair{c.base_label, c.base_total_ns}, std::pair{c.other_label, c.other_total_ns}})
+        if (total <= 0) {
+          log::error("--fail-if-slower " + o->fail_if_slower + ": " + label +
+                     " has no kernel time to compare (0 ns" +
+                     (c.base_iterations || c.other_iterations
+                          ? std::string(" in its iterations; --iteration-range names another range")
+                          : std::string()) +
+                     "): the gate cannot pass");
+          return 2;
+        }
     bool tripped = false;
     for (const auto& c : comparisons) {
       const auto offenders = analyses::slower_than(c, fail, min_share);

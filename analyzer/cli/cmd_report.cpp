@@ -61,7 +61,9 @@ Runner setup_report(CLI::App& app) {
       auto session = read_run(r, run, [rules](analyses::LaunchPredicate keep) {
         return std::make_unique<output::report::ReportAnalysis>(std::move(keep), rules);
       });
-      const auto its = select_iterations(session.run, r, run.label);
+      const auto& analysis = static_cast<output::report::ReportAnalysis&>(*session.analysis);
+      const auto holding = analyses::ranges_holding_launches(analysis.profile.layers, session.run);
+      const auto its = select_iterations(session.run, r, run.label, &holding);
       reports.push_back(output::report::finish_report(
           run.label, std::move(static_cast<output::report::ReportAnalysis&>(*session.analysis)),
           session.run, its.iterations, its.selected(), peak, compare, *stat));

@@ -3,6 +3,7 @@
 #include "cli/commands.hpp"
 #include "cli/emit.hpp"
 #include "cli/session.hpp"
+#include "output/log.hpp"
 #include "output/tables/summary.hpp"
 
 namespace clprof::cli {
@@ -24,6 +25,7 @@ Runner setup_summary(CLI::App& app) {
     auto summary = analyses::summarize(
         std::move(static_cast<analyses::RunSummaryAnalysis&>(*session.analysis)), session.run,
         nullptr, 0, window_on_host_clock(r, session.run));
+    log::warnings(summary.warnings);
     emit(output::tables::summary_result(summary), r);
     return 0;
   };

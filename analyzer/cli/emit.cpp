@@ -5,6 +5,7 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "output/log.hpp"
 #include "output/terminal.hpp"
 
 namespace clprof::cli {
@@ -34,6 +35,7 @@ void OutputStream::finish() {
 }
 
 void emit(const output::Result& result, const Request& request) {
+  log::progress_clear();  // "analysing..." ends where the output begins
   OutputStream out(request.output);
   output::RenderOptions o;
   o.format = request.format;
@@ -44,6 +46,7 @@ void emit(const output::Result& result, const Request& request) {
 }
 
 void emit_text(const std::string& text, const Request& request) {
+  log::progress_clear();
   OutputStream out(request.output);
   out.write(text);
   out.finish();

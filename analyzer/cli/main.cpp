@@ -223,6 +223,7 @@ int main(int argc, char** argv) {
   set_log_level(verbose, quiet);
   try {
     const int rc = chosen ? chosen() : 2;
+    log::progress_clear();  // a command that wrote no output (-o FILE) leaves no "analysing..."
     // Last: totals are summed (and may saturate) while the command builds its output.
     if (analyses::overflow_noted()) log::warning(analyses::kOverflowWarning);
     return rc;

@@ -78,11 +78,12 @@ Session read_run(const Request& request, const RunSpec& run, const AnalysisMaker
 }
 
 SelectedIterations select_iterations(const model::Run& run, const Request& request,
-                                     const std::string& label) {
+                                     const std::string& label,
+                                     const std::unordered_set<uint64_t>* holding_launches) {
   const auto& sel = request.selection;
   try {
     SelectedIterations s;
-    s.iterations = analyses::iterations_for(run, sel, false);
+    s.iterations = analyses::iterations_for(run, sel, false, holding_launches);
     if (sel.selects_iterations()) {
       s.kept = analyses::selected_iterations(s.iterations, sel);
       s.all = false;
@@ -96,7 +97,8 @@ SelectedIterations select_iterations(const model::Run& run, const Request& reque
 analyses::RunFigures figures_of(const Session& session, analyses::ProfileAnalysis& profile,
                                 const Request& request, const std::string& label,
                                 analyses::Stat stat) {
-  const SelectedIterations its = select_iterations(session.run, request, label);
+  const auto holding = analyses::ranges_holding_launches(profile.layers, session.run);
+  const SelectedIterations its = select_iterations(session.run, request, label, &holding);
   std::optional<analyses::GemmResult> gemm;
   if (profile.gemm) gemm = analyses::finish_gemm(std::move(*profile.gemm), session.run, 0);
   return analyses::run_figures(label, profile, session.run, its.iterations, its.selected(), stat,

@@ -34,8 +34,10 @@ struct SelectedIterations {
   const std::unordered_set<uint64_t>* selected() const { return all ? nullptr : &kept; }
 };
 // Throws UsageError naming the run (`label`) when the selection does not fit it.
-SelectedIterations select_iterations(const model::Run& run, const Request& request,
-                                     const std::string& label);
+// `holding_launches`: as analyses::find_iterations'.
+SelectedIterations select_iterations(
+    const model::Run& run, const Request& request, const std::string& label,
+    const std::unordered_set<uint64_t>* holding_launches = nullptr);
 
 // The figures compare compares, from `profile` fed with `session`'s run (its GEMM launches
 // are consumed). Throws UsageError when the selection does not fit the run.

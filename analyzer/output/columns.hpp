@@ -71,6 +71,7 @@ struct Column {
   bool flatten = true;               // Rows: CSV has a line per nested row (false: left out of CSV,
                                      // for nested rows that only regroup the others)
   std::string csv_label;             // Rows: the CSV name of the nested rows' label column
+  bool signed_text = false;          // table: a positive number shows its '+' (deltas)
 
   // Builders, so declarations read as one line per column.
   Column& allow_null() {
@@ -109,6 +110,10 @@ struct Column {
   }
   Column& digits(int d) {
     decimals = d;
+    return *this;
+  }
+  Column& with_sign() {
+    signed_text = true;
     return *this;
   }
   Column& ascending() {

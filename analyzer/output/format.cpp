@@ -41,8 +41,14 @@ std::string format_ns(int64_t ns) {
 }
 
 std::string format_general(double value) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.4g", value);
+  char buf[400];
+  // 4 significant digits; from 10^4 on, the whole number (4148731, not 4.149e+06): a
+  // reader compares magnitudes by length, never by an exponent. Below 10^-4 (and for
+  // non-finite values) %g's exponent stays.
+  if (std::isfinite(value) && std::fabs(value) >= 1e4)
+    std::snprintf(buf, sizeof buf, "%.0f", value);
+  else
+    std::snprintf(buf, sizeof buf, "%.4g", value);
   return buf;
 }
 

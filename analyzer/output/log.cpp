@@ -82,17 +82,38 @@ void logged(F&& write) {
 
 }  // namespace
 
+std::string printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c == 0x7f) {
+      static const char hex[] = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
 void debug(std::string_view m) {
-  logged([&] { logger().debug("{}", m); });
+  logged([&] { logger().debug("{}", printable(m)); });
 }
 void info(std::string_view m) {
-  logged([&] { logger().info("{}", m); });
+  logged([&] { logger().info("{}", printable(m)); });
 }
 void warning(std::string_view m) {
-  logged([&] { logger().warn("{}", m); });
+  logged([&] { logger().warn("{}", printable(m)); });
 }
 void error(std::string_view m) {
-  logged([&] { logger().error("{}", m); });
+  logged([&] { logger().error("{}", printable(m)); });
 }
 
 bool progress_shown() {

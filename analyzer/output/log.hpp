@@ -13,6 +13,11 @@ namespace clprof::log {
 
 enum class Level { Debug, Info, Warning, Error };
 
+// `text` with its control bytes escaped (\n, \t, \x1b, ...): a file, kernel or option name
+// from an input can never move the cursor, clear the screen or fake a line on stderr.
+// Every message below goes through it.
+std::string printable(std::string_view text);
+
 // Messages below `level` are dropped (default: Info).
 void set_level(Level level);
 void debug(std::string_view message);

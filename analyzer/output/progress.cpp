@@ -22,8 +22,16 @@ std::string size_text(double bytes) {
 
 }  // namespace
 
-std::string ReadProgress::line(uint64_t done, uint64_t total, double seconds) {
+std::string ReadProgress::line(uint64_t done, uint64_t total, double seconds,
+                               double analysing_seconds) {
   if (done > total) done = total;
+  if (analysing_seconds >= 0) {
+    char buf[96];
+    std::snprintf(buf, sizeof buf, " in %.0f s; analysing (%.0f s)",
+                  seconds - analysing_seconds > 0 ? seconds - analysing_seconds : 0.0,
+                  analysing_seconds);
+    return "read " + size_text(static_cast<double>(total)) + buf;
+  }
   const double fraction = total ? static_cast<double>(done) / static_cast<double>(total) : 1.0;
   char percent[16];
   std::snprintf(percent, sizeof percent, "%.0f%%", 100.0 * fraction);
@@ -53,16 +61,21 @@ ReadProgress::~ReadProgress() {
   }
   cv_.notify_all();
   ticker_.join();
-  log::progress_clear();
+  // What follows reading (finishing the analysis, rendering) has no byte count: say so
+  // until the output (or a log line) erases it.
+  log::progress("analysing...");
 }
 
 void ReadProgress::run() {
   const auto start = std::chrono::steady_clock::now();
+  double read_at = -1;  // seconds from start when everything had been read
   std::unique_lock<std::mutex> g(m_);
   while (!cv_.wait_for(g, std::chrono::milliseconds(250), [this] { return stop_; })) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    log::progress(line(done_.load(std::memory_order_relaxed), total_, seconds));
+    const uint64_t done = done_.load(std::memory_order_relaxed);
+    if (done >= total_ && read_at < 0) read_at = seconds;
+    log::progress(line(done, total_, seconds, read_at < 0 ? -1 : seconds - read_at));
   }
 }
 

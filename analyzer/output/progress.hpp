@@ -1,7 +1,9 @@
 // Progress of reading large inputs, on stderr when it is a terminal (log::progress_shown()):
 // "reading 1.2 GiB of 4.0 GiB (30%), 410 MiB/s, 7 s left", rewritten every quarter of a
 // second by a background thread from a counter the readers add the bytes they read to, and
-// erased when the reading is over. Quiet otherwise, and for inputs under 16 MiB.
+// once everything is read, the phase: "read 4.0 GiB in 9 s; analysing (3 s)"; at its end it
+// leaves "analysing..." until the output or a log line erases it (cli/emit.cpp clears it
+// before writing). Quiet otherwise, and for inputs under 16 MiB.
 // Threads: counter() may be added to from any thread; construct and destroy on one.
 #pragma once
 
@@ -23,8 +25,10 @@ class ReadProgress {
   ReadProgress& operator=(const ReadProgress&) = delete;
 
   std::atomic<uint64_t>* counter() { return &done_; }
-  // The line for `done` bytes of `total` after `seconds` (a pure function, for tests).
-  static std::string line(uint64_t done, uint64_t total, double seconds);
+  // The line for `done` bytes of `total` after `seconds` (a pure function, for tests);
+  // `analysing_seconds` >= 0: everything was read that long ago (the analysis phase).
+  static std::string line(uint64_t done, uint64_t total, double seconds,
+                          double analysing_seconds = -1);
 
  private:
   void run();

@@ -14,13 +14,39 @@ size_t Result::size() const {
   return source.fill ? source.count : rows.size();
 }
 
+void check_row_shape(const Schema& schema, const Row& row,
+                     const std::vector<std::string>& options) {
+  if (row.size() != schema.columns.size())
+    throw std::logic_error("internal error: a row of '" + schema.name + "' has " +
+                           std::to_string(row.size()) + " values, its schema declares " +
+                           std::to_string(schema.columns.size()) + " columns");
+  for (size_t c = 0; c < row.size(); ++c) {
+    const Column& column = schema.columns[c];
+    const Value& v = row[c];
+    if (v.is_null()) {
+      if (!column.nullable && column_enabled(column, options))
+        throw std::logic_error("internal error: '" + schema.name + "." + column.key +
+                               "' is null but not declared nullable");
+      continue;
+    }
+    const bool rows_value = v.kind() == Value::Kind::Rows;
+    if (rows_value != (column.type == Type::Rows))
+      throw std::logic_error("internal error: '" + schema.name + "." + column.key +
+                             (rows_value ? "' holds nested rows" : "' holds no nested rows"));
+    if (rows_value && column.nested)
+      for (const Row& nested : v.as_rows()) check_row_shape(*column.nested, nested, options);
+  }
+}
+
 const Row& Result::row(size_t i, Row& scratch) const {
   const size_t k = ordered ? order[i] : i;
-  if (!source.fill) return rows[k];
+  if (!source.fill) {
+    check_row_shape(*schema, rows[k], options);
+    return rows[k];
+  }
   scratch.clear();
   source.fill(k, scratch);
-  if (scratch.size() != schema->columns.size())
-    throw std::logic_error("result row has the wrong width");
+  check_row_shape(*schema, scratch, options);
   return scratch;
 }
 
@@ -104,6 +130,13 @@ std::string args_text(const Value& v) {
 
 std::string display_text(const Column& c, const Value& v) {
   if (v.is_null()) return "-";
+  if (c.signed_text) {
+    const auto d = v.number();
+    Column plain = c;
+    plain.signed_text = false;
+    const std::string text = display_text(plain, v);
+    return d && *d > 0 && !text.empty() && text[0] != '+' ? "+" + text : text;
+  }
   switch (c.type) {
     case Type::Text:
       return v.kind() == Value::Kind::Text ? v.as_text() : plain_text(v);

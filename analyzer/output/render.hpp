@@ -48,6 +48,14 @@ struct Result {
   const Row& row(size_t i, Row& scratch) const;  // the i-th row shown
 };
 
+// Throws std::logic_error unless `row` has one value per column of `schema`, nulls only in
+// nullable columns (or columns `options` leave out) and nested rows (checked the same way)
+// exactly in Rows columns: a row
+// builder that disagrees with its schema is a bug, never an empty or shifted row.
+// Result::row checks every row it hands a renderer.
+void check_row_shape(const Schema& schema, const Row& row,
+                     const std::vector<std::string>& options = {});
+
 // Sorts the rows by the column `column` (Column::sort: numbers descending, texts ascending;
 // unknown values last; ties keep the given order) and keeps the first `top` (0 = all).
 void order_rows(Result& result, size_t column, size_t top);

@@ -63,14 +63,27 @@ CsvLevels csv_levels(const Result& r) {
       L.label_field[d] = add(label_names[d]);
       L.fields[L.label_field[d]].at[d] = L.schemas[d]->label;
     }
+  // One line per leaf carries every level's values: a key an inner level has too is
+  // named after its own level's label there (a layer's count beside its kernel's count:
+  // layer_count, count), instead of the inner value standing for both.
+  auto inner_has = [&](size_t d, const std::string& key) {
+    for (size_t e = d + 1; e < depth; ++e)
+      for (const Column& col : L.schemas[e]->columns)
+        if (col.key == key && col.type != Type::Rows && column_enabled(col, r.options)) return true;
+    return false;
+  };
   for (size_t d = 0; d < depth; ++d) {
     const Schema& sd = *L.schemas[d];
     for (size_t c = 0; c < sd.columns.size(); ++c) {
       const Column& col = sd.columns[c];
       if (c == sd.label || col.type == Type::Rows || !column_enabled(col, r.options)) continue;
+      const std::string name =
+          r.schema->csv_leaves && !label_names[d].empty() && inner_has(d, col.key)
+              ? label_names[d] + "_" + col.key
+              : col.key;
       size_t f = 0;
-      while (f < L.fields.size() && L.fields[f].name != col.key) ++f;
-      if (f == L.fields.size()) f = add(col.key);
+      while (f < L.fields.size() && L.fields[f].name != name) ++f;
+      if (f == L.fields.size()) f = add(name);
       L.fields[f].at[d] = c;
     }
   }

@@ -13,6 +13,7 @@
 
 #include "clprof/trace_schema.hpp"
 #include "readers/clprof_trace/clprof_trace.hpp"
+#include "readers/consistency.hpp"
 
 namespace clprof::readers {
 namespace {
@@ -200,6 +201,7 @@ void load_run(const std::vector<std::string>& paths, const LoadOptions& options,
               Diagnostics& diagnostics) {
   reject_repeated_files(paths);
   const size_t first = run.processes.size();
+  const size_t first_launch = run.launches.size(), first_transfer = run.transfers.size();
   for (const std::string& path : paths) {
     const Reader& reader = detect_reader(path, options.forced_format);
     MappedFile file(path);
@@ -208,6 +210,7 @@ void load_run(const std::vector<std::string>& paths, const LoadOptions& options,
       options.bytes_read->fetch_add(file.view().size(), std::memory_order_relaxed);
   }
   check_related(run, first, options);
+  check_consistency(run, first, first_launch, first_transfer, diagnostics);
 }
 
 void load_run(const std::vector<std::string>& paths, std::string_view forced_format,
@@ -240,6 +243,7 @@ std::unique_ptr<Analysis> stream_clprof_traces(const std::vector<std::string>& p
       reader.read(path, file.view(), run, diagnostics);
       if (options.bytes_read)
         options.bytes_read->fetch_add(file.view().size(), std::memory_order_relaxed);
+      check_consistency(run, run.processes.size(), launches_before, transfers_before, diagnostics);
       part = feed_new_records(run, launches_before, transfers_before, factory);
     }
     if (!result)
@@ -248,6 +252,9 @@ std::unique_ptr<Analysis> stream_clprof_traces(const std::vector<std::string>& p
       result->merge(std::move(*part));
   }
   check_related(run, first, options);
+  // The ranges of every input (the launches of clprof traces were checked by their reader
+  // as they streamed past, or not kept: only their ranges are left to check here).
+  check_consistency(run, first, run.launches.size(), run.transfers.size(), diagnostics);
   if (!result) result = factory();
   return result;
 }

@@ -5,6 +5,11 @@
 //                    a shell's ('...' and "..." quote, no expansion); leading NAME=VALUE words
 //                    set the environment (COLUMNS is 80 unless a case sets it; NAME= unsets);
 //                    $TMP is a fresh empty directory, shown as $TMP in the outputs
+//                    A comment "# figures: WORD..." names key figures derived independently
+//                    (by hand from the input, or by the input's other tool) that must appear
+//                    in stdout (or stderr with its "[exit N]"), each as written: a blessed
+//                    output that lost them
+//                    fails even when `expected` was rewritten to match it
 //   expected         what clprof prints on stdout
 //   expected_stderr  stderr and "[exit N]" when clprof writes to stderr or exits non-zero
 //                    (absent otherwise)
@@ -15,7 +20,8 @@
 // also validated against docs/schema/<command>.schema.json.
 //
 // Usage: golden_runner --clprof BIN --schemas DIR [--update] CASE_DIR...
-// --update rewrites `expected` and `expected_stderr` from what clprof prints now.
+// --update rewrites `expected` and `expected_stderr` from what clprof prints now, and prints
+// per changed case the lines it removed (-) and added (+), to be read before a commit.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -28,6 +34,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -145,6 +152,43 @@ void show_difference(const std::string& what, const std::string& expected,
   std::cout << "  " << what << " differs (line ends or final newline)\n";
 }
 
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+// Prints the lines `update` removes from `before` (-) and adds (+), in order: a longest
+// common subsequence of lines, or (past 4 M line pairs) every line not in the other side.
+void print_changes(const std::string& file, const std::string& before, const std::string& after) {
+  if (before == after) return;
+  const auto a = lines_of(before), b = lines_of(after);
+  std::cout << "  changed " << file << ":\n";
+  if (a.size() * b.size() > 4'000'000) {
+    for (const auto& l : a)
+      if (std::find(b.begin(), b.end(), l) == b.end()) std::cout << "   - " << l << "\n";
+    for (const auto& l : b)
+      if (std::find(a.begin(), a.end(), l) == a.end()) std::cout << "   + " << l << "\n";
+    return;
+  }
+  std::vector<std::vector<uint32_t>> common(a.size() + 1, std::vector<uint32_t>(b.size() + 1));
+  for (size_t i = a.size(); i-- > 0;)
+    for (size_t j = b.size(); j-- > 0;)
+      common[i][j] =
+          a[i] == b[j] ? common[i + 1][j + 1] + 1 : std::max(common[i + 1][j], common[i][j + 1]);
+  size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    if (i < a.size() && j < b.size() && a[i] == b[j]) {
+      ++i, ++j;
+    } else if (j < b.size() && (i == a.size() || common[i][j + 1] >= common[i + 1][j])) {
+      std::cout << "   + " << b[j++] << "\n";
+    } else {
+      std::cout << "   - " << a[i++] << "\n";
+    }
+  }
+}
+
 struct Options {
   std::string clprof, schemas;
   bool update = false;
@@ -159,17 +203,25 @@ bool run_case(const Options& o, const std::string& dir) {
     return false;
   }
   std::string line;
+  std::vector<std::string> figures;
+  std::string error;
   {
     std::istringstream in(cmd_text);
     std::string l;
+    const std::string figures_tag = "# figures:";
     while (std::getline(in, l)) {
+      if (l.compare(0, figures_tag.size(), figures_tag) == 0) {
+        if (!split_words(l.substr(figures_tag.size()), figures, error)) {
+          std::cout << "FAIL " << dir << ": bad figures line: " << error << "\n";
+          return false;
+        }
+        continue;
+      }
       if (l.empty() || l[0] == '#') continue;
-      line = l;
-      break;
+      if (line.empty()) line = l;
     }
   }
   std::vector<std::string> words;
-  std::string error;
   if (line.empty() || !split_words(line, words, error)) {
     std::cout << "FAIL " << dir << ": bad cmd: " << (error.empty() ? "empty" : error) << "\n";
     return false;
@@ -217,7 +269,17 @@ bool run_case(const Options& o, const std::string& dir) {
     if (stat(schema.c_str(), &st) == 0) schema_problem = validate(r.out, schema);
   }
 
+  std::string missing_figures;
+  for (const auto& f : figures)
+    if (r.out.find(f) == std::string::npos && err_expected_now.find(f) == std::string::npos)
+      missing_figures += " '" + f + "'";
+
   if (o.update) {
+    std::string old_out, old_err;
+    read_file(dir + "/expected", old_out);
+    read_file(dir + "/expected_stderr", old_err);
+    print_changes(dir + "/expected", old_out, r.out);
+    print_changes(dir + "/expected_stderr", old_err, err_expected_now);
     write_file(dir + "/expected", r.out);
     if (err_expected_now.empty())
       unlink((dir + "/expected_stderr").c_str());
@@ -226,7 +288,9 @@ bool run_case(const Options& o, const std::string& dir) {
     std::cout << (schema_problem.empty() ? "updated " : "updated (SCHEMA MISMATCH) ") << dir
               << "\n";
     if (!schema_problem.empty()) std::cout << "  " << schema_problem << "\n";
-    return schema_problem.empty();
+    if (!missing_figures.empty())
+      std::cout << "  FIGURES MISSING from the new output:" << missing_figures << "\n";
+    return schema_problem.empty() && missing_figures.empty();
   }
   std::string expected, expected_err;
   if (!read_file(dir + "/expected", expected)) {
@@ -247,6 +311,11 @@ bool run_case(const Options& o, const std::string& dir) {
   }
   if (!schema_problem.empty()) {
     std::cout << "FAIL " << dir << ": JSON schema: " << schema_problem << "\n";
+    ok = false;
+  }
+  if (!missing_figures.empty()) {
+    std::cout << "FAIL " << dir
+              << ": figures of the cmd comment not in the output:" << missing_figures << "\n";
     ok = false;
   }
   if (ok) std::cout << "ok   " << dir << "\n";

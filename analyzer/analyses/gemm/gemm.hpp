@@ -219,9 +219,12 @@ struct GemmResult {
   std::map<std::string, uint64_t> problems;     // including unresolved build options
   double gflop_total = 0;                       // sum of FLOPs / 1e9 over timed calls
   std::map<uint32_t, double> gflop_per_device;  // the same per Device::id
-  uint64_t calls = 0;                           // GEMM calls found
-  uint64_t kernel_launches = 0;                 // the launches they ran
-  uint64_t from_library = 0;                    // calls recorded from a library entry point
+  // Per Device::id: the calls whose FLOPs are unknown (a size not decoded), which
+  // gflop_per_device cannot count.
+  std::map<uint32_t, uint64_t> unsized_calls_per_device;
+  uint64_t calls = 0;            // GEMM calls found
+  uint64_t kernel_launches = 0;  // the launches they ran
+  uint64_t from_library = 0;     // calls recorded from a library entry point
 
   size_t row_count() const { return records.size(); }
   const Shape& shape(const Record& r) const { return shapes[r.shape]; }

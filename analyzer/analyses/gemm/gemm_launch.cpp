@@ -23,7 +23,9 @@ std::optional<LaunchDims> LaunchDecoder::decode(const model::Launch& launch,
   d.m = evaluate(d.rule->m, launch, program_options).value;
   d.n = evaluate(d.rule->n, launch, program_options).value;
   d.k = evaluate(d.rule->k, launch, program_options).value;
-  d.batch = evaluate(d.rule->batch, launch, program_options).value;
+  // A batch count beside M, N and K all unknown says nothing (the rule's default 1 would
+  // read as a decoded size): unknown too.
+  if (d.m || d.n || d.k) d.batch = evaluate(d.rule->batch, launch, program_options).value;
   if (d.m && d.n && d.k && d.batch) d.flops = gemm_flops(*d.m, *d.n, *d.k, *d.batch);
   return d;
 }

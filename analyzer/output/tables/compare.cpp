@@ -41,8 +41,10 @@ const Schema& compare_items_schema() {
         column("other_ns", "Other", Type::Duration, "ns", "time in the other run, the same way")
             .allow_null(),
         column("delta_ns", "Delta", Type::Duration, "ns", "other - base (negative: faster)")
+            .with_sign()
             .allow_null(),
         column("delta_percent", "Delta %", Type::Real, "%", "100 * (other - base) / base")
+            .with_sign()
             .allow_null(),
         column("speedup", "Speedup", Type::Real, "",
                "base / other: above 1 the other run is faster")
@@ -51,7 +53,8 @@ const Schema& compare_items_schema() {
         column("status", "Status", Type::Text, "",
                "slower, faster, equal, new (only in the other run) or vanished"),
         column("base_share", "% base", Type::Real, "%",
-               "share of the base's total, 0-100 (kernels, layers)")
+               "share of the base's total, 0-100 (GEMM shapes: launches x per-launch time, per "
+               "iteration when the base has iterations)")
             .allow_null()
             .wide(),
         column("base_gflops", "GF/s base", Type::Real, "GFLOPS",
@@ -97,10 +100,12 @@ const Schema& compare_schema() {
                "sum)"),
         column("total_other_ns", "Total other", Type::Duration, "ns",
                "the other run's, the same way"),
-        column("total_delta_ns", "Total delta", Type::Duration, "ns", "total other - total base"),
+        column("total_delta_ns", "Total delta", Type::Duration, "ns", "total other - total base")
+            .with_sign(),
         column("total_delta_percent", "Total delta %", Type::Real, "%",
                "100 * total delta / total base")
-            .allow_null(),
+            .allow_null()
+            .with_sign(),
         column("total_speedup", "Total speedup", Type::Real, "", "total base / total other")
             .allow_null(),
         nested("items", "Items", compare_items_schema(),
@@ -161,6 +166,21 @@ std::string signed_percent(const std::optional<double>& p) {
   return (*p > 0 ? "+" : "") + format_fixed(*p, 1) + "%";
 }
 
+// What the compared total is: per iteration, the statistic over the iterations of their
+// kernel time; per run, each kernel's launches x the statistic of one launch, summed (the
+// run's total only for the mean).
+std::string basis(uint64_t iterations, analyses::Stat stat) {
+  const std::string s = analyses::stat_name(stat);
+  if (iterations) return "per iteration (" + s + " of " + std::to_string(iterations) + ")";
+  if (stat == analyses::Stat::Mean) return "per run (sum of the launches)";
+  return "per run (launches x " + s + " launch, per kernel)";
+}
+
+std::string total_label(const analyses::Comparison& c) {
+  const std::string b = basis(c.base_iterations, c.stat), o = basis(c.other_iterations, c.stat);
+  return "Kernel time " + (b == o ? b : b + " vs " + o);
+}
+
 }  // namespace
 
 Result compare_result(const std::vector<analyses::Comparison>& comparisons) {
@@ -178,9 +198,8 @@ Result compare_result(const std::vector<analyses::Comparison>& comparisons) {
                           Value::rows(std::move(items))});
     }
     const auto speedup = c.total_speedup();
-    out.notes.push_back("Total kernel time (" + std::string(analyses::stat_name(c.stat)) +
-                        "): " + c.base_label + " " + format_ns(c.base_total_ns) + " -> " +
-                        c.other_label + " " + format_ns(c.other_total_ns) + " (" +
+    out.notes.push_back(total_label(c) + ": " + c.base_label + " " + format_ns(c.base_total_ns) +
+                        " -> " + c.other_label + " " + format_ns(c.other_total_ns) + " (" +
                         signed_percent(c.total_delta_percent()) + ", speedup " +
                         (speedup ? format_fixed(*speedup, 3) : std::string("n/a")) + ").");
     for (const auto& n : c.notes) out.notes.push_back(n);

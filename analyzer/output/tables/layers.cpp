@@ -67,6 +67,9 @@ const Schema& iteration_layer_kernels_schema() {
         column("name", "Kernel", Type::Text, "", "kernel function name").shrink(),
         column("count", "Calls", Type::Int, "", "launches with a kernel time"),
         column("total_ns", "Time", Type::Duration, "ns", "kernel time"),
+        column("percent", "%", Type::Real, "%", "share of the iteration's kernel time, 0-100")
+            .allow_null()
+            .digits(2),
     };
     return k;
   }();
@@ -79,15 +82,21 @@ const Schema& iteration_layers_schema() {
     l.name = "iteration_layers";
     l.title = "the layers of one iteration, in execution order";
     l.layout = Layout::Tree;
-    l.columns = group_columns(analyses::launch_groupings());
-    l.label = l.columns.size();
-    const std::vector<Column> own = {
+    // No group columns: --per-iteration refuses --by.
+    l.columns = {
         column("layer", "Layer / kernel", Type::Text, "",
                "range path below the iteration range (\"\" for launches directly in it)")
             .shrink(),
+        column("count", "Calls", Type::Int, "",
+               "launches with a kernel time (null: a layer without kernels)")
+            .allow_null(),
         column("total_ns", "Time", Type::Duration, "ns",
                "kernel time (null: a layer without kernels)")
             .allow_null(),
+        column("percent", "%", Type::Real, "%",
+               "share of the iteration's kernel time, 0-100 (null: a layer without kernels)")
+            .allow_null()
+            .digits(2),
         nested("kernels", "Kernels", iteration_layer_kernels_schema(), "the layer's kernels")
             .csv_label_as("kernel"),
     };
@@ -207,10 +216,13 @@ Result iterations_result(const std::vector<analyses::IterationDetail>& details,
     for (const auto& l : d.layers) {
       std::vector<Row> kernels;
       for (const auto& k : l.kernels)
-        kernels.push_back({Value::text(k.name), Value::uint(k.count), Value::integer(k.total_ns)});
+        kernels.push_back({Value::text(k.name), Value::uint(k.count), Value::integer(k.total_ns),
+                           Value::real(k.percent)});
       // A layer without kernels (e.g. Arm NN's memory workloads) has no kernel time.
-      layers.push_back({Value::text(l.layer),
-                        l.kernels.empty() ? Value::null() : Value::integer(l.total_ns),
+      const bool timed = !l.kernels.empty();
+      layers.push_back({Value::text(l.layer), timed ? Value::uint(l.count) : Value::null(),
+                        timed ? Value::integer(l.total_ns) : Value::null(),
+                        l.percent ? Value::real(*l.percent) : Value::null(),
                         Value::rows(std::move(kernels))});
     }
     std::vector<Row> kernels;

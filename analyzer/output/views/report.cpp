@@ -159,7 +159,9 @@ std::vector<Figure> figures() {
        [](double v) { return std::to_string(static_cast<uint64_t>(v)); }},
       {"GEMM work", "2·M·N·K·batch of decoded GEMMs",
        [](const S& s) -> std::optional<double> {
-         return s.launches_known ? std::optional<double>(s.run.gflop_total * 1e9) : std::nullopt;
+         return s.launches_known && s.run.gflop_total
+                    ? std::optional<double>(*s.run.gflop_total * 1e9)
+                    : std::nullopt;
        },
        [](double v) { return svg::si(v, "FLOP"); }},
       {"Bytes moved", "reads, writes, copies, fills",

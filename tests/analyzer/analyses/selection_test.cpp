@@ -2,6 +2,7 @@
 // (analyses/selection.hpp): what the run cannot satisfy is an error, never an empty result.
 #include <doctest/doctest.h>
 
+#include "analyses/layers.hpp"
 #include "analyses/selection.hpp"
 #include "model_builders.hpp"
 
@@ -79,4 +80,23 @@ TEST_CASE("selection: past the last iteration, skipping them all, unknown ranges
   flat.launches.push_back(launch("vadd", 100, 10));
   CHECK_THROWS_AS(analyses::make_predicate(flat, skip), analyses::SelectionError);
   CHECK_THROWS_AS(analyses::check_filter("("), analyses::SelectionError);
+}
+
+TEST_CASE("iterations: a repeating range without launches is no iteration range by itself") {
+  // Two processes (forked children) each open `build` once (ids 1, 2) and launch k outside
+  // any range; a third top-level range `step` (id 3) holds k once. By hand: without launch
+  // knowledge `build` wins (2 instances against 1); with it, `build` holds none and `step`
+  // neither repeats nor nests: no iteration range. Naming `build` still picks it.
+  model::Run run;
+  run.processes.resize(2);
+  run.ranges = {range(1, 0, "build"), range(2, 0, "build"), range(3, 0, "step")};
+  run.ranges[1].process = 1;
+  run.launches = {launch("k", 1000, 50), launch("k", 2000, 50, {3})};
+  analyses::LayersAnalysis layers;
+  feed(run, layers);
+  const auto holding = analyses::ranges_holding_launches(layers, run);
+  CHECK(holding == std::unordered_set<uint64_t>{3});
+  CHECK(analyses::find_iterations(run).range_name == "build");
+  CHECK(analyses::find_iterations(run, "", &holding).range_ids.empty());
+  CHECK(analyses::find_iterations(run, "build", &holding).range_ids.size() == 2);
 }

@@ -56,7 +56,8 @@ TEST_CASE("summary: busy is the union per device, wall the host span, utilizatio
   CHECK(s.run.transfer_bytes == 100);
   CHECK(s.run.transfer_ns == 40);
   CHECK(s.run.build_ns == 50);
-  CHECK(s.run.gflop_total == doctest::Approx(0.5));
+  REQUIRE(s.run.gflop_total);
+  CHECK(*s.run.gflop_total == doctest::Approx(0.5));
   REQUIRE(s.devices.size() == 2);
   CHECK(s.devices[0].name == "A");
   CHECK(s.devices[0].figures.device_busy_ns == 700);
@@ -98,6 +99,62 @@ TEST_CASE("summary: importers without host times use the iteration wall times") 
   auto s = analyses::make_summary(a, run, {});
   CHECK(s.run.wall_ns == 700);
   CHECK(s.run.device_busy_ns == 200);
+}
+
+TEST_CASE("summary: a device busy longer than the wall time has no utilization, and a warning") {
+  // One device; kernels at device [1000, 1600] and [2000, 2400]: busy 600 + 400 = 1000 ns.
+  // Host times (start / 10 .. + 10): 100..110 and 200..210, so the wall is 110 ns. Busy
+  // over the wall is 909 %: the device and host clocks disagree (issue 34, item 6).
+  model::Run run;
+  run.processes.resize(1);
+  run.devices.resize(1);
+  run.devices[0].id = 1;
+  run.devices[0].name = "Mali-T860";
+  run.launches = {unit::launch("k", 1000, 600), unit::launch("k", 2000, 400)};
+  analyses::SummaryAnalysis a;
+  feed(run, a);
+  auto s = analyses::make_summary(a, run, {});
+  CHECK(s.run.wall_ns == 110);
+  CHECK(s.run.device_busy_ns == 1000);
+  CHECK_FALSE(s.run.utilization);
+  REQUIRE(s.devices.size() == 1);
+  CHECK_FALSE(s.devices[0].figures.utilization);
+  REQUIRE(s.warnings.size() == 1);
+  CHECK(
+      s.warnings[0].find("device 'Mali-T860': device busy 1000 ns exceeds the wall time 110 ns") !=
+      std::string::npos);
+  // Exactly 100 %: [0, 110] on the device, host 0..110: shown.
+  std::vector<std::string> warnings;
+  CHECK(analyses::utilization_or_warn(110, 110, "d", warnings) == doctest::Approx(100.0));
+  CHECK(warnings.empty());
+}
+
+TEST_CASE("summary: GEMM work unknown when no GEMM call has a known size, 0 without GEMMs") {
+  model::Run run;
+  run.processes.resize(1);
+  run.launches = {unit::launch("k", 1000, 10)};
+  analyses::SummaryAnalysis a;
+  feed(run, a);
+  // Two GEMM calls on device 1, neither decoded: unknown, not 0.
+  auto unknown = analyses::make_summary(a, run, {}, std::nullopt, {{1, 2}});
+  CHECK_FALSE(unknown.run.gflop_total);
+  REQUIRE(unknown.devices.size() == 1);
+  CHECK_FALSE(unknown.devices[0].figures.gflop_total);
+  CHECK(unknown.run.gemm_calls_unsized == 2);
+  REQUIRE(unknown.warnings.size() == 1);
+  CHECK(unknown.warnings[0] ==
+        "2 GEMM call(s) of unknown size: their work is not in the GEMM GFLOP (unknown: no call "
+        "of known size)");
+  // Some decoded (0.25 GFLOP), one not: the known part, and the warning.
+  auto partial = analyses::make_summary(a, run, {{1, 0.25}}, std::nullopt, {{1, 1}});
+  REQUIRE(partial.run.gflop_total);
+  CHECK(*partial.run.gflop_total == doctest::Approx(0.25));
+  CHECK(partial.warnings.size() == 1);
+  // No GEMM call at all: 0 GFLOP is known.
+  auto none = analyses::make_summary(a, run, {});
+  REQUIRE(none.run.gflop_total);
+  CHECK(*none.run.gflop_total == 0.0);
+  CHECK(none.warnings.empty());
 }
 
 TEST_CASE("clpeak: the captured Debian clpeak output (tests/analyzer/data)") {

@@ -88,6 +88,8 @@ TEST_CASE("long work: progress on a terminal, erased when done; nothing on a pip
     const std::string term = run_on_terminal(args);
     CHECK(term.find("\rclprof: reading 0 MiB of ") != std::string::npos);
     CHECK(term.find("\r\x1b[K") != std::string::npos);  // erased at the end
+    // Reading done, the phase is said (not a frozen "100%, 0 s left").
+    CHECK(term.find("\rclprof: analysing...") != std::string::npos);
     const auto piped = clitest::run(args);
     REQUIRE(piped.status == 0);
     CHECK(piped.err.find("reading") == std::string::npos);

@@ -8,6 +8,7 @@
 
 #include "output/format.hpp"
 #include "output/json_writer.hpp"
+#include "output/log.hpp"
 
 using namespace clprof;
 
@@ -23,6 +24,19 @@ TEST_CASE("format_ns: adaptive units") {
   CHECK(output::format_bytes(512) == "512 B");
   CHECK(output::format_bytes(4096) == "4.0 KiB");
   CHECK(output::format_general(0.000262144) == "0.0002621");
+  // Fixed notation from 10^4 on (issue 34, item 6: "4.149e+06 GFLOP" read as 4.149): the
+  // whole number, rounded.
+  CHECK(output::format_general(1234.5) == "1234");
+  CHECK(output::format_general(9999.4) == "9999");
+  CHECK(output::format_general(4148731.2) == "4148731");
+  CHECK(output::format_general(-25000.6) == "-25001");
+}
+
+TEST_CASE("log: control bytes of names reach stderr escaped") {
+  // A kernel name with ESC [2J (clear screen), a newline faking a second line, a tab, DEL.
+  CHECK(log::printable("k\x1b[2J\nclprof: error: fake\t\x7f") ==
+        "k\\x1b[2J\\nclprof: error: fake\\t\\x7f");
+  CHECK(log::printable("plain name_#1 \xc3\xa9") == "plain name_#1 \xc3\xa9");  // UTF-8 kept
 }
 
 TEST_CASE("json writer: optional as null, non-finite as null") {

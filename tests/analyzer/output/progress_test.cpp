@@ -19,3 +19,12 @@ TEST_CASE("progress line: bytes, share, rate and time left") {
   CHECK(ReadProgress::line(700 * mib, 600 * mib, 3.0) ==
         "reading 600 MiB of 600 MiB (100%), 200 MiB/s, 0 s left");
 }
+
+TEST_CASE("progress line: once everything is read, the analysis phase") {
+  const uint64_t mib = 1 << 20;
+  // 40 s since the start, everything read 30 s ago: read in 10 s, analysing for 30 s.
+  CHECK(ReadProgress::line(4096 * mib, 4096 * mib, 40.0, 30.0) ==
+        "read 4.0 GiB in 10 s; analysing (30 s)");
+  CHECK(ReadProgress::line(600 * mib, 600 * mib, 1.0, 0.0) ==
+        "read 600 MiB in 1 s; analysing (0 s)");
+}

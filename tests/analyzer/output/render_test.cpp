@@ -175,13 +175,39 @@ TEST_CASE("CSV of leaves: one denormalised line per innermost row") {
   outer.name = "outer";
   outer.csv_leaves = true;
   outer.columns = {column("iteration", "It", Type::Int, "", "i"),
-                   column("wall_ns", "Wall", Type::Duration, "ns", "w"),
+                   column("wall_ns", "Wall", Type::Duration, "ns", "w").allow_null(),
                    nested("kernels", "Kernels", inner, "k").csv_label_as("kernel")};
   Result r(outer);
   r.rows = {{Value::uint(1), Value::integer(50),
              Value::rows({{Value::text("a"), Value::uint(1)}, {Value::text("b"), Value::uint(2)}})},
             {Value::uint(2), Value::null(), Value::rows({})}};
   CHECK(as(r, Format::Csv) == "iteration,kernel,wall_ns,count\n1,a,50,1\n1,b,50,2\n2,,,\n");
+}
+
+TEST_CASE("CSV of leaves: an outer column whose key an inner level has too keeps its value") {
+  // A layer's count (3 launches) beside each of its kernels' counts (1 and 2): by hand, the
+  // layer's is named layer_count, the kernel's count; before, the kernel's value stood for
+  // both and the layer's was lost (issue 34, per-iteration layers).
+  Schema kernel;
+  kernel.name = "kernel";
+  kernel.columns = {column("name", "Kernel", Type::Text, "", "k"),
+                    column("count", "Calls", Type::Int, "", "n")};
+  Schema layer;
+  layer.name = "layer";
+  layer.columns = {column("layer", "Layer", Type::Text, "", "l"),
+                   column("count", "Calls", Type::Int, "", "n"),
+                   nested("kernels", "Kernels", kernel, "k").csv_label_as("kernel")};
+  Schema iteration;
+  iteration.name = "iteration";
+  iteration.csv_leaves = true;
+  iteration.columns = {column("iteration", "It", Type::Int, "", "i"),
+                       nested("layers", "Layers", layer, "l")};
+  Result r(iteration);
+  r.rows = {{Value::uint(1), Value::rows({{Value::text("conv1"), Value::uint(3),
+                                           Value::rows({{Value::text("a"), Value::uint(1)},
+                                                        {Value::text("b"), Value::uint(2)}})}})}};
+  CHECK(as(r, Format::Csv) ==
+        "iteration,layer,kernel,layer_count,count\n1,conv1,a,3,1\n1,conv1,b,3,2\n");
 }
 
 TEST_CASE("sections and records: headings and key/value lines, then the nested tables") {
@@ -289,4 +315,29 @@ TEST_CASE("a Bool column marks another's text in the table; columns shown only w
   CHECK(as(r, Format::Csv) == "name,direction,padded\nXgemm,,true\nXgemmDirect,,false\n");
   r.rows[1][1] = Value::text("forward");
   CHECK(as(r, Format::Table).rfind("Kernel       Direction\n", 0) == 0);
+}
+
+TEST_CASE("render: a row that disagrees with its schema is refused, never shown empty") {
+  // The per-iteration layers bug of issue 34: nested rows of 3 values under a schema of 1
+  // column rendered as empty objects. Every renderer now refuses such a row.
+  Result wrong_width(kernel_schema());
+  wrong_width.rows.push_back({Value::text("k"), Value::uint(1)});  // 2 values, 6 columns
+  CHECK_THROWS_WITH_AS(render_to_string(wrong_width, {}),
+                       "internal error: a row of 'kernels' has 2 values, its schema declares 6 "
+                       "columns",
+                       std::logic_error);
+  Result null_count(kernel_schema());
+  null_count.rows.push_back(
+      {Value::text("k"), Value(), Value::integer(5), Value(), Value::uint(0), Value()});
+  RenderOptions csv;
+  csv.format = Format::Csv;
+  CHECK_THROWS_WITH_AS(render_to_string(null_count, csv),
+                       "internal error: 'kernels.count' is null but not declared nullable",
+                       std::logic_error);
+  // The same row with a count renders (est_ns, shown only with --speedup, is checked like
+  // every column: not nullable, so it holds a value).
+  Result right(kernel_schema());
+  right.rows.push_back({Value::text("k"), Value::uint(1), Value::integer(5), Value(),
+                        Value::uint(0), Value::integer(5)});
+  CHECK_NOTHROW(render_to_string(right, csv));
 }

@@ -11,6 +11,7 @@
 #include "readers/armnn/armnn.hpp"
 #include "readers/caffe/caffe.hpp"
 #include "readers/chrome/chrome_trace.hpp"
+#include "readers/consistency.hpp"
 #include "readers/dvdt_prof/dvdt_prof.hpp"
 
 using namespace clprof;
@@ -129,4 +130,56 @@ TEST_CASE("robustness: every sample cut short or with flipped bytes never escape
       }
     }
   }
+}
+
+TEST_CASE("consistency: inverted records and orphan ranges are each said once, with a count") {
+  // By hand: two launches whose device end precedes their start (one also inverted on the
+  // host), one transfer inverted on the host, a range whose parent 99 no input defines.
+  clprof::model::Run run;
+  run.processes.resize(1);
+  run.processes[0].source = "app.dvdt.json";
+  clprof::model::Launch a, b, ok;
+  a.name = "direct_convolution3x3";
+  a.seq = 4;
+  a.start_ns = 500;
+  a.end_ns = 400;
+  a.host_begin_ns = 90;
+  a.host_end_ns = 80;
+  b = a;
+  b.seq = 5;
+  b.host_end_ns = 100;
+  ok.name = "fine";
+  ok.start_ns = 1;
+  ok.end_ns = 2;
+  run.launches = {ok, a, b};
+  clprof::model::Transfer t;
+  t.api = "clEnqueueReadBuffer";
+  t.host_begin_ns = 10;
+  t.host_end_ns = 5;
+  run.transfers = {t};
+  clprof::model::Range top, orphan;
+  top.id = 1;
+  top.name = "net";
+  orphan.id = 2;
+  orphan.parent = 99;
+  orphan.name = "conv1";
+  run.ranges = {top, orphan};
+  clprof::readers::Diagnostics d;
+  clprof::readers::check_consistency(run, 0, 0, 0, d);
+  REQUIRE(d.warnings.size() == 3);
+  CHECK(d.warnings[0] ==
+        "2 record(s) whose host end comes before their host begin: left untimed on the host "
+        "(first: kernel 'direct_convolution3x3' (seq 4) in app.dvdt.json)");
+  CHECK(d.warnings[1] ==
+        "2 record(s) whose device end comes before their device start: left without a device "
+        "time (first: kernel 'direct_convolution3x3' (seq 4) in app.dvdt.json)");
+  CHECK(d.warnings[2] ==
+        "1 range(s) whose parent range no input defines: shown as top-level ranges (first: "
+        "'conv1' in app.dvdt.json)");
+  // Only what was read from `first_launch` on is checked.
+  clprof::readers::Diagnostics later;
+  run.transfers.clear();
+  run.ranges = {top};
+  clprof::readers::check_consistency(run, 0, 3, 0, later);
+  CHECK(later.warnings.empty());
 }
