@@ -125,6 +125,13 @@ glibc_needed=$(for f in "$out"/bin/* "$out"/lib/*; do
   objdump -T "$f" 2>/dev/null | grep -o 'GLIBC_[0-9][0-9.]*' || true
 done | sed 's/GLIBC_//' | sort -t. -k1,1n -k2,2n -u | tail -1)
 echo "${glibc_needed:-unknown}" >"$out/GLIBC_NEEDED"
+glibc_by=$(for f in "$out"/bin/* "$out"/lib/*; do
+  head -c 4 "$f" | grep -q 'ELF' || continue
+  # grep without -q: with pipefail, objdump cut short by SIGPIPE would fail the pipeline.
+  if objdump -T "$f" 2>/dev/null | grep "GLIBC_${glibc_needed}[^.0-9]" >/dev/null; then
+    printf '%s ' "${f#"$out"/}"
+  fi
+done)
 
 # The launcher's environment. OCL_ICD_VENDORS: the caller's (device-check.sh sets its own
 # private folder), else the system's.
@@ -171,7 +178,7 @@ bytes=$(du -sb "$out" | cut -f1)
   echo "built:    $(date -u +%Y-%m-%dT%H:%M:%SZ) on $(uname -srm)"
   echo "source:   $(git -C "$repo" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$repo" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
   echo "build:    $build ($(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null || echo unknown)), copies stripped"
-  echo "glibc:    the binaries need glibc >= ${glibc_needed:-unknown} (not bundled)"
+  echo "glibc:    the binaries need glibc >= ${glibc_needed:-unknown} (not bundled; that version asked by: ${glibc_by:-?})"
   echo "size:     $bytes bytes ($((bytes / 1024 / 1024)) MiB of at most 64 MiB)"
   echo "$pocl_note"
   echo
@@ -186,4 +193,10 @@ echo "device-bundle: $out: $bytes bytes ($(awk -v b="$bytes" 'BEGIN {printf "%.1
 echo "device-bundle: $pocl_note"
 if ((bytes > limit_bytes)); then
   die "$out is $bytes bytes, over the 64 MiB ($limit_bytes bytes) a GPU machine's runner carries"
+fi
+# The runner carries the repository's tracked files too, 64 MiB in all.
+tree=$(git -C "$repo" ls-files -z 2>/dev/null | (cd "$repo" && xargs -0 -r stat -c %s 2>/dev/null) | awk '{s += $1} END {if (NR) print s}')
+if [[ -n $tree ]]; then
+  echo "device-bundle: with the tracked tree ($((tree / 1024)) KiB) a runner would carry $(((bytes + tree) / 1024 / 1024)) MiB of at most 64"
+  ((bytes + tree <= limit_bytes)) || die "the bundle and the tracked tree together are over 64 MiB"
 fi

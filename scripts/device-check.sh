@@ -24,7 +24,7 @@
 # with the command that produced it, pass/fail per step) and results.tsv (the same figures,
 # tab-separated: step, key, value). Ends by itself within the budget (default 450 s; every
 # command has its own timeout), exit 0 when every step passed, 1 otherwise, 2 on bad usage.
-# --quick: fewer rounds and smaller counts, and only the quicker e2e cases (the self-test).
+# --quick: fewer rounds and smaller counts (the self-test, tests/device).
 # The steps and their helpers are called indirectly ("step_$STEP"), in a child process.
 # shellcheck disable=SC2317
 set -uo pipefail
@@ -167,10 +167,12 @@ nvidia_candidates() {
 probe() {
   local icd=$1 tag=$2
   OCL_ICD_VENDORS=$icd run "probe-$tag" 60 "$B/bin/clinfo" --raw >/dev/null
-  awk -F'  +' '
-    /CL_PLATFORM_NAME/ && p == "" {p = $NF}
-    /\[[^]]*\/0\] *CL_DEVICE_NAME/ && n == "" {n = $NF}
-    /\[[^]]*\/0\] *CL_DEVICE_TYPE/ && t == "" {t = $NF; sub(/^CL_DEVICE_TYPE_/, "", t)}
+  # clinfo --raw: "[TAG/0]  CL_DEVICE_NAME  value" (device 0), "[TAG/*]  CL_PLATFORM_NAME  value".
+  awk '
+    function value(line, name) {sub("^.*" name " +", "", line); return line}
+    /\] +CL_PLATFORM_NAME / && p == "" {p = value($0, "CL_PLATFORM_NAME")}
+    /\/0\] +CL_DEVICE_NAME / && n == "" {n = value($0, "CL_DEVICE_NAME")}
+    /\/0\] +CL_DEVICE_TYPE / && t == "" {t = value($0, "CL_DEVICE_TYPE"); gsub(/CL_DEVICE_TYPE_/, "", t)}
     END {if (n != "") printf "%s\t%s\t%s\n", t, n, p}' "$O/devices/probe-$tag.out"
 }
 
@@ -184,7 +186,8 @@ step_devices() {
   if [[ -n ${CALLER_OCL_ICD_VENDORS:-} ]]; then
     sources+=("$CALLER_OCL_ICD_VENDORS")
   fi
-  sources+=(/etc/OpenCL/vendors /usr/local/etc/OpenCL/vendors /usr/share/OpenCL/vendors)
+  sources+=(/etc/OpenCL/vendors /usr/local/etc/OpenCL/vendors /usr/share/OpenCL/vendors
+    /usr/local/nvidia/etc/OpenCL/vendors /usr/local/nvidia/share/OpenCL/vendors)
   for s in "${sources[@]}"; do
     if [[ -f $s ]]; then set -- "$s"; else set -- "$s"/*.icd; fi
     for f in "$@"; do
@@ -264,11 +267,14 @@ step_devices() {
   fig device "$(cut -f3 <<<"$pick") ($(cut -f2 <<<"$pick"))" "the device every later step runs on" "OCL_ICD_VENDORS=\$O/icd/chosen \$B/bin/clinfo --raw"
   fig platform "$(cut -f4 <<<"$pick")" "its platform" "OCL_ICD_VENDORS=\$O/icd/chosen \$B/bin/clinfo --raw"
   local c=$O/devices/clinfo-chosen.out
-  fig platform_version "$(awk -F'  +' '/Platform Version/ {print $NF; exit}' "$c")" "CL_PLATFORM_VERSION" "\$B/bin/clinfo"
-  fig device_version "$(awk -F'  +' '/  Device Version/ {print $NF; exit}' "$c")" "CL_DEVICE_VERSION" "\$B/bin/clinfo"
-  fig driver_version "$(awk -F'  +' '/Driver Version/ {print $NF; exit}' "$c")" "CL_DRIVER_VERSION" "\$B/bin/clinfo"
-  fig opencl_c "$(awk -F'  +' '/Device OpenCL C Version/ {print $NF; exit}' "$c")" "CL_DEVICE_OPENCL_C_VERSION" "\$B/bin/clinfo"
-  fig compute_units "$(awk -F'  +' '/Max compute units/ {print $NF; exit}' "$c")" "CL_DEVICE_MAX_COMPUTE_UNITS" "\$B/bin/clinfo"
+  # A field of clinfo's table: the text after its label (values may hold double spaces).
+  field() { sed -n "s/^ *$1  *//p" "$c" | head -1; }
+  fig platform_version "$(field 'Platform Version')" "CL_PLATFORM_VERSION" "OCL_ICD_VENDORS=\$O/icd/chosen \$B/bin/clinfo"
+  fig device_version "$(field 'Device Version')" "CL_DEVICE_VERSION" "\$B/bin/clinfo"
+  fig driver_version "$(field 'Driver Version')" "CL_DRIVER_VERSION" "\$B/bin/clinfo"
+  fig opencl_c "$(field 'Device OpenCL C Version')" "CL_DEVICE_OPENCL_C_VERSION" "\$B/bin/clinfo"
+  fig compute_units "$(field 'Max compute units')" "CL_DEVICE_MAX_COMPUTE_UNITS" "\$B/bin/clinfo"
+  fig global_memory "$(field 'Global memory size')" "CL_DEVICE_GLOBAL_MEM_SIZE" "\$B/bin/clinfo"
   if ((fell_back)); then
     fail "NO OPENCL ${want^^} FOUND: every later step ran on $(cut -f3 <<<"$pick") ($(cut -f2 <<<"$pick")), not on a ${want^^}"
   fi
@@ -298,13 +304,14 @@ step_main() {
   fig launches "${launches:-?}" "kernel launches in the trace (PoCL: 23 per iteration)" "$rec; \$B/bin/clprof summary --format json $trace"
   fig wall_ms "$(awk -v v="$(jnum wall_ns "$s")" 'BEGIN {printf "%.1f", v / 1e6}')" "run wall time (first to last host event)" "\$B/bin/clprof summary --format json $trace"
   fig device_busy_ms "$(awk -v v="$(jnum device_busy_ns "$s")" 'BEGIN {printf "%.1f", v / 1e6}')" "union of kernel intervals on the device" "\$B/bin/clprof summary --format json $trace"
-  fig utilization_pct "$(jnum utilization "$s")" "device busy / wall" "\$B/bin/clprof summary --format json $trace"
-  fig gflop "$(jnum gflop_total "$s")" "GEMM work of the timed GEMM launches" "\$B/bin/clprof summary --format json $trace"
+  fig utilization_pct "$(awk -v v="$(jnum utilization "$s")" 'BEGIN {printf "%.1f", v}')" "device busy / wall" "\$B/bin/clprof summary --format json $trace"
+  fig gflop "$(awk -v v="$(jnum gflop_total "$s")" 'BEGIN {printf "%.3f", v}')" "GEMM work of the timed GEMM launches" "\$B/bin/clprof summary --format json $trace"
   fig build_ms "$(awk -v v="$(jnum build_ns "$s")" 'BEGIN {printf "%.1f", v / 1e6}')" "host time in clBuildProgram (CLBlast's kernels)" "\$B/bin/clprof summary --format json $trace"
   fig top_kernel "$(awk 'NR > 2 && NF > 1 {print $1; exit}' "$O/main/kernels.out")" "first row of the kernel table" "\$B/bin/clprof kernels $trace"
   [[ ${launches:-0} -gt 0 ]] || fail "the trace has no launch"
-  layers=$(grep -cE '^ *(conv[1-5]|fc[678])\b' "$O/main/layers.out")
-  fig layer_rows "$layers" "rows of the layer table naming conv1..conv5, fc6..fc8" "\$B/bin/clprof layers $trace"
+  layers=$(grep -cE '^([a-z]+/)?(conv[1-5]|fc[678]) ' "$O/main/layers.out")
+  fig layer_rows "$layers" "layer rows of the layer table (conv1..conv5, fc6..fc8)" "\$B/bin/clprof layers $trace"
+  [[ $layers == 8 ]] || fail "the layer table has $layers layer rows, not 8"
   for t in conv1 conv5 fc6 fc8; do grep -q "$t" "$O/main/layers.out" || fail "layer $t missing from clprof layers"; done
   [[ -s $O/main/report.html ]] || fail "no report.html"
   [[ -s $O/main/timeline.json ]] || fail "no timeline.json"
@@ -359,7 +366,7 @@ step_bench() {
     [[ -n $b && -n $s ]] || return 0
     fig "$1 bare" "$(awk -v v="$b" -v k="$4" 'BEGIN {printf "%.2f", v * k}') $5" "$6, median of $rounds, no tool" "$7"
     fig "$1 shim" "$(awk -v v="$s" -v k="$4" 'BEGIN {printf "%.2f", v * k}') $5" "$6, median of $rounds, under libclprof.so" "$shim $7"
-    fig "$1 added" "$(awk -v b="$b" -v s="$s" -v k="$4" -v u="$5" 'BEGIN {printf "%+.2f %s (x%.2f)", (s - b) * k, u, b > 0 ? s / b : 0}')" "shim median - bare median (ratio of the medians)" "both above"
+    fig "$1 added" "$(awk -v b="$b" -v s="$s" -v k="$4" -v u="$5" 'BEGIN {printf "%+.2f %s (x%.2f)", (s - b) * k, u, (b > 0 ? s / b : 0)}')" "shim median - bare median (ratio of the medians)" "both above"
   }
   pair "loop ns/launch" loop 4 1 ns "enqueue loop: wall ns per launch (clSetKernelArg x3 + clEnqueueNDRangeKernel)" "$lcmd"
   pair "loop CPU ns/launch" loop 5 1 ns "enqueue loop: user+sys CPU ns per launch, all threads" "$lcmd"
@@ -402,7 +409,6 @@ step_threads() {
 step_e2e() {
   local cases=(vector_add vector_add_layer vector_add_record multi_thread dlopen_app api_misuse
     aligned_times timeline_pocl export_pocl clblast_network timeline_clblast)
-  ((QUICK)) && cases=(vector_add multi_thread dlopen_app api_misuse export_pocl)
   local e2e=$B/bin/clprof_device_e2e c start rc passed=0 failed=()
   if [[ ! -x $e2e ]]; then
     fail "the bundle has no clprof_device_e2e"
@@ -467,6 +473,7 @@ if [[ ! -x $B/bin/clprof || ! -f $B/env.sh ]]; then
 fi
 mkdir -p "$1" || exit 2
 O=$(cd "$1" && pwd)
+cd "$O" || exit 2  # nothing lands in the caller's folder
 export B O DEVICE_TYPE QUICK
 export CALLER_OCL_ICD_VENDORS=${OCL_ICD_VENDORS:-} CALLER_LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}
 unset OCL_ICD_VENDORS

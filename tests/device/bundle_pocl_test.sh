@@ -90,7 +90,7 @@ main_launches=$(v main launches)
 [[ $main_launches == 46 ]] || bad "clblast_network --iterations 2 on PoCL: $main_launches launches, not 2 x 23"
 [[ $(v bench "shim runs whose trace holds every launch") == "4 of 4" ]] || bad "bench: not every shim run's trace holds the program's launches"
 [[ -n $(v bench "loop ns/launch bare") && -n $(v bench "latency host us shim") ]] || bad "bench: medians missing"
-[[ $(v e2e e2e_passed) == "5 of 5" ]] || bad "e2e: $(v e2e e2e_passed) cases passed, not 5 of 5"
+[[ $(v e2e e2e_passed) == "11 of 11" ]] || bad "e2e: $(v e2e e2e_passed) cases passed, not 11 of 11"
 for f in main/report.html main/timeline.json clinfo.txt clinfo-l.txt logs/1-host.log logs/6-e2e.log; do
   [[ -s $o/$f ]] || bad "no $f"
 done
