@@ -65,6 +65,10 @@ clinfo_bin=$(command -v clinfo || true)
 [[ -n $clinfo_bin ]] || die "clinfo not found (Debian: apt-get install clinfo)"
 copy "$clinfo_bin" "$out/bin"
 
+# (No early-exiting reader in a pipeline here: with pipefail, its writer's SIGPIPE would stop
+# the script.)
+is_elf() { [[ $(head -c 4 "$1" 2>/dev/null) == $'\x7fELF' ]]; }
+
 # glibc's own libraries (the machine's glibc must serve them) and OpenCL drivers.
 skip_lib() {
   case $1 in
@@ -81,7 +85,7 @@ skip_lib() {
 
 # The dependency closure: ldd every ELF in the bundle until no new library appears.
 # libOpenCL.so.1 is added even when only dlopen()ed (dlopen_app, the shim's loader).
-ocl_icd=$(ldconfig -p 2>/dev/null | awk '$1 == "libOpenCL.so.1" && /x86-64/ {print $NF; exit}')
+ocl_icd=$(ldconfig -p 2>/dev/null | awk '$1 == "libOpenCL.so.1" && /x86-64/ && !n++ {print $NF}')
 [[ -n $ocl_icd ]] || ocl_icd=$(ldd "$clinfo_bin" | awk '$1 == "libOpenCL.so.1" {print $3}')
 [[ -n $ocl_icd && -e $ocl_icd ]] || die "libOpenCL.so.1 (ocl-icd) not found"
 copy "$ocl_icd" "$out/lib" libOpenCL.so.1
@@ -90,7 +94,7 @@ while :; do
   added=0
   for f in "$out"/bin/* "$out"/lib/*; do
     [[ -f $f ]] || continue
-    head -c 4 "$f" | grep -q 'ELF' || continue
+    is_elf "$f" || continue
     while read -r name arrow path _; do
       [[ $arrow == "=>" ]] || continue
       skip_lib "$name" && continue
@@ -110,7 +114,7 @@ done
 # Self-contained: with LD_LIBRARY_PATH=lib, every library an ELF needs resolves inside the
 # bundle or is one of the machine's own (glibc). A build-tree RUNPATH cannot hide a miss.
 for f in "$out"/bin/* "$out"/lib/*; do
-  head -c 4 "$f" | grep -q 'ELF' || continue
+  is_elf "$f" || continue
   while read -r name arrow path _; do
     [[ $arrow == "=>" ]] || continue
     skip_lib "$name" && continue
@@ -121,12 +125,12 @@ done
 # The newest glibc symbol version any bundled ELF needs: the machine's glibc must be at least
 # that (device-check.sh compares).
 glibc_needed=$(for f in "$out"/bin/* "$out"/lib/*; do
-  head -c 4 "$f" | grep -q 'ELF' || continue
+  is_elf "$f" || continue
   objdump -T "$f" 2>/dev/null | grep -o 'GLIBC_[0-9][0-9.]*' || true
 done | sed 's/GLIBC_//' | sort -t. -k1,1n -k2,2n -u | tail -1)
 echo "${glibc_needed:-unknown}" >"$out/GLIBC_NEEDED"
 glibc_by=$(for f in "$out"/bin/* "$out"/lib/*; do
-  head -c 4 "$f" | grep -q 'ELF' || continue
+  is_elf "$f" || continue
   # grep without -q: with pipefail, objdump cut short by SIGPIPE would fail the pipeline.
   if objdump -T "$f" 2>/dev/null | grep "GLIBC_${glibc_needed}[^.0-9]" >/dev/null; then
     printf '%s ' "${f#"$out"/}"
@@ -159,7 +163,7 @@ chmod +x "$out/device-check.sh"
 
 # What PoCL (the CPU driver, for a self-test without a system PoCL) would add: libpocl, its
 # device modules and kernel library, and the libraries it needs that are not yet here.
-pocl_lib=$(ldconfig -p 2>/dev/null | awk '$1 ~ /^libpocl\.so/ && /x86-64/ {print $NF; exit}')
+pocl_lib=$(ldconfig -p 2>/dev/null | awk '$1 ~ /^libpocl\.so/ && /x86-64/ && !n++ {print $NF}')
 pocl_note="PoCL: not installed here"
 if [[ -n $pocl_lib ]]; then
   pocl_bytes=$( {

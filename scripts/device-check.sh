@@ -220,6 +220,15 @@ step_devices() {
     fig nvidia_opencl "not found" "libnvidia-opencl.so.1 (ldconfig, usual folders, find /)" \
       "ldconfig -p; ls /usr/lib64 /usr/lib/x86_64-linux-gnu /usr/local/nvidia/lib64 ...; find / -name 'libnvidia-opencl.so*'"
   fi
+  # What else of NVIDIA's driver there is (for the reader when OpenCL's library is missing).
+  local cuda
+  cuda=$(for c in /sbin/ldconfig /usr/sbin/ldconfig; do [[ -x $c ]] && { "$c" -p 2>/dev/null | awk '/libcuda\.so\.1 / {print $NF}'; break; }; done | awk '!n++')
+  fig libcuda "${cuda:-not in the linker cache}" "CUDA's driver library (NVIDIA's OpenCL needs the same driver)" "ldconfig -p"
+  for d in /usr/local/nvidia/lib64 /usr/local/nvidia/lib /usr/lib64 /usr/lib/x86_64-linux-gnu; do
+    [[ -d $d ]] || continue
+    echo "== $d"
+    for f in "$d"/*nvidia* "$d"/*cuda* "$d"/*OpenCL*; do [[ -e $f ]] && ls -ld "$f"; done
+  done >"$O/devices/nvidia-libs.txt" 2>&1
   # 3. Every driver probed alone; the list and full clinfo of all of them together.
   OCL_ICD_VENDORS=$all run clinfo-l 60 "$B/bin/clinfo" -l >/dev/null
   cp "$O/devices/clinfo-l.out" "$O/clinfo-l.txt"
@@ -467,6 +476,8 @@ while (($#)); do
   esac
 done
 (($# == 1)) || usage
+# A copy that lost its modes on the way (a runner's transfer) still runs.
+chmod u+x "$B"/bin/* 2>/dev/null
 if [[ ! -x $B/bin/clprof || ! -f $B/env.sh ]]; then
   echo "device-check: $B is not a device bundle: build one with scripts/device-bundle.sh and run its copy" >&2
   exit 2
@@ -578,7 +589,7 @@ for step in "${STEPS[@]}"; do
   fi
   echo "== $step (at most ${limit}s) -> $log"
   start=$(now)
-  STEP_DEADLINE=$((start + limit - 5)) timeout -k 5 "$limit" bash "${BASH_SOURCE[0]}" --step "$step" >"$log" 2>&1
+  STEP_DEADLINE=$((start + limit - 5)) timeout -k 5 "$limit" bash "$B/device-check.sh" --step "$step" >"$log" 2>&1
   rc=$?
   SECS[$step]=$(($(now) - start))
   if ((rc == 124 || rc == 137)); then
