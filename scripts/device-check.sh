@@ -455,7 +455,7 @@ if [[ ${1:-} == --step ]]; then
   STEP=$2
   # shellcheck source=/dev/null
   [[ -f $O/icd/chosen.env ]] && source "$O/icd/chosen.env"
-  [[ -d $O/icd/chosen ]] && export OCL_ICD_VENDORS=$O/icd/chosen
+  [[ -f $O/icd/chosen.env ]] && export OCL_ICD_VENDORS=$O/icd/chosen
   mkdir -p "$O/$STEP"
   "step_$STEP"
   exit 0
@@ -581,7 +581,7 @@ for step in "${STEPS[@]}"; do
     write_summary
     continue
   fi
-  if [[ $step != host && $step != devices && ! -d $O/icd/chosen ]]; then
+  if [[ $step != host && $step != devices && ! -f $O/icd/chosen.env ]]; then
     RESULT[$step]="FAIL (not run: no OpenCL device)"
     overall=1
     write_summary

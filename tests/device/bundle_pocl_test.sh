@@ -11,7 +11,8 @@
 # shim benchmark run's trace holds the program's launches, the CLBlast network's trace holds
 # 23 launches per iteration (PoCL), the e2e cases passed, the report and timeline exist.
 # A second, short run asks for a GPU with a 45 s budget: it must fall back loudly to the CPU,
-# fail the devices step, end within its budget and exit non-zero.
+# fail the devices step, end within its budget and exit non-zero. A third has no OpenCL
+# driver at all (/etc/OpenCL/vendors hidden): it must say so and run nothing on a device.
 set -uo pipefail
 src=$(cd "$1" && pwd)
 build=$(cd "$2" && pwd)
@@ -37,23 +38,27 @@ for f in "$b"/lib/libc.so* "$b"/lib/ld-linux* "$b"/lib/libpocl* "$b"/lib/libnvid
   [[ -e $f ]] && bad "the bundle holds $(basename "$f")"
 done
 
-# run_check OUT ARGS...: the bundle's check in a clean environment, the trees hidden.
+# run_check OUT ARGS...: the bundle's check in a clean environment, with the source and build
+# trees (and the folders in $also_hide) hidden under empty tmpfs mounts where a mount
+# namespace can be had.
 hidden=no
+also_hide=()
 run_check() {
   local out=$1
   shift
   local cmd=(env -i PATH=/usr/bin:/bin TMPDIR="$tmp" bash "$b/device-check.sh" "$@" "$out")
+  # A folder inside one already hidden is gone: skipped.
   # shellcheck disable=SC2016  # expanded by the inner bash
-  local hide='mount -t tmpfs none "$1" && { [[ $2 == "$1"/* ]] || mount -t tmpfs none "$2"; } && shift 2 && exec "$@"'
+  local hide='while [[ $1 != -- ]]; do if [[ -d $1 ]]; then mount -t tmpfs none "$1" || exit 99; fi; shift; done; shift; exec "$@"'
   local ns=()
   if unshare -m true 2>/dev/null; then
     ns=(unshare -m)
   elif unshare -rm true 2>/dev/null; then
     ns=(unshare -rm)
   fi
-  if ((${#ns[@]})) && "${ns[@]}" bash -c "$hide" hide "$src" "$build" true 2>/dev/null; then
+  if ((${#ns[@]})) && "${ns[@]}" bash -c "$hide" hide "$src" "$build" "${also_hide[@]}" -- true 2>/dev/null; then
     hidden=yes
-    "${ns[@]}" bash -c "$hide" hide "$src" "$build" "${cmd[@]}"
+    "${ns[@]}" bash -c "$hide" hide "$src" "$build" "${also_hide[@]}" -- "${cmd[@]}"
   else
     hidden=no
     "${cmd[@]}"
@@ -106,6 +111,20 @@ echo "== exit $rc after $took s"
 ((took <= 60)) || bad "the check took $took s on a 45 s budget"
 grep -q 'NO OPENCL GPU FOUND' "$o-gpu/summary.md" || bad "summary.md does not say that no GPU was found"
 grep -q '^| devices | FAIL |' "$o-gpu/summary.md" || bad "the devices step did not fail without a GPU"
+
+# No OpenCL driver at all (the system's vendor folder hidden too, where it can be): the
+# devices step says so, the steps after it are not run, the check fails at once.
+if [[ $hidden == yes && -d /etc/OpenCL/vendors ]]; then
+  echo "== device-check.sh --quick with no OpenCL driver (/etc/OpenCL/vendors hidden)"
+  also_hide=(/etc/OpenCL/vendors)
+  start=$(date +%s)
+  run_check "$tmp/out-none" --quick
+  rc=$?
+  echo "== exit $rc after $(($(date +%s) - start)) s"
+  ((rc != 0)) || bad "with no OpenCL driver the check exited 0"
+  grep -q 'no OpenCL device at all' "$o-none/summary.md" || bad "summary.md does not say that there is no OpenCL device"
+  grep -q '^| main | FAIL (not run: no OpenCL device) |' "$o-none/summary.md" || bad "with no device the main job was run anyway"
+fi
 
 if ((errors)); then
   echo "device.bundle_pocl: $errors failure(s); logs were in $o (removed)"

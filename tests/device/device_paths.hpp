@@ -28,7 +28,9 @@ inline std::string bundle_root() {
   return top == std::string::npos ? std::string(".") : exe.substr(0, top);
 }
 
-inline std::string in_bundle(const char* rel) { return bundle_root() + "/" + rel; }
+inline std::string in_bundle(const char* rel) {
+  return bundle_root() + "/" + rel;
+}
 
 inline std::string work_root() {
   const char* work = std::getenv("CLPROF_DEVICE_WORK");
