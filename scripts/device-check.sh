@@ -244,7 +244,7 @@ step_devices() {
       continue
     fi
     echo "driver $(basename "$f"): $line"
-    fig "driver $(basename "$f" .icd)" "$(tr '\t' ' ' <<<"$line" | sed 's/^\([A-Z]*\) /\1: /')" "first device's type and name, platform" "OCL_ICD_VENDORS=$f \$B/bin/clinfo --raw"
+    fig "driver $(basename "$f" .icd)" "$(cut -f1 <<<"$line"): $(cut -f2 <<<"$line") (platform $(cut -f3 <<<"$line"))" "its first device's type and name" "OCL_ICD_VENDORS=$f \$B/bin/clinfo --raw"
     table+=("$f	$line")
   done
   local want=$DEVICE_TYPE entry type
