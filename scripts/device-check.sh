@@ -604,6 +604,7 @@ for step in "${STEPS[@]}"; do
     RESULT[$step]=pass
   fi
   [[ -f $O/results/$step.tsv ]] && awk -F'\t' '{printf "   %-30s %s\n", $1, $2}' "$O/results/$step.tsv"
+  [[ $step == devices && -s $O/clinfo-l.txt ]] && sed 's/^/   | /' "$O/clinfo-l.txt"
   [[ -f $O/results/$step.failed ]] && sed 's/^/   FAILED: /' "$O/results/$step.failed"
   echo "   -> ${RESULT[$step]} (${SECS[$step]} s)"
   write_summary
