@@ -6,10 +6,10 @@
 #include <cstring>
 #include <unordered_set>
 
-#include "loader/real_opencl.hpp"
+#include "base/host_clock.hpp"
+#include "base/real_opencl.hpp"
 #include "output/record_format.hpp"
-#include "recording/host_clock.hpp"
-#include "runtime/handoff.hpp"
+#include "recording/record_sink.hpp"
 
 namespace clprof::shim {
 

@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "recording/objects.hpp"
-#include "runtime/handoff.hpp"
+#include "recording/record_sink.hpp"
 
 namespace clprof::shim {
 namespace {

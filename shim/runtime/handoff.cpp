@@ -1,4 +1,4 @@
-#include "runtime/handoff.hpp"
+#include "recording/record_sink.hpp"
 
 #include <chrono>
 #include <cstdlib>

@@ -14,16 +14,16 @@
 #include <string>
 #include <vector>
 
+#include "base/host_clock.hpp"
+#include "base/log.hpp"
+#include "base/process_facts.hpp"
+#include "base/real_opencl.hpp"
 #include "clprof/trace_schema.hpp"
-#include "loader/real_opencl.hpp"
 #include "output/output_names.hpp"
 #include "output/record_format.hpp"
-#include "recording/host_clock.hpp"
 #include "recording/objects.hpp"
 #include "recording/thread_state.hpp"
 #include "runtime/fatal_signals.hpp"
-#include "runtime/log.hpp"
-#include "runtime/process_facts.hpp"
 #include "runtime/process_trace.hpp"
 
 namespace clprof::shim {
@@ -291,22 +291,6 @@ __attribute__((destructor)) void shim_unload() {
 }
 
 }  // namespace
-
-const Settings& settings() {
-  static const Settings* s = [] {
-    std::vector<std::string> warnings;
-    auto* parsed = new Settings(load_settings_from_environment(warnings));
-    set_log_level(parsed->log_level);
-    // At most one: bad values turn the shim off, and that is its one notice.
-    for (const auto& w : warnings) log_once_warn("%s", w.c_str());
-    return parsed;
-  }();
-  return *s;
-}
-
-bool hooks_may_be_handed_out() {
-  return !settings().disable;
-}
 
 std::atomic<int> g_recording_state{kUninit};
 static_assert(kActive == 1, "lifecycle.hpp tests the state against 1");
