@@ -4,15 +4,12 @@
 #include <cstring>
 #include <vector>
 
-#include "output/record_format.hpp"
 #include "recording/hook_scope.hpp"
 #include "recording/objects.hpp"
 #include "recording/record_sink.hpp"
 
 namespace clprof::shim {
 namespace {
-
-namespace tf = clprof::trace;
 
 void register_queue(cl_command_queue queue, cl_context context, cl_device_id device,
                     cl_command_queue_properties app_properties, bool profiling_added,
@@ -32,13 +29,13 @@ void register_queue(cl_command_queue queue, cl_context context, cl_device_id dev
     }
     q->app_array.push_back(0);
   }
-  emit_line(LineKind::Queue, JsonLine(tf::queue::kTypeName)
-                                 .unum(tf::queue::id, q->id)
-                                 .unum(tf::queue::context_id, context_id)
-                                 .unum(tf::queue::device_id, device_id)
-                                 .unum(tf::queue::properties, app_properties)
-                                 .boolean(tf::queue::profiling_added, profiling_added)
-                                 .finish());
+  QueueFacts f;
+  f.id = q->id;
+  f.context_id = context_id;
+  f.device_id = device_id;
+  f.properties = app_properties;
+  f.profiling_added = profiling_added;
+  emit_object(f);
 }
 
 template <class GetInfo, class Handle>

@@ -1,8 +1,10 @@
-// The record sink: what recording hands its records, lines and sync points to, and asks
-// whether the trace is live. Recording declares it; runtime implements it (handoff.cpp:
-// a ring slot claimed and filled in place, then published to the harvester; a line made on
-// a cold path queued the same way; a sync point reported; lifecycle.cpp: whether the
-// trace is live, starting it on first use). The app's side of runtime/process_trace.hpp.
+// The record sink: what recording hands its records, object facts, lines and sync points
+// to, and asks whether the trace is live. Recording declares it; runtime implements it
+// (handoff.cpp: a ring slot claimed and filled in place, then published to the harvester;
+// object facts formatted by output and queued as a line the same way; a sync point
+// reported; lifecycle.cpp: whether the trace is live, starting it on first use). The
+// app's side of runtime/process_trace.hpp. Recording never spells the trace's text: what
+// it learns goes out as facts (object_facts.hpp) or fixed-size records (record.hpp).
 //
 // How it is resolved: at link time. These are plain functions (and one variable) declared
 // here and defined once in runtime's sources; the rooms are static libraries linked into
@@ -24,6 +26,7 @@
 #include <cstdint>
 #include <string>
 
+#include "recording/object_facts.hpp"
 #include "recording/record.hpp"
 #include "recording/record_ring.hpp"
 
@@ -54,8 +57,22 @@ void publish_record(const MpscRing<OpRecord>::Slot& slot);
 // Before the driver's call of an enqueue: MpscRing::prefetch_claim on the live ring.
 void prefetch_claim();
 
-// Queues a finished record object line of kind `kind` (cold paths). Threads: any.
+// Queues a finished record object line of kind `kind` (cold paths; made by a room that
+// may spell the trace: output, or the hooks through it). Threads: any.
 void emit_line(LineKind kind, const std::string& json);
+
+// An object's facts, as the line of its kind (device, clock_sync, queue, kernel), queued
+// as emit_line does (cold paths: the first time the shim sees each object). Threads: any.
+void emit_object(const DeviceFacts& facts);
+void emit_object(const ClockSyncFacts& facts);
+void emit_object(const QueueFacts& facts);
+void emit_object(const KernelFacts& facts);
+
+// The kernel name `name` as the trace spells it (a JSON string, quotes included, escaped,
+// made well-formed UTF-8), interned for the process's life: launch records carry this
+// pointer and the formatter copies its text verbatim (OpRecord::kernel_name). Cold path
+// (a kernel's creation). Threads: any.
+const char* record_sink_kernel_name(const std::string& name);
 
 // The app waited for its commands (clFinish, clWaitForEvents, a blocking transfer) and
 // the wait returned at `now_ticks` (host_ticks_now): Harvester::app_sync_point. Never blocks.

@@ -19,6 +19,7 @@
 #include "base/process_facts.hpp"
 #include "base/real_opencl.hpp"
 #include "clprof/trace_schema.hpp"
+#include "output/object_format.hpp"
 #include "output/output_names.hpp"
 #include "output/record_format.hpp"
 #include "recording/objects.hpp"
@@ -171,8 +172,8 @@ void end_trace(ProcessTrace& trace, bool abrupt, int abrupt_signal) {
                           .finish());
   }
   write_open_range_ends(output);
-  for (const std::string& line : final_clock_sync_lines(trace.completion.clocks().brackets())) {
-    output.write_line(LineKind::ClockSync, line);
+  for (const ClockSyncFacts& c : final_clock_syncs(trace.completion.clocks().brackets())) {
+    output.write_line(LineKind::ClockSync, format_clock_sync_line(c));
   }
   output.finish(to_trace_ns(monotonic_now_ns()), incomplete);
 }
