@@ -29,13 +29,7 @@ void register_queue(cl_command_queue queue, cl_context context, cl_device_id dev
     }
     q->app_array.push_back(0);
   }
-  QueueFacts f;
-  f.id = q->id;
-  f.context_id = context_id;
-  f.device_id = device_id;
-  f.properties = app_properties;
-  f.profiling_added = profiling_added;
-  emit_object(f);
+  emit_queue_facts(*q, app_properties);
 }
 
 template <class GetInfo, class Handle>

@@ -2,6 +2,7 @@
 
 #include "base/real_opencl.hpp"
 #include "recording/devices.hpp"
+#include "recording/object_facts.hpp"
 #include "recording/record_sink.hpp"
 #include "recording/registry_impl.hpp"
 
@@ -71,14 +72,18 @@ QueueInfo* queue_info_slow(cl_command_queue queue) {
       },
       created);
   if (!created) return q;
-  QueueFacts f;
-  f.id = q->id;
-  f.context_id = context_id;
-  f.device_id = device_id;
-  f.properties = props;
-  f.profiling_added = false;
-  emit_object(f);
+  emit_queue_facts(*q, props);  // profiling_added: false (the shim did not make it)
   return q;
+}
+
+void emit_queue_facts(const QueueInfo& q, std::uint64_t properties) {
+  QueueFacts f;
+  f.id = q.id;
+  f.context_id = q.context_id;
+  f.device_id = q.device_id;
+  f.properties = properties;
+  f.profiling_added = q.profiling_added;
+  emit_object(f);
 }
 
 // Lock order (with the other kinds': recording/objects.cpp): contexts, then queues.

@@ -60,6 +60,10 @@ inline QueueInfo* queue_info(cl_command_queue queue) {
   return __builtin_expect(q != nullptr, 1) ? q : queue_info_slow(queue);
 }
 
+// Hands the queue's facts to the record sink (its queue record): `q`'s ids and whether
+// the shim added profiling, and the app's CL_QUEUE_PROPERTIES bits `properties`.
+void emit_queue_facts(const QueueInfo& q, std::uint64_t properties);
+
 // pthread_atfork: prepare takes both registries' locks, parent and child release them.
 void contexts_queues_fork_prepare();
 void contexts_queues_fork_parent();
