@@ -19,7 +19,7 @@
 namespace clprof::shim {
 
 struct ObjectInfo;
-// One entry of a thread's object lookup cache (recording/objects.hpp).
+// One entry of a thread's object lookup cache (recording/registry.hpp).
 struct CacheEntry {
   const void* handle;
   ObjectInfo* info;
