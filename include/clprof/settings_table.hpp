@@ -1,5 +1,5 @@
 // The CLPROF_* environment controls, declared once. The shim parses and checks them
-// (shim/runtime/settings.*); `clprof record --list-options` prints them, and its markdown
+// (shim/base/settings.*); `clprof record --list-options` prints them, and its markdown
 // form is docs/settings.md's table. Header-only, no dependencies.
 //
 // X(member, ENV_NAME, type, default, min, max, help)

@@ -1,5 +1,5 @@
 // The trace file's descriptor, between its writer and the app's calls that close or
-// replace descriptors (close, dup2, dup3, close_range, closefrom: hooks/descriptor_hooks.cpp).
+// replace descriptors (close, dup2, dup3, close_range, closefrom: entry/descriptor_hooks.cpp).
 //
 // Why: daemons close every descriptor they did not open and open files of their own,
 // which can get the trace's number. The writer's check that its descriptor still refers

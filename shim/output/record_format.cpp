@@ -183,7 +183,7 @@ Out host_times(Out o, const OpRecord& r, LaunchTextCache* cache) {
   return o;
 }
 
-// ,"call":id for a command made inside a BLAS call (hooks/blas_hooks): rare, last.
+// ,"call":id for a command made inside a BLAS call (entry/blas_hooks): rare, last.
 Out blas_call(Out o, const OpRecord& r) {
   if (r.call != 0) {
     o.lit(ts::launch::call.member);

@@ -4,8 +4,8 @@
 #include <utility>
 #include <vector>
 
+#include "base/log.hpp"
 #include "clprof/trace_schema.hpp"
-#include "runtime/log.hpp"
 
 namespace clprof::shim {
 

@@ -73,7 +73,8 @@ struct OpRecord {
   std::uint32_t call;        // the BLAS call (range id) the command was made in, 0 = none
   std::uint64_t seq;         // set by the harvester, in ring order
   const char* api;           // static string, or nullptr for the kind's default
-  const char* kernel_name;   // JSON string literal (json_quote), interned for the process
+  const char* kernel_name;   // JSON string literal (record_sink_kernel_name), interned for
+                             // the process; nullptr: the empty name
   std::uint64_t kernel_id, program_id, queue_id, context_id, device_id;
   std::uint64_t gwo[3], gws[3], lws[3];
   std::uint64_t bytes;  // Transfer only

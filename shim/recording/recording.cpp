@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "recording/objects.hpp"
-#include "runtime/handoff.hpp"
+#include "recording/record_sink.hpp"
 
 namespace clprof::shim {
 namespace {
@@ -57,9 +57,10 @@ void record_launch(EnqueueScope& scope, const char* api, cl_int rc, cl_command_q
   r.context_id = q ? q->context_id : (k ? k->context_id : 0);
   r.kernel_id = k ? k->id : 0;
   r.program_id = k ? k->program_id : 0;
-  // The name is JSON text, quotes included: a launch without a kernel (an app's error,
-  // passed through) has the empty name, never an empty text.
-  r.kernel_name = k ? k->name : "\"\"";
+  // The name as the trace spells it (record_sink_kernel_name); nullptr for a launch
+  // without a kernel (an app's error, passed through) or one whose name is not known:
+  // the formatter writes the empty name.
+  r.kernel_name = k ? k->name : nullptr;
   const unsigned dims = work_dim <= 3 ? work_dim : 3;
   r.work_dim = static_cast<std::uint8_t>(dims);
   r.has_gwo = gwo != nullptr;

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "hooks/hook_scope.hpp"
+#include "recording/hook_scope.hpp"
 #include "recording/record.hpp"
 
 namespace clprof::shim {

@@ -19,7 +19,7 @@
 namespace clprof::shim {
 
 struct ObjectInfo;
-// One entry of a thread's object lookup cache (recording/objects.hpp).
+// One entry of a thread's object lookup cache (recording/registry.hpp).
 struct CacheEntry {
   const void* handle;
   ObjectInfo* info;
@@ -31,7 +31,7 @@ inline constexpr unsigned kCachedRegistries = 4;
 struct ThreadState {
   int tid = 0;
   int hook_depth = 0;
-  // BLAS calls (hooks/blas_hooks): nesting depth (a C entry point calls its C++ twin), and
+  // BLAS calls (entry/blas_hooks): nesting depth (a C entry point calls its C++ twin), and
   // the range id of the outermost call in progress (0 = none), stamped on its commands.
   int blas_depth = 0;
   std::uint32_t blas_call = 0;

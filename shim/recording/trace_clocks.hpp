@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <unordered_map>
 
+#include "base/host_clock.hpp"
 #include "recording/clock_sync.hpp"
-#include "recording/host_clock.hpp"
 
 namespace clprof::shim {
 

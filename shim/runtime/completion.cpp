@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <thread>
 
-#include "loader/real_opencl.hpp"
+#include "base/real_opencl.hpp"
 
 namespace clprof::shim {
 namespace {

@@ -4,7 +4,7 @@
 // Once the trace starts (catch_fatal_signals), the kernel holds the shim's handler for
 // each signal of kCaughtSignals that the app does not ignore, and the app's disposition
 // (what it installed before, and whatever it installs after through the interposed
-// sigaction/signal, hooks/ending_hooks.cpp) is kept here and is what the app reads back.
+// sigaction/signal, entry/ending_hooks.cpp) is kept here and is what the app reads back.
 // The shim's handler runs the app's disposition:
 //   the app's handler   called as the kernel would (its flags, its mask, SA_RESETHAND,
 //                       SA_SIGINFO), first and alone: whether the signal ends the

@@ -29,7 +29,7 @@
 
 #include <cstddef>
 
-#include "loader/real_opencl.hpp"
+#include "base/real_opencl.hpp"
 #include "recording/record.hpp"
 #include "recording/record_ring.hpp"
 #include "runtime/handback_queues.hpp"

@@ -1,9 +1,12 @@
-#include "runtime/handoff.hpp"
+#include "recording/record_sink.hpp"
 
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 
+#include "output/object_format.hpp"
+#include "output/record_format.hpp"
+#include "recording/kernels.hpp"
 #include "runtime/handback.hpp"
 #include "runtime/process_trace.hpp"
 
@@ -45,6 +48,26 @@ void emit_line(LineKind kind, const std::string& json) {
   slot.value->line_kind = kind;
   slot.value->line = copy;
   publish_record(slot);
+}
+
+void emit_object(const DeviceFacts& facts) {
+  emit_line(LineKind::Device, format_device_line(facts));
+}
+
+void emit_object(const ClockSyncFacts& facts) {
+  emit_line(LineKind::ClockSync, format_clock_sync_line(facts));
+}
+
+void emit_object(const QueueFacts& facts) {
+  emit_line(LineKind::Queue, format_queue_line(facts));
+}
+
+void emit_object(const KernelFacts& facts) {
+  emit_line(LineKind::Kernel, format_kernel_line(facts));
+}
+
+const char* record_sink_kernel_name(const std::string& name) {
+  return intern(json_quote(name));
 }
 
 void app_sync_point(std::uint64_t now_ticks) {

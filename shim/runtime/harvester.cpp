@@ -6,9 +6,9 @@
 
 #include <algorithm>
 
-#include "recording/host_clock.hpp"
+#include "base/host_clock.hpp"
+#include "base/log.hpp"
 #include "runtime/lifecycle.hpp"
-#include "runtime/log.hpp"
 
 namespace clprof::shim {
 namespace {

@@ -14,16 +14,17 @@
 #include <string>
 #include <vector>
 
+#include "base/host_clock.hpp"
+#include "base/log.hpp"
+#include "base/process_facts.hpp"
+#include "base/real_opencl.hpp"
 #include "clprof/trace_schema.hpp"
-#include "loader/real_opencl.hpp"
+#include "output/object_format.hpp"
 #include "output/output_names.hpp"
 #include "output/record_format.hpp"
-#include "recording/host_clock.hpp"
 #include "recording/objects.hpp"
 #include "recording/thread_state.hpp"
 #include "runtime/fatal_signals.hpp"
-#include "runtime/log.hpp"
-#include "runtime/process_facts.hpp"
 #include "runtime/process_trace.hpp"
 
 namespace clprof::shim {
@@ -171,8 +172,8 @@ void end_trace(ProcessTrace& trace, bool abrupt, int abrupt_signal) {
                           .finish());
   }
   write_open_range_ends(output);
-  for (const std::string& line : final_clock_sync_lines(trace.completion.clocks().brackets())) {
-    output.write_line(LineKind::ClockSync, line);
+  for (const ClockSyncFacts& c : final_clock_syncs(trace.completion.clocks().brackets())) {
+    output.write_line(LineKind::ClockSync, format_clock_sync_line(c));
   }
   output.finish(to_trace_ns(monotonic_now_ns()), incomplete);
 }
@@ -291,22 +292,6 @@ __attribute__((destructor)) void shim_unload() {
 }
 
 }  // namespace
-
-const Settings& settings() {
-  static const Settings* s = [] {
-    std::vector<std::string> warnings;
-    auto* parsed = new Settings(load_settings_from_environment(warnings));
-    set_log_level(parsed->log_level);
-    // At most one: bad values turn the shim off, and that is its one notice.
-    for (const auto& w : warnings) log_once_warn("%s", w.c_str());
-    return parsed;
-  }();
-  return *s;
-}
-
-bool hooks_may_be_handed_out() {
-  return !settings().disable;
-}
 
 std::atomic<int> g_recording_state{kUninit};
 static_assert(kActive == 1, "lifecycle.hpp tests the state against 1");

@@ -11,12 +11,12 @@
 //                              ranges are closed, the clock_sync and end records written
 //   libclprof.so unloaded      its destructor, the same (a no-op once atexit has run); the
 //                              app's signal dispositions go back to the kernel
-//   exec*()                    the exec hooks (hooks/exec_hooks.cpp): the same, unless the
+//   exec*()                    the exec hooks (entry/exec_hooks.cpp): the same, unless the
 //                              lock is held (a signal handler interrupted the shim) or this
 //                              is a vfork child, whose trace is its parent's
-//   _exit(), _Exit()           abrupt (end_abruptly): the interposers (hooks/ending_hooks.cpp;
+//   _exit(), _Exit()           abrupt (end_abruptly): the interposers (entry/ending_hooks.cpp;
 //                              in layer mode the app's calls are pointed at them,
-//                              loader/plt_redirect.hpp)
+//                              entry/plt_redirect.hpp)
 //   quick_exit()               abrupt: an at_quick_exit handler registered at load (after
 //                              the app's own handlers)
 //   a caught signal            abrupt: when its default action is about to end the process,
@@ -41,28 +41,14 @@
 // origin (host_clock.hpp) is set at its start.
 #pragma once
 
-#include <atomic>
-
-#include "runtime/settings.hpp"
+#include "base/process_settings.hpp"
+#include "recording/record_sink.hpp"
 
 namespace clprof::shim {
 
-// Settings parsed from the environment on first use (warnings printed once).
-// Threads: any.
-const Settings& settings();
-
-// True unless CLPROF_DISABLE=1. Never starts a trace. Threads: any.
-bool hooks_may_be_handed_out();
-
-// Starts the trace on first call (creates the file, starts the harvester). True while
-// recording; false for pass-through (disabled, no OpenCL, unwritable output, ended).
-// Threads: any; after the first call a single atomic load.
-bool recording_active_slow();
-extern std::atomic<int> g_recording_state;  // 1 = recording (see lifecycle.cpp)
-inline bool recording_active() {
-  return __builtin_expect(g_recording_state.load(std::memory_order_acquire) == 1, 1) ||
-         recording_active_slow();
-}
+// settings() and hooks_may_be_handed_out() are base's (base/process_settings.hpp).
+// recording_active() and recording_active_slow(), which starts the trace on first use, are
+// declared by recording/record_sink.hpp and defined in lifecycle.cpp.
 
 // Ends the trace (idempotent): the return-from-main and exit() ending above.
 void finalize_trace();

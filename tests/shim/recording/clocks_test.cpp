@@ -1,10 +1,10 @@
 // The trace's clocks: enqueue brackets and device timer samples (recording/clock_sync.hpp),
-// host ticks and their conversion (recording/host_clock.hpp), and TraceClocks, which the
+// host ticks and their conversion (base/host_clock.hpp), and TraceClocks, which the
 // harvester completes records with (recording/trace_clocks.hpp).
 #include <doctest/doctest.h>
 
+#include "base/host_clock.hpp"
 #include "recording/clock_sync.hpp"
-#include "recording/host_clock.hpp"
 #include "recording/trace_clocks.hpp"
 
 using namespace clprof::shim;

@@ -249,7 +249,7 @@ TEST_CASE("endings: SIGTERM, SIGINT, SIGHUP, SIGQUIT from outside keep every lau
 TEST_CASE(
     "endings: the app's own handler, installed before or after the shim's, runs as without it") {
   // In layer mode too: the layer points the app's sigaction and signal calls at the shim's
-  // (loader/plt_redirect.hpp); without that, a handler installed after the shim's replaced
+  // (entry/plt_redirect.hpp); without that, a handler installed after the shim's replaced
   // it, and a re-raise kept 0 of 3,000 launches. (One installed before the layer is loaded
   // takes preload mode's path: not repeated, to keep the sanitizer stages in CI's budget.)
   for (const bool layer : {false, true}) {
@@ -365,7 +365,7 @@ TEST_CASE("endings: in layer mode, exit, quick_exit and fatal signals keep every
 
 TEST_CASE("endings: in layer mode, _exit and _Exit keep every launch") {
   // The layer interposes no symbol: it points the app's calls of _exit and _Exit at its
-  // own (loader/plt_redirect.hpp) when the loader opens it, so these endings write the
+  // own (entry/plt_redirect.hpp) when the loader opens it, so these endings write the
   // trace first, as in preload mode.
   for (const char* how : {"_exit", "_Exit"}) {
     CAPTURE(how);

@@ -116,7 +116,7 @@ TEST_CASE("exit: fork while another thread keeps enqueuing finds the background 
 
 TEST_CASE("exit: exec after OpenCL use finishes the trace; the new image writes NAME.exec1.EXT") {
   // In layer mode too: the layer points the app's exec calls at the shim's
-  // (loader/plt_redirect.hpp); without that the first image's trace had no end record.
+  // (entry/plt_redirect.hpp); without that the first image's trace had no end record.
   for (const bool layer : {false, true}) {
     for (const char* scenario :
          {"exec_self_execl", "exec_self_execle", "exec_self_execlp", "exec_self_execv",

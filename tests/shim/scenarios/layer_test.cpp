@@ -119,7 +119,7 @@ TEST_CASE("layer: the shim off (CLPROF_DISABLE, a bad setting) passes every call
   }
 }
 
-// The loader layer points the app's close and dup2 at the shim's (loader/plt_redirect.hpp):
+// The loader layer points the app's close and dup2 at the shim's (entry/plt_redirect.hpp):
 // the app's file gets no trace line, the trace ends where the app closed it, as preloaded
 // (errors_test.cpp).
 TEST_CASE("layer: an app that closes the trace's descriptor keeps its own file to itself") {
