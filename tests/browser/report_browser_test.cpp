@@ -48,14 +48,15 @@ ChildResult run(const std::vector<std::string>& argv) {
 
 // chromium headless with everything that could reach the network or a profile switched off;
 // `what` is --dump-dom or --screenshot=FILE.
-ChildResult chromium(const std::string& what, const fs::path& page) {
+ChildResult chromium(const std::string& what, const fs::path& page,
+                     const std::string& window = "1280,2000") {
   const fs::path profile =
       work() / ("profile-" + std::to_string(::getpid()) + "-" + page.stem().string());
   fs::create_directories(profile);
   return run({g_chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
               "--no-first-run", "--disable-background-networking", "--disable-component-update",
               "--disable-sync", "--enable-logging=stderr", "--v=0",
-              "--user-data-dir=" + profile.string(), "--window-size=1280,2000", "--hide-scrollbars",
+              "--user-data-dir=" + profile.string(), "--window-size=" + window, "--hide-scrollbars",
               what, "file://" + fs::absolute(page).string()});
 }
 
@@ -196,6 +197,46 @@ TEST_CASE("the page's script sorts a table when a header is clicked") {
   }
   CHECK(list.size() == first.size());
   CHECK(dom.out.find("aria-sort=\"ascending\"") != std::string::npos);
+}
+
+TEST_CASE("chart text stays readable at 800 px and wide tables fit at 1400 px") {
+  // Issue 34: at 800 px the charts (drawn 960 units wide) were scaled to ~0.65 and their
+  // 11-12 px text rendered at 6-7 px. A probe measures the smallest rendered font size of
+  // any chart label (its font size times the chart's scale on screen), and at 1400 px how
+  // many kernel-table columns lie past the visible edge of their scroll box. Before the fix:
+  // 7.0 px at 800 and 2 columns cut at 1400 (measured with this probe on the old page).
+  const Recorded& r = recorded();
+  std::string page = slurp(r.html.string());
+  const std::string probe = R"js(<script>
+(function () {
+  var min = 1e9;
+  document.querySelectorAll('svg.chart text').forEach(function (t) {
+    var px = parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a;
+    if (t.textContent.length > 0) min = Math.min(min, px);
+  });
+  document.body.setAttribute('data-min-text', String(min));
+  var t = document.querySelector('table.sortable[data-schema="kernels"]');
+  var wrap = t.parentNode, right = wrap.getBoundingClientRect().right, cut = 0;
+  Array.prototype.forEach.call(t.tHead.rows[0].cells, function (c) {
+    if (c.getBoundingClientRect().right > right + 1) ++cut;
+  });
+  document.body.setAttribute('data-cut', String(cut));
+})();
+</script>)js";
+  const size_t end = page.rfind("</body>");
+  REQUIRE(end != std::string::npos);
+  page.insert(end, probe);
+  const fs::path probed = work() / "probed_sizes.html";
+  std::ofstream(probed) << page;
+  for (const char* window : {"800,3000", "1400,3000"}) {
+    CAPTURE(window);
+    const auto dom = chromium("--dump-dom", probed, window);
+    REQUIRE(dom.status == 0);
+    const double min_text = std::stod(attribute(dom.out, "data-min-text"));
+    // The smallest chart text is 11 px, drawn at 900/960 below 1000 px: 10.3 px.
+    CHECK(min_text >= 10.0);
+    if (std::string(window) == "1400,3000") CHECK(attribute(dom.out, "data-cut") == "0");
+  }
 }
 
 TEST_CASE("a kernel named <script> stays text in the browser") {

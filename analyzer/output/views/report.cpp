@@ -5,11 +5,14 @@
 #include <optional>
 
 #include "output/format.hpp"
+#include "output/tables/api.hpp"
+#include "output/tables/builds.hpp"
 #include "output/tables/compare.hpp"
 #include "output/tables/gemm.hpp"
 #include "output/tables/kernels.hpp"
 #include "output/tables/layers.hpp"
 #include "output/tables/summary.hpp"
+#include "output/tables/transfers.hpp"
 #include "output/views/report_charts.hpp"
 #include "output/views/report_table.hpp"
 #include "output/views/svg.hpp"
@@ -31,7 +34,7 @@ header .sub{color:#c5d0dc;margin:4px 0 0;font-size:13px;word-break:break-all}
 nav{position:sticky;top:0;z-index:2;background:#fff;border-bottom:1px solid var(--line);padding:7px 32px;font-size:13px}
 nav a{margin-right:18px;color:var(--accent);text-decoration:none}
 nav a:hover{text-decoration:underline}
-main{max-width:1200px;margin:0 auto;padding:12px 32px 40px}
+main{max-width:1400px;margin:0 auto;padding:12px 32px 40px}
 section{background:#fff;border:1px solid var(--line);border-radius:8px;padding:16px 20px 14px;margin:14px 0}
 h2{font-size:17px;margin:0 0 2px}
 h3{font-size:15px;margin:14px 0 4px}
@@ -43,7 +46,8 @@ h4{font-size:13px;margin:12px 0 4px;color:#333}
 .card .v{font-size:23px;font-weight:600;margin-top:2px;font-variant-numeric:tabular-nums;white-space:nowrap}
 .card .s{color:var(--muted);font-size:12px}
 .card .s .slower{color:#CC3311;font-weight:600}.card .s .faster{color:#117733;font-weight:600}
-svg.chart{width:100%;height:auto;display:block;margin:6px 0;font-family:inherit}
+svg.chart{width:100%;max-width:1200px;height:auto;display:block;margin:6px 0;font-family:inherit}
+section{overflow-x:auto}
 svg .tick{font-size:11px;fill:#666}
 svg .label{font-size:12px;fill:#222}
 svg .value{font-size:11px;fill:#444}
@@ -70,7 +74,10 @@ tbody tr:hover{background:#f4f7fb}
 table.kv{width:auto;margin:6px 0 10px}
 table.kv th{background:none;color:var(--muted);font-weight:normal;cursor:default}
 details>summary{cursor:pointer;font-weight:600;margin:6px 0;font-size:14px}
-footer{color:var(--muted);font-size:12px;max-width:1200px;margin:0 auto;padding:0 32px 28px}
+footer{color:var(--muted);font-size:12px;max-width:1400px;margin:0 auto;padding:0 32px 28px}
+@media (max-width:1000px){main{padding:8px 10px 30px}section{padding:12px 12px 10px}
+header,nav{padding-left:12px;padding-right:12px}footer{padding:0 12px 20px}
+svg.chart{width:900px;max-width:none}}
 @media print{nav{display:none}body{background:#fff}section{break-inside:avoid;border:none;padding:0}
 .table-wrap{max-height:none;overflow:visible}header{background:#fff;color:#000}header .sub{color:#333}}
 )css";
@@ -260,6 +267,15 @@ std::string run_tables(const RunReport& r, double peak) {
     h += "<details open><summary>GEMM shapes (clprof gemm --group)</summary>" + html_tables(g) +
          "</details>";
   }
+  if (!r.transfers.empty())
+    h += "<details open><summary>Transfers (clprof transfers)</summary>" +
+         html_tables(tables::transfers_result(r.transfers, analyses::GroupBy::None)) + "</details>";
+  if (!r.builds.empty())
+    h += "<details open><summary>Builds (clprof builds)</summary>" +
+         html_tables(tables::builds_result(r.builds)) + "</details>";
+  if (!r.api.empty())
+    h += "<details><summary>API calls (clprof api)</summary>" +
+         html_tables(tables::api_result(r.api, analyses::GroupBy::None, nullptr)) + "</details>";
   return h;
 }
 

@@ -288,9 +288,21 @@ std::string timeline_overview(const RunReport& r) {
       busy[iv.name] += iv.end - iv.begin;
     }
   // Colours: the kernels with most time get the palette (as listed), the rest grey.
+  // Host activity (the host lanes): one colour per kind, listed after the kernels.
+  static const std::pair<const char*, std::pair<const char*, const char*>> kHostKinds[] = {
+      {"range: ", {"ranges (top level)", "#C9D3E0"}},
+      {"build: ", {"program builds", "#EE7733"}},
+      {"wait: ", {"waits (clFinish, ...)", "#BBBBBB"}},
+      {"call: ", {"library calls", "#33BBEE"}}};
+  auto host_kind = [](const std::string& n) -> int {
+    for (int k = 0; k < 4; ++k)
+      if (n.rfind(kHostKinds[k].first, 0) == 0) return k;
+    return -1;
+  };
   std::vector<std::pair<int64_t, uint32_t>> ranked;
   for (uint32_t n = 0; n < t.names.size(); ++n)
-    if (t.names[n].rfind("transfer: ", 0) != 0) ranked.emplace_back(-busy[n], n);
+    if (t.names[n].rfind("transfer: ", 0) != 0 && host_kind(t.names[n]) < 0)
+      ranked.emplace_back(-busy[n], n);
   std::sort(ranked.begin(), ranked.end());
   std::vector<const char*> colour(t.names.size(), svg::kOtherColour);
   std::vector<svg::LegendItem> legend;
@@ -306,6 +318,14 @@ std::string timeline_overview(const RunReport& r) {
   for (uint32_t n = 0; n < t.names.size(); ++n)
     if (t.names[n].rfind("transfer: ", 0) == 0) colour[n] = svg::kMuted, transfers = true;
   if (transfers) legend.push_back({"transfers", svg::kMuted});
+  bool kinds_seen[4] = {false, false, false, false};
+  for (uint32_t n = 0; n < t.names.size(); ++n)
+    if (const int k = host_kind(t.names[n]); k >= 0) {
+      colour[n] = kHostKinds[k].second.second;
+      kinds_seen[k] = true;
+    }
+  for (int k = 0; k < 4; ++k)
+    if (kinds_seen[k]) legend.push_back({kHostKinds[k].second.first, kHostKinds[k].second.second});
   // Intervals narrower than about a pixel are drawn together, in the colour of the one
   // with the most time among them: the chart stays ~1000 rectangles a lane.
   const double px_ns = static_cast<double>(std::max<int64_t>(end, 1)) / 700.0;
@@ -350,7 +370,8 @@ std::string timeline_overview(const RunReport& r) {
   h += note(
       t.host_clock
           ? "Device intervals placed on the host clock with the recorded device-to-host clock "
-            "offset."
+            "offset; each process's host lanes show its top-level ranges, library calls, builds "
+            "and waits, so host time the device did not fill is explained."
           : "Device clock: the run records no device-to-host clock offset, so each device's lanes "
             "start at its first interval (lanes of different devices are not aligned).");
   if (t.lanes.size() > lanes)

@@ -65,11 +65,14 @@ void ReportAnalysis::add_launch(const model::Launch& l) {
   summary.add_launch(l);
   profile.add_launch(l);
   spans.add_launch(l);
+  api.add_launch(l);
 }
 
 void ReportAnalysis::add_transfer(const model::Transfer& t) {
   summary.add_transfer(t);
   spans.add_transfer(t);
+  transfers.add_transfer(t);
+  api.add_transfer(t);
 }
 
 void ReportAnalysis::merge(Analysis&& other) {
@@ -77,6 +80,8 @@ void ReportAnalysis::merge(Analysis&& other) {
   summary.merge(std::move(o.summary));
   profile.merge(std::move(o.profile));
   spans.merge(std::move(o.spans));
+  transfers.merge(std::move(o.transfers));
+  api.merge(std::move(o.api));
 }
 
 namespace {
@@ -142,6 +147,60 @@ std::optional<int64_t> host_time(const model::Run& run, uint32_t process, uint32
 
 namespace {
 
+// With device intervals on the host clock, each process also gets a host lane (before its
+// queues): its top-level ranges, builds, waits (clFinish, clWaitForEvents, ...) and library
+// calls, so that host time the device did not fill shows what it was (a first GEMM call's
+// 1 s clBuildProgram). Bounded like the device intervals (kMaxTimelineSpans in all).
+void add_host_lanes(Timeline& t, const model::Run& run) {
+  std::unordered_map<std::string, uint32_t> ids;
+  for (uint32_t i = 0; i < t.names.size(); ++i) ids.emplace(t.names[i], i);
+  auto name_id = [&](const std::string& n) {
+    auto [it, fresh] = ids.try_emplace(n, static_cast<uint32_t>(t.names.size()));
+    if (fresh) t.names.push_back(n);
+    return it->second;
+  };
+  // Per (process, kind): one lane each for ranges, library calls, builds and waits, which
+  // nest in one another (a build inside the first GEMM call inside a range).
+  static const char* const kKinds[] = {"ranges", "library calls", "builds", "waits"};
+  std::map<std::pair<uint32_t, int>, TimelineLane> host;
+  size_t total = 0;
+  for (const auto& l : t.lanes) total += l.intervals.size();
+  auto add = [&](uint32_t process, int kind, int64_t begin, int64_t end, const std::string& name) {
+    if (begin == model::kNoTime || end == model::kNoTime || end < begin) return;
+    if (total >= kMaxTimelineSpans) {
+      ++t.dropped;
+      return;
+    }
+    int64_t base = 0;
+    if (process < run.processes.size() && run.processes[process].host_start_ns != model::kNoTime)
+      base = run.processes[process].host_start_ns;
+    auto& lane = host[{process, kind}];
+    lane.intervals.push_back({begin + base, end + base, name_id(name)});
+    ++total;
+  };
+  for (const auto& r : run.ranges)
+    if (r.parent == 0) add(r.process, 0, r.host_begin_ns, r.host_end_ns, "range: " + r.name);
+  for (const auto& c : run.blas_calls)
+    add(c.process, 1, c.host_begin_ns, c.host_end_ns, "call: " + c.api);
+  for (const auto& b : run.builds)
+    add(b.process, 2, b.host_begin_ns, b.host_end_ns, "build: " + b.api);
+  for (const auto& y : run.syncs)
+    add(y.process, 3, y.host_begin_ns, y.host_end_ns, "wait: " + y.api);
+  for (auto& [key, lane] : host) {
+    const auto [process, kind] = key;
+    lane.host = true;
+    lane.process = process;
+    const bool pid = process < run.processes.size() && run.processes[process].pid;
+    lane.label = (pid ? "pid " + std::to_string(run.processes[process].pid) + " · " : "") +
+                 "host " + kKinds[kind];
+    t.lanes.push_back(std::move(lane));
+  }
+  // Each process's host lane right before its queues (queue lanes are in process order).
+  std::stable_sort(t.lanes.begin(), t.lanes.end(), [](const auto& a, const auto& b) {
+    return std::make_pair(a.process, !a.host) < std::make_pair(b.process, !b.host);
+  });
+}
+
 Timeline make_timeline(const QueueSpans& q, const model::Run& run) {
   Timeline t;
   t.names = q.names();
@@ -160,6 +219,7 @@ Timeline make_timeline(const QueueSpans& q, const model::Run& run) {
     at[order[i]] = i;
     TimelineLane lane;
     lane.device = k.device;
+    lane.process = k.process;
     const bool pid = k.process < run.processes.size() && run.processes[k.process].pid;
     if (pid) lane.label = "pid " + std::to_string(run.processes[k.process].pid) + " · ";
     if (k.device > 0 && k.device <= run.devices.size())
@@ -177,6 +237,7 @@ Timeline make_timeline(const QueueSpans& q, const model::Run& run) {
     }
     t.lanes[at[s.lane]].intervals.push_back({b, e, s.name});
   }
+  if (t.host_clock) add_host_lanes(t, run);
   for (auto& l : t.lanes)
     std::sort(l.intervals.begin(), l.intervals.end(), [](const auto& x, const auto& y) {
       return std::tie(x.begin, x.end) < std::tie(y.begin, y.end);
@@ -220,6 +281,10 @@ RunReport finish_report(std::string label, ReportAnalysis&& a, const model::Run&
     r.distributions.push_back(distribution(k.name, v));
   }
   r.timeline = make_timeline(a.spans, run);
+  r.transfers = analyses::transfer_rows(a.transfers, run);
+  r.builds = analyses::build_rows(run);
+  a.api.add_run_calls(run);
+  r.api = analyses::api_rows(a.api);
   if (with_figures) {
     std::optional<analyses::GemmResult> g;
     if (a.profile.gemm) g = analyses::finish_gemm(std::move(*a.profile.gemm), run, 0);

@@ -17,8 +17,11 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analyses/api.hpp"
+#include "analyses/builds.hpp"
 #include "analyses/compare.hpp"
 #include "analyses/run_summary.hpp"
+#include "analyses/transfers.hpp"
 #include "analysis.hpp"
 
 namespace clprof::output::report {
@@ -74,6 +77,8 @@ class ReportAnalysis : public Analysis {
   analyses::RunSummaryAnalysis summary;
   analyses::ProfileAnalysis profile;
   QueueSpans spans;
+  analyses::TransfersAnalysis transfers;
+  analyses::ApiAnalysis api;  // launches and transfers; the run's other calls at the end
 
  private:
   analyses::LaunchPredicate keep_;
@@ -95,8 +100,10 @@ Distribution distribution(std::string name, std::vector<int64_t>& values);
 
 // One queue of the timeline, its intervals on the chosen clock (absolute ns), in order.
 struct TimelineLane {
-  std::string label;  // "pid 123 · TestDev · queue 1"
+  std::string label;  // "pid 123 · TestDev · queue 1", "pid 123 · host builds"
   uint32_t device = 0;
+  uint32_t process = 0;  // index into Run::processes
+  bool host = false;     // the process's host activity: ranges, builds, waits, library calls
   struct Interval {
     int64_t begin = 0, end = 0;
     uint32_t name = 0;
@@ -104,7 +111,9 @@ struct TimelineLane {
   std::vector<Interval> intervals;
 };
 struct Timeline {
-  std::vector<TimelineLane> lanes;
+  std::vector<TimelineLane> lanes;  // per process: its host lane (with a host clock), its queues
+  // Kernels and "transfer: OP"; host intervals are "range: NAME", "build: API",
+  // "wait: API" and "call: API" (a library call, e.g. clblast::Gemm<float>).
   std::vector<std::string> names;
   bool host_clock = false;  // false: each device's own clock
   uint64_t dropped = 0;
@@ -125,7 +134,10 @@ struct RunReport {
   std::vector<analyses::IterationDetail> iterations;  // the selected ones
   std::vector<Distribution> distributions;            // the kernels with most time first
   Timeline timeline;
-  std::optional<analyses::RunFigures> figures;  // for a comparison
+  std::vector<analyses::TransferRow> transfers;  // as clprof transfers
+  std::vector<analyses::BuildRow> builds;        // as clprof builds
+  std::vector<analyses::ApiRow> api;             // as clprof api
+  std::optional<analyses::RunFigures> figures;   // for a comparison
 };
 
 // Where a device timestamp lands on the host clock (absolute ns: the process's host time 0

@@ -145,6 +145,42 @@ TEST_CASE("report: the timeline is on the host clock when the run records the of
   CHECK(page(run).find("placed on the host clock") != std::string::npos);
 }
 
+TEST_CASE("report: host lanes show ranges, library calls, builds and waits before the queues") {
+  // run_with: 2 top-level "inference" ranges; add one build and one clFinish. By hand: with a
+  // host clock, pid 42 gets the lanes "host ranges" (2 intervals), "host builds" (1) and
+  // "host waits" (1), in that order, then its queue; no "host library calls" (none made).
+  auto run = run_with({"gemm"});
+  run.devices[0].has_clock_offset = true;
+  run.processes[0].host_start_ns = 1000000;
+  model::Build b;
+  b.api = "clBuildProgram";
+  b.host_begin_ns = 10;
+  b.host_end_ns = 90;
+  run.builds.push_back(b);
+  model::Sync y;
+  y.api = "clFinish";
+  y.host_begin_ns = 300000;
+  y.host_end_ns = 300500;
+  run.syncs.push_back(y);
+  const auto r = finished(run, "run.json");
+  REQUIRE(r.timeline.lanes.size() == 4);
+  CHECK(r.timeline.lanes[0].label == "pid 42 · host ranges");
+  CHECK(r.timeline.lanes[0].intervals.size() == 2);
+  CHECK(r.timeline.lanes[1].label == "pid 42 · host builds");
+  REQUIRE(r.timeline.lanes[1].intervals.size() == 1);
+  // The build on the absolute host clock: host start 1000000 + 10 .. + 90.
+  CHECK(r.timeline.lanes[1].intervals[0].begin == 1000010);
+  CHECK(r.timeline.lanes[1].intervals[0].end == 1000090);
+  CHECK(r.timeline.lanes[2].label == "pid 42 · host waits");
+  CHECK(r.timeline.lanes[3].label == "pid 42 · Dev · queue 0");
+  const std::string p = report::render_page({r}, nullptr, {});
+  CHECK(p.find("program builds") != std::string::npos);
+  CHECK(p.find("Builds (clprof builds)") != std::string::npos);
+  // Without a host clock there are no host lanes: device clocks cannot be placed beside them.
+  run.devices[0].has_clock_offset = false;
+  CHECK(finished(run, "run.json").timeline.lanes.size() == 1);
+}
+
 TEST_CASE("report: two runs open with their comparison") {
   const auto base = finished(run_with({"gemm", "relu"}), "a.json", true);
   const auto other = finished(run_with({"gemm", "fused"}), "b.json", true);
