@@ -9,7 +9,10 @@
 //                    (by hand from the input, or by the input's other tool) that must appear
 //                    in stdout (or stderr with its "[exit N]"), each as written: a blessed
 //                    output that lost them
-//                    fails even when `expected` was rewritten to match it
+//                    fails even when `expected` was rewritten to match it. A case of a view
+//                    (summary kernels layers launches gemm compare transfers api builds, the
+//                    first word after the NAME=VALUE words) must have one, except error-* and
+//                    help-* cases and --help
 //   expected         what clprof prints on stdout
 //   expected_stderr  stderr and "[exit N]" when clprof writes to stderr or exits non-zero
 //                    (absent otherwise)
@@ -189,6 +192,22 @@ void print_changes(const std::string& file, const std::string& before, const std
   }
 }
 
+// Issue 34: a case of a view (summary, kernels, layers, launches, gemm, compare, transfers, api,
+// builds) states its key figures derived by hand in a "# figures:" line; refusals (error-*) and
+// help texts (help-*, --help) need none.
+bool needs_figures(const std::string& dir, const std::vector<std::string>& args) {
+  if (args.empty() || std::find(args.begin(), args.end(), "--help") != args.end()) return false;
+  std::string name = dir;
+  while (name.size() > 1 && name.back() == '/') name.pop_back();
+  const size_t slash = name.find_last_of('/');
+  if (slash != std::string::npos) name = name.substr(slash + 1);
+  if (name.compare(0, 6, "error-") == 0 || name.compare(0, 5, "help-") == 0) return false;
+  for (const char* view : {"summary", "kernels", "layers", "launches", "gemm", "compare",
+                           "transfers", "api", "builds"})
+    if (args[0] == view) return true;
+  return false;
+}
+
 struct Options {
   std::string clprof, schemas;
   bool update = false;
@@ -245,6 +264,12 @@ bool run_case(const Options& o, const std::string& dir) {
     }
     leading = false;
     args.push_back(w);
+  }
+  if (figures.empty() && needs_figures(dir, args)) {
+    (void)!rmdir(tmp.c_str());
+    std::cout << "FAIL " << dir
+              << ": no '# figures:' line: state the key figures derived by hand\n";
+    return false;
   }
   std::vector<std::string> argv = {o.clprof};
   argv.insert(argv.end(), args.begin(), args.end());
