@@ -42,13 +42,19 @@ std::string format_ns(int64_t ns) {
 
 std::string format_general(double value) {
   char buf[400];
-  // 4 significant digits; from 10^4 on, the whole number (4148731, not 4.149e+06): a
-  // reader compares magnitudes by length, never by an exponent. Below 10^-4 (and for
-  // non-finite values) %g's exponent stays.
-  if (std::isfinite(value) && std::fabs(value) >= 1e4)
+  // 4 significant digits in fixed notation: from 10^4 on the whole number (4148731, not
+  // 4.149e+06), below 10^-4 as many decimals as 4 digits need (0.00006554, not 6.554e-05):
+  // a reader compares magnitudes by length, never by an exponent. Below 10^-16 and for
+  // non-finite values %g stays.
+  const double magnitude = std::fabs(value);
+  if (std::isfinite(value) && magnitude >= 1e4) {
     std::snprintf(buf, sizeof buf, "%.0f", value);
-  else
+  } else if (std::isfinite(value) && magnitude > 0 && magnitude < 1e-4 && magnitude >= 1e-16) {
+    const int decimals = 3 - static_cast<int>(std::floor(std::log10(magnitude)));
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
+  } else {
     std::snprintf(buf, sizeof buf, "%.4g", value);
+  }
   return buf;
 }
 

@@ -25,7 +25,8 @@ std::string joined(const std::vector<std::string>& items, std::string_view separ
 std::string format_fixed(double value, int decimals);
 
 // A number with 4 significant digits: 0.000262144 -> "0.0002621", 1234.5 -> "1234"; from
-// 10^4 on the whole number in fixed notation: 4148731.2 -> "4148731" (never "4.149e+06").
+// 10^4 on the whole number in fixed notation: 4148731.2 -> "4148731" (never "4.149e+06"),
+// below 10^-4 with the decimals 4 digits need: 6.5536e-05 -> "0.00006554".
 std::string format_general(double value);
 
 // A byte count with a binary unit: 512 -> "512 B", 4096 -> "4.0 KiB".

@@ -77,7 +77,14 @@ bool split_words(const std::string& line, std::vector<std::string>& words, std::
       word.clear();
       in_word = false;
     } else if (c == '\'' || c == '"') {
-      const size_t end = line.find(c, i + 1);
+      // The closing quote: in "..." the first one not escaped by a backslash.
+      size_t end = line.find(c, i + 1);
+      while (c == '"' && end != std::string::npos) {
+        size_t backslashes = 0;
+        for (size_t k = end; k > i + 1 && line[k - 1] == '\\'; --k) ++backslashes;
+        if (backslashes % 2 == 0) break;
+        end = line.find(c, end + 1);
+      }
       if (end == std::string::npos) {
         error = "unterminated quote";
         return false;

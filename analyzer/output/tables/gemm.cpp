@@ -125,7 +125,8 @@ const std::vector<CallColumn>& call_columns() {
       {column("executed_gflop", "Exec GFLOP", Type::Real, "GFLOP",
               "2*Mp*Np*Kp*batch / 1e9: the work the main kernel did")
            .wide()
-           .allow_null(),
+           .allow_null()
+           .digits(-1),
        [](const CallView& v) {
          return v.shape.exec_flops ? Value::real(*v.shape.exec_flops / 1e9) : Value::null();
        }},
@@ -208,7 +209,8 @@ const std::vector<GroupColumn>& group_columns() {
       {column("executed_gflop", "Exec GFLOP", Type::Real, "GFLOP",
               "2*Mp*Np*Kp*batch / 1e9 per call: the work the main kernel did at its padded sizes")
            .wide()
-           .allow_null(),
+           .allow_null()
+           .digits(-1),
        [](const GemmGroupRow& g) { return Value::real(g.executed_gflop); }},
       {column("rule", "Rule", Type::Text, "", "id of the rule that decoded the main kernel")
            .wide()

@@ -30,6 +30,9 @@ TEST_CASE("format_ns: adaptive units") {
   CHECK(output::format_general(9999.4) == "9999");
   CHECK(output::format_general(4148731.2) == "4148731");
   CHECK(output::format_general(-25000.6) == "-25001");
+  // Below 10^-4: 2*64*32*16 / 1e9 GFLOP = 6.5536e-05, four significant digits, no exponent.
+  CHECK(output::format_general(6.5536e-05) == "0.00006554");
+  CHECK(output::format_general(0.0) == "0");
 }
 
 TEST_CASE("log: control bytes of names reach stderr escaped") {
