@@ -8,6 +8,7 @@
 #include "output/log.hpp"
 #include "output/tables/gemm.hpp"
 #include "readers/clpeak/peak.hpp"
+#include "readers/gemm_rules/gemm_rules.hpp"
 
 namespace clprof::cli {
 

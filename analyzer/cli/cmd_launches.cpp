@@ -3,12 +3,12 @@
 #include <deque>
 #include <map>
 
-#include "analyses/clock_alignment.hpp"
 #include "analyses/grouping.hpp"
 #include "analyses/kernels.hpp"
 #include "cli/commands.hpp"
 #include "cli/emit.hpp"
 #include "cli/session.hpp"
+#include "clock_alignment.hpp"
 #include "output/log.hpp"
 #include "output/tables/grouping.hpp"
 #include "output/tables/launches.hpp"
@@ -76,9 +76,9 @@ Runner setup_launches(CLI::App& app) {
       }
       return analyses::launch_order(*a) < analyses::launch_order(*b);
     });
-    analyses::DeviceUse use;
+    model::DeviceUse use;
     for (const model::Launch* l : rows) use.note(l->device, l->has_device_times());
-    log::warnings(analyses::unsynced_device_warnings(session.run, use.used()));
+    log::warnings(model::unsynced_device_warnings(session.run, use.used()));
     std::map<analyses::GroupKey, uint32_t> devices;  // a queue's device, for its label
     if (by == GroupBy::Queue)
       for (const auto* l : rows) devices.try_emplace(analyses::group_key(by, *l), l->device);

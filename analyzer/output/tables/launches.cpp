@@ -10,8 +10,8 @@
 
 #include "output/tables/grouping.hpp"
 
-#include "analyses/clock_alignment.hpp"
 #include "analyses/stats.hpp"
+#include "clock_alignment.hpp"
 
 namespace clprof::output::tables {
 
@@ -183,12 +183,12 @@ Result launches_result(const std::vector<const model::Launch*>& launches, const 
     if (!k.arg_types.empty())
       recorded->emplace(SigKey{k.process, k.program_id, k.name}, &k.arg_types);
   auto signatures = std::make_shared<std::map<SigKey, std::vector<analyses::ScalarType>>>();
-  auto clocks = std::make_shared<analyses::ClockAlignment>(run);
+  auto clocks = std::make_shared<model::ClockAlignment>(run);
   out.source.count = launches.size();
   out.source.fill = [&launches, &run, index, by, labels, sources, recorded, signatures, clocks](
                         size_t i, Row& row) {
     const model::Launch& l = *launches[i];
-    const analyses::AlignedTimes host = clocks->times(l);
+    const model::AlignedTimes host = clocks->times(l);
     SigKey key{l.process, l.program_id, l.name};
     auto sig = signatures->find(key);
     if (sig == signatures->end()) {

@@ -162,7 +162,7 @@ void ExportRows::metadata(const RowOut& out) const {
 
 void ExportRows::launch(const model::Launch& l, const RowOut& out) {
   use_.note(l.device, l.has_device_times());
-  const analyses::AlignedTimes h = clocks_.times(l);
+  const model::AlignedTimes h = clocks_.times(l);
   const uint64_t range = innermost(l.ranges);
   auto prog = program_options_.find({l.process, l.program_id});
   const auto g = gemm_.decode(l, prog == program_options_.end() ? nullptr : prog->second);
@@ -239,7 +239,7 @@ void ExportRows::launch(const model::Launch& l, const RowOut& out) {
 
 void ExportRows::transfer(const model::Transfer& t, const RowOut& out) const {
   use_.note(t.device, t.start_ns != kNoTime && t.end_ns != kNoTime);
-  const analyses::AlignedTimes h = clocks_.times(t);
+  const model::AlignedTimes h = clocks_.times(t);
   out(ExportTable::Transfers,
       {Value::uint(t.process),      pid(t.process),
        Value::uint(t.seq),          opt_id(t.tid),
