@@ -39,29 +39,19 @@ class LaunchesAnalysis : public Analysis {
 }  // namespace
 
 Runner setup_launches(CLI::App& app) {
-  struct Options {
-    CommonOptions common;
-    std::string by;
-  };
   using analyses::GroupBy;
   static const auto& groupings = analyses::launch_groupings();
-  auto o = std::make_shared<Options>();
-  add_common_options(app, o->common);
-  add_by_option(app, o->by, groupings);
-  app.footer(help_footer(
-      "launches",
+  auto o = std::make_shared<TableOptions>();
+  add_table_options(
+      app, *o, groupings, "launches",
       "Device timestamps are printed as the device reported them; host_start_ns and "
       "host_end_ns are the same instants on the host clock (the device's clock_sync). Q>Sub "
-      "and Sub>Start are device phases; Enqueue is host time inside the enqueue call."));
+      "and Sub>Start are device phases; Enqueue is host time inside the enqueue call.");
   return [o]() -> int {
-    const Request r = make_request(o->common);
-    check_output_path(r);
-    const GroupBy by = parse_by(o->by, groupings);
-    std::string extra;
-    const std::vector<std::string> options = {output::tables::by_option(by)};
-    const size_t sort = sort_column(output::tables::launches_schema(), options, r, extra);
+    const TableRun t = start_table_run(*o, groupings, output::tables::launches_schema());
+    const GroupBy by = t.by;
     auto session = run_session(
-        r,
+        t.request,
         [](analyses::LaunchPredicate keep) {
           return std::make_unique<LaunchesAnalysis>(std::move(keep));
         },
@@ -86,8 +76,8 @@ Runner setup_launches(CLI::App& app) {
                       ? nullptr
                       : std::make_shared<analyses::GroupLabels>(session.run, by, &devices);
     auto result = output::tables::launches_result(rows, session.run, by, labels);
-    order(result, sort, r.top);
-    emit(result, r);
+    order(result, t.sort, t.request.top);
+    emit(result, t.request);
     return 0;
   };
 }

@@ -11,6 +11,7 @@
 
 #include "analyses/grouping.hpp"
 #include "analyses/speedup.hpp"
+#include "cli/request.hpp"
 #include "output/render.hpp"
 #include "output/schema_doc.hpp"
 
@@ -57,5 +58,30 @@ analyses::Speedup parse_speedup_options(const std::vector<std::string>& specs);
 std::string help_footer(const std::string& command, const std::string& intro);
 // Sorts `result` by `column` (npos: keeps the order) and keeps the first `top` rows.
 void order(output::Result& result, size_t column, size_t top);
+
+// The options of a table command: the common ones and --by.
+struct TableOptions {
+  CommonOptions common;
+  std::string by;
+};
+// Registers `options` on `app` (the common options, then --by over `groupings`) and the
+// help footer (help_footer(command, intro)). A command's own options come after.
+void add_table_options(CLI::App& app, TableOptions& options,
+                       const std::vector<analyses::GroupBy>& groupings, const std::string& command,
+                       const std::string& intro);
+
+// What a table command's run starts from, checked in this order: the request (its -o
+// checked against the inputs), the --by grouping, the --sort column of `schema` (npos:
+// none or a named order, then in sort_extra).
+struct TableRun {
+  Request request;
+  analyses::GroupBy by;
+  size_t sort;
+  std::string sort_extra;
+};
+// `in_force`: the options given that enable columns (e.g. "--speedup"); --by's is added.
+TableRun start_table_run(const TableOptions& options,
+                         const std::vector<analyses::GroupBy>& groupings,
+                         const output::Schema& schema, std::vector<std::string> in_force = {});
 
 }  // namespace clprof::cli

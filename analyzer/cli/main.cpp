@@ -46,48 +46,6 @@ const std::vector<Command>& all_commands() {
   return commands;
 }
 
-analyses::Speedup parse_speedup_options(const std::vector<std::string>& specs) {
-  std::vector<analyses::SpeedupRule> rules;
-  for (const auto& s : specs) {
-    try {
-      rules.push_back(analyses::parse_speedup(s));
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());
-    }
-  }
-  return analyses::Speedup(std::move(rules));
-}
-
-void add_by_option(CLI::App& app, std::string& value,
-                   const std::vector<analyses::GroupBy>& allowed) {
-  std::string list;
-  for (auto b : allowed)
-    list += (list.empty() ? "" : "|") + std::string(analyses::group_by_name(b));
-  app.add_option("--by", value, "One row per group and item: the group column comes first")
-      ->type_name(list);
-}
-
-analyses::GroupBy parse_by(const std::string& value,
-                           const std::vector<analyses::GroupBy>& allowed) {
-  if (value.empty()) return analyses::GroupBy::None;
-  try {
-    return analyses::parse_group_by(value, allowed);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(std::string("--by: ") + e.what());
-  }
-}
-
-std::string help_footer(const std::string& command, const std::string& intro) {
-  return intro + "\n" + output::help_fields(output::tables::command_views(command));
-}
-
-void order(output::Result& result, size_t column, size_t top) {
-  if (column == output::Schema::npos)
-    output::keep_top(result, top);
-  else
-    output::order_rows(result, column, top);
-}
-
 namespace {
 
 // Edit distance (insertions, deletions, substitutions, adjacent swaps).
