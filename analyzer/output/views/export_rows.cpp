@@ -1,6 +1,7 @@
 // The rows of `clprof export`'s tables, built from the model (the tables' columns are
 // declared in export_tables.cpp; the header says what each key and clock means).
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "output/command_fields.hpp"
@@ -23,6 +24,10 @@ Value opt_id(uint64_t v) {
 }
 Value dim(const std::vector<uint64_t>& v, size_t i) {
   return i < v.size() ? Value::uint(v[i]) : Value::null();
+}
+// The first columns of the launches and transfers rows: process, pid, seq, tid.
+Row command_key(uint32_t process, Value pid, uint64_t seq, uint64_t tid) {
+  return {Value::uint(process), std::move(pid), Value::uint(seq), opt_id(tid)};
 }
 uint64_t innermost(const std::vector<uint64_t>& ranges) {
   return ranges.empty() ? 0 : ranges.back();
@@ -153,30 +158,27 @@ void ExportRows::launch(const model::Launch& l, const RowOut& out) {
   }
   const std::vector<uint64_t> no_lws;
   const std::vector<uint64_t>& lws = l.lws ? *l.lws : no_lws;
-  Row row = {Value::uint(l.process),
-             pid(l.process),
-             Value::uint(l.seq),
-             opt_id(l.tid),
-             Value::text(l.name),
-             Value::text(l.api),
-             opt_id(l.kernel_id),
-             opt_id(l.program_id),
-             opt_id(l.queue_id),
-             opt_id(l.context_id),
-             opt_id(l.device),
-             Value::uint(l.gws.size()),
-             dim(l.gws, 0),
-             dim(l.gws, 1),
-             dim(l.gws, 2),
-             dim(lws, 0),
-             dim(lws, 1),
-             dim(lws, 2),
-             dim(l.gwo, 0),
-             dim(l.gwo, 1),
-             dim(l.gwo, 2),
-             Value::uint(l.args.size()),
-             time_or_null(l.host_begin_ns),
-             time_or_null(l.host_end_ns)};
+  Row row = command_key(l.process, pid(l.process), l.seq, l.tid);
+  row.insert(row.end(), {Value::text(l.name),
+                         Value::text(l.api),
+                         opt_id(l.kernel_id),
+                         opt_id(l.program_id),
+                         opt_id(l.queue_id),
+                         opt_id(l.context_id),
+                         opt_id(l.device),
+                         Value::uint(l.gws.size()),
+                         dim(l.gws, 0),
+                         dim(l.gws, 1),
+                         dim(l.gws, 2),
+                         dim(lws, 0),
+                         dim(lws, 1),
+                         dim(lws, 2),
+                         dim(l.gwo, 0),
+                         dim(l.gwo, 1),
+                         dim(l.gwo, 2),
+                         Value::uint(l.args.size()),
+                         time_or_null(l.host_begin_ns),
+                         time_or_null(l.host_end_ns)});
   append_device_times(row, l, h);
   row.insert(
       row.end(),
@@ -206,18 +208,10 @@ void ExportRows::launch(const model::Launch& l, const RowOut& out) {
 void ExportRows::transfer(const model::Transfer& t, const RowOut& out) const {
   use_.note(t.device, t.start_ns != kNoTime && t.end_ns != kNoTime);
   const model::AlignedTimes h = clocks_.times(t);
-  Row row = {Value::uint(t.process),
-             pid(t.process),
-             Value::uint(t.seq),
-             opt_id(t.tid),
-             Value::text(t.api),
-             Value::text(t.op),
-             opt_id(t.queue_id),
-             opt_id(t.device),
-             Value::uint(t.bytes),
-             Value::boolean(t.blocking),
-             time_or_null(t.host_begin_ns),
-             time_or_null(t.host_end_ns)};
+  Row row = command_key(t.process, pid(t.process), t.seq, t.tid);
+  row.insert(row.end(), {Value::text(t.api), Value::text(t.op), opt_id(t.queue_id),
+                         opt_id(t.device), Value::uint(t.bytes), Value::boolean(t.blocking),
+                         time_or_null(t.host_begin_ns), time_or_null(t.host_end_ns)});
   append_device_times(row, t, h);
   row.insert(row.end(),
              {span(t.start_ns, t.end_ns), Value::text(t.status), Value::integer(t.rc),
