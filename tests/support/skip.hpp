@@ -1,8 +1,9 @@
 // A doctest case that cannot run here (a tool missing, a sanitizer build, not root) says
 // why and counts as skipped, never as passed: CLPROF_SKIP("why", ...) prints
-// "SKIPPED: why" and returns from the case. When the run ends with no failure and at least
-// one case skipped, the binary exits kSkipExitCode (77) instead of 0, and ctest shows the
-// entry as "Skipped" (every test has SKIP_RETURN_CODE 77: tests/support/CMakeLists.txt).
+// "SKIPPED: why" and returns from the case (CLPROF_SKIP_PART: a part of it, the case goes
+// on). When the run ends with no failure and at least one skip, the binary exits
+// kSkipExitCode (77) instead of 0, and ctest shows the entry as "Skipped" (every test has
+// SKIP_RETURN_CODE 77: tests/support/CMakeLists.txt).
 // A case that may skip is best given its own ctest entry, so that the skip does not hide
 // the cases beside it (tests/analyzer/CMakeLists.txt: clprof_cli_cases_that_may_skip).
 //
@@ -61,10 +62,17 @@ REGISTER_LISTENER("clprof_skips", 0, SkipListener);
 
 }  // namespace clprof::test
 
-// Says why (MESSAGE's arguments), counts the skip and returns from the test case.
-#define CLPROF_SKIP(...)               \
+// Says why (MESSAGE's arguments) and counts the skip: a part of a case that cannot run here
+// (one mode of several); the case goes on with the rest.
+#define CLPROF_SKIP_PART(...)          \
   do {                                 \
     MESSAGE("SKIPPED: ", __VA_ARGS__); \
     ++::clprof::test::skipped_cases(); \
-    return;                            \
+  } while (0)
+
+// The same for the whole case: counts the skip and returns from the test case.
+#define CLPROF_SKIP(...)           \
+  do {                             \
+    CLPROF_SKIP_PART(__VA_ARGS__); \
+    return;                        \
   } while (0)
