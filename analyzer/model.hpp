@@ -32,7 +32,7 @@ struct Device {
   uint64_t local_mem_bytes = 0;
   uint64_t timer_resolution_ns = 0;
   // host_ns = device_ns + device_to_host_offset_ns, when has_clock_offset (host_ns on the
-  // device's process's host timeline: analyses/clock_alignment.hpp).
+  // device's process's host timeline: clock_alignment.hpp).
   bool has_clock_offset = false;
   int64_t device_to_host_offset_ns = 0;
   uint64_t clock_uncertainty_ns = 0;  // half-width of the interval the offset lies in

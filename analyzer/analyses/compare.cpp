@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <set>
 #include <unordered_map>
 
@@ -9,23 +10,29 @@
 
 namespace clprof::analyses {
 
+namespace {
+
+// The names of Stat and Section, in enumerator order: parse_stat, stat_name and
+// section_name read them.
+constexpr const char* kStatNames[] = {"median", "min", "mean"};
+constexpr const char* kSectionNames[] = {"kernels", "layers", "gemm"};
+
+template <size_t N, class Enum>
+const char* name_of(const char* const (&names)[N], Enum value) {
+  const auto i = static_cast<size_t>(value);
+  return i < N ? names[i] : names[0];
+}
+
+}  // namespace
+
 std::optional<Stat> parse_stat(std::string_view name) {
-  if (name == "median") return Stat::Median;
-  if (name == "min") return Stat::Min;
-  if (name == "mean") return Stat::Mean;
+  for (size_t i = 0; i < std::size(kStatNames); ++i)
+    if (name == kStatNames[i]) return static_cast<Stat>(i);
   return std::nullopt;
 }
 
 const char* stat_name(Stat stat) {
-  switch (stat) {
-    case Stat::Median:
-      return "median";
-    case Stat::Min:
-      return "min";
-    case Stat::Mean:
-      return "mean";
-  }
-  return "median";
+  return name_of(kStatNames, stat);
 }
 
 int64_t apply_stat(Stat stat, std::vector<int64_t>& values) {
@@ -246,15 +253,7 @@ RunFigures run_figures(std::string label, const ProfileAnalysis& analysis, const
 }
 
 const char* section_name(Section section) {
-  switch (section) {
-    case Section::Kernels:
-      return "kernels";
-    case Section::Layers:
-      return "layers";
-    case Section::Gemm:
-      return "gemm";
-  }
-  return "kernels";
+  return name_of(kSectionNames, section);
 }
 
 namespace {

@@ -195,6 +195,31 @@ std::vector<KernelRow> grouped_kernel_rows(const GroupedAnalysis& a, const Group
   return rows;
 }
 
+std::unique_ptr<Analysis> maybe_grouped(GroupBy by, GroupedAnalysis::Make make) {
+  if (by == GroupBy::None) return make();
+  return std::make_unique<GroupedAnalysis>(by, std::move(make));
+}
+
+KernelTable kernel_table(const Analysis& analysis, GroupBy by, const model::Run& run,
+                         const Speedup* speedup) {
+  KernelTable t;
+  if (by == GroupBy::None) {
+    const auto& a = static_cast<const KernelsAnalysis&>(analysis);
+    t.rows = a.rows(speedup);
+    t.total_ns = total_kernel_ns(a.accumulators());
+    t.kernels = a.accumulators().size();
+  } else {
+    const auto& g = static_cast<const GroupedAnalysis&>(analysis);
+    t.rows =
+        grouped_kernel_rows(g, GroupLabels(run, by, &g.devices()), speedup, t.total_ns, t.kernels);
+  }
+  if (speedup) {
+    t.estimated_total_ns = 0;
+    for (const auto& k : t.rows) *t.estimated_total_ns += k.est_total_ns.value_or(k.stats.total_ns);
+  }
+  return t;
+}
+
 std::vector<LayerRow> grouped_layer_rows(const GroupedAnalysis& a, const GroupLabels& labels,
                                          const model::Run& run, const Speedup* speedup) {
   std::vector<LayerRow> rows;

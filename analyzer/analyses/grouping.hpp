@@ -106,4 +106,19 @@ std::vector<LayerRow> grouped_layer_rows(const GroupedAnalysis& analysis, const 
 std::vector<TransferRow> grouped_transfer_rows(const GroupedAnalysis& analysis,
                                                const GroupLabels& labels, const model::Run& run);
 
+// The analysis of a command that takes --by: make()'s (KernelsAnalysis, LayersAnalysis,
+// TransfersAnalysis) when `by` is None, else a GroupedAnalysis making one per group.
+std::unique_ptr<Analysis> maybe_grouped(GroupBy by, GroupedAnalysis::Make make);
+
+// `clprof kernels`' table, from maybe_grouped(by, KernelsAnalysis) fed the selection.
+struct KernelTable {
+  std::vector<KernelRow> rows;  // make_kernel_rows' order; group after group with --by
+  int64_t total_ns = 0;         // kernel time of the selection (every group)
+  uint64_t kernels = 0;         // distinct kernel names
+  std::optional<int64_t> estimated_total_ns;  // with a speedup: the estimated total
+};
+// `run`: labels the groups; `speedup`: nullptr or the estimate to add.
+KernelTable kernel_table(const Analysis& analysis, GroupBy by, const model::Run& run,
+                         const Speedup* speedup);
+
 }  // namespace clprof::analyses

@@ -2,9 +2,9 @@
 
 namespace clprof::analyses {
 
-RunSummaryAnalysis::RunSummaryAnalysis(LaunchPredicate keep)
-    : gemm(std::make_shared<std::vector<gemm::Rule>>(gemm::builtin_rules()), keep, true),
-      keep_(std::move(keep)) {}
+RunSummaryAnalysis::RunSummaryAnalysis(LaunchPredicate keep,
+                                       std::shared_ptr<const std::vector<gemm::Rule>> gemm_rules)
+    : gemm(std::move(gemm_rules), keep, true), keep_(std::move(keep)) {}
 
 void RunSummaryAnalysis::add_launch(const model::Launch& l) {
   if (keep_ && !keep_(l)) return;

@@ -9,7 +9,9 @@ namespace clprof::analyses {
 
 class RunSummaryAnalysis : public Analysis {
  public:
-  explicit RunSummaryAnalysis(LaunchPredicate keep);
+  // `gemm_rules`: what decodes the GEMM launches (readers/gemm_rules: the built-in table).
+  RunSummaryAnalysis(LaunchPredicate keep,
+                     std::shared_ptr<const std::vector<gemm::Rule>> gemm_rules);
   void add_launch(const model::Launch& l) override;
   void add_transfer(const model::Transfer& t) override;
   void merge(Analysis&& other) override;

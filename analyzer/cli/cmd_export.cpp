@@ -2,11 +2,11 @@
 // (output/views/export.hpp) — written while the traces are read.
 #include <sstream>
 
-#include "analyses/gemm/gemm_rules.hpp"
 #include "cli/commands.hpp"
 #include "cli/session.hpp"
 #include "output/log.hpp"
 #include "output/views/export.hpp"
+#include "readers/gemm_rules/gemm_rules.hpp"
 
 namespace clprof::cli {
 
@@ -72,8 +72,7 @@ Runner setup_export(CLI::App& app) {
           return std::make_unique<ForwardTo<output::views::ExportWriter>>(*writer, std::move(keep));
         });
     writer->end();
-    log::warnings(
-        analyses::unsynced_device_warnings(session.run, writer->rows().device_use().used()));
+    log::warnings(model::unsynced_device_warnings(session.run, writer->rows().device_use().used()));
     log::debug("export: " + std::to_string(writer->launches()) + " launch(es)");
     return 0;
   };

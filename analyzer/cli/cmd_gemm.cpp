@@ -8,6 +8,7 @@
 #include "output/log.hpp"
 #include "output/tables/gemm.hpp"
 #include "readers/clpeak/peak.hpp"
+#include "readers/gemm_rules/gemm_rules.hpp"
 
 namespace clprof::cli {
 
@@ -91,11 +92,11 @@ Runner setup_gemm(CLI::App& app) {
     if (!o->peak.empty() && !o->peak_from.empty())
       throw UsageError("give --peak or --peak-from, not both");
     double peak = o->peak.empty() ? 0 : parse_positive("--peak", o->peak);
-    std::vector<analyses::ClpeakDevice> clpeak;
+    std::vector<readers::ClpeakDevice> clpeak;
     if (!o->peak_from.empty()) {
       const std::string text = read_small_file(o->peak_from);
       try {
-        clpeak = analyses::parse_clpeak(text);
+        clpeak = readers::parse_clpeak(text);
       } catch (const std::invalid_argument& e) {
         throw readers::InputError(o->peak_from, 0, 0,
                                   std::string("not a clpeak report: ") + e.what());
@@ -113,7 +114,7 @@ Runner setup_gemm(CLI::App& app) {
       return std::make_unique<analyses::GemmAnalysis>(rules, std::move(keep), group);
     });
     if (!clpeak.empty())
-      peak = analyses::pick_peak(
+      peak = readers::pick_peak(
           clpeak, session.run.devices.empty() ? "" : session.run.devices.front().name);
     auto result = analyses::finish_gemm(
         std::move(static_cast<analyses::GemmAnalysis&>(*session.analysis)), session.run, peak);

@@ -3,12 +3,12 @@
 #include <deque>
 #include <map>
 
-#include "analyses/clock_alignment.hpp"
 #include "analyses/grouping.hpp"
 #include "analyses/kernels.hpp"
 #include "cli/commands.hpp"
 #include "cli/emit.hpp"
 #include "cli/session.hpp"
+#include "clock_alignment.hpp"
 #include "output/log.hpp"
 #include "output/tables/grouping.hpp"
 #include "output/tables/launches.hpp"
@@ -39,29 +39,19 @@ class LaunchesAnalysis : public Analysis {
 }  // namespace
 
 Runner setup_launches(CLI::App& app) {
-  struct Options {
-    CommonOptions common;
-    std::string by;
-  };
   using analyses::GroupBy;
   static const auto& groupings = analyses::launch_groupings();
-  auto o = std::make_shared<Options>();
-  add_common_options(app, o->common);
-  add_by_option(app, o->by, groupings);
-  app.footer(help_footer(
-      "launches",
+  auto o = std::make_shared<TableOptions>();
+  add_table_options(
+      app, *o, groupings, "launches",
       "Device timestamps are printed as the device reported them; host_start_ns and "
       "host_end_ns are the same instants on the host clock (the device's clock_sync). Q>Sub "
-      "and Sub>Start are device phases; Enqueue is host time inside the enqueue call."));
+      "and Sub>Start are device phases; Enqueue is host time inside the enqueue call.");
   return [o]() -> int {
-    const Request r = make_request(o->common);
-    check_output_path(r);
-    const GroupBy by = parse_by(o->by, groupings);
-    std::string extra;
-    const std::vector<std::string> options = {output::tables::by_option(by)};
-    const size_t sort = sort_column(output::tables::launches_schema(), options, r, extra);
+    const TableRun t = start_table_run(*o, groupings, output::tables::launches_schema());
+    const GroupBy by = t.by;
     auto session = run_session(
-        r,
+        t.request,
         [](analyses::LaunchPredicate keep) {
           return std::make_unique<LaunchesAnalysis>(std::move(keep));
         },
@@ -76,9 +66,9 @@ Runner setup_launches(CLI::App& app) {
       }
       return analyses::launch_order(*a) < analyses::launch_order(*b);
     });
-    analyses::DeviceUse use;
+    model::DeviceUse use;
     for (const model::Launch* l : rows) use.note(l->device, l->has_device_times());
-    log::warnings(analyses::unsynced_device_warnings(session.run, use.used()));
+    log::warnings(model::unsynced_device_warnings(session.run, use.used()));
     std::map<analyses::GroupKey, uint32_t> devices;  // a queue's device, for its label
     if (by == GroupBy::Queue)
       for (const auto* l : rows) devices.try_emplace(analyses::group_key(by, *l), l->device);
@@ -86,8 +76,8 @@ Runner setup_launches(CLI::App& app) {
                       ? nullptr
                       : std::make_shared<analyses::GroupLabels>(session.run, by, &devices);
     auto result = output::tables::launches_result(rows, session.run, by, labels);
-    order(result, sort, r.top);
-    emit(result, r);
+    order(result, t.sort, t.request.top);
+    emit(result, t.request);
     return 0;
   };
 }

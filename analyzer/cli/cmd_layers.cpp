@@ -12,17 +12,20 @@ namespace clprof::cli {
 
 Runner setup_layers(CLI::App& app) {
   struct Options {
-    CommonOptions common;
+    TableOptions table;
     std::vector<std::string> speedup;
     bool per_iteration = false;
     bool no_kernels = false;
-    std::string by;
   };
   using analyses::GroupBy;
   static const auto& groupings = analyses::launch_groupings();
   auto o = std::make_shared<Options>();
-  add_common_options(app, o->common);
-  add_by_option(app, o->by, groupings);
+  add_table_options(app, o->table, groupings, "layers",
+                    "A launch belongs to its innermost range; nested ranges print as a path "
+                    "(net/conv1). A path whose outer "
+                    "range repeats (one 'inference' range per iteration) is one row "
+                    "aggregated over its instances: Iter counts "
+                    "them, Median/Min/Max are per instance.");
   add_repeatable(app, "--speedup", o->speedup,
                  "Estimate times if kernels matching REGEX ran FACTOR times faster (repeatable; "
                  "first match wins)",
@@ -34,34 +37,25 @@ Runner setup_layers(CLI::App& app) {
                                             "profiles with per-iteration wall times, e.g. Arm "
                                             "NN; --per-iteration=false for the layer rows)");
   app.add_flag("--no-kernels", o->no_kernels, "Layer rows only, without each layer's kernels");
-  app.footer(help_footer("layers",
-                         "A launch belongs to its innermost range; nested ranges print as a path "
-                         "(net/conv1). A path whose outer "
-                         "range repeats (one 'inference' range per iteration) is one row "
-                         "aggregated over its instances: Iter counts "
-                         "them, Median/Min/Max are per instance."));
   return [o, per_iteration]() -> int {
-    const Request r = make_request(o->common);
-    check_output_path(r);
     const auto speedup = parse_speedup_options(o->speedup);
     const bool given = per_iteration->count() > 0;
-    const GroupBy by = parse_by(o->by, groupings);
+    std::vector<std::string> in_force;
+    if (!speedup.empty()) in_force.push_back("--speedup");
+    const TableRun t =
+        start_table_run(o->table, groupings, output::tables::layers_schema(), in_force);
+    const Request& r = t.request;
+    const GroupBy by = t.by;
     if (given && o->per_iteration &&
         (!speedup.empty() || o->no_kernels || !r.sort.empty() || r.top || by != GroupBy::None))
       throw UsageError(
           "--per-iteration lists every iteration as it ran: --speedup, --no-kernels, --sort, "
           "--top and --by do not apply to it");
-    std::vector<std::string> options;
-    if (!speedup.empty()) options.push_back("--speedup");
-    if (by != GroupBy::None) options.push_back(output::tables::by_option(by));
-    std::string extra;
-    const size_t sort = sort_column(output::tables::layers_schema(), options, r, extra);
+    const size_t sort = t.sort;
     auto session = run_session(
         r,
-        [by](analyses::LaunchPredicate keep) -> std::unique_ptr<Analysis> {
-          if (by == GroupBy::None)
-            return std::make_unique<analyses::LayersAnalysis>(std::move(keep));
-          return std::make_unique<analyses::GroupedAnalysis>(
+        [by](analyses::LaunchPredicate keep) {
+          return analyses::maybe_grouped(
               by, [keep] { return std::make_unique<analyses::LayersAnalysis>(keep); });
         },
         SessionNeeds{false, (!given || o->per_iteration) && by == GroupBy::None});

@@ -4,6 +4,7 @@
 #include "cli/runs.hpp"
 #include "output/log.hpp"
 #include "output/views/report.hpp"
+#include "readers/gemm_rules/gemm_rules.hpp"
 
 #ifndef CLPROF_VERSION
 #define CLPROF_VERSION "unknown"
@@ -55,7 +56,7 @@ Runner setup_report(CLI::App& app) {
     check_output_path(r);
     const bool compare = runs.size() == 2;
     std::shared_ptr<const std::vector<gemm::Rule>> rules;
-    if (compare) rules = std::make_shared<const std::vector<gemm::Rule>>(gemm::builtin_rules());
+    if (compare) rules = gemm::shared_builtin_rules();
     std::vector<output::report::RunReport> reports;
     for (const auto& run : runs) {
       auto session = read_run(r, run, [rules](analyses::LaunchPredicate keep) {

@@ -5,6 +5,7 @@
 #include "cli/session.hpp"
 #include "output/log.hpp"
 #include "output/tables/summary.hpp"
+#include "readers/gemm_rules/gemm_rules.hpp"
 
 namespace clprof::cli {
 
@@ -20,7 +21,8 @@ Runner setup_summary(CLI::App& app) {
     const Request r = make_request(*o);
     check_output_path(r);
     auto session = run_session(r, [](analyses::LaunchPredicate keep) {
-      return std::make_unique<analyses::RunSummaryAnalysis>(std::move(keep));
+      return std::make_unique<analyses::RunSummaryAnalysis>(std::move(keep),
+                                                            gemm::shared_builtin_rules());
     });
     auto summary = analyses::summarize(
         std::move(static_cast<analyses::RunSummaryAnalysis&>(*session.analysis)), session.run,

@@ -1,10 +1,10 @@
 // clprof timeline: the run as Chrome Trace Event JSON for the Perfetto UI and chrome://tracing
 // (output/views/timeline.hpp), written while the traces are read.
-#include "analyses/gemm/gemm_rules.hpp"
 #include "cli/commands.hpp"
 #include "cli/session.hpp"
 #include "output/log.hpp"
 #include "output/views/timeline.hpp"
+#include "readers/gemm_rules/gemm_rules.hpp"
 
 #ifndef CLPROF_VERSION
 #define CLPROF_VERSION "unknown"
@@ -56,7 +56,7 @@ Runner setup_timeline(CLI::App& app) {
     out.finish();
     const auto& c = writer->counts();
     std::set<uint32_t> unaligned = c.unaligned_devices;
-    log::warnings(analyses::unsynced_device_warnings(session.run, unaligned));
+    log::warnings(model::unsynced_device_warnings(session.run, unaligned));
     if (c.untimed > 0)
       log::info(
           "timeline: " + std::to_string(c.untimed) +

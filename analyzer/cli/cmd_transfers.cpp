@@ -11,32 +11,21 @@
 namespace clprof::cli {
 
 Runner setup_transfers(CLI::App& app) {
-  struct Options {
-    CommonOptions common;
-    std::string by;
-  };
   using analyses::GroupBy;
   static const auto& groupings = analyses::transfer_groupings();
-  auto o = std::make_shared<Options>();
-  add_common_options(app, o->common);
-  add_by_option(app, o->by, groupings);
-  app.footer(help_footer("transfers",
-                         "Bytes moved: a read's, write's, copy's or fill's size; a map or unmap "
-                         "moves nothing on a CPU device and "
-                         "an unknown amount elsewhere (copy or zero-copy), so maps are never "
-                         "counted as moved. GB/s = bytes moved / "
-                         "device time over the timed transfers. Size classes: <4 KiB, 4-64 KiB, 64 "
-                         "KiB-1 MiB, 1-16 MiB, >=16 MiB."));
+  auto o = std::make_shared<TableOptions>();
+  add_table_options(app, *o, groupings, "transfers",
+                    "Bytes moved: a read's, write's, copy's or fill's size; a map or unmap "
+                    "moves nothing on a CPU device and "
+                    "an unknown amount elsewhere (copy or zero-copy), so maps are never "
+                    "counted as moved. GB/s = bytes moved / "
+                    "device time over the timed transfers. Size classes: <4 KiB, 4-64 KiB, 64 "
+                    "KiB-1 MiB, 1-16 MiB, >=16 MiB.");
   return [o]() -> int {
-    const Request r = make_request(o->common);
-    check_output_path(r);
-    const GroupBy by = parse_by(o->by, groupings);
-    std::string extra;
-    const size_t sort =
-        sort_column(output::tables::transfers_schema(), {output::tables::by_option(by)}, r, extra);
-    auto session = run_session(r, [by](analyses::LaunchPredicate) -> std::unique_ptr<Analysis> {
-      if (by == GroupBy::None) return std::make_unique<analyses::TransfersAnalysis>();
-      return std::make_unique<analyses::GroupedAnalysis>(
+    const TableRun t = start_table_run(*o, groupings, output::tables::transfers_schema());
+    const GroupBy by = t.by;
+    auto session = run_session(t.request, [by](analyses::LaunchPredicate) {
+      return analyses::maybe_grouped(
           by, [] { return std::make_unique<analyses::TransfersAnalysis>(); });
     });
     std::vector<analyses::TransferRow> rows;
@@ -49,8 +38,8 @@ Runner setup_transfers(CLI::App& app) {
           g, analyses::GroupLabels(session.run, by, &g.devices()), session.run);
     }
     auto result = output::tables::transfers_result(rows, by);
-    order(result, sort, r.top);
-    emit(result, r);
+    order(result, t.sort, t.request.top);
+    emit(result, t.request);
     return 0;
   };
 }

@@ -11,6 +11,7 @@
 
 #include "analyses/grouping.hpp"
 #include "analyses/speedup.hpp"
+#include "cli/request.hpp"
 #include "output/render.hpp"
 #include "output/schema_doc.hpp"
 
@@ -24,22 +25,29 @@ struct Command {
   Runner (*setup)(CLI::App& app);
 };
 
-// Every subcommand, in --help order.
+// Every subcommand, in --help order: X(name, help). cmd_<name>.cpp defines setup_<name>;
+// the declarations below and main.cpp's table (all_commands) are made from this list.
+#define CLPROF_CLI_COMMANDS(X)                                                                  \
+  X(record, "Run a program under the clprof shim and write its trace(s)")                       \
+  X(summary, "Run overview: wall time, device busy time, launches, transfers")                  \
+  X(kernels, "Per-kernel breakdown: count, total, median, min, max, share")                     \
+  X(launches, "One row per kernel launch: sizes, arguments, device phases")                     \
+  X(layers, "Per-layer (range) breakdown with each layer's kernels")                            \
+  X(gemm, "GEMM launches: M, N, K, batch, time, GFLOPS (and % of peak)")                        \
+  X(transfers, "Reads, writes, copies, fills, maps: count, bytes, time, GB/s per op and size")  \
+  X(builds, "Program builds: source, options, devices, time, status, kernels (--source ID)")    \
+  X(api, "Host time per OpenCL function: calls, total, mean, max, errors")                      \
+  X(compare, "BASE against OTHER runs: per kernel, layer, GEMM shape; delta, speedup")          \
+  X(report, "One self-contained HTML page with charts and tables (two runs: their comparison)") \
+  X(timeline, "The run as Chrome Trace Event JSON for Perfetto UI / chrome://tracing")          \
+  X(export, "Every record as flat tables: SQLite, CSV or JSON Lines")
+
+// Every subcommand, in --help order (CLPROF_CLI_COMMANDS).
 const std::vector<Command>& all_commands();
 
-Runner setup_record(CLI::App& app);
-Runner setup_summary(CLI::App& app);
-Runner setup_kernels(CLI::App& app);
-Runner setup_launches(CLI::App& app);
-Runner setup_layers(CLI::App& app);
-Runner setup_gemm(CLI::App& app);
-Runner setup_transfers(CLI::App& app);
-Runner setup_builds(CLI::App& app);
-Runner setup_api(CLI::App& app);
-Runner setup_compare(CLI::App& app);
-Runner setup_report(CLI::App& app);
-Runner setup_timeline(CLI::App& app);
-Runner setup_export(CLI::App& app);
+#define CLPROF_CLI_DECLARE_SETUP(name, help) Runner setup_##name(CLI::App& app);
+CLPROF_CLI_COMMANDS(CLPROF_CLI_DECLARE_SETUP)
+#undef CLPROF_CLI_DECLARE_SETUP
 
 // `clprof record ... -- PROGRAM ARGS`: main() moves everything after the first "--" here
 // before CLI11 parses (CLI11 2.1 rejects positionals after "--" in a prefix command).
@@ -57,5 +65,30 @@ analyses::Speedup parse_speedup_options(const std::vector<std::string>& specs);
 std::string help_footer(const std::string& command, const std::string& intro);
 // Sorts `result` by `column` (npos: keeps the order) and keeps the first `top` rows.
 void order(output::Result& result, size_t column, size_t top);
+
+// The options of a table command: the common ones and --by.
+struct TableOptions {
+  CommonOptions common;
+  std::string by;
+};
+// Registers `options` on `app` (the common options, then --by over `groupings`) and the
+// help footer (help_footer(command, intro)). A command's own options come after.
+void add_table_options(CLI::App& app, TableOptions& options,
+                       const std::vector<analyses::GroupBy>& groupings, const std::string& command,
+                       const std::string& intro);
+
+// What a table command's run starts from, checked in this order: the request (its -o
+// checked against the inputs), the --by grouping, the --sort column of `schema` (npos:
+// none or a named order, then in sort_extra).
+struct TableRun {
+  Request request;
+  analyses::GroupBy by;
+  size_t sort;
+  std::string sort_extra;
+};
+// `in_force`: the options given that enable columns (e.g. "--speedup"); --by's is added.
+TableRun start_table_run(const TableOptions& options,
+                         const std::vector<analyses::GroupBy>& groupings,
+                         const output::Schema& schema, std::vector<std::string> in_force = {});
 
 }  // namespace clprof::cli

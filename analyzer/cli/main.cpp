@@ -23,69 +23,10 @@
 namespace clprof::cli {
 
 const std::vector<Command>& all_commands() {
-  static const std::vector<Command> commands = {
-      {"record", "Run a program under the clprof shim and write its trace(s)", setup_record},
-      {"summary", "Run overview: wall time, device busy time, launches, transfers", setup_summary},
-      {"kernels", "Per-kernel breakdown: count, total, median, min, max, share", setup_kernels},
-      {"launches", "One row per kernel launch: sizes, arguments, device phases", setup_launches},
-      {"layers", "Per-layer (range) breakdown with each layer's kernels", setup_layers},
-      {"gemm", "GEMM launches: M, N, K, batch, time, GFLOPS (and % of peak)", setup_gemm},
-      {"transfers", "Reads, writes, copies, fills, maps: count, bytes, time, GB/s per op and size",
-       setup_transfers},
-      {"builds", "Program builds: source, options, devices, time, status, kernels (--source ID)",
-       setup_builds},
-      {"api", "Host time per OpenCL function: calls, total, mean, max, errors", setup_api},
-      {"compare", "BASE against OTHER runs: per kernel, layer, GEMM shape; delta, speedup",
-       setup_compare},
-      {"report", "One self-contained HTML page with charts and tables (two runs: their comparison)",
-       setup_report},
-      {"timeline", "The run as Chrome Trace Event JSON for Perfetto UI / chrome://tracing",
-       setup_timeline},
-      {"export", "Every record as flat tables: SQLite, CSV or JSON Lines", setup_export},
-  };
+#define CLPROF_CLI_COMMAND_ENTRY(name, help) {#name, help, setup_##name},
+  static const std::vector<Command> commands = {CLPROF_CLI_COMMANDS(CLPROF_CLI_COMMAND_ENTRY)};
+#undef CLPROF_CLI_COMMAND_ENTRY
   return commands;
-}
-
-analyses::Speedup parse_speedup_options(const std::vector<std::string>& specs) {
-  std::vector<analyses::SpeedupRule> rules;
-  for (const auto& s : specs) {
-    try {
-      rules.push_back(analyses::parse_speedup(s));
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(e.what());
-    }
-  }
-  return analyses::Speedup(std::move(rules));
-}
-
-void add_by_option(CLI::App& app, std::string& value,
-                   const std::vector<analyses::GroupBy>& allowed) {
-  std::string list;
-  for (auto b : allowed)
-    list += (list.empty() ? "" : "|") + std::string(analyses::group_by_name(b));
-  app.add_option("--by", value, "One row per group and item: the group column comes first")
-      ->type_name(list);
-}
-
-analyses::GroupBy parse_by(const std::string& value,
-                           const std::vector<analyses::GroupBy>& allowed) {
-  if (value.empty()) return analyses::GroupBy::None;
-  try {
-    return analyses::parse_group_by(value, allowed);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(std::string("--by: ") + e.what());
-  }
-}
-
-std::string help_footer(const std::string& command, const std::string& intro) {
-  return intro + "\n" + output::help_fields(output::tables::command_views(command));
-}
-
-void order(output::Result& result, size_t column, size_t top) {
-  if (column == output::Schema::npos)
-    output::keep_top(result, top);
-  else
-    output::order_rows(result, column, top);
 }
 
 namespace {

@@ -131,31 +131,18 @@ Request make_request(const CommonOptions& o) {
   }
   auto& s = r.selection;
   s.filter = o.filter;
-  if (!s.filter.empty()) {
-    try {
-      analyses::check_filter(s.filter);
-    } catch (const analyses::SelectionError& e) {
-      throw UsageError(e.what());
-    }
-  }
+  if (!s.filter.empty()) parse_or_usage("", [&] { analyses::check_filter(s.filter); });
   if (!o.iteration.empty()) {
-    try {
-      s.iteration = analyses::parse_iteration_range(o.iteration);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(std::string("--iteration: ") + e.what());
-    }
+    s.iteration = parse_or_usage("--iteration: ",
+                                 [&] { return analyses::parse_iteration_range(o.iteration); });
     s.iteration_text = o.iteration;
   }
   if (!o.skip_first.empty())
     s.skip_first = parse_count("--skip-first", o.skip_first, 0, UINT64_MAX);
   s.iteration_range = o.iteration_range;
-  if (!o.time_window.empty()) {
-    try {
-      s.window = analyses::parse_time_window(o.time_window);
-    } catch (const std::invalid_argument& e) {
-      throw UsageError(std::string("--time-window: ") + e.what());
-    }
-  }
+  if (!o.time_window.empty())
+    s.window = parse_or_usage("--time-window: ",
+                              [&] { return analyses::parse_time_window(o.time_window); });
   s.skip_first_launch = o.skip_first_launch;
   return r;
 }
@@ -179,11 +166,8 @@ size_t sort_column(const output::Schema& schema, const std::vector<std::string>&
                    const Request& r, std::string& extra) {
   extra.clear();
   if (r.sort.empty()) return output::Schema::npos;
-  try {
-    return output::resolve_sort_field(schema, options, r.sort, extra);
-  } catch (const std::invalid_argument& e) {
-    throw UsageError(e.what());
-  }
+  return parse_or_usage("",
+                        [&] { return output::resolve_sort_field(schema, options, r.sort, extra); });
 }
 
 }  // namespace clprof::cli

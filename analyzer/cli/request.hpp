@@ -84,6 +84,18 @@ Request make_request(const CommonOptions& options);
 // Checks that -o names none of the files the request reads (throws UsageError).
 void check_output_path(const Request& request);
 
+// parse() (a function of no arguments) and its value, with the std::invalid_argument it
+// throws (the parsers' errors, SelectionError, RegexError) turned into a UsageError: its
+// message after `prefix` ("--iteration: ", or "" when the message names the option).
+template <class Parse>
+auto parse_or_usage(const std::string& prefix, Parse&& parse) -> decltype(parse()) {
+  try {
+    return parse();
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(prefix + e.what());
+  }
+}
+
 // A whole number for `option` in [min, max]; throws UsageError naming the option.
 uint64_t parse_count(const std::string& option, const std::string& text, uint64_t min,
                      uint64_t max);

@@ -7,6 +7,7 @@
 
 #include "analyses/gemm/gemm.hpp"
 #include "analyses/selection.hpp"
+#include "readers/gemm_rules/gemm_rules.hpp"
 
 namespace clprof::cli {
 
@@ -108,7 +109,7 @@ analyses::RunFigures figures_of(const Session& session, analyses::ProfileAnalysi
 analyses::RunFigures read_run_figures(const Request& request, const RunSpec& run,
                                       analyses::Stat stat, bool gemm) {
   std::shared_ptr<const std::vector<gemm::Rule>> rules;
-  if (gemm) rules = std::make_shared<const std::vector<gemm::Rule>>(gemm::builtin_rules());
+  if (gemm) rules = gemm::shared_builtin_rules();
   auto session = read_run(request, run, [rules](analyses::LaunchPredicate keep) {
     return std::make_unique<analyses::ProfileAnalysis>(std::move(keep), rules);
   });

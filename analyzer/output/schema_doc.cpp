@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "clprof/trace_schema.hpp"
 #include "output/json_writer.hpp"
 
 namespace clprof::output {
@@ -201,9 +202,7 @@ void property(JsonWriter& j, const Column& c) {
       j.begin_object();
       j.key("enum");
       j.begin_array();
-      for (const char* k :
-           {"unset", "scalar", "buffer", "image", "pipe", "local", "svm", "sampler"})
-        j.value(k);
+      for (std::string_view k : clprof::trace::kArgKindNames) j.value(k);
       j.end_array();
       j.end_object();
       j.end_array();

@@ -1,8 +1,10 @@
 // clprof_bench_reader: reads clprof traces the way `clprof kernels` does (streaming, with
 // a per-kernel aggregation) or the in-memory way (--load), and prints the per-kernel
 // table plus throughput. It isolates the reader from the analyses and the output code.
+// --general-path streams one trace with the launch/range scanner off, every record through
+// simdjson (what the scanner saves: analyzer/readers/README.md).
 //
-//   clprof_bench_reader [--load] [--threads N] TRACE...
+//   clprof_bench_reader [--load | --general-path] [--threads N] TRACE...
 #include <sys/stat.h>
 #include <algorithm>
 #include <chrono>
@@ -11,9 +13,11 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "analysis.hpp"
+#include "readers/clprof_trace/clprof_trace.hpp"
 #include "readers/load.hpp"
 
 namespace {
@@ -72,19 +76,23 @@ double median(std::vector<int64_t>& v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool load = false;
+  bool load = false, general_path = false;
   unsigned threads = 0;
   std::vector<std::string> paths;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--load"))
       load = true;
+    else if (!std::strcmp(argv[i], "--general-path"))
+      general_path = true;
     else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc)
       threads = static_cast<unsigned>(std::atoi(argv[++i]));
     else
       paths.emplace_back(argv[i]);
   }
-  if (paths.empty()) {
-    std::fprintf(stderr, "usage: clprof_bench_reader [--load] [--threads N] TRACE...\n");
+  if (paths.empty() || (general_path && (load || paths.size() != 1))) {
+    std::fprintf(stderr,
+                 "usage: clprof_bench_reader [--load | --general-path] [--threads N] TRACE...\n"
+                 "       (--general-path: one TRACE)\n");
     return 2;
   }
   uint64_t bytes = 0;
@@ -100,6 +108,14 @@ int main(int argc, char** argv) {
     if (load) {
       clprof::readers::load_run(paths, "", run, diag);
       clprof::feed(run, totals);
+    } else if (general_path) {
+      clprof::readers::detail::TraceStreamTuning tuning;
+      tuning.threads = threads ? threads : std::max(1u, std::thread::hardware_concurrency());
+      tuning.fast_path = false;
+      auto a = clprof::readers::detail::stream_clprof_trace_file(
+          paths[0], run, [] { return std::unique_ptr<clprof::Analysis>(new PerKernel); }, diag,
+          tuning);
+      totals.merge(std::move(*a));
     } else {
       clprof::readers::StreamOptions options;
       options.threads = threads;
@@ -123,7 +139,10 @@ int main(int argc, char** argv) {
   }
   double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::fprintf(stderr, "%s: %llu bytes, %llu launches in %.3f s: %.1f MB/s\n",
-               load ? "load" : "stream", static_cast<unsigned long long>(bytes),
-               static_cast<unsigned long long>(launches), s, static_cast<double>(bytes) / s / 1e6);
+               load           ? "load"
+               : general_path ? "stream, general path"
+                              : "stream",
+               static_cast<unsigned long long>(bytes), static_cast<unsigned long long>(launches), s,
+               static_cast<double>(bytes) / s / 1e6);
   return 0;
 }

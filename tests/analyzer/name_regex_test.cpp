@@ -5,9 +5,9 @@
 
 #include <string>
 
-#include "analyses/gemm/gemm_rules.hpp"
 #include "analyses/speedup.hpp"
 #include "name_regex.hpp"
+#include "readers/gemm_rules/gemm_rules.hpp"
 #include "readers/reader.hpp"
 
 using namespace clprof;

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include "e2e_support.hpp"
+#include "skip.hpp"
 
 #include <clprof/trace_schema.hpp>
 
@@ -31,7 +32,7 @@ TEST_CASE("pyopencl") {
       // A sanitizer build: its runtime must be preloaded for the layer, and ASan's, preloaded
       // into python3 (which loads the C++ runtime only later), aborts at the first C++
       // exception (its __cxa_throw interceptor finds no real function).
-      MESSAGE("layer mode skipped in a sanitizer build");
+      CLPROF_SKIP_PART("layer mode in a sanitizer build");
       continue;
     }
     const fs::path dir = fresh_work_dir(layer ? "pyopencl_layer" : "pyopencl");

@@ -8,6 +8,7 @@
 #include "analyses/ranges.hpp"
 #include "analyses/speedup.hpp"
 #include "analyses/summary.hpp"
+#include "readers/gemm_rules/gemm_rules.hpp"
 #include "readers/layers_from/layers_from.hpp"
 
 namespace clprof::fuzz {
@@ -23,7 +24,7 @@ bool read_with(const readers::Reader& reader, std::string_view data, model::Run&
 }
 
 void analyse_run(const model::Run& run) {
-  static const auto rules = std::make_shared<const std::vector<gemm::Rule>>(gemm::builtin_rules());
+  static const auto rules = gemm::shared_builtin_rules();
   analyses::SummaryAnalysis summary;
   analyses::KernelsAnalysis kernels;
   analyses::LayersAnalysis layers;

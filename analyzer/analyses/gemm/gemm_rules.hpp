@@ -1,52 +1,19 @@
-// Table-driven GEMM decoding: which kernels are matrix multiplications and where their
-// M, N, K and batch count come from. The built-in table (gemm_rules.cpp) covers CLBlast,
-// clBLAS, ViennaCL and the Arm Compute Library; docs/gemm-rules.md documents every rule
-// and the JSON schema users extend it with (--rules FILE.json).
+// Applying a GEMM rule (gemm_rule.hpp) to a launch: the value of each dimension source,
+// or why it has none, and the FLOPs of the sizes found. The rules themselves are read by
+// readers/gemm_rules (the built-in table and --rules FILE.json).
+//
+// Units: sizes are element counts; FLOPs a count. Threads: pure functions.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <vector>
 
+#include "gemm_rule.hpp"
 #include "model.hpp"
-#include "name_regex.hpp"
 
 namespace clprof::gemm {
-
-// Where one dimension comes from.
-struct DimSource {
-  enum class Kind { Arg, Option, Gws, Const };
-  enum class ArgType { Int32, Uint32, Int64, Uint64 };
-  Kind kind = Kind::Const;
-  unsigned index = 0;             // Arg: argument index; Gws: global-size dimension
-  ArgType type = ArgType::Int32;  // Arg only
-  std::string option;             // Option: the macro name, e.g. "M" for -DM=...
-  int64_t value = 1;              // Const only
-};
-
-struct Rule {
-  std::string id;      // short unique name, e.g. "clblast-xgemm-direct"
-  std::string kernel;  // regex (name_regex.hpp syntax) searched in the kernel name
-  NameRegex regex;
-  DimSource m, n, k, batch;  // batch defaults to Const 1
-  bool padded = false;       // the decoded sizes are padded (FLOPs overstate the useful work)
-  std::string verified;      // provenance: which sources the layout was checked against
-};
-
-// The built-in rules, in matching order (first match wins).
-const std::vector<Rule>& builtin_rules();
-// The JSON text the built-in rules are parsed from (printed by `clprof gemm --list-rules`).
-std::string_view builtin_rules_json();
-
-// Most rules one document may hold (each compiles a regex).
-inline constexpr size_t kMaxRules = 1000;
-
-// Parses a rules document (schema in docs/gemm-rules.md). Throws readers::InputError with
-// `file`, line and column on malformed JSON (nesting deeper than 256 levels included),
-// unknown keys, bad regexes, bad sources or more than kMaxRules rules.
-std::vector<Rule> parse_rules(std::string_view json, const std::string& file);
 
 // The value of `-D<name>=<int>` (or `-D <name>=<int>`) in a build options string.
 std::optional<int64_t> option_value(std::string_view options, std::string_view name);

@@ -8,10 +8,11 @@
 #include <optional>
 #include <tuple>
 
+#include "output/command_fields.hpp"
 #include "output/tables/grouping.hpp"
 
-#include "analyses/clock_alignment.hpp"
 #include "analyses/stats.hpp"
+#include "clock_alignment.hpp"
 
 namespace clprof::output::tables {
 
@@ -23,7 +24,7 @@ const Schema& launches_schema() {
     l.default_order =
         "process, then sequence number (with --by: per group, groups in order of their ids)";
     l.columns = group_columns(analyses::launch_groupings());
-    const std::vector<Column> own = {
+    std::vector<Column> own = {
         column("seq", "Seq", Type::Int, "", "sequence number of the launch in its process")
             .ascending(),
         column("name", "Kernel", Type::Text, "", "kernel function name").shrink(),
@@ -38,19 +39,10 @@ const Schema& launches_schema() {
         column("args", "Args", Type::Args, "",
                "kernel arguments at launch: scalar value (or 0x hex), buf#id, local:size, ...")
             .wide()
-            .shrink(),
-        column("queued_ns", "Queued", Type::Int, "ns", "device clock: CL_PROFILING_COMMAND_QUEUED")
-            .allow_null()
-            .wide(),
-        column("submit_ns", "Submit", Type::Int, "ns", "device clock: CL_PROFILING_COMMAND_SUBMIT")
-            .allow_null()
-            .wide(),
-        column("start_ns", "Start", Type::Int, "ns", "device clock: CL_PROFILING_COMMAND_START")
-            .allow_null()
-            .wide(),
-        column("end_ns", "End", Type::Int, "ns", "device clock: CL_PROFILING_COMMAND_END")
-            .allow_null()
-            .wide(),
+            .shrink()};
+    for (const auto& f : kDeviceClockFields)
+      own.push_back(column(f.key, f.header, Type::Int, "ns", f.meaning).allow_null().wide());
+    const std::vector<Column> after_device_clock = {
         column("host_start_ns", "Host start", Type::Int, "ns",
                "start on the host clock (ns since the process's trace start): start + the device's "
                "clock_sync "
@@ -75,6 +67,7 @@ const Schema& launches_schema() {
             .wide(),
     };
     l.columns.insert(l.columns.end(), own.begin(), own.end());
+    l.columns.insert(l.columns.end(), after_device_clock.begin(), after_device_clock.end());
     return l;
   }();
   return s;
@@ -119,9 +112,9 @@ Value kernel_arg(const model::KernelArg& a, analyses::ScalarType type) {
   auto size = Value::uint(a.size);
   switch (a.kind) {
     case K::Unset:
-      return Value::list({Value::text("unset")});
+      return Value::list({Value::text(kernel_arg_kind(a.kind))});
     case K::Scalar: {
-      std::vector<Value> v = {Value::text("scalar"), size, Value::text(a.hex)};
+      std::vector<Value> v = {Value::text(kernel_arg_kind(a.kind)), size, Value::text(a.hex)};
       // The bytes as an unsigned integer, or as a real where the source says the argument is
       // a float, double or half (a non-finite one stays its bits: JSON has no NaN).
       const auto real = real_value(a, type);
@@ -134,25 +127,20 @@ Value kernel_arg(const model::KernelArg& a, analyses::ScalarType type) {
     case K::Buffer:
     case K::Image:
     case K::Pipe:
-      return Value::list({Value::text(a.kind == K::Buffer  ? "buffer"
-                                      : a.kind == K::Image ? "image"
-                                                           : "pipe"),
-                          size, Value::uint(a.object_id), Value::uint(a.object_bytes)});
+      return Value::list({Value::text(kernel_arg_kind(a.kind)), size, Value::uint(a.object_id),
+                          Value::uint(a.object_bytes)});
     case K::Local:
-      return Value::list({Value::text("local"), size});
+      return Value::list({Value::text(kernel_arg_kind(a.kind)), size});
     case K::Svm:
-      return Value::list({Value::text("svm"), Value::uint(0), Value::text(a.svm_pointer)});
+      return Value::list(
+          {Value::text(kernel_arg_kind(a.kind)), Value::uint(0), Value::text(a.svm_pointer)});
     case K::Sampler:
-      return Value::list({Value::text("sampler"), size, Value::uint(a.object_id)});
+      return Value::list({Value::text(kernel_arg_kind(a.kind)), size, Value::uint(a.object_id)});
   }
   return Value::null();
 }
 
 namespace {
-
-Value time_value(int64_t v) {
-  return v == model::kNoTime ? Value::null() : Value::integer(v);
-}
 
 Value phase(int64_t a, int64_t b) {
   if (a == model::kNoTime || b == model::kNoTime) return Value::null();
@@ -183,12 +171,12 @@ Result launches_result(const std::vector<const model::Launch*>& launches, const 
     if (!k.arg_types.empty())
       recorded->emplace(SigKey{k.process, k.program_id, k.name}, &k.arg_types);
   auto signatures = std::make_shared<std::map<SigKey, std::vector<analyses::ScalarType>>>();
-  auto clocks = std::make_shared<analyses::ClockAlignment>(run);
+  auto clocks = std::make_shared<model::ClockAlignment>(run);
   out.source.count = launches.size();
   out.source.fill = [&launches, &run, index, by, labels, sources, recorded, signatures, clocks](
                         size_t i, Row& row) {
     const model::Launch& l = *launches[i];
-    const analyses::AlignedTimes host = clocks->times(l);
+    const model::AlignedTimes host = clocks->times(l);
     SigKey key{l.process, l.program_id, l.name};
     auto sig = signatures->find(key);
     if (sig == signatures->end()) {
@@ -219,19 +207,13 @@ Result launches_result(const std::vector<const model::Launch*>& launches, const 
                      dims(l.gws),
                      l.lws ? dims(*l.lws) : Value::null(),
                      l.gwo.empty() ? Value::null() : dims(l.gwo),
-                     Value::list(std::move(args)),
-                     time_value(l.queued_ns),
-                     time_value(l.submit_ns),
-                     time_value(l.start_ns),
-                     time_value(l.end_ns),
-                     Value::integer(host.start_ns),
-                     Value::integer(host.end_ns),
-                     Value::integer(l.duration_ns()),
-                     phase(l.queued_ns, l.submit_ns),
-                     phase(l.submit_ns, l.start_ns),
-                     phase(l.host_begin_ns, l.host_end_ns),
-                     Value::text(l.status)};
+                     Value::list(std::move(args))};
     row.insert(row.end(), own.begin(), own.end());
+    append_device_times(row, l, host);
+    const Row after_device_times = {Value::integer(l.duration_ns()),
+                                    phase(l.queued_ns, l.submit_ns), phase(l.submit_ns, l.start_ns),
+                                    phase(l.host_begin_ns, l.host_end_ns), Value::text(l.status)};
+    row.insert(row.end(), after_device_times.begin(), after_device_times.end());
   };
   return out;
 }

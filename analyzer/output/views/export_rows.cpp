@@ -1,8 +1,10 @@
 // The rows of `clprof export`'s tables, built from the model (the tables' columns are
 // declared in export_tables.cpp; the header says what each key and clock means).
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "output/command_fields.hpp"
 #include "output/format.hpp"
 #include "output/views/export_tables.hpp"
 #include "output/views/json_text.hpp"
@@ -13,9 +15,6 @@ namespace {
 
 using model::kNoTime;
 
-Value opt_time(int64_t v) {
-  return v == kNoTime ? Value::null() : Value::integer(v);
-}
 Value span(int64_t b, int64_t e) {
   if (b == kNoTime || e == kNoTime || e < b) return Value::null();
   return Value::integer(e - b);
@@ -26,31 +25,12 @@ Value opt_id(uint64_t v) {
 Value dim(const std::vector<uint64_t>& v, size_t i) {
   return i < v.size() ? Value::uint(v[i]) : Value::null();
 }
+// The first columns of the launches and transfers rows: process, pid, seq, tid.
+Row command_key(uint32_t process, Value pid, uint64_t seq, uint64_t tid) {
+  return {Value::uint(process), std::move(pid), Value::uint(seq), opt_id(tid)};
+}
 uint64_t innermost(const std::vector<uint64_t>& ranges) {
   return ranges.empty() ? 0 : ranges.back();
-}
-
-const char* arg_kind(model::KernelArg::Kind k) {
-  using K = model::KernelArg::Kind;
-  switch (k) {
-    case K::Unset:
-      return "unset";
-    case K::Scalar:
-      return "scalar";
-    case K::Buffer:
-      return "buffer";
-    case K::Image:
-      return "image";
-    case K::Pipe:
-      return "pipe";
-    case K::Local:
-      return "local";
-    case K::Svm:
-      return "svm";
-    case K::Sampler:
-      return "sampler";
-  }
-  return "unset";
 }
 
 }  // namespace
@@ -82,16 +62,16 @@ void ExportRows::metadata(const RowOut& out) const {
     out(ExportTable::Processes,
         {Value::uint(i), pid(i), p.ppid ? Value::integer(p.ppid) : Value::null(),
          Value::text(p.host_name), Value::text(argv + "]"), Value::text(p.session_id),
-         Value::text(p.clprof_version), Value::text(p.host_clock), opt_time(p.start_unix_ns),
-         opt_time(p.host_start_ns), Value::text(p.source), Value::text(p.source_format),
+         Value::text(p.clprof_version), Value::text(p.host_clock), time_or_null(p.start_unix_ns),
+         time_or_null(p.host_start_ns), Value::text(p.source), Value::text(p.source_format),
          Value::integer(p.trace_version), Value::boolean(p.truncated),
-         Value::uint(p.incomplete_events), Value::uint(p.dropped_records), opt_time(p.end_host_ns),
-         Value::text(counts + "}")});
+         Value::uint(p.incomplete_events), Value::uint(p.dropped_records),
+         time_or_null(p.end_host_ns), Value::text(counts + "}")});
     for (const auto& [name, value] : p.settings)
       out(ExportTable::Settings, {Value::uint(i), pid(i), Value::text(name), Value::text(value)});
     for (const auto& w : p.warnings)
       out(ExportTable::Warnings,
-          {Value::uint(i), pid(i), Value::text(w.message), opt_time(w.host_ns)});
+          {Value::uint(i), pid(i), Value::text(w.message), time_or_null(w.host_ns)});
   }
   // Importers do not say which process a device belongs to: the process of a command on it.
   std::map<uint32_t, uint32_t> device_process;
@@ -132,8 +112,8 @@ void ExportRows::metadata(const RowOut& out) const {
     for (int32_t v : b.build_status) status += (status.empty() ? "" : ",") + std::to_string(v);
     out(ExportTable::Builds,
         {Value::uint(b.process), pid(b.process), Value::uint(b.program_id), Value::text(b.api),
-         Value::text(b.options), Value::text(devices), opt_time(b.host_begin_ns),
-         opt_time(b.host_end_ns), span(b.host_begin_ns, b.host_end_ns), Value::integer(b.rc),
+         Value::text(b.options), Value::text(devices), time_or_null(b.host_begin_ns),
+         time_or_null(b.host_end_ns), span(b.host_begin_ns, b.host_end_ns), Value::integer(b.rc),
          Value::text(status), Value::text(joined(b.kernels, ",")), Value::text(b.source_hash)});
   }
   for (const auto& r : run_.ranges) {
@@ -144,17 +124,17 @@ void ExportRows::metadata(const RowOut& out) const {
     out(ExportTable::Ranges,
         {Value::uint(r.process), pid(r.process), Value::uint(r.id), opt_id(r.parent),
          Value::text(r.name), Value::text(ranges_.path(r.id)), Value::integer(depth),
-         Value::uint(r.tid), opt_time(r.host_begin_ns), opt_time(r.host_end_ns),
+         Value::uint(r.tid), time_or_null(r.host_begin_ns), time_or_null(r.host_end_ns),
          span(r.host_begin_ns, r.host_end_ns), Value::boolean(r.left_open)});
   }
   for (const auto& y : run_.syncs)
     out(ExportTable::ApiCalls,
         {Value::uint(y.process), pid(y.process), Value::uint(y.seq), Value::uint(y.tid),
-         Value::text(y.api), opt_id(y.queue_id), opt_time(y.host_begin_ns), opt_time(y.host_end_ns),
-         span(y.host_begin_ns, y.host_end_ns), Value::integer(y.rc)});
+         Value::text(y.api), opt_id(y.queue_id), time_or_null(y.host_begin_ns),
+         time_or_null(y.host_end_ns), span(y.host_begin_ns, y.host_end_ns), Value::integer(y.rc)});
   for (const auto& m : run_.marks)
     out(ExportTable::Marks, {Value::uint(m.process), pid(m.process), Value::uint(m.tid),
-                             Value::text(m.name), opt_time(m.host_ns)});
+                             Value::text(m.name), time_or_null(m.host_ns)});
   for (const auto& t : run_.layer_timings)
     out(ExportTable::LayerTimings, {Value::uint(t.iteration), Value::text(t.layer),
                                     Value::text(t.direction), Value::integer(t.time_ns)});
@@ -162,7 +142,7 @@ void ExportRows::metadata(const RowOut& out) const {
 
 void ExportRows::launch(const model::Launch& l, const RowOut& out) {
   use_.note(l.device, l.has_device_times());
-  const analyses::AlignedTimes h = clocks_.times(l);
+  const model::AlignedTimes h = clocks_.times(l);
   const uint64_t range = innermost(l.ranges);
   auto prog = program_options_.find({l.process, l.program_id});
   const auto g = gemm_.decode(l, prog == program_options_.end() ? nullptr : prog->second);
@@ -178,57 +158,45 @@ void ExportRows::launch(const model::Launch& l, const RowOut& out) {
   }
   const std::vector<uint64_t> no_lws;
   const std::vector<uint64_t>& lws = l.lws ? *l.lws : no_lws;
-  out(ExportTable::Launches, {Value::uint(l.process),
-                              pid(l.process),
-                              Value::uint(l.seq),
-                              opt_id(l.tid),
-                              Value::text(l.name),
-                              Value::text(l.api),
-                              opt_id(l.kernel_id),
-                              opt_id(l.program_id),
-                              opt_id(l.queue_id),
-                              opt_id(l.context_id),
-                              opt_id(l.device),
-                              Value::uint(l.gws.size()),
-                              dim(l.gws, 0),
-                              dim(l.gws, 1),
-                              dim(l.gws, 2),
-                              dim(lws, 0),
-                              dim(lws, 1),
-                              dim(lws, 2),
-                              dim(l.gwo, 0),
-                              dim(l.gwo, 1),
-                              dim(l.gwo, 2),
-                              Value::uint(l.args.size()),
-                              opt_time(l.host_begin_ns),
-                              opt_time(l.host_end_ns),
-                              opt_time(l.queued_ns),
-                              opt_time(l.submit_ns),
-                              opt_time(l.start_ns),
-                              opt_time(l.end_ns),
-                              Value::integer(h.start_ns),
-                              Value::integer(h.end_ns),
-                              Value::integer(l.duration_ns()),
-                              Value::text(l.status),
-                              Value::integer(l.rc),
-                              l.exec_status ? Value::integer(l.exec_status) : Value::null(),
-                              Value::uint(l.args_total),
-                              opt_id(range),
-                              Value::text(ranges_.path(range)),
-                              g ? Value::text(g->rule->id) : Value::null(),
-                              g ? Value::integer(g->m) : Value::null(),
-                              g ? Value::integer(g->n) : Value::null(),
-                              g ? Value::integer(g->k) : Value::null(),
-                              g ? Value::integer(g->batch) : Value::null(),
-                              g ? Value::real(g->flops) : Value::null(),
-                              extra.empty() ? Value::null() : Value::text(extra)});
+  Row row = command_key(l.process, pid(l.process), l.seq, l.tid);
+  row.insert(row.end(), {Value::text(l.name),
+                         Value::text(l.api),
+                         opt_id(l.kernel_id),
+                         opt_id(l.program_id),
+                         opt_id(l.queue_id),
+                         opt_id(l.context_id),
+                         opt_id(l.device),
+                         Value::uint(l.gws.size()),
+                         dim(l.gws, 0),
+                         dim(l.gws, 1),
+                         dim(l.gws, 2),
+                         dim(lws, 0),
+                         dim(lws, 1),
+                         dim(lws, 2),
+                         dim(l.gwo, 0),
+                         dim(l.gwo, 1),
+                         dim(l.gwo, 2),
+                         Value::uint(l.args.size()),
+                         time_or_null(l.host_begin_ns),
+                         time_or_null(l.host_end_ns)});
+  append_device_times(row, l, h);
+  row.insert(
+      row.end(),
+      {Value::integer(l.duration_ns()), Value::text(l.status), Value::integer(l.rc),
+       l.exec_status ? Value::integer(l.exec_status) : Value::null(), Value::uint(l.args_total),
+       opt_id(range), Value::text(ranges_.path(range)),
+       g ? Value::text(g->rule->id) : Value::null(), g ? Value::integer(g->m) : Value::null(),
+       g ? Value::integer(g->n) : Value::null(), g ? Value::integer(g->k) : Value::null(),
+       g ? Value::integer(g->batch) : Value::null(), g ? Value::real(g->flops) : Value::null(),
+       extra.empty() ? Value::null() : Value::text(extra)});
+  out(ExportTable::Launches, row);
   for (size_t i = 0; i < l.args.size(); ++i) {
     using K = model::KernelArg::Kind;
     const auto& a = l.args[i];
     const bool mem = a.kind == K::Buffer || a.kind == K::Image || a.kind == K::Pipe;
     out(ExportTable::Args,
         {Value::uint(l.process), pid(l.process), Value::uint(l.seq), Value::uint(i),
-         Value::text(arg_kind(a.kind)), Value::uint(a.size),
+         Value::text(kernel_arg_kind(a.kind)), Value::uint(a.size),
          a.kind == K::Scalar && a.has_value ? Value::uint(a.value) : Value::null(),
          a.kind == K::Scalar ? Value::text(a.hex) : Value::null(),
          mem || a.kind == K::Sampler ? Value::uint(a.object_id) : Value::null(),
@@ -239,20 +207,17 @@ void ExportRows::launch(const model::Launch& l, const RowOut& out) {
 
 void ExportRows::transfer(const model::Transfer& t, const RowOut& out) const {
   use_.note(t.device, t.start_ns != kNoTime && t.end_ns != kNoTime);
-  const analyses::AlignedTimes h = clocks_.times(t);
-  out(ExportTable::Transfers,
-      {Value::uint(t.process),      pid(t.process),
-       Value::uint(t.seq),          opt_id(t.tid),
-       Value::text(t.api),          Value::text(t.op),
-       opt_id(t.queue_id),          opt_id(t.device),
-       Value::uint(t.bytes),        Value::boolean(t.blocking),
-       opt_time(t.host_begin_ns),   opt_time(t.host_end_ns),
-       opt_time(t.queued_ns),       opt_time(t.submit_ns),
-       opt_time(t.start_ns),        opt_time(t.end_ns),
-       Value::integer(h.start_ns),  Value::integer(h.end_ns),
-       span(t.start_ns, t.end_ns),  Value::text(t.status),
-       Value::integer(t.rc),        t.exec_status ? Value::integer(t.exec_status) : Value::null(),
-       opt_id(innermost(t.ranges)), Value::text(ranges_.path(innermost(t.ranges)))});
+  const model::AlignedTimes h = clocks_.times(t);
+  Row row = command_key(t.process, pid(t.process), t.seq, t.tid);
+  row.insert(row.end(), {Value::text(t.api), Value::text(t.op), opt_id(t.queue_id),
+                         opt_id(t.device), Value::uint(t.bytes), Value::boolean(t.blocking),
+                         time_or_null(t.host_begin_ns), time_or_null(t.host_end_ns)});
+  append_device_times(row, t, h);
+  row.insert(row.end(),
+             {span(t.start_ns, t.end_ns), Value::text(t.status), Value::integer(t.rc),
+              t.exec_status ? Value::integer(t.exec_status) : Value::null(),
+              opt_id(innermost(t.ranges)), Value::text(ranges_.path(innermost(t.ranges)))});
+  out(ExportTable::Transfers, row);
 }
 
 }  // namespace clprof::output::views

@@ -1,5 +1,6 @@
 #include "output/views/export_tables.hpp"
 
+#include "output/command_fields.hpp"
 #include "output/format.hpp"
 
 #include <string>
@@ -39,15 +40,15 @@ Column seq_col(const char* what) {
 // The clocks, said once per kind of column.
 constexpr const char* kEnqueueBegin = "host clock: the enqueue call began";
 constexpr const char* kEnqueueEnd = "host clock: the enqueue call returned";
+// The columns of append_device_times (output/command_fields.hpp).
 std::vector<Column> device_times() {
-  return {
-      opt("queued_ns", Type::Int, "ns", "device clock: CL_PROFILING_COMMAND_QUEUED"),
-      opt("submit_ns", Type::Int, "ns", "device clock: CL_PROFILING_COMMAND_SUBMIT"),
-      opt("start_ns", Type::Int, "ns", "device clock: CL_PROFILING_COMMAND_START"),
-      opt("end_ns", Type::Int, "ns", "device clock: CL_PROFILING_COMMAND_END"),
-      opt("host_start_ns", Type::Int, "ns",
-          "host clock: start_ns + the device's clock_sync offset"),
-      opt("host_end_ns", Type::Int, "ns", "host clock: end_ns + the device's clock_sync offset")};
+  std::vector<Column> out;
+  for (const auto& f : kDeviceClockFields) out.push_back(opt(f.key, Type::Int, "ns", f.meaning));
+  out.push_back(opt("host_start_ns", Type::Int, "ns",
+                    "host clock: start_ns + the device's clock_sync offset"));
+  out.push_back(
+      opt("host_end_ns", Type::Int, "ns", "host clock: end_ns + the device's clock_sync offset"));
+  return out;
 }
 
 std::vector<Column> concat(std::vector<Column> a, const std::vector<Column>& b) {

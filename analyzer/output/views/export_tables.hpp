@@ -9,7 +9,7 @@
 // the row's process (ns since its trace start; processes.host_start_ns places them on the
 // absolute host clock); `queued_ns`, `submit_ns`, `start_ns`, `end_ns` are the device's own
 // clock as reported; `host_start_ns`/`host_end_ns` are those device times on the host
-// timeline (analyses/clock_alignment.hpp; null without a clock sync).
+// timeline (clock_alignment.hpp; null without a clock sync).
 //
 // Not thread-safe (the GEMM decoder caches per name): one ExportRows per reading thread.
 #pragma once
@@ -20,9 +20,9 @@
 #include <string>
 #include <vector>
 
-#include "analyses/clock_alignment.hpp"
 #include "analyses/gemm/gemm_launch.hpp"
 #include "analyses/ranges.hpp"
+#include "clock_alignment.hpp"
 #include "model.hpp"
 #include "output/columns.hpp"
 #include "output/value.hpp"
@@ -76,16 +76,16 @@ class ExportRows {
   void launch(const model::Launch& launch, const RowOut& out);
   void transfer(const model::Transfer& transfer, const RowOut& out) const;
   // Devices of commands with device times (for the warning about unsynced ones).
-  const analyses::DeviceUse& device_use() const { return use_; }
+  const model::DeviceUse& device_use() const { return use_; }
 
  private:
   Value pid(uint32_t process) const;
   const model::Run& run_;
-  analyses::ClockAlignment clocks_;
+  model::ClockAlignment clocks_;
   analyses::RangeIndex ranges_;
   gemm::LaunchDecoder gemm_;
   std::map<std::pair<uint32_t, uint64_t>, const std::string*> program_options_;
-  mutable analyses::DeviceUse use_;
+  mutable model::DeviceUse use_;
 };
 
 }  // namespace clprof::output::views

@@ -1,4 +1,5 @@
 #include "output/views/report_data.hpp"
+#include "readers/gemm_rules/gemm_rules.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -56,7 +57,7 @@ void QueueSpans::merge(Analysis&& other) {
 
 ReportAnalysis::ReportAnalysis(analyses::LaunchPredicate keep,
                                std::shared_ptr<const std::vector<gemm::Rule>> rules)
-    : summary(analyses::LaunchPredicate{}),
+    : summary(analyses::LaunchPredicate{}, gemm::shared_builtin_rules()),
       profile(analyses::LaunchPredicate{}, std::move(rules)),
       keep_(std::move(keep)) {}
 

@@ -142,7 +142,7 @@ struct RunReport {
 
 // Where a device timestamp lands on the host clock (absolute ns: the process's host time 0
 // plus the device-to-host offset), or nullopt when the run records no offset. The one place
-// to switch to analyses/clock_alignment when it lands.
+// to switch to clock_alignment when it lands.
 std::optional<int64_t> host_time(const model::Run& run, uint32_t process, uint32_t device,
                                  int64_t device_ns);
 

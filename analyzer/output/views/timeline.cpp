@@ -448,7 +448,7 @@ void TimelineWriter::add_launch(const model::Launch& l) {
 }
 
 void TimelineWriter::stage_slices(uint32_t p, const DeviceTrack& track,
-                                  const analyses::AlignedTimes& at, uint64_t seq,
+                                  const model::AlignedTimes& at, uint64_t seq,
                                   const std::string& name) {
   Args s;
   s.unum("seq", seq);

@@ -5,7 +5,7 @@
 // thread with its OpenCL calls (enqueues, waits, blocking transfers), range markers and marks,
 // which nest as the thread made them; a track for the process's program builds; a track per
 // device queue (--per-kernel: per kernel name and per transfer kind) with its kernels and
-// transfers placed on the host clock (analyses/clock_alignment.hpp), with lanes where commands
+// transfers placed on the host clock (clock_alignment.hpp), with lanes where commands
 // overlap (views/timeline_tracks.hpp); --stages adds each command's queued and submitted phases
 // on tracks of their own. A flow arrow (bind_id, flow_out on the enqueue, flow_in on the
 // execution) links each enqueue to its execution. Importers' inputs give what they hold:
@@ -33,9 +33,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "analyses/clock_alignment.hpp"
 #include "analyses/gemm/gemm_launch.hpp"
 #include "analyses/ranges.hpp"
+#include "clock_alignment.hpp"
 #include "model.hpp"
 #include "output/views/out_file.hpp"
 #include "output/views/timeline_tracks.hpp"
@@ -94,7 +94,7 @@ class TimelineWriter {
   struct Placement {
     int64_t host_begin = 0, host_end = 0;  // relative to the origin
     bool on_host = false;
-    analyses::AlignedTimes at;
+    model::AlignedTimes at;
     bool on_device = false;
     uint64_t flow = 0;  // bind_id linking the two, 0: none
   };
@@ -112,7 +112,7 @@ class TimelineWriter {
   void device_slice(uint32_t process, const DeviceTrack& track, const char* stage, int64_t begin_ns,
                     int64_t end_ns, const std::string& name, std::string_view cat, const Args& args,
                     uint64_t flow_in);
-  void stage_slices(uint32_t process, const DeviceTrack& track, const analyses::AlignedTimes& at,
+  void stage_slices(uint32_t process, const DeviceTrack& track, const model::AlignedTimes& at,
                     uint64_t seq, const std::string& name);
   void release_one();
   void release_all();
@@ -132,7 +132,7 @@ class TimelineWriter {
   const model::Run& run_;
   TimelineOptions options_;
   OutFile& out_;
-  analyses::ClockAlignment clocks_;
+  model::ClockAlignment clocks_;
   analyses::RangeIndex ranges_;
   gemm::LaunchDecoder gemm_;
   TimelineTracks tracks_;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "readers/format_reader.hpp"
 #include "readers/import_json.hpp"
 #include "readers/limits.hpp"
 
@@ -336,25 +337,15 @@ class Importer {
   std::vector<uint32_t> backend_device_;
 };
 
-}  // namespace
-
-std::string_view ArmnnReader::name() const {
-  return "armnn";
-}
-
-std::string_view ArmnnReader::description() const {
-  return "Arm NN ExecuteNetwork -e profile (JSON, or the whole stdout around it)";
-}
-
-bool ArmnnReader::sniff(std::string_view head) const {
+bool looks_like_armnn(std::string_view head) {
   size_t p = head.find("\"ArmNN\"");
   if (p == std::string_view::npos) return false;
   size_t q = ij::skip_whitespace(head, p + 7);
   return q >= head.size() || head[q] == ':';
 }
 
-void ArmnnReader::read(const std::string& path, std::string_view content, model::Run& run,
-                       Diagnostics& diagnostics) const {
+void read_armnn(const std::string& path, std::string_view content, model::Run& run,
+                Diagnostics& diagnostics) {
   ij::Source src{path, content};
   ij::check_input(src);
   ij::Findings findings(path, "Arm NN measurements or values");
@@ -425,8 +416,12 @@ void ArmnnReader::read(const std::string& path, std::string_view content, model:
         "); their values are taken as the first inferences' and the rest skipped");
 }
 
+}  // namespace
+
 const Reader& armnn_reader() {
-  static const ArmnnReader reader;
+  static const FormatReader reader{
+      "armnn", "Arm NN ExecuteNetwork -e profile (JSON, or the whole stdout around it)",
+      looks_like_armnn, read_armnn};
   return reader;
 }
 

@@ -7,21 +7,9 @@
 
 namespace clprof::readers {
 
-class ArmnnReader : public Reader {
- public:
-  // "armnn".
-  std::string_view name() const override;
-  // One line for --help.
-  std::string_view description() const override;
-  // True if `head` holds an Arm NN profile object ("ArmNN": {...}).
-  bool sniff(std::string_view head) const override;
-  // Appends one Process (source_format "armnn") with one "inference" range per inference,
-  // the workload ranges inside it, and one Launch per kernel timer value.
-  void read(const std::string& path, std::string_view content, model::Run& run,
-            Diagnostics& diagnostics) const override;
-};
-
-// The reader instance listed in registry.cpp.
+// The reader named "armnn" (registry.cpp lists it). Sniffs true if `head` holds an Arm NN profile
+// object ("ArmNN": {...}). Reading appends one Process (source_format "armnn") with one "inference"
+// range per inference, the workload ranges inside it, and one Launch per kernel timer value.
 const Reader& armnn_reader();
 
 }  // namespace clprof::readers

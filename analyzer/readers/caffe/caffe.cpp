@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "readers/dvdt_prof/dvdt_prof.hpp"
+#include "readers/format_reader.hpp"
 #include "readers/import_json.hpp"
 #include "readers/limits.hpp"
 
@@ -195,17 +196,7 @@ void read_log(const ij::Source& s, model::Run& run, uint32_t process, Counters& 
   if (wall >= 0) run.processes[process].iteration_wall_ns = {wall};
 }
 
-}  // namespace
-
-std::string_view CaffeReader::name() const {
-  return "caffe";
-}
-
-std::string_view CaffeReader::description() const {
-  return "Caffe per-layer times (CK-Caffe per_layer_info JSON, or the caffe time log)";
-}
-
-bool CaffeReader::sniff(std::string_view head) const {
+bool looks_like_caffe(std::string_view head) {
   size_t p = ij::skip_whitespace(head, 0);
   if (p < head.size() && head[p] == '{')
     return head.find("\"per_layer_info\"") != std::string_view::npos ||
@@ -214,8 +205,8 @@ bool CaffeReader::sniff(std::string_view head) const {
   return head.find(" caffe.cpp:") != std::string_view::npos;
 }
 
-void CaffeReader::read(const std::string& path, std::string_view content, model::Run& run,
-                       Diagnostics& diagnostics) const {
+void read_caffe(const std::string& path, std::string_view content, model::Run& run,
+                Diagnostics& diagnostics) {
   ij::Source src{path, content};
   ij::check_input(src);
   model::Process proc;
@@ -239,8 +230,12 @@ void CaffeReader::read(const std::string& path, std::string_view content, model:
         ") were skipped");
 }
 
+}  // namespace
+
 const Reader& caffe_reader() {
-  static const CaffeReader reader;
+  static const FormatReader reader{
+      "caffe", "Caffe per-layer times (CK-Caffe per_layer_info JSON, or the caffe time log)",
+      looks_like_caffe, read_caffe};
   return reader;
 }
 

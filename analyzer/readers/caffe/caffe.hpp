@@ -9,22 +9,10 @@
 
 namespace clprof::readers {
 
-class CaffeReader : public Reader {
- public:
-  // "caffe".
-  std::string_view name() const override;
-  // One line for --help.
-  std::string_view description() const override;
-  // True for a JSON object with "per_layer_info"/"dvdt_prof"/"characteristics_list", or
-  // glog lines of caffe.cpp.
-  bool sniff(std::string_view head) const override;
-  // Appends one Process (source_format "caffe") and its layer timings (iteration = CK
-  // repetition); each repetition's "dvdt_prof" calls become one more Process.
-  void read(const std::string& path, std::string_view content, model::Run& run,
-            Diagnostics& diagnostics) const override;
-};
-
-// The reader instance listed in registry.cpp.
+// The reader named "caffe" (registry.cpp lists it). Sniffs true for a JSON object with
+// "per_layer_info"/"dvdt_prof"/"characteristics_list", or glog lines of caffe.cpp. Reading appends
+// one Process (source_format "caffe") and its layer timings (iteration = CK repetition); each
+// repetition's "dvdt_prof" calls become one more Process.
 const Reader& caffe_reader();
 
 }  // namespace clprof::readers

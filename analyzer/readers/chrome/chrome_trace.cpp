@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "readers/format_reader.hpp"
 #include "readers/import_json.hpp"
 #include "readers/limits.hpp"
 
@@ -468,17 +469,7 @@ void read_object(const ij::Source& src, size_t pos, Importer& importer) {
   if (!found) throw src.error_at(object, "expected member \"traceEvents\" in this object");
 }
 
-}  // namespace
-
-std::string_view ChromeTraceReader::name() const {
-  return "chrome";
-}
-
-std::string_view ChromeTraceReader::description() const {
-  return "Chrome Trace Event JSON (chrome://tracing, Perfetto, Neural Engine profiling)";
-}
-
-bool ChromeTraceReader::sniff(std::string_view head) const {
+bool looks_like_chrome_trace(std::string_view head) {
   size_t p = ij::skip_whitespace(head, 0);
   if (p >= head.size()) return false;
   if (head[p] == '{') return head.find("\"traceEvents\"") != std::string_view::npos;
@@ -490,8 +481,8 @@ bool ChromeTraceReader::sniff(std::string_view head) const {
   return ph != std::string_view::npos && (close == std::string_view::npos || ph < close);
 }
 
-void ChromeTraceReader::read(const std::string& path, std::string_view content, model::Run& run,
-                             Diagnostics& diagnostics) const {
+void read_chrome_trace(const std::string& path, std::string_view content, model::Run& run,
+                       Diagnostics& diagnostics) {
   ij::Source src{path, content};
   ij::check_input(src);
   size_t p = ij::skip_whitespace(content, 0);
@@ -511,8 +502,12 @@ void ChromeTraceReader::read(const std::string& path, std::string_view content, 
   importer.finish(path);
 }
 
+}  // namespace
+
 const Reader& chrome_trace_reader() {
-  static const ChromeTraceReader reader;
+  static const FormatReader reader{
+      "chrome", "Chrome Trace Event JSON (chrome://tracing, Perfetto, Neural Engine profiling)",
+      looks_like_chrome_trace, read_chrome_trace};
   return reader;
 }
 

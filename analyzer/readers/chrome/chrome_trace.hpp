@@ -9,22 +9,10 @@
 
 namespace clprof::readers {
 
-class ChromeTraceReader : public Reader {
- public:
-  // "chrome".
-  std::string_view name() const override;
-  // One line for --help.
-  std::string_view description() const override;
-  // True for {"traceEvents": ...} or an array whose first event has a "ph" member.
-  bool sniff(std::string_view head) const override;
-  // Appends one Process per pid (source_format "chrome"): ranges for events that contain
-  // others, launches (duration_override_ns, host times, args in Launch::extra) for the
-  // leaves, marks for instant events.
-  void read(const std::string& path, std::string_view content, model::Run& run,
-            Diagnostics& diagnostics) const override;
-};
-
-// The reader instance listed in registry.cpp.
+// The reader named "chrome" (registry.cpp lists it). Sniffs true for {"traceEvents": ...} or an
+// array whose first event has a "ph" member. Reading appends one Process per pid (source_format
+// "chrome"): ranges for events that contain others, launches (duration_override_ns, host times,
+// args in Launch::extra) for the leaves, marks for instant events.
 const Reader& chrome_trace_reader();
 
 }  // namespace clprof::readers

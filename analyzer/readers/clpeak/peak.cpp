@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-namespace clprof::analyses {
+namespace clprof::readers {
 
 static std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
@@ -78,4 +78,4 @@ double pick_peak(const std::vector<ClpeakDevice>& devices, const std::string& de
   return devices.front().best_sp_gflops;
 }
 
-}  // namespace clprof::analyses
+}  // namespace clprof::readers

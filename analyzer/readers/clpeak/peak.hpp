@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-namespace clprof::analyses {
+namespace clprof::readers {
 
 struct ClpeakDevice {
   std::string platform;
@@ -21,4 +21,4 @@ std::vector<ClpeakDevice> parse_clpeak(std::string_view text);
 // first device of the report.
 double pick_peak(const std::vector<ClpeakDevice>& devices, const std::string& device_name);
 
-}  // namespace clprof::analyses
+}  // namespace clprof::readers

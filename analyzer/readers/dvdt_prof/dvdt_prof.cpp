@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "readers/dvdt_prof/dvdt_text.hpp"
+#include "readers/format_reader.hpp"
 
 namespace clprof::readers {
 
@@ -12,15 +13,9 @@ namespace ij = import_json;
 using dvdt::kPrefix;
 using dvdt::trim_cr;
 
-std::string_view DvdtProfReader::name() const {
-  return "dvdt";
-}
+namespace {
 
-std::string_view DvdtProfReader::description() const {
-  return "dvdt-prof OpenCL trace (JSON call list, or stdout in cJSON or line mode)";
-}
-
-bool DvdtProfReader::sniff(std::string_view head) const {
+bool looks_like_dvdt_prof(std::string_view head) {
   if (head.find("[dv/dt] ") != std::string_view::npos) return true;
   size_t p = ij::skip_whitespace(head, 0);
   if (p >= head.size() || head[p] != '[') return false;
@@ -32,8 +27,8 @@ bool DvdtProfReader::sniff(std::string_view head) const {
   return head.substr(q, 3) == "\"cl";
 }
 
-void DvdtProfReader::read(const std::string& path, std::string_view content, model::Run& run,
-                          Diagnostics& diagnostics) const {
+void read_dvdt_prof(const std::string& path, std::string_view content, model::Run& run,
+                    Diagnostics& diagnostics) {
   ij::Source src{path, content};
   ij::check_input(src);
   model::Process proc;
@@ -85,8 +80,12 @@ void DvdtProfReader::read(const std::string& path, std::string_view content, mod
   import_dvdt_calls(src, calls, run, static_cast<uint32_t>(run.processes.size() - 1), diagnostics);
 }
 
+}  // namespace
+
 const Reader& dvdt_prof_reader() {
-  static const DvdtProfReader reader;
+  static const FormatReader reader{
+      "dvdt", "dvdt-prof OpenCL trace (JSON call list, or stdout in cJSON or line mode)",
+      looks_like_dvdt_prof, read_dvdt_prof};
   return reader;
 }
 

@@ -9,21 +9,9 @@
 
 namespace clprof::readers {
 
-class DvdtProfReader : public Reader {
- public:
-  // "dvdt".
-  std::string_view name() const override;
-  // One line for --help.
-  std::string_view description() const override;
-  // True for "[dv/dt]" stdout or a JSON array whose first record has "call": "cl...".
-  bool sniff(std::string_view head) const override;
-  // Appends one Process (source_format "dvdt-prof") with its programs, builds, devices,
-  // launches (device times from "profiling") and transfers.
-  void read(const std::string& path, std::string_view content, model::Run& run,
-            Diagnostics& diagnostics) const override;
-};
-
-// The reader instance listed in registry.cpp.
+// The reader named "dvdt" (registry.cpp lists it). Sniffs true for "[dv/dt]" stdout or a JSON array
+// whose first record has "call": "cl...". Reading appends one Process (source_format "dvdt-prof")
+// with its programs, builds, devices, launches (device times from "profiling") and transfers.
 const Reader& dvdt_prof_reader();
 
 // Imports `calls` (a JSON array of dvdt-prof call records, in call order) into `run` as

@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "analyses/clock_alignment.hpp"
+#include "clock_alignment.hpp"
 #include "readers/limits.hpp"
 
 namespace clprof {
@@ -265,7 +265,7 @@ class Attributor {
   model::Run& target_;
   const model::Run& source_;
   const LayersFromOptions& o_;
-  const analyses::ClockAlignment clocks_;
+  const model::ClockAlignment clocks_;
   std::vector<Interval> all_;
   std::map<uint64_t, const model::Range*> source_ranges_;
   std::map<std::pair<int64_t, int64_t>, Index> indexes_;

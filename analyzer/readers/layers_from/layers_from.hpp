@@ -18,7 +18,7 @@ namespace clprof {
 struct LayersFromOptions {
   // Which instant of a launch (or transfer) is looked up in the source's ranges.
   enum class By : uint8_t {
-    // When it ran: its device start on the host clock (analyses/clock_alignment.hpp); a
+    // When it ran: its device start on the host clock (clock_alignment.hpp); a
     // command without one (no clock_sync for its device, no device times) falls back to
     // its enqueue time, counted in LayersFromResult::by_enqueue.
     Execution,

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "analyses/gemm/gemm.hpp"
+#include "readers/gemm_rules/gemm_rules.hpp"
 #include "readers/load.hpp"
 #include "readers/reader.hpp"
 

@@ -8,6 +8,7 @@
 #include "analyses/gemm/gemm.hpp"
 #include "analyses/gemm/gemm_rules.hpp"
 #include "model_builders.hpp"
+#include "readers/gemm_rules/gemm_rules.hpp"
 #include "readers/reader.hpp"
 
 using namespace clprof;

@@ -161,12 +161,12 @@ TEST_CASE("clpeak: the captured Debian clpeak output (tests/analyzer/data)") {
   std::ifstream f(std::string(CLPROF_TEST_DATA) + "/clpeak_pocl_epyc.txt");
   std::stringstream ss;
   ss << f.rdbuf();
-  auto devices = analyses::parse_clpeak(ss.str());
+  auto devices = readers::parse_clpeak(ss.str());
   REQUIRE(devices.size() == 1);
   CHECK(devices[0].platform == "Portable Computing Language");
   CHECK(devices[0].device == "pthread-skylake-avx512-AMD EPYC");
   CHECK(devices[0].best_sp_gflops == doctest::Approx(43.61));  // float16, not double16 40.83
-  CHECK(analyses::pick_peak(devices, "other") == doctest::Approx(43.61));
+  CHECK(readers::pick_peak(devices, "other") == doctest::Approx(43.61));
 }
 
 TEST_CASE("clpeak: several devices, matched by name") {
@@ -175,11 +175,11 @@ TEST_CASE("clpeak: several devices, matched by name") {
       "10.5\n"
       "      float2  : 20.25\n\n    Double-precision compute (GFLOPS)\n      double : 99.0\n"
       "  Device: CPU two\n    Single-precision compute (GFLOPS)\n      float : 3.0\n";
-  auto d = analyses::parse_clpeak(text);
+  auto d = readers::parse_clpeak(text);
   REQUIRE(d.size() == 2);
   CHECK(d[0].best_sp_gflops == doctest::Approx(20.25));
-  CHECK(analyses::pick_peak(d, "CPU two") == doctest::Approx(3.0));
-  CHECK_THROWS_AS(analyses::parse_clpeak("nothing here"), std::invalid_argument);
+  CHECK(readers::pick_peak(d, "CPU two") == doctest::Approx(3.0));
+  CHECK_THROWS_AS(readers::parse_clpeak("nothing here"), std::invalid_argument);
 }
 
 TEST_CASE("speedup: parsing and first-match-wins") {

@@ -14,6 +14,7 @@
 
 #include "cli_support.hpp"
 #include "run_child.hpp"
+#include "skip.hpp"
 
 using clitest::run;
 
@@ -301,8 +302,7 @@ TEST_CASE("export: docs/export.md's pandas example runs") {
   const std::string python = "/usr/bin/python3";
   const std::string scratch = clitest::temp_dir();
   if (clprof::test::run_child({python, "-c", "import pandas"}, {}, "", scratch).status != 0) {
-    MESSAGE("skipped: /usr/bin/python3 has no pandas");
-    return;
+    CLPROF_SKIP("/usr/bin/python3 has no pandas");
   }
   const std::string dir = clitest::temp_dir();
   REQUIRE(run({"export", "-o", dir + "/run.db", "@aligned.json"}).status == 0);

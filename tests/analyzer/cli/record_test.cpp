@@ -8,6 +8,7 @@
 #include <fstream>
 
 #include "cli_support.hpp"
+#include "skip.hpp"
 
 using clitest::run;
 
@@ -56,8 +57,7 @@ TEST_CASE("record: sets LD_PRELOAD, CLPROF_OUTPUT, CLPROF_ROOT_PID and reports t
 
 TEST_CASE("record: a sanitizer runtime the user preloads stays ahead of the shim") {
 #ifdef __SANITIZE_ADDRESS__
-  MESSAGE("an ASan-built clprof cannot run with a foreign LD_PRELOAD; case skipped");
-  return;
+  CLPROF_SKIP("an ASan-built clprof cannot run with a foreign LD_PRELOAD");
 #endif
   const auto dir = clitest::temp_dir();
   // The loader skips (with a warning) a preload it cannot open: the names are what counts.

@@ -8,9 +8,9 @@
 #include <map>
 #include <sstream>
 
-#include "analyses/gemm/gemm_rules.hpp"
 #include "model_builders.hpp"
 #include "output/views/export_tables.hpp"
+#include "readers/gemm_rules/gemm_rules.hpp"
 
 using namespace clprof;
 using output::Value;

@@ -4,6 +4,7 @@
 
 #include "analyses/gemm/gemm_rules.hpp"
 #include "fuzz_support.hpp"
+#include "readers/gemm_rules/gemm_rules.hpp"
 #include "readers/limits.hpp"
 
 extern "C" int clprof_fuzz_gemm_rules(const uint8_t* data, size_t size) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "../../support/skip.hpp"  // tests/support: CLPROF_SKIP
 #include "kernel_source.hpp"
 #include "run_app.hpp"
 #include "trace_checks.hpp"
@@ -55,8 +56,7 @@ TEST_CASE("settings: a background thread that cannot start: one warning, no trac
   if (!std::string(CLPROF_TEST_PRELOAD_FIRST).empty()) {
     // The sanitizer runtime preloaded first intercepts pthread_create itself: the call
     // would not come from libclprof.so as no_thread_start.cpp sees it.
-    MESSAGE("skipped in a sanitizer build of the shim");
-    return;
+    CLPROF_SKIP("a sanitizer build of the shim");
   }
   TempDir dir;
   const std::string out = dir.file("x.json");
@@ -175,8 +175,7 @@ TEST_CASE("settings: an empty CLPROF_OUTPUT is the default name, not ./.<pid>") 
 
 TEST_CASE("settings: a link to the output path placed by another user is not followed") {
   if (geteuid() != 0) {
-    MESSAGE("needs root to make another user's link; skipped");
-    return;
+    CLPROF_SKIP("needs root to make another user's link");
   }
   TempDir dir;
   const std::string victim = dir.file("victim.txt");
@@ -229,13 +228,11 @@ TEST_CASE("settings: a setuid program sees no CLPROF_* setting and writes nothin
   // user, CLPROF_OUTPUT must not be read (the trace would be written with that user's
   // rights wherever the caller asked), nor the default name used.
   if (geteuid() != 0) {
-    MESSAGE("needs root to make a setuid program of another user; skipped");
-    return;
+    CLPROF_SKIP("needs root to make a setuid program of another user");
   }
   if (!std::string(CLPROF_TEST_PRELOAD_FIRST).empty()) {
     // A sanitizer runtime does not run in a setuid program (the loader drops its preload).
-    MESSAGE("skipped in a sanitizer build of the shim");
-    return;
+    CLPROF_SKIP("a sanitizer build of the shim");
   }
   const auto run = [](bool setuid_copy) {
     TempDir dir;
@@ -257,8 +254,7 @@ TEST_CASE("settings: a setuid program sees no CLPROF_* setting and writes nothin
   CHECK(std::count(plain_files.begin(), plain_files.end(), "x.json") == 1);
   const auto [secure, secure_files] = run(true);
   if (secure.values.at("euid") != 12345) {
-    MESSAGE("the setuid bit was not honoured here (a nosuid mount?); skipped");
-    return;
+    CLPROF_SKIP("the setuid bit was not honoured here (a nosuid mount?)");
   }
   CHECK_MESSAGE(secure.exit_code == 0, "stderr: ", secure.err);
   CHECK_MESSAGE(secure.err.empty(), "stderr: ", secure.err);

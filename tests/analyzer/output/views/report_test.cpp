@@ -10,6 +10,7 @@
 #include "output/views/report.hpp"
 #include "output/views/report_charts.hpp"
 #include "output/views/report_data.hpp"
+#include "readers/gemm_rules/gemm_rules.hpp"
 
 using clprof::test::occurrences;
 using namespace clprof;
@@ -44,9 +45,7 @@ model::Run run_with(const std::vector<std::string>& kernels, int per = 1) {
 }
 
 report::RunReport finished(const model::Run& run, const std::string& label, bool figures = false) {
-  report::ReportAnalysis a(
-      {},
-      figures ? std::make_shared<const std::vector<gemm::Rule>>(gemm::builtin_rules()) : nullptr);
+  report::ReportAnalysis a({}, figures ? gemm::shared_builtin_rules() : nullptr);
   feed(run, a);
   return report::finish_report(label, std::move(a), run, analyses::find_iterations(run), nullptr, 0,
                                figures, analyses::Stat::Median);

@@ -18,7 +18,7 @@
 
 #include "model.hpp"
 
-namespace clprof::analyses {
+namespace clprof::model {
 
 // `device_ns` of `device` on its process's host timeline: device_ns + offset. nullopt when
 // the device has no sync, the time is unknown (kNoTime) or the sum leaves int64.
@@ -69,4 +69,4 @@ class DeviceUse {
   std::set<uint32_t> used_;
 };
 
-}  // namespace clprof::analyses
+}  // namespace clprof::model

@@ -1,8 +1,8 @@
-#include "analyses/clock_alignment.hpp"
+#include "clock_alignment.hpp"
 
 #include <algorithm>
 
-namespace clprof::analyses {
+namespace clprof::model {
 
 namespace {
 
@@ -74,4 +74,4 @@ std::vector<std::string> unsynced_device_warnings(const model::Run& run,
   return out;
 }
 
-}  // namespace clprof::analyses
+}  // namespace clprof::model

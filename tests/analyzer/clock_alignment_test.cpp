@@ -1,4 +1,4 @@
-// Device times on the host clock (analyses/clock_alignment.hpp) and their users that need no
+// Device times on the host clock (clock_alignment.hpp) and their users that need no
 // command line: exact values on constructed runs, and the clock_sync record as the reader
 // gives it to the model.
 #include <doctest/doctest.h>
@@ -6,13 +6,13 @@
 #include <limits>
 #include <string>
 
-#include "analyses/clock_alignment.hpp"
+#include "clock_alignment.hpp"
 #include "model_builders.hpp"
 #include "readers/clprof_trace/clprof_trace.hpp"
 #include "readers/layers_from/layers_from.hpp"
 
 using namespace clprof;
-using analyses::ClockAlignment;
+using model::ClockAlignment;
 
 namespace {
 
@@ -48,8 +48,8 @@ TEST_CASE("clock alignment: host = device + offset, per device") {
   model::Run far;
   far.devices = {device(1, true, std::numeric_limits<int64_t>::max())};
   CHECK_FALSE(ClockAlignment(far).to_host(1, 10).has_value());
-  CHECK(analyses::device_to_host_ns(run.devices[1], 10) == 260);
-  CHECK_FALSE(analyses::device_to_host_ns(run.devices[2], 10).has_value());
+  CHECK(model::device_to_host_ns(run.devices[1], 10) == 260);
+  CHECK_FALSE(model::device_to_host_ns(run.devices[2], 10).has_value());
 }
 
 TEST_CASE("clock alignment: the four phases of launches and transfers") {
@@ -77,14 +77,14 @@ TEST_CASE("clock alignment: the four phases of launches and transfers") {
 TEST_CASE("clock alignment: one warning per used device without a sync") {
   model::Run run;
   run.devices = {device(1, true, 0), device(2, false, 0), device(3, false, 0)};
-  const auto w = analyses::unsynced_device_warnings(run, {1, 2});
+  const auto w = model::unsynced_device_warnings(run, {1, 2});
   REQUIRE(w.size() == 1);
   CHECK(w[0].rfind("device 2 (dev2): no clock_sync", 0) == 0);
-  CHECK(analyses::unsynced_device_warnings(run, {}).empty());
-  const auto unknown = analyses::unsynced_device_warnings(run, {0});
+  CHECK(model::unsynced_device_warnings(run, {}).empty());
+  const auto unknown = model::unsynced_device_warnings(run, {0});
   REQUIRE(unknown.size() == 1);
   CHECK(unknown[0].find("unknown device") != std::string::npos);
-  analyses::DeviceUse a, b;
+  model::DeviceUse a, b;
   a.note(2, true);
   a.note(3, false);  // no device times: nothing to align
   b.note(1, true);

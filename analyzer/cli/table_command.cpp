@@ -1,0 +1,63 @@
+// The pieces the table commands (kernels, launches, layers, transfers, api, ...) share:
+// --by, --speedup, the help footer, the command preamble, the --sort/--top cut.
+#include "cli/commands.hpp"
+#include "cli/request.hpp"
+#include "output/tables/grouping.hpp"
+#include "output/tables/registry.hpp"
+
+namespace clprof::cli {
+
+analyses::Speedup parse_speedup_options(const std::vector<std::string>& specs) {
+  std::vector<analyses::SpeedupRule> rules;
+  for (const auto& s : specs) {
+    rules.push_back(parse_or_usage("", [&] { return analyses::parse_speedup(s); }));
+  }
+  return analyses::Speedup(std::move(rules));
+}
+
+void add_by_option(CLI::App& app, std::string& value,
+                   const std::vector<analyses::GroupBy>& allowed) {
+  std::string list;
+  for (auto b : allowed)
+    list += (list.empty() ? "" : "|") + std::string(analyses::group_by_name(b));
+  app.add_option("--by", value, "One row per group and item: the group column comes first")
+      ->type_name(list);
+}
+
+analyses::GroupBy parse_by(const std::string& value,
+                           const std::vector<analyses::GroupBy>& allowed) {
+  if (value.empty()) return analyses::GroupBy::None;
+  return parse_or_usage("--by: ", [&] { return analyses::parse_group_by(value, allowed); });
+}
+
+std::string help_footer(const std::string& command, const std::string& intro) {
+  return intro + "\n" + output::help_fields(output::tables::command_views(command));
+}
+
+void order(output::Result& result, size_t column, size_t top) {
+  if (column == output::Schema::npos)
+    output::keep_top(result, top);
+  else
+    output::order_rows(result, column, top);
+}
+
+void add_table_options(CLI::App& app, TableOptions& options,
+                       const std::vector<analyses::GroupBy>& groupings, const std::string& command,
+                       const std::string& intro) {
+  add_common_options(app, options.common);
+  add_by_option(app, options.by, groupings);
+  app.footer(help_footer(command, intro));
+}
+
+TableRun start_table_run(const TableOptions& options,
+                         const std::vector<analyses::GroupBy>& groupings,
+                         const output::Schema& schema, std::vector<std::string> in_force) {
+  TableRun run{make_request(options.common), analyses::GroupBy::None, output::Schema::npos, ""};
+  check_output_path(run.request);
+  run.by = parse_by(options.by, groupings);
+  if (run.by != analyses::GroupBy::None) in_force.push_back(output::tables::by_option(run.by));
+  run.sort = sort_column(schema, in_force, run.request, run.sort_extra);
+  return run;
+}
+
+}  // namespace clprof::cli
