@@ -102,6 +102,29 @@ void set_log_level(bool verbose, bool quiet) {
 
 }  // namespace
 
+// CLI11's own wording, said the way the rest of clprof speaks: "--format: 1 required FMT
+// missing" -> "--format needs a value (FMT)", "--stat: At Most 1 required but received 2"
+// -> "--stat takes one value, not 2".
+std::string plain_parse_message(const std::string& message) {
+  const size_t colon = message.find(": ");
+  const std::string option = colon == std::string::npos ? "" : message.substr(0, colon);
+  const std::string rest = colon == std::string::npos ? message : message.substr(colon + 2);
+  if (option.rfind("-", 0) != 0) return message;
+  const std::string missing = " required ";
+  if (rest.find(missing) != std::string::npos && rest.size() > 8 &&
+      rest.compare(rest.size() - 8, 8, " missing") == 0) {
+    const size_t type_at = rest.find(missing) + missing.size();
+    return option + " needs a value (" + rest.substr(type_at, rest.size() - 8 - type_at) + ")";
+  }
+  const std::string at_most = "At Most ";
+  const size_t received = rest.find("but received ");
+  if (rest.rfind(at_most, 0) == 0 && received != std::string::npos)
+    return option + " takes " +
+           (rest.compare(at_most.size(), 2, "1 ") == 0 ? "one value" : "fewer values") + ", not " +
+           rest.substr(received + 13);
+  return message;
+}
+
 }  // namespace clprof::cli
 
 using namespace clprof;
@@ -113,6 +136,8 @@ int main(int argc, char** argv) {
       "then analyse the trace files with the other commands.",
       "clprof"};
   app.set_version_flag("--version", std::string("clprof ") + CLPROF_VERSION);
+  // Help words in clprof's voice: "(required)", not CLI11's "REQUIRED".
+  app.get_formatter()->label("REQUIRED", "(required)");
   app.require_subcommand(1);
   bool verbose = false, quiet = false;
   Runner chosen;
@@ -157,6 +182,7 @@ int main(int argc, char** argv) {
     }
     if (dynamic_cast<const CLI::RequiredError*>(&e) && message.rfind("traces", 0) == 0)
       message = "a TRACE is required";
+    message = plain_parse_message(message);
     log::error(where + message + " (run clprof " + (sub ? std::string(argv[1]) + " " : "") +
                "--help)");
     return 2;

@@ -1,5 +1,7 @@
 #include "cli/request.hpp"
 
+#include <cerrno>
+
 #include <sys/stat.h>
 
 #include <cmath>
@@ -68,10 +70,12 @@ void add_common_options(CLI::App& app, CommonOptions& o, Takes takes) {
 CLI::Option* add_repeatable(CLI::App& app, const std::string& name,
                             std::vector<std::string>& values, const std::string& help,
                             const std::string& type_name) {
+  // One value per occurrence, never more: `--rules R.json T.json` leaves T.json a trace.
   return app.add_option(name, values, help)
       ->type_name(type_name)
       ->take_all()
       ->expected(1)
+      ->allow_extra_args(false)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
 }
 
@@ -82,10 +86,16 @@ uint64_t parse_count(const std::string& option, const std::string& text, uint64_
                       (max == UINT64_MAX ? " up" : " to " + std::to_string(max)) + ", not '" +
                       text + "'");
   };
-  if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos)
-    throw bad();
-  const uint64_t v = std::strtoull(text.c_str(), nullptr, 10);
-  if (v < min || v > max) throw bad();
+  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos) throw bad();
+  // A whole number that is only too large says so (not "expected a whole number").
+  const size_t digits = text.find_first_not_of('0') == std::string::npos
+                            ? 1
+                            : text.size() - text.find_first_not_of('0');
+  errno = 0;
+  const uint64_t v = digits > 20 ? UINT64_MAX : std::strtoull(text.c_str(), nullptr, 10);
+  if (digits > 20 || errno == ERANGE || v > max)
+    throw UsageError(option + ": " + text + " is too large (at most " + std::to_string(max) + ")");
+  if (v < min) throw bad();
   return v;
 }
 

@@ -110,9 +110,20 @@ std::string help_fields(const CommandViews& cmd) {
     std::string sorts;
     for (const auto& f : sort_fields(*view, {"--speedup", "--peak"}))
       sorts += (sorts.empty() ? "" : ", ") + f;
-    if (view->layout != Layout::Record && view->layout != Layout::Sections)
+    if (view->layout != Layout::Record && view->layout != Layout::Sections) {
       out += "  --sort FIELD: " + sorts +
              " (numbers largest first, names A-Z; default: " + view->default_order + ")\n";
+      // The other names --sort takes (resolve_sort): a key without "_ns", and aliases.
+      std::string other;
+      for (const auto& c : view->columns) {
+        if (c.sort == SortOrder::None || c.type == Type::Rows) continue;
+        std::vector<std::string> names = c.aliases;
+        if (c.key.size() > 3 && c.key.compare(c.key.size() - 3, 3, "_ns") == 0)
+          names.insert(names.begin(), c.key.substr(0, c.key.size() - 3));
+        for (const auto& n : names) other += (other.empty() ? "" : ", ") + n + " = " + c.key;
+      }
+      if (!other.empty()) out += "  --sort also takes: " + other + "\n";
+    }
   }
   return out;
 }
