@@ -41,7 +41,8 @@ enum class Align : uint8_t { Left, Right };
 
 // How a shrinkable column is shortened: Middle keeps both ends ("gemmlowp..rhs_t", kernel
 // names), Head keeps the tail ("../conv2/relu", layer paths, whose innermost part matters).
-enum class Shorten : uint8_t { Middle, Head };
+// Tail keeps the head ("queue 1 (pthread-s..", group labels whose id comes first).
+enum class Shorten : uint8_t { Middle, Head, Tail };
 
 // How --sort orders a column: numbers descending (biggest first), names ascending.
 enum class SortOrder : uint8_t { Descending, Ascending, None };

@@ -58,7 +58,10 @@ CsvLevels csv_levels(const Result& r) {
     return L.fields.size() - 1;
   };
   L.label_field.assign(depth, Schema::npos);
-  for (size_t d = 0; d < depth; ++d)
+  // Nested rows put every level's label first (layer, kernel, ...); a flat schema keeps its
+  // column order, as the table and JSON do (kernels --by queue: queue, name, ...).
+  const bool hoist_labels = depth > 1;
+  for (size_t d = 0; d < depth && hoist_labels; ++d)
     if (!label_names[d].empty()) {
       L.label_field[d] = add(label_names[d]);
       L.fields[L.label_field[d]].at[d] = L.schemas[d]->label;
@@ -76,7 +79,9 @@ CsvLevels csv_levels(const Result& r) {
     const Schema& sd = *L.schemas[d];
     for (size_t c = 0; c < sd.columns.size(); ++c) {
       const Column& col = sd.columns[c];
-      if (c == sd.label || col.type == Type::Rows || !column_enabled(col, r.options)) continue;
+      if ((hoist_labels && c == sd.label) || col.type == Type::Rows ||
+          !column_enabled(col, r.options))
+        continue;
       const std::string name =
           r.schema->csv_leaves && !label_names[d].empty() && inner_has(d, col.key)
               ? label_names[d] + "_" + col.key

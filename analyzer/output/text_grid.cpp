@@ -68,6 +68,25 @@ bool fits(const std::string& text, size_t width) {
 
 }  // namespace
 
+std::string shorten_tail(const std::string& text, size_t width) {
+  if (fits(text, width)) return text;
+  const Chars chars(text);
+  if (width < 4) return chars.substr(0, width);
+  return chars.substr(0, width - 2) + "..";
+}
+
+std::string shorten_as(Shorten how, const std::string& text, size_t width) {
+  switch (how) {
+    case Shorten::Head:
+      return shorten_head(text, width);
+    case Shorten::Tail:
+      return shorten_tail(text, width);
+    case Shorten::Middle:
+      break;
+  }
+  return shorten_middle(text, width);
+}
+
 std::string shorten_middle(const std::string& text, size_t width) {
   if (fits(text, width)) return text;
   const Chars chars(text);
@@ -108,9 +127,7 @@ size_t common_prefix(const std::string& a, const std::string& b) {
 
 std::vector<std::string> shorten_column(const std::vector<std::string>& texts, size_t width,
                                         Shorten how) {
-  const auto preferred = [&](const std::string& t) {
-    return how == Shorten::Head ? shorten_head(t, width) : shorten_middle(t, width);
-  };
+  const auto preferred = [&](const std::string& t) { return shorten_as(how, t, width); };
   std::vector<std::string> shown;
   shown.reserve(texts.size());
   for (const std::string& t : texts) shown.push_back(preferred(t));
@@ -220,15 +237,42 @@ void stream_text(const std::vector<GridColumn>& cols, size_t count, const Rows& 
   }
   // Give the excess to the shrinkable columns (kernel and layer names are the only long
   // cells), never below their minimum width, so the numbers stay visible in 80 columns.
+  // The widest shrink first: every shrinkable column is capped at one width `cap`, the
+  // largest that fits (a 150-character kernel list gives way before 14 characters of build
+  // options), and no column below its floor.
   size_t total = 0;
   for (size_t c = 0; c < cols.size(); ++c) total += w[c] + (c ? 2 : 0);
-  for (size_t c = 0; c < cols.size() && total > width; ++c) {
-    if (!cols[c].shrinkable) continue;
-    const size_t floor = std::max(cols[c].min_width, cols[c].header.size());
-    if (w[c] <= floor) continue;
-    const size_t cut = std::min(w[c] - floor, total - width);
-    w[c] -= cut;
-    total -= cut;
+  if (total > width) {
+    auto floor_of = [&](size_t c) {
+      return std::max(cols[c].min_width, display_width(cols[c].header));
+    };
+    auto total_at = [&](size_t cap) {
+      size_t t = 0;
+      for (size_t c = 0; c < cols.size(); ++c) {
+        const size_t cw = cols[c].shrinkable ? std::min(w[c], std::max(floor_of(c), cap)) : w[c];
+        t += cw + (c ? 2 : 0);
+      }
+      return t;
+    };
+    size_t lo = 0, hi = 0;  // the largest cap in [lo, hi] whose total fits (lo: all at floors)
+    for (size_t c = 0; c < cols.size(); ++c) hi = std::max(hi, w[c]);
+    while (lo < hi) {
+      const size_t mid = lo + (hi - lo + 1) / 2;
+      if (total_at(mid) <= width)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+    // One more character of cap would not fit for all capped columns together: what is
+    // left goes to them one each, left to right.
+    size_t left = width > total_at(lo) ? width - total_at(lo) : 0;
+    for (size_t c = 0; c < cols.size(); ++c) {
+      if (!cols[c].shrinkable) continue;
+      const size_t capped = std::min(w[c], std::max(floor_of(c), lo));
+      const bool more = left > 0 && capped == lo && w[c] > lo;
+      w[c] = capped + (more ? 1 : 0);
+      left -= more ? 1 : 0;
+    }
   }
   // How each text of a shortened column reads: texts must not read alike.
   std::vector<std::map<std::string, std::string>> shown(cols.size());
@@ -246,9 +290,7 @@ void stream_text(const std::vector<GridColumn>& cols, size_t count, const Rows& 
     if (cols[c].shrinkable && !fits(s, w[c])) {
       const auto it = shown[c].find(s);
       // (Every text wider than the column was collected above; the rest is a safeguard.)
-      v = it != shown[c].end()               ? it->second
-          : cols[c].shorten == Shorten::Head ? shorten_head(s, w[c])
-                                             : shorten_middle(s, w[c]);
+      v = it != shown[c].end() ? it->second : shorten_as(cols[c].shorten, s, w[c]);
     }
     const bool last = c + 1 == cols.size();
     if (c) o += "  ";

@@ -61,6 +61,10 @@ size_t display_width(std::string_view text);
 std::string visible_text(std::string_view text);
 // Shortens `text` to `width` characters by replacing its middle with "..".
 std::string shorten_middle(const std::string& text, size_t width);
+// `text` in at most `width` columns, its start kept: "queue 1 (pthread-s..".
+std::string shorten_tail(const std::string& text, size_t width);
+// The one of the three `how` names.
+std::string shorten_as(Shorten how, const std::string& text, size_t width);
 // Shortens `text` to `width` characters by replacing its beginning with ".."; a '/'-separated
 // path is cut at a separator when that keeps at least half of the width ("../conv2/relu").
 std::string shorten_head(const std::string& text, size_t width);

@@ -16,7 +16,7 @@ std::vector<Column> group_columns(const std::vector<GroupBy>& which) {
         out.push_back(column("queue", "Queue", Type::Text, "",
                              "the command queue: clprof's queue id and its device (the pid too "
                              "with several processes)")
-                          .shrink(Shorten::Middle, 12));
+                          .shrink(Shorten::Tail, 20));
         break;
       case GroupBy::Thread:
         out.push_back(
@@ -26,7 +26,7 @@ std::vector<Column> group_columns(const std::vector<GroupBy>& which) {
       case GroupBy::Process:
         out.push_back(
             column("process", "Process", Type::Text, "", "the process: pid and program name")
-                .shrink(Shorten::Middle, 12));
+                .shrink(Shorten::Tail, 16));
         break;
       case GroupBy::Device:
         out.push_back(

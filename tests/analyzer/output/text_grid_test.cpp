@@ -115,9 +115,14 @@ TEST_CASE("grid: many rows asked on demand, twice for the text layout, in chunks
   });
   CHECK(asked == 10000);
   CHECK(chunks > 1);  // > 64 KiB
-  // Widths 42 + 57 + 7 + 4: the name column gives 26 (down to 16), the layer column the
-  // remaining 4 (57 -> 53), keeping its tail from a '/'; every line fits in 80 columns.
-  CHECK(text.find("kernel_..er_4999  ../block4999/a_long_layer_name_4999") != std::string::npos);
+  // Widths 42 + 57 + 7 + 4 gaps = 110 in 80: the widest give way first, both capped at one
+  // width: 2 * cap + 11 <= 80 gives cap 34 (79 columns), the one left over to the first:
+  // name 35, layer 34 (by hand). The layer keeps its tail from a '/'.
+  const size_t rule = text.find("\n-");
+  REQUIRE(rule != std::string::npos);
+  CHECK(text.substr(rule + 1, 35 + 2 + 34 + 2) ==
+        std::string(35, '-') + "  " + std::string(34, '-') + "  ");
+  CHECK(text.find("  ../block4999/a_long_layer_name_4999") == std::string::npos);  // 35 chars
   CHECK(text.find("network_with_a_long_name/block4999") == std::string::npos);
   for (size_t b = 0, e; (e = text.find('\n', b)) != std::string::npos; b = e + 1)
     CHECK(e - b <= 80);
@@ -172,4 +177,23 @@ TEST_CASE("grid: rows whose shortened names would read alike stay distinguishabl
         "------------------  -----\n"
         "..v1_global_offset     22\n"
         "..v2_global_offset     22\n");
+}
+
+TEST_CASE("grid: the widest shrinkable column gives way first (builds at 200 columns)") {
+  // Issue 34: `builds` at 200 columns cut its 14-character options ("-cl-..CL1.1") and kept
+  // a 150-character kernel list. By hand: 14 + 2 + 190 = 206 > 200; capping both at 184
+  // leaves the options whole and cuts the kernel list by 6.
+  const std::vector<GridColumn> cols = {{"Options", Align::Left, true, output::Shorten::Middle, 12},
+                                        {"Kernels", Align::Left, true}};
+  const std::vector<std::string> row = {" -cl-std=CL1.1", std::string(190, 'k')};
+  std::string text;
+  output::render_grid_text(
+      cols, 1, [&](size_t) -> const std::vector<std::string>& { return row; }, 200,
+      [&](std::string_view s) { text.append(s); });
+  CHECK(text.find(" -cl-std=CL1.1  ") != std::string::npos);
+  const size_t data = text.find(" -cl-std");
+  REQUIRE(data != std::string::npos);
+  const std::string line = text.substr(data, text.find('\n', data) - data);
+  CHECK(line.size() == 200);          // 14 + 2 + 184
+  CHECK(line.find("..") == 16 + 91);  // the kernel list cut in its middle: 91 + ".." + 91
 }
