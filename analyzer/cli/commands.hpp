@@ -37,6 +37,7 @@ Runner setup_transfers(CLI::App& app);
 Runner setup_builds(CLI::App& app);
 Runner setup_api(CLI::App& app);
 Runner setup_compare(CLI::App& app);
+Runner setup_advise(CLI::App& app);
 Runner setup_report(CLI::App& app);
 Runner setup_timeline(CLI::App& app);
 Runner setup_export(CLI::App& app);

@@ -1,8 +1,8 @@
 // clprof: record OpenCL kernel launches and analyse the traces. This file holds the table
 // of subcommands, the options every command shares (--verbose, --quiet) and the mapping of
 // failures to exit statuses: 0 success, 1 failure (cannot write the output, ...), 2 bad
-// usage or bad input, 3 `compare --fail-if-slower` tripped; `record` exits with the
-// program's status.
+// usage or bad input, 3 `compare --fail-if-slower` or `advise --fail-on` tripped; `record` exits
+// with the program's status.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -37,6 +37,8 @@ const std::vector<Command>& all_commands() {
       {"api", "Host time per OpenCL function: calls, total, mean, max, errors", setup_api},
       {"compare", "BASE against OTHER runs: per kernel, layer, GEMM shape; delta, speedup",
        setup_compare},
+      {"advise", "What to fix first: findings ranked by estimated impact, with the evidence",
+       setup_advise},
       {"report", "One self-contained HTML page with charts and tables (two runs: their comparison)",
        setup_report},
       {"timeline", "The run as Chrome Trace Event JSON for Perfetto UI / chrome://tracing",
