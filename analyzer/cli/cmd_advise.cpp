@@ -31,11 +31,11 @@ class Collect : public Analysis {
 std::string list_rules() {
   std::string out;
   for (const auto& r : analyses::advice::rule_catalog()) {
-    out += r.id + (r.evaluated ? "" : " (not evaluated: needs " + r.missing + ")") +
-           "\n    " + r.summary + "\n";
+    out += r.id + (r.evaluated ? "" : " (not evaluated: needs " + r.missing + ")") + "\n    " +
+           r.summary + "\n";
     for (const auto& t : r.thresholds)
-      out += "    --threshold " + t.key + "=" + output::format_general(t.value) + "  " +
-             t.meaning + "\n";
+      out += "    --threshold " + t.key + "=" + output::format_general(t.value) + "  " + t.meaning +
+             "\n";
   }
   return out;
 }
@@ -89,7 +89,8 @@ Runner setup_advise(CLI::App& app) {
     std::string extra;
     const size_t sort = sort_column(output::tables::advise_schema(), {}, r, extra);
     auto session = run_session(
-        r, [](analyses::LaunchPredicate keep) { return std::make_unique<Collect>(std::move(keep)); },
+        r,
+        [](analyses::LaunchPredicate keep) { return std::make_unique<Collect>(std::move(keep)); },
         SessionNeeds{true, false});
     auto& c = static_cast<Collect&>(*session.analysis);
     session.run.launches = std::move(c.launches);

@@ -47,8 +47,8 @@ struct RuleInfo {
   std::string id;
   std::string summary;
   std::vector<Threshold> thresholds;  // their defaults
-  bool evaluated = true;  // false: the trace lacks what it needs (always NotEvaluated)
-  std::string missing;    // with evaluated false: what the trace would have to record
+  bool evaluated = true;              // false: the trace lacks what it needs (always NotEvaluated)
+  std::string missing;                // with evaluated false: what the trace would have to record
 };
 
 // Every rule, implemented or not, in docs/advice.md's order.
@@ -78,10 +78,14 @@ Report advise(const model::Run& run, const Thresholds& thresholds = Thresholds()
 
 // The rules' families (rules_*.cpp), each adding its findings and not-evaluated notes.
 namespace rules {
-void sync(const model::Run& run, const Thresholds& t, Report& out);       // sync-after-each-launch, blocking-transfer
-void launches(const model::Run& run, const Thresholds& t, Report& out);   // launch-bound, default-local-size
-void builds(const model::Run& run, const Thresholds& t, Report& out);     // repeated-build, build-dominates
-void device(const model::Run& run, const Thresholds& t, Report& out);     // device-idle, queue-serialisation
+void sync(const model::Run& run, const Thresholds& t,
+          Report& out);  // sync-after-each-launch, blocking-transfer
+void launches(const model::Run& run, const Thresholds& t,
+              Report& out);  // launch-bound, default-local-size
+void builds(const model::Run& run, const Thresholds& t,
+            Report& out);  // repeated-build, build-dominates
+void device(const model::Run& run, const Thresholds& t,
+            Report& out);  // device-idle, queue-serialisation
 void errors(const model::Run& run, const Thresholds& t, Report& out);     // api-errors
 void transfers(const model::Run& run, const Thresholds& t, Report& out);  // transfer-bound
 void gemm(const model::Run& run, const Thresholds& t, Report& out);       // gemm-padding

@@ -62,13 +62,13 @@ void builds(const model::Run& run, const Thresholds& t, Report& out) {
       f.rule = "repeated-build";
       f.severity = Severity::Warning;
       f.title = "one program source built " + std::to_string(g.count) + " times";
-      f.evidence = "source " + hash + " with options '" + options + "' was built " +
-                   std::to_string(g.count) + " times" +
-                   (run.processes.size() > 1
-                        ? " in process " + std::to_string(run.processes[process].pid)
-                        : std::string()) +
-                   (g.timed ? ", " + util::ns(g.total) + " in all (fastest " + util::ns(g.fastest) + ")"
-                            : std::string(", untimed"));
+      f.evidence =
+          "source " + hash + " with options '" + options + "' was built " +
+          std::to_string(g.count) + " times" +
+          (run.processes.size() > 1 ? " in process " + std::to_string(run.processes[process].pid)
+                                    : std::string()) +
+          (g.timed ? ", " + util::ns(g.total) + " in all (fastest " + util::ns(g.fastest) + ")"
+                   : std::string(", untimed"));
       f.advice =
           "Build the program once and keep the cl_program (and its cl_kernel objects) for the "
           "life of the context; across runs, cache the binary (clGetProgramInfo "
@@ -103,9 +103,10 @@ void builds(const model::Run& run, const Thresholds& t, Report& out) {
     } else if (wall > 0 && build >= min_ns && build >= share * wall) {
       Finding f;
       f.rule = "build-dominates";
-      f.severity = Severity::Warning;
+      f.severity =
+          build >= t.get("build-dominates", "warning_ns") ? Severity::Warning : Severity::Info;
       f.title = "program builds take " + util::percent(build, wall) + " of the wall time";
-      f.evidence = std::to_string(count) + " builds took " + util::ns(build) + " of " +
+      f.evidence = util::count_of(count, "build", "builds") + " took " + util::ns(build) + " of " +
                    util::ns(wall) + " wall time (" + util::percent(build, wall) + ")";
       f.advice =
           "Cache program binaries between runs (clGetProgramInfo CL_PROGRAM_BINARIES, "

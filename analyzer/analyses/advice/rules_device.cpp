@@ -13,7 +13,8 @@ struct Interval {
 
 // Sorted, merged copies of `v` (what: of the interval that starts each merged one).
 std::vector<Interval> merged(std::vector<Interval> v) {
-  std::sort(v.begin(), v.end(), [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
+  std::sort(v.begin(), v.end(),
+            [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
   std::vector<Interval> out;
   for (auto& i : v) {
     if (!out.empty() && i.begin <= out.back().end) {
@@ -109,8 +110,10 @@ void device(const model::Run& run, const Thresholds& t, Report& out) {
     const auto& after = m[at];
     f.evidence = std::to_string(gaps) + " gaps of at least " +
                  util::ns(static_cast<int64_t>(min_gap)) + " add up to " + util::ns(idle) +
-                 " of the " + util::ns(span) + " from the first command's start to the last one's end; "
-                 "the largest, " + util::ns(largest) + ", lies between " + before.what +
+                 " of the " + util::ns(span) +
+                 " from the first command's start to the last one's end; "
+                 "the largest, " +
+                 util::ns(largest) + ", lies between " + before.what +
                  (before.range.empty() ? "" : " (in " + before.range + ")") + " and " + after.what +
                  (after.range.empty() ? "" : " (in " + after.range + ")");
     f.advice =
@@ -148,11 +151,13 @@ void device(const model::Run& run, const Thresholds& t, Report& out) {
               " never run at the same time";
     std::string qs;
     for (const auto& [q, v] : m) {
-      qs += (qs.empty() ? "" : ", ") + std::string("queue ") + std::to_string(q) + " " + util::ns(busy(v));
+      qs += (qs.empty() ? "" : ", ") + std::string("queue ") + std::to_string(q) + " " +
+            util::ns(busy(v));
       f.subjects.push_back("queue " + std::to_string(q));
     }
     f.evidence = "busy time per queue: " + qs + "; they overlap " + util::ns(over) + " (" +
-                 util::percent(over, smaller) + " of the smaller queues' " + util::ns(smaller) + ")";
+                 util::percent(over, smaller) + " of the smaller queues' " + util::ns(smaller) +
+                 ")";
     f.advice =
         "If the queues are meant to run concurrently, check that nothing orders them: waits on "
         "each other's events, a clFinish between them, one host thread feeding both. A device "

@@ -37,7 +37,8 @@ void errors(const model::Run& run, const Thresholds&, Report& out) {
       if (e.kind == util::HostEvent::Kind::Transfer) rc = run.transfers[e.index].rc;
       if (rc == 0) continue;
       for (size_t j = i + 1; j < v.size(); ++j)
-        if (v[j].kind == util::HostEvent::Kind::Launch || v[j].kind == util::HostEvent::Kind::Transfer) {
+        if (v[j].kind == util::HostEvent::Kind::Launch ||
+            v[j].kind == util::HostEvent::Kind::Transfer) {
           ++ignored;
           break;
         }
@@ -49,7 +50,9 @@ void errors(const model::Run& run, const Thresholds&, Report& out) {
   f.severity = ignored > 0 || failed_commands > 0 ? Severity::Warning : Severity::Info;
   f.title = util::count_of(count, "OpenCL call", "OpenCL calls") + " returned an error";
   if (ignored > 0)
-    f.title += ", " + std::to_string(ignored) + (ignored == 1 ? " enqueue failure was" : " enqueue failures were") + std::string(" followed by more enqueues");
+    f.title += ", " + std::to_string(ignored) +
+               (ignored == 1 ? " enqueue failure was" : " enqueue failures were") +
+               std::string(" followed by more enqueues");
   f.evidence = count ? util::counted(calls, 5) : std::string("no call returned an error");
   if (ignored > 0)
     f.evidence += "; " + std::to_string(ignored) +

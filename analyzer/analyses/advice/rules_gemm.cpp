@@ -14,7 +14,9 @@ bool is_helper(const std::string& n) {
   return false;
 }
 
-bool is_gemm(const std::string& n) { return n.rfind("Xgemm", 0) == 0; }
+bool is_gemm(const std::string& n) {
+  return n.rfind("Xgemm", 0) == 0;
+}
 
 }  // namespace
 
@@ -43,7 +45,8 @@ void gemm(const model::Run& run, const Thresholds& t, Report& out) {
     }
   }
   if (helpers + mains == 0) {
-    if (untimed) out.not_evaluated.push_back({"gemm-padding", "CLBlast's kernels have no device times"});
+    if (untimed)
+      out.not_evaluated.push_back({"gemm-padding", "CLBlast's kernels have no device times"});
     return;
   }
   const int64_t total = helper + main;
@@ -53,10 +56,10 @@ void gemm(const model::Run& run, const Thresholds& t, Report& out) {
   f.severity = Severity::Warning;
   f.title = "CLBlast's pad/copy/transpose kernels take " + util::percent(helper, total) +
             " of the GEMM time";
-  f.evidence = std::to_string(helpers) + " helper launches took " + util::ns(helper) +
-               " against " + std::to_string(mains) + " Xgemm launches' " + util::ns(main) +
-               " (" + util::percent(helper, total) + " of " + util::ns(total) + "); by kernel: " +
-               util::timed(names, 4);
+  f.evidence = std::to_string(helpers) + " helper launches took " + util::ns(helper) + " against " +
+               std::to_string(mains) + " Xgemm launches' " + util::ns(main) + " (" +
+               util::percent(helper, total) + " of " + util::ns(total) +
+               "); by kernel: " + util::timed(names, 4);
   f.advice =
       "Make CLBlast take its direct path (XgemmDirect, no copies): small or odd shapes go "
       "there below its XGEMM_MIN_INDIRECT_SIZE tuning parameter, which clblast::OverrideParameters "

@@ -63,9 +63,9 @@ void launches(const model::Run& run, const Thresholds& t, Report& out) {
       f.title = std::to_string(tiny) + " launches run shorter than their launch overhead";
       const int64_t span = last - first;
       const std::string rate =
-          span > 0 ? output::format_general(1e9 * static_cast<double>(timed - 1) / span) +
-                         " launches/s"
-                   : std::string("-");
+          span > 0
+              ? output::format_general(1e9 * static_cast<double>(timed - 1) / span) + " launches/s"
+              : std::string("-");
       f.evidence = std::to_string(tiny) + " of " + std::to_string(timed) + " timed launches (" +
                    util::percent(tiny, timed) + ") run under " +
                    util::ns(static_cast<int64_t>(tiny_ns)) +
@@ -108,7 +108,8 @@ void launches(const model::Run& run, const Thresholds& t, Report& out) {
       Finding f;
       f.rule = "default-local-size";
       f.severity = sev;
-      f.title = primes ? util::count_of(n, "launch", "launches") + " with a NULL local size and a prime global size"
+      f.title = primes ? util::count_of(n, "launch", "launches") +
+                             " with a NULL local size and a prime global size"
                        : util::count_of(n, "launch", "launches") + " with a NULL local size";
       f.evidence = "local_work_size NULL in " + std::to_string(n) + " of " +
                    util::count_of(total, "NDRange launch", "NDRange launches") + " (" +

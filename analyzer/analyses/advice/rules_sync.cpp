@@ -124,13 +124,14 @@ void sync(const model::Run& run, const Thresholds& t, Report& out) {
       Finding f;
       f.rule = "blocking-transfer";
       f.severity = Severity::Warning;
-      f.title = util::count_of(count, "blocking read/write", "blocking reads/writes") + " between launches";
-      f.evidence = std::to_string(count) + " blocking transfers (" + util::counted(apis, 3) +
-                   ", " + output::format_bytes(bytes) +
-                   ") sit between launches; the host spent " + util::ns(host) + " in them" +
-                   (waited_known ? ", " + util::ns(waited) +
-                                       " of it beyond the transfers' own device time"
-                                 : std::string());
+      f.title = util::count_of(count, "blocking read/write", "blocking reads/writes") +
+                " between launches";
+      f.evidence =
+          std::to_string(count) + " blocking transfers (" + util::counted(apis, 3) + ", " +
+          output::format_bytes(bytes) + ") sit between launches; the host spent " + util::ns(host) +
+          " in them" +
+          (waited_known ? ", " + util::ns(waited) + " of it beyond the transfers' own device time"
+                        : std::string());
       f.advice =
           "Pass CL_FALSE (non-blocking) and wait on the transfer's event only where the host "
           "touches the data; keep data the next kernel needs on the device instead of reading "

@@ -37,10 +37,11 @@ void transfers(const model::Run& run, const Thresholds& t, Report& out) {
     Finding f;
     f.rule = "transfer-bound";
     f.severity = Severity::Warning;
-    f.title = "transfers take " +
-              (kernel_ns > 0 ? output::format_general(static_cast<double>(transfer_ns) / kernel_ns) + "x"
-                             : std::string("more than")) +
-              " the kernel time";
+    f.title =
+        "transfers take " +
+        (kernel_ns > 0 ? output::format_general(static_cast<double>(transfer_ns) / kernel_ns) + "x"
+                       : std::string("more than")) +
+        " the kernel time";
     f.evidence = std::to_string(timed) + " timed transfers (" + output::format_bytes(bytes) +
                  ") took " + util::ns(transfer_ns) + " on the device against " +
                  util::ns(kernel_ns) + " of kernels; by operation: " + util::timed(ops, 6);
@@ -65,7 +66,8 @@ void transfers(const model::Run& run, const Thresholds& t, Report& out) {
     f.evidence = std::to_string(small) + " of " + std::to_string(run.transfers.size()) +
                  " transfers move less than " +
                  output::format_bytes(static_cast<uint64_t>(small_bytes)) + " each (" +
-                 util::counted(small_ops, 3) + "); the host spent " + util::ns(small_host) + " in them";
+                 util::counted(small_ops, 3) + "); the host spent " + util::ns(small_host) +
+                 " in them";
     f.advice =
         "Batch small transfers into one buffer and one call (or clEnqueueWriteBufferRect / a "
         "mapped staging buffer); pass small constants as kernel arguments instead of buffers.";

@@ -29,13 +29,16 @@ inline std::string count_of(uint64_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
-inline std::string ns(int64_t v) { return output::format_ns(v); }
+inline std::string ns(int64_t v) {
+  return output::format_ns(v);
+}
 
 // The `limit` most frequent names of `counts` ("a x3, b x1"), most frequent first.
 inline std::vector<std::string> top_names(const std::map<std::string, uint64_t>& counts,
                                           size_t limit) {
   std::vector<std::pair<std::string, uint64_t>> v(counts.begin(), counts.end());
-  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::stable_sort(v.begin(), v.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
   std::vector<std::string> out;
   for (size_t i = 0; i < v.size() && i < limit; ++i) out.push_back(v[i].first);
   return out;
@@ -43,7 +46,8 @@ inline std::vector<std::string> top_names(const std::map<std::string, uint64_t>&
 
 inline std::string counted(const std::map<std::string, uint64_t>& counts, size_t limit) {
   std::vector<std::pair<std::string, uint64_t>> v(counts.begin(), counts.end());
-  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::stable_sort(v.begin(), v.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
   std::string out;
   for (size_t i = 0; i < v.size() && i < limit; ++i)
     out += (out.empty() ? "" : ", ") + v[i].first + " x" + std::to_string(v[i].second);
@@ -54,7 +58,8 @@ inline std::string counted(const std::map<std::string, uint64_t>& counts, size_t
 // The `limit` largest entries of `times` (ns) as "a 1.200 ms, b 3.000 us", largest first.
 inline std::string timed(const std::map<std::string, uint64_t>& times, size_t limit) {
   std::vector<std::pair<std::string, uint64_t>> v(times.begin(), times.end());
-  std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::stable_sort(v.begin(), v.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
   std::string out;
   for (size_t i = 0; i < v.size() && i < limit; ++i)
     out += (out.empty() ? "" : ", ") + v[i].first + " " + ns(static_cast<int64_t>(v[i].second));

@@ -18,7 +18,8 @@ const Schema& advise_schema() {
                "often an upper bound), else null")
             .allow_null()
             .alias("impact"),
-        column("evidence", "Evidence", Type::Text, "", "the figures from the trace that triggered it")
+        column("evidence", "Evidence", Type::Text, "",
+               "the figures from the trace that triggered it")
             .unsortable(),
         column("advice", "Advice", Type::Text, "", "what to change").unsortable(),
         column("subjects", "Subjects", Type::Text, "",
@@ -35,7 +36,8 @@ Result advise_result(const analyses::advice::Report& report) {
   for (const auto& f : report.findings) {
     std::string subjects;
     for (const auto& s : f.subjects) subjects += (subjects.empty() ? "" : ", ") + s;
-    out.rows.push_back({Value::text(f.rule), Value::text(analyses::advice::severity_name(f.severity)),
+    out.rows.push_back({Value::text(f.rule),
+                        Value::text(analyses::advice::severity_name(f.severity)),
                         Value::text(f.title), Value::integer(f.impact_ns), Value::text(f.evidence),
                         Value::text(f.advice), Value::text(subjects)});
   }
