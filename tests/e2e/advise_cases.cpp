@@ -87,8 +87,7 @@ int main(int argc, char** argv) {
                                nullptr);
       if (!check(rc, "clEnqueueReadBuffer")) return 1;
     } else {
-      rc = clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &rounded, &local, 0, nullptr,
-                                  nullptr);
+      rc = clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &rounded, &local, 0, nullptr, nullptr);
       if (!check(rc, "clEnqueueNDRangeKernel")) return 1;
     }
   }

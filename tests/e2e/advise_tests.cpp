@@ -18,8 +18,9 @@ namespace {
 // rule -> the highest severity it reported ("warning" above "info").
 std::map<std::string, std::string> advise_rules(const fs::path& trace, const fs::path& dir,
                                                 const std::string& tag) {
-  const RunResult r = run_program(
-      {paths().clprof_cli.string(), "advise", "--format", "json", trace.string()}, {}, dir, tag, 60);
+  const RunResult r =
+      run_program({paths().clprof_cli.string(), "advise", "--format", "json", trace.string()}, {},
+                  dir, tag, 60);
   INFO(r.err);
   REQUIRE(r.exit_code == 0);
   rapidjson::Document doc;
@@ -43,21 +44,20 @@ TEST_CASE("advise_cases") {
   std::map<std::string, std::map<std::string, std::string>> found;
   for (const std::string mode : {"bad", "good"}) {
     const fs::path trace = dir / (mode + ".json");
-    const RunResult rec = run_program(
-        {paths().clprof_cli.string(), "record", "-o", trace.string(), "--", app, mode}, {}, dir,
-        "record-" + mode, 240);
+    const RunResult rec =
+        run_program({paths().clprof_cli.string(), "record", "-o", trace.string(), "--", app, mode},
+                    {}, dir, "record-" + mode, 240);
     INFO(rec.out << rec.err);
     REQUIRE(rec.exit_code == 0);
     CHECK(rec.out.rfind("ok ", 0) == 0);
     found[mode] = advise_rules(trace, dir, "advise-" + mode);
     // --fail-on warning: exit 3 on the bad trace, 0 on the good one.
-    const RunResult gate = run_program(
-        {paths().clprof_cli.string(), "advise", "--fail-on", "warning", "--format", "csv",
-         trace.string()},
-        {}, dir, "gate-" + mode, 60);
+    const RunResult gate = run_program({paths().clprof_cli.string(), "advise", "--fail-on",
+                                        "warning", "--format", "csv", trace.string()},
+                                       {}, dir, "gate-" + mode, 60);
     CHECK(gate.exit_code == (mode == "bad" ? 3 : 0));
   }
-  for (const char* rule :
+  for (const std::string rule :
        {"sync-after-each-launch", "blocking-transfer", "default-local-size", "repeated-build"}) {
     CAPTURE(rule);
     CHECK(found["bad"][rule] == "warning");

@@ -14,8 +14,8 @@ const Schema& advise_schema() {
         column("severity", "Severity", Type::Text, "", "info or warning"),
         column("title", "Title", Type::Text, "", "the finding in one line").unsortable(),
         column("impact_ns", "Impact", Type::Duration, "ns",
-               "time a fix would save where the rule can estimate it (docs/advice.md says how; "
-               "often an upper bound), else null")
+               "time a fix would save, where the rule can estimate it (docs/advice.md says how; "
+               "often an upper bound)")
             .allow_null()
             .alias("impact"),
         column("evidence", "Evidence", Type::Text, "",

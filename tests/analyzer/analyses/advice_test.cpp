@@ -119,7 +119,8 @@ TEST_CASE("advise sync-after-each-launch: a clFinish after each of 10 launches")
 TEST_CASE("advise sync-after-each-launch: one clFinish at the end is fine") {
   // 10 launches, one clFinish after the last: 1 of 10 (10%) < 50%: no finding.
   model::Run run;
-  for (int64_t i = 0; i < 10; ++i) run.launches.push_back(launch_at("k", 1000 * i, 10, 1000 * i + 100, 50));
+  for (int64_t i = 0; i < 10; ++i)
+    run.launches.push_back(launch_at("k", 1000 * i, 10, 1000 * i + 100, 50));
   run.syncs.push_back(finish_at(10000, 10100));
   CHECK(of_rule(analyses::advice::advise(run), "sync-after-each-launch").empty());
   // ratio 0.1: fires, but the synced launch (the last) has no next launch: the device idle
@@ -162,7 +163,8 @@ TEST_CASE("advise launch-bound: 100 kernels of 1 us behind 5 us enqueues") {
   // 100 launches, 1000 ns on the device (< tiny_ns 20000 and < the enqueue's 5000 ns):
   // 100 tiny of 100 (100% >= 50%), impact = 100 x 5000 = 500000 ns.
   model::Run run;
-  for (int64_t i = 0; i < 100; ++i) run.launches.push_back(launch_at("tiny", 10000 * i, 5000, 10000 * i, 1000));
+  for (int64_t i = 0; i < 100; ++i)
+    run.launches.push_back(launch_at("tiny", 10000 * i, 5000, 10000 * i, 1000));
   const auto f = of_rule(analyses::advice::advise(run), "launch-bound");
   REQUIRE(f.size() == 1);
   REQUIRE(f[0].impact_ns);
@@ -195,7 +197,8 @@ TEST_CASE("advise repeated-build: one source and options built three times") {
   REQUIRE(f[0].impact_ns);
   CHECK(*f[0].impact_ns == 500);
   CHECK(f[0].subjects == std::vector<std::string>{"abc", "k"});
-  CHECK(f[0].evidence == "source abc with options '-O2' was built 3 times, 600 ns in all (fastest 100 ns)");
+  CHECK(f[0].evidence ==
+        "source abc with options '-O2' was built 3 times, 600 ns in all (fastest 100 ns)");
 
   model::Run distinct;
   distinct.processes.resize(1);
@@ -316,7 +319,8 @@ TEST_CASE("advise api-errors: an ignored enqueue failure is a warning, a failed 
   auto f = of_rule(analyses::advice::advise(run), "api-errors");
   REQUIRE(f.size() == 1);
   CHECK(f[0].severity == Severity::Warning);
-  CHECK(f[0].evidence.find("clEnqueueNDRangeKernel CL_INVALID_WORK_GROUP_SIZE x1") != std::string::npos);
+  CHECK(f[0].evidence.find("clEnqueueNDRangeKernel CL_INVALID_WORK_GROUP_SIZE x1") !=
+        std::string::npos);
   CHECK_FALSE(f[0].impact_ns.has_value());
   // Only a failed build (CL_BUILD_PROGRAM_FAILURE, -11): info.
   model::Run build;
@@ -345,7 +349,8 @@ TEST_CASE("advise transfer-bound: transfers against kernels, and many small ones
   // many-small finding, info, no impact estimate.
   model::Run small;
   small.launches.push_back(launch_at("k", 0, 10, 0, 1000));
-  for (int64_t i = 0; i < 100; ++i) small.transfers.push_back(read_at(2000 + 10 * i, 5, 1, false, 1024));
+  for (int64_t i = 0; i < 100; ++i)
+    small.transfers.push_back(read_at(2000 + 10 * i, 5, 1, false, 1024));
   f = of_rule(analyses::advice::advise(small), "transfer-bound");
   REQUIRE(f.size() == 1);
   CHECK(f[0].severity == Severity::Info);
@@ -382,11 +387,13 @@ TEST_CASE("advise: ranking, thresholds, the rules the trace cannot support") {
   CHECK(r.findings[0].rule == "transfer-bound");
   CHECK(r.findings[1].rule == "gemm-padding");
   CHECK(r.findings.back().rule == "default-local-size");
-  for (const char* rule : {"local-size-not-multiple", "object-leak", "rank-imbalance", "gemm-below-peak"})
+  for (const char* rule :
+       {"local-size-not-multiple", "object-leak", "rank-imbalance", "gemm-below-peak"})
     CHECK(not_evaluated(r, rule));
 
   Thresholds t;
-  CHECK_THROWS_WITH_AS(t.set("nope.x=1"), doctest::Contains("no rule 'nope'"), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(t.set("nope.x=1"), doctest::Contains("no rule 'nope'"),
+                       std::invalid_argument);
   CHECK_THROWS_WITH_AS(t.set("device-idle.foo=1"), doctest::Contains("has no threshold 'foo'"),
                        std::invalid_argument);
   CHECK_THROWS_WITH_AS(t.set("device-idle.share=-1"), doctest::Contains("finite number >= 0"),
