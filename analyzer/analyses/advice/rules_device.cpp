@@ -9,6 +9,7 @@ struct Interval {
   int64_t begin, end;
   std::string what;  // the command's name (kernel, or transfer api)
   std::string range;
+  bool first = false;  // a kernel's first launch in its process (a lazy driver compiles it)
 };
 
 // Sorted, merged copies of `v` (what: of the interval that starts each merged one).
@@ -58,17 +59,24 @@ void device(const model::Run& run, const Thresholds& t, Report& out) {
   std::map<uint32_t, std::vector<Interval>> per_device;
   std::map<std::pair<uint32_t, uint32_t>, std::map<uint64_t, std::vector<Interval>>> per_queue;
   bool any_timed = false;
+  // Each kernel's first launch per process: the one enqueued first.
+  std::map<std::pair<uint32_t, std::string>, const model::Launch*> firsts;
+  for (const auto& l : run.launches) {
+    auto [it, fresh] = firsts.emplace(std::make_pair(l.process, l.name), &l);
+    if (!fresh && l.host_begin_ns < it->second->host_begin_ns) it->second = &l;
+  }
   for (const auto& l : run.launches) {
     if (!l.has_device_times() || l.end_ns < l.start_ns) continue;
     any_timed = true;
-    Interval i{l.start_ns, l.end_ns, l.name, util::innermost_range(run, l.ranges)};
+    Interval i{l.start_ns, l.end_ns, l.name, util::innermost_range(run, l.ranges),
+               firsts[{l.process, l.name}] == &l};
     per_device[l.device].push_back(i);
     per_queue[{l.process, l.device}][l.queue_id].push_back(i);
   }
   for (const auto& x : run.transfers) {
     if (x.start_ns == model::kNoTime || x.end_ns == model::kNoTime || x.end_ns < x.start_ns)
       continue;
-    Interval i{x.start_ns, x.end_ns, x.api, util::innermost_range(run, x.ranges)};
+    Interval i{x.start_ns, x.end_ns, x.api, util::innermost_range(run, x.ranges), false};
     per_device[x.device].push_back(i);
     per_queue[{x.process, x.device}][x.queue_id].push_back(std::move(i));
   }
@@ -79,8 +87,10 @@ void device(const model::Run& run, const Thresholds& t, Report& out) {
   }
 
   // device-idle: gaps of at least min_gap_ns between the device's busy stretches (kernels
-  // and transfers), against its span (first start to last end). Impact: the idle time in
-  // those gaps (what keeping the device fed would recover at most).
+  // and transfers), against its span (first start to last end). A gap that ends at a
+  // kernel's first launch is warm-up (lazy drivers such as PoCL compile a kernel at its first
+  // enqueue; builds have their own rules): said, not counted. Impact: the idle time in the
+  // counted gaps (what keeping the device fed would recover at most).
   const double min_gap = t.get("device-idle", "min_gap_ns");
   const double share = t.get("device-idle", "share");
   const double warning_share = t.get("device-idle", "warning_share");
@@ -88,12 +98,17 @@ void device(const model::Run& run, const Thresholds& t, Report& out) {
     const auto m = merged(std::move(v));
     if (m.size() < 2) continue;
     const int64_t span = m.back().end - m.front().begin;
-    int64_t idle = 0, largest = 0;
-    uint64_t gaps = 0;
+    int64_t idle = 0, largest = 0, warmup = 0;
+    uint64_t gaps = 0, warmups = 0;
     size_t at = 0;
     for (size_t i = 1; i < m.size(); ++i) {
       const int64_t g = m[i].begin - m[i - 1].end;
       if (g < min_gap) continue;
+      if (m[i].first) {
+        warmup += g;
+        ++warmups;
+        continue;
+      }
       idle += g;
       ++gaps;
       if (g > largest) {
@@ -115,7 +130,10 @@ void device(const model::Run& run, const Thresholds& t, Report& out) {
                  "the largest, " +
                  util::ns(largest) + ", lies between " + before.what +
                  (before.range.empty() ? "" : " (in " + before.range + ")") + " and " + after.what +
-                 (after.range.empty() ? "" : " (in " + after.range + ")");
+                 (after.range.empty() ? "" : " (in " + after.range + ")") +
+                 (warmups ? "; not counted: " + util::count_of(warmups, "gap", "gaps") + " of " +
+                                util::ns(warmup) + " before a kernel's first launch (warm-up)"
+                          : std::string());
     f.advice =
         "Keep work queued ahead of the device: enqueue the next commands before waiting on the "
         "current ones, move host work (preparing inputs, reading results) off the path between "

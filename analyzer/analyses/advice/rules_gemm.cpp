@@ -14,8 +14,9 @@ bool is_helper(const std::string& n) {
   return false;
 }
 
+// The indirect path's GEMM kernels (XgemmDirect* runs without helpers: not counted).
 bool is_gemm(const std::string& n) {
-  return n.rfind("Xgemm", 0) == 0;
+  return n == "Xgemm" || n == "XgemmBatched" || n == "XgemmStridedBatched";
 }
 
 }  // namespace

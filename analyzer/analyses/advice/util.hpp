@@ -33,38 +33,41 @@ inline std::string ns(int64_t v) {
   return output::format_ns(v);
 }
 
-// The `limit` most frequent names of `counts` ("a x3, b x1"), most frequent first.
+// The entries of `m`, largest value first (ties: by name).
+inline std::vector<std::pair<std::string, uint64_t>> ranked(
+    const std::map<std::string, uint64_t>& m) {
+  std::vector<std::pair<std::string, uint64_t>> v(m.begin(), m.end());
+  std::stable_sort(v.begin(), v.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  return v;
+}
+
+// The `limit` most frequent (largest) names of `counts`.
 inline std::vector<std::string> top_names(const std::map<std::string, uint64_t>& counts,
                                           size_t limit) {
-  std::vector<std::pair<std::string, uint64_t>> v(counts.begin(), counts.end());
-  std::stable_sort(v.begin(), v.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
   std::vector<std::string> out;
-  for (size_t i = 0; i < v.size() && i < limit; ++i) out.push_back(v[i].first);
+  for (const auto& [name, n] : ranked(counts))
+    if (out.size() < limit) out.push_back(name);
   return out;
 }
 
+// The `limit` largest entries of `m` as "a x3, b x1" (counts) or, with `as_ns`, as
+// "a 1.200 ms, b 3.000 us" (times in ns); "..." when some are left out.
+inline std::string listed(const std::map<std::string, uint64_t>& m, size_t limit, bool as_ns) {
+  const auto v = ranked(m);
+  std::string out;
+  for (size_t i = 0; i < v.size() && i < limit; ++i)
+    out +=
+        (out.empty() ? "" : ", ") + v[i].first +
+        (as_ns ? " " + ns(static_cast<int64_t>(v[i].second)) : " x" + std::to_string(v[i].second));
+  if (v.size() > limit) out += ", ...";
+  return out;
+}
 inline std::string counted(const std::map<std::string, uint64_t>& counts, size_t limit) {
-  std::vector<std::pair<std::string, uint64_t>> v(counts.begin(), counts.end());
-  std::stable_sort(v.begin(), v.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
-  std::string out;
-  for (size_t i = 0; i < v.size() && i < limit; ++i)
-    out += (out.empty() ? "" : ", ") + v[i].first + " x" + std::to_string(v[i].second);
-  if (v.size() > limit) out += ", ...";
-  return out;
+  return listed(counts, limit, false);
 }
-
-// The `limit` largest entries of `times` (ns) as "a 1.200 ms, b 3.000 us", largest first.
 inline std::string timed(const std::map<std::string, uint64_t>& times, size_t limit) {
-  std::vector<std::pair<std::string, uint64_t>> v(times.begin(), times.end());
-  std::stable_sort(v.begin(), v.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
-  std::string out;
-  for (size_t i = 0; i < v.size() && i < limit; ++i)
-    out += (out.empty() ? "" : ", ") + v[i].first + " " + ns(static_cast<int64_t>(v[i].second));
-  if (v.size() > limit) out += ", ...";
-  return out;
+  return listed(times, limit, true);
 }
 
 // One host-side command of a thread, for the rules that read the host's order of calls.
