@@ -10,6 +10,7 @@ struct Interval {
   std::string what;  // the command's name (kernel, or transfer api)
   std::string range;
   bool first = false;  // a kernel's first launch in its process (a lazy driver compiles it)
+  int64_t queued = model::kNoTime;  // when the command reached the queue (device clock)
 };
 
 // Sorted, merged copies of `v` (what: of the interval that starts each merged one).
@@ -68,15 +69,20 @@ void device(const model::Run& run, const Thresholds& t, Report& out) {
   for (const auto& l : run.launches) {
     if (!l.has_device_times() || l.end_ns < l.start_ns) continue;
     any_timed = true;
-    Interval i{l.start_ns, l.end_ns, l.name, util::innermost_range(run, l.ranges),
-               firsts[{l.process, l.name}] == &l};
+    Interval i{l.start_ns,
+               l.end_ns,
+               l.name,
+               util::innermost_range(run, l.ranges),
+               firsts[{l.process, l.name}] == &l,
+               l.queued_ns};
     per_device[l.device].push_back(i);
     per_queue[{l.process, l.device}][l.queue_id].push_back(i);
   }
   for (const auto& x : run.transfers) {
     if (x.start_ns == model::kNoTime || x.end_ns == model::kNoTime || x.end_ns < x.start_ns)
       continue;
-    Interval i{x.start_ns, x.end_ns, x.api, util::innermost_range(run, x.ranges), false};
+    Interval i{x.start_ns, x.end_ns,   x.api, util::innermost_range(run, x.ranges),
+               false,      x.queued_ns};
     per_device[x.device].push_back(i);
     per_queue[{x.process, x.device}][x.queue_id].push_back(std::move(i));
   }
@@ -89,7 +95,9 @@ void device(const model::Run& run, const Thresholds& t, Report& out) {
   // device-idle: gaps of at least min_gap_ns between the device's busy stretches (kernels
   // and transfers), against its span (first start to last end). A gap that ends at a
   // kernel's first launch is warm-up (lazy drivers such as PoCL compile a kernel at its first
-  // enqueue; builds have their own rules): said, not counted. Impact: the idle time in the
+  // enqueue; builds have their own rules): said, not counted. So is a gap whose next command
+  // was queued before the gap began: the host had fed the device, the driver was slow to start
+  // it (PoCL compiles a kernel again per work-group size). Impact: the idle time in the
   // counted gaps (what keeping the device fed would recover at most).
   const double min_gap = t.get("device-idle", "min_gap_ns");
   const double share = t.get("device-idle", "share");
@@ -98,8 +106,8 @@ void device(const model::Run& run, const Thresholds& t, Report& out) {
     const auto m = merged(std::move(v));
     if (m.size() < 2) continue;
     const int64_t span = m.back().end - m.front().begin;
-    int64_t idle = 0, largest = 0, warmup = 0;
-    uint64_t gaps = 0, warmups = 0;
+    int64_t idle = 0, largest = 0, warmup = 0, latency = 0;
+    uint64_t gaps = 0, warmups = 0, latencies = 0;
     size_t at = 0;
     for (size_t i = 1; i < m.size(); ++i) {
       const int64_t g = m[i].begin - m[i - 1].end;
@@ -107,6 +115,11 @@ void device(const model::Run& run, const Thresholds& t, Report& out) {
       if (m[i].first) {
         warmup += g;
         ++warmups;
+        continue;
+      }
+      if (m[i].queued != model::kNoTime && m[i].queued <= m[i - 1].end) {
+        latency += g;
+        ++latencies;
         continue;
       }
       idle += g;
@@ -123,17 +136,21 @@ void device(const model::Run& run, const Thresholds& t, Report& out) {
     f.title = device_name(run, dev) + " idles " + util::percent(idle, span) + " of its busy span";
     const auto& before = m[at - 1];
     const auto& after = m[at];
-    f.evidence = std::to_string(gaps) + " gaps of at least " +
-                 util::ns(static_cast<int64_t>(min_gap)) + " add up to " + util::ns(idle) +
-                 " of the " + util::ns(span) +
-                 " from the first command's start to the last one's end; "
-                 "the largest, " +
-                 util::ns(largest) + ", lies between " + before.what +
-                 (before.range.empty() ? "" : " (in " + before.range + ")") + " and " + after.what +
-                 (after.range.empty() ? "" : " (in " + after.range + ")") +
-                 (warmups ? "; not counted: " + util::count_of(warmups, "gap", "gaps") + " of " +
-                                util::ns(warmup) + " before a kernel's first launch (warm-up)"
-                          : std::string());
+    f.evidence =
+        std::to_string(gaps) + " gaps of at least " + util::ns(static_cast<int64_t>(min_gap)) +
+        " add up to " + util::ns(idle) + " of the " + util::ns(span) +
+        " from the first command's start to the last one's end; "
+        "the largest, " +
+        util::ns(largest) + ", lies between " + before.what +
+        (before.range.empty() ? "" : " (in " + before.range + ")") + " and " + after.what +
+        (after.range.empty() ? "" : " (in " + after.range + ")") +
+        (warmups ? "; not counted: " + util::count_of(warmups, "gap", "gaps") + " of " +
+                       util::ns(warmup) + " before a kernel's first launch (warm-up)"
+                 : std::string()) +
+        (latencies
+             ? "; not counted: " + util::count_of(latencies, "gap", "gaps") + " of " +
+                   util::ns(latency) + " whose next command was already queued (driver latency)"
+             : std::string());
     f.advice =
         "Keep work queued ahead of the device: enqueue the next commands before waiting on the "
         "current ones, move host work (preparing inputs, reading results) off the path between "

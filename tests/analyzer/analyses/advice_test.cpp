@@ -284,6 +284,13 @@ TEST_CASE("advise device-idle: a 1 ms gap in a 1.3 ms span") {
   model::Run warm = run;
   warm.launches.resize(3);
   CHECK(of_rule(analyses::advice::advise(warm), "device-idle").empty());
+  // b queued (device clock) at 50 us, before a ended (100 us): the host had fed the device,
+  // the gap is the driver's: not counted. Queued at 150 us, after a's end: counted again.
+  model::Run latency = run;
+  latency.launches[1].queued_ns = 50000;
+  CHECK(of_rule(analyses::advice::advise(latency), "device-idle").empty());
+  latency.launches[1].queued_ns = 150000;
+  CHECK(of_rule(analyses::advice::advise(latency), "device-idle").size() == 1);
   // Back to back: nothing.
   run.launches[1].start_ns = 100000;
   run.launches[1].end_ns = 200000;
