@@ -136,21 +136,21 @@ void device(const model::Run& run, const Thresholds& t, Report& out) {
     f.title = device_name(run, dev) + " idles " + util::percent(idle, span) + " of its busy span";
     const auto& before = m[at - 1];
     const auto& after = m[at];
-    f.evidence =
-        std::to_string(gaps) + " gaps of at least " + util::ns(static_cast<int64_t>(min_gap)) +
-        " add up to " + util::ns(idle) + " of the " + util::ns(span) +
-        " from the first command's start to the last one's end; "
-        "the largest, " +
-        util::ns(largest) + ", lies between " + before.what +
-        (before.range.empty() ? "" : " (in " + before.range + ")") + " and " + after.what +
-        (after.range.empty() ? "" : " (in " + after.range + ")") +
-        (warmups ? "; not counted: " + util::count_of(warmups, "gap", "gaps") + " of " +
-                       util::ns(warmup) + " before a kernel's first launch (warm-up)"
-                 : std::string()) +
-        (latencies
-             ? "; not counted: " + util::count_of(latencies, "gap", "gaps") + " of " +
-                   util::ns(latency) + " whose next command was already queued (driver latency)"
-             : std::string());
+    f.evidence = util::count_of(gaps, "gap", "gaps") + " of at least " +
+                 util::ns(static_cast<int64_t>(min_gap)) + " add up to " + util::ns(idle) +
+                 " of the " + util::ns(span) +
+                 " from the first command's start to the last one's end; "
+                 "the largest, " +
+                 util::ns(largest) + ", lies between " + before.what +
+                 (before.range.empty() ? "" : " (in " + before.range + ")") + " and " + after.what +
+                 (after.range.empty() ? "" : " (in " + after.range + ")") +
+                 (warmups ? "; not counted: " + util::count_of(warmups, "gap", "gaps") + " of " +
+                                util::ns(warmup) + " before a kernel's first launch (warm-up)"
+                          : std::string()) +
+                 (latencies ? "; not counted: " + util::count_of(latencies, "gap", "gaps") +
+                                  " of " + util::ns(latency) +
+                                  " whose next command was already queued (driver latency)"
+                            : std::string());
     f.advice =
         "Keep work queued ahead of the device: enqueue the next commands before waiting on the "
         "current ones, move host work (preparing inputs, reading results) off the path between "
