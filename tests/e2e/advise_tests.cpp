@@ -51,11 +51,16 @@ TEST_CASE("advise_cases") {
     REQUIRE(rec.exit_code == 0);
     CHECK(rec.out.rfind("ok ", 0) == 0);
     found[mode] = advise_rules(trace, dir, "advise-" + mode);
-    // --fail-on warning: exit 3 on the bad trace, 0 on the good one.
+    // --fail-on warning: exit 3 on the bad trace; on the good one 3 exactly when some other
+    // rule warns (device-idle can, on a loaded machine: the host is slow to enqueue), else 0.
+    bool warned = false;
+    for (const auto& [rule, severity] : found[mode]) warned = warned || severity == "warning";
     const RunResult gate = run_program({paths().clprof_cli.string(), "advise", "--fail-on",
                                         "warning", "--format", "csv", trace.string()},
                                        {}, dir, "gate-" + mode, 60);
-    CHECK(gate.exit_code == (mode == "bad" ? 3 : 0));
+    CAPTURE(gate.err);
+    CHECK(gate.exit_code == (warned ? 3 : 0));
+    if (mode == "bad") CHECK(warned);
   }
   for (const std::string rule :
        {"sync-after-each-launch", "blocking-transfer", "default-local-size", "repeated-build"}) {
