@@ -59,6 +59,7 @@ Runner setup_advise(CLI::App& app) {
                  "Set a rule's threshold (repeatable; --list-rules shows them with their defaults)",
                  "RULE.KEY=VALUE");
   app.add_flag("--list-rules", o->list, "Print the rules and their thresholds, and exit");
+  app.get_option("traces")->required(false);  // --list-rules reads none; checked below
   app.footer(help_footer(
       "advise",
       "Rules and thresholds: docs/advice.md (--list-rules). Rules the trace lacks the data for "
@@ -84,6 +85,8 @@ Runner setup_advise(CLI::App& app) {
       emit_text(list_rules(), r);
       return 0;
     }
+    if (o->common.inputs.empty())
+      throw UsageError("a TRACE is required (run clprof advise --help)");
     const Request r = make_request(o->common);
     check_output_path(r);
     std::string extra;

@@ -28,6 +28,15 @@ void transfers(const model::Run& run, const Thresholds& t, Report& out) {
   }
   for (const auto& l : run.launches)
     if (auto d = l.duration_ns()) kernel_ns += *d;
+  // Maps of whole buffers where a part would do: the transfer record has the mapped bytes,
+  // not the buffer's size.
+  for (const auto& x : run.transfers)
+    if (x.op == "map") {
+      out.not_evaluated.push_back(
+          {"transfer-bound",
+           "maps of whole buffers: the trace records the bytes mapped, not the buffer's size"});
+      break;
+    }
 
   // Transfer time comparable to kernel time. Impact: the transfer device time, an upper
   // bound of what keeping data on the device (or overlapping the copies) saves.
