@@ -1,5 +1,7 @@
 // clprof advise: findings about the run ranked by estimated impact; --fail-on makes it a CI
 // gate (exit status 3), --threshold RULE.KEY=VALUE tunes a rule.
+#include <iostream>
+
 #include "analyses/advice/advice.hpp"
 #include "cli/commands.hpp"
 #include "cli/emit.hpp"
@@ -47,7 +49,6 @@ Runner setup_advise(CLI::App& app) {
     CommonOptions common;
     std::string fail_on;
     std::vector<std::string> thresholds;
-    bool list = false;
   };
   auto o = std::make_shared<Options>();
   add_common_options(app, o->common);
@@ -58,8 +59,14 @@ Runner setup_advise(CLI::App& app) {
   add_repeatable(app, "--threshold", o->thresholds,
                  "Set a rule's threshold (repeatable; --list-rules shows them with their defaults)",
                  "RULE.KEY=VALUE");
-  app.add_flag("--list-rules", o->list, "Print the rules and their thresholds, and exit");
-  app.get_option("traces")->required(false);  // --list-rules reads none; checked below
+  // Handled while parsing, before CLI11 asks for the TRACE it does not need (like --help).
+  app.add_flag_callback(
+      "--list-rules",
+      [] {
+        std::cout << list_rules() << std::flush;
+        throw CLI::Success();
+      },
+      "Print the rules and their thresholds, and exit");
   app.footer(help_footer(
       "advise",
       "Rules and thresholds: docs/advice.md (--list-rules). Rules the trace lacks the data for "
@@ -79,14 +86,6 @@ Runner setup_advise(CLI::App& app) {
       if (!fail_on)
         throw UsageError("--fail-on: expected info or warning, not '" + o->fail_on + "'");
     }
-    if (o->list) {
-      Request r;
-      r.output = o->common.output;
-      emit_text(list_rules(), r);
-      return 0;
-    }
-    if (o->common.inputs.empty())
-      throw UsageError("a TRACE is required (run clprof advise --help)");
     const Request r = make_request(o->common);
     check_output_path(r);
     std::string extra;
