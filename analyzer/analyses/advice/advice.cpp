@@ -153,8 +153,7 @@ Report advise(const model::Run& run, const Thresholds& t) {
 
 namespace util {
 
-std::map<std::pair<uint32_t, uint64_t>, std::vector<HostEvent>> host_events(const model::Run& run,
-                                                                            bool with_builds) {
+std::map<std::pair<uint32_t, uint64_t>, std::vector<HostEvent>> host_events(const model::Run& run) {
   std::map<std::pair<uint32_t, uint64_t>, std::vector<HostEvent>> out;
   for (size_t i = 0; i < run.launches.size(); ++i) {
     const auto& l = run.launches[i];
@@ -171,12 +170,6 @@ std::map<std::pair<uint32_t, uint64_t>, std::vector<HostEvent>> host_events(cons
     if (s.host_begin_ns != model::kNoTime)
       out[{s.process, s.tid}].push_back({HostEvent::Kind::Sync, i, s.host_begin_ns});
   }
-  if (with_builds)
-    for (size_t i = 0; i < run.builds.size(); ++i) {
-      const auto& b = run.builds[i];
-      if (b.host_begin_ns != model::kNoTime)
-        out[{b.process, 0}].push_back({HostEvent::Kind::Build, i, b.host_begin_ns});
-    }
   for (auto& [key, v] : out)
     std::stable_sort(v.begin(), v.end(),
                      [](const HostEvent& a, const HostEvent& b) { return a.begin < b.begin; });

@@ -72,15 +72,14 @@ inline std::string timed(const std::map<std::string, uint64_t>& times, size_t li
 
 // One host-side command of a thread, for the rules that read the host's order of calls.
 struct HostEvent {
-  enum class Kind : uint8_t { Launch, Transfer, Sync, Build } kind;
-  size_t index;  // into run.launches / transfers / syncs / builds
+  enum class Kind : uint8_t { Launch, Transfer, Sync } kind;
+  size_t index;  // into run.launches / transfers / syncs
   int64_t begin;
 };
 
-// The launches, transfers, syncs (and builds) of each (process, thread), in host order
+// The launches, transfers and syncs of each (process, thread), in host order
 // (records without a host begin are left out; equal begins keep the kinds' order).
-std::map<std::pair<uint32_t, uint64_t>, std::vector<HostEvent>> host_events(
-    const model::Run& run, bool with_builds = false);
+std::map<std::pair<uint32_t, uint64_t>, std::vector<HostEvent>> host_events(const model::Run& run);
 
 // The innermost range name of `ranges` ("" when none).
 std::string innermost_range(const model::Run& run, const std::vector<uint64_t>& ranges);
