@@ -7,6 +7,8 @@
 //         global size (1021)                                -> default-local-size (warning)
 //         clFinish after each launch                       -> sync-after-each-launch
 //         a blocking read between launches each iteration  -> blocking-transfer
+//         one launch with local size 7 over the prime global
+//         size (CL_INVALID_WORK_GROUP_SIZE), result ignored  -> api-errors (warning)
 //   good: one build; 20 launches over 1024 work-items in work-groups of 64 (the kernel
 //         guards i < n), no wait between them; one blocking read after the last launch.
 // Prints "ok SUM" (the same in both modes) and exits 0, or prints the failing call, exit 1.
@@ -76,6 +78,12 @@ int main(int argc, char** argv) {
   const size_t prime_global = static_cast<size_t>(n);
   const size_t local = 64;
   const size_t rounded = (prime_global + local - 1) / local * local;  // 1024
+  if (bad) {
+    // 7 does not divide 1021: the enqueue fails, and the program goes on as if it had not.
+    const size_t seven = 7;
+    (void)clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &prime_global, &seven, 0, nullptr,
+                                 nullptr);
+  }
   for (int it = 0; it < iterations; ++it) {
     if (bad) {
       rc = clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &prime_global, nullptr, 0, nullptr,

@@ -62,8 +62,8 @@ TEST_CASE("advise_cases") {
     CHECK(gate.exit_code == (warned ? 3 : 0));
     if (mode == "bad") CHECK(warned);
   }
-  for (const std::string rule :
-       {"sync-after-each-launch", "blocking-transfer", "default-local-size", "repeated-build"}) {
+  for (const std::string rule : {"sync-after-each-launch", "blocking-transfer",
+                                 "default-local-size", "repeated-build", "api-errors"}) {
     CAPTURE(rule);
     CHECK(found["bad"][rule] == "warning");
     CHECK(found["good"].count(rule) == 0);
