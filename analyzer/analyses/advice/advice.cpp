@@ -176,6 +176,18 @@ std::map<std::pair<uint32_t, uint64_t>, std::vector<HostEvent>> host_events(cons
   return out;
 }
 
+std::vector<bool> first_launches(const model::Run& run) {
+  std::map<std::pair<uint32_t, std::string>, size_t> first;
+  for (size_t i = 0; i < run.launches.size(); ++i) {
+    const auto& l = run.launches[i];
+    auto [it, fresh] = first.emplace(std::make_pair(l.process, l.name), i);
+    if (!fresh && l.host_begin_ns < run.launches[it->second].host_begin_ns) it->second = i;
+  }
+  std::vector<bool> out(run.launches.size(), false);
+  for (const auto& [key, i] : first) out[i] = true;
+  return out;
+}
+
 std::string innermost_range(const model::Run& run, const std::vector<uint64_t>& ranges) {
   if (ranges.empty()) return "";
   for (const auto& r : run.ranges)

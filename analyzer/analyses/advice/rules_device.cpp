@@ -60,21 +60,13 @@ void device(const model::Run& run, const Thresholds& t, Report& out) {
   std::map<uint32_t, std::vector<Interval>> per_device;
   std::map<std::pair<uint32_t, uint32_t>, std::map<uint64_t, std::vector<Interval>>> per_queue;
   bool any_timed = false;
-  // Each kernel's first launch per process: the one enqueued first.
-  std::map<std::pair<uint32_t, std::string>, const model::Launch*> firsts;
-  for (const auto& l : run.launches) {
-    auto [it, fresh] = firsts.emplace(std::make_pair(l.process, l.name), &l);
-    if (!fresh && l.host_begin_ns < it->second->host_begin_ns) it->second = &l;
-  }
-  for (const auto& l : run.launches) {
+  const std::vector<bool> first = util::first_launches(run);
+  for (size_t k = 0; k < run.launches.size(); ++k) {
+    const auto& l = run.launches[k];
     if (!l.has_device_times() || l.end_ns < l.start_ns) continue;
     any_timed = true;
-    Interval i{l.start_ns,
-               l.end_ns,
-               l.name,
-               util::innermost_range(run, l.ranges),
-               firsts[{l.process, l.name}] == &l,
-               l.queued_ns};
+    Interval i{l.start_ns, l.end_ns,   l.name, util::innermost_range(run, l.ranges),
+               first[k],   l.queued_ns};
     per_device[l.device].push_back(i);
     per_queue[{l.process, l.device}][l.queue_id].push_back(i);
   }

@@ -11,21 +11,27 @@ using Kind = util::HostEvent::Kind;
 
 void sync(const model::Run& run, const Thresholds& t, Report& out) {
   const auto events = util::host_events(run);
+  const std::vector<bool> first = util::first_launches(run);
 
   // sync-after-each-launch: per thread, a launch whose next host event is a clFinish or
-  // clWaitForEvents is "synced". Impact: the device idle from a synced launch's end to the
-  // next launch's start on the same device (what the wait costs the device), where both
-  // have device times.
+  // clWaitForEvents is "synced". Impact: the host time in those waits — what the host loses
+  // to them, and the most a fix saves: without the waits host and device work overlap, and
+  // the wall shrinks by at most the time the host sat blocked. The evidence adds the device
+  // idle from a synced launch's end to the next launch's start (device times; not after the
+  // next kernel's first launch, whose wait is a lazy driver's compile): it includes the
+  // host's own work between launches, which stays.
   {
     const double min_launches = t.get("sync-after-each-launch", "min_launches");
     const double ratio = t.get("sync-after-each-launch", "ratio");
     uint64_t launches = 0, synced = 0;
     int64_t sync_host = 0, idle = 0;
+    bool timed_waits = false;
     bool idle_known = false;
     std::map<std::string, uint64_t> kernels, apis;
     for (const auto& [thread, v] : events) {
       uint64_t tl = 0, ts = 0;
       int64_t th = 0, ti = 0;
+      bool tw = false;
       bool tk = false;
       std::map<std::string, uint64_t> tkernels, tapis;
       for (size_t i = 0; i < v.size(); ++i) {
@@ -38,12 +44,16 @@ void sync(const model::Run& run, const Thresholds& t, Report& out) {
         ++tkernels[l.name];
         ++tapis[s.api];
         const int64_t d = util::host_duration(s.host_begin_ns, s.host_end_ns);
-        if (d > 0) th += d;
+        if (d >= 0) {
+          th += d;
+          tw = true;
+        }
         // The next launch of this thread after the sync.
         for (size_t j = i + 2; j < v.size(); ++j) {
           if (v[j].kind != Kind::Launch) continue;
           const auto& n = run.launches[v[j].index];
-          if (n.device == l.device && l.has_device_times() && n.has_device_times()) {
+          if (n.device == l.device && l.has_device_times() && n.has_device_times() &&
+              !first[v[j].index]) {
             tk = true;
             if (n.start_ns > l.end_ns) ti += n.start_ns - l.end_ns;
           }
@@ -54,6 +64,7 @@ void sync(const model::Run& run, const Thresholds& t, Report& out) {
       launches += tl;
       synced += ts;
       sync_host += th;
+      timed_waits = timed_waits || tw;
       idle += ti;
       idle_known = idle_known || tk;
       for (const auto& [k, c] : tkernels) kernels[k] += c;
@@ -77,7 +88,7 @@ void sync(const model::Run& run, const Thresholds& t, Report& out) {
           "last event): an in-order queue already runs the kernels one after another. Call "
           "clFlush where the host must wait for something else; keep clFinish for the point "
           "where the host reads results.";
-      if (idle_known) f.impact_ns = idle;
+      if (timed_waits) f.impact_ns = sync_host;
       f.subjects = util::top_names(kernels, 5);
       for (const auto& a : util::top_names(apis, 2)) f.subjects.push_back(a);
       out.findings.push_back(std::move(f));

@@ -81,6 +81,10 @@ struct HostEvent {
 // (records without a host begin are left out; equal begins keep the kinds' order).
 std::map<std::pair<uint32_t, uint64_t>, std::vector<HostEvent>> host_events(const model::Run& run);
 
+// Per launch of run.launches: whether it is its kernel's first launch in its process (the
+// first enqueued; lazy drivers such as PoCL compile the kernel then).
+std::vector<bool> first_launches(const model::Run& run);
+
 // The innermost range name of `ranges` ("" when none).
 std::string innermost_range(const model::Run& run, const std::vector<uint64_t>& ranges);
 

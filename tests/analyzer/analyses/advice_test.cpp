@@ -93,8 +93,9 @@ bool not_evaluated(const Report& r, const std::string& rule) {
 TEST_CASE("advise sync-after-each-launch: a clFinish after each of 10 launches") {
   // Launch i: host [1000i, 1000i + 10], device [1000i + 100, 1000i + 150]; clFinish at
   // [1000i + 20, 1000i + 80]. All 10 launches are followed by a sync (100% >= 50%).
-  // Host in the syncs: 10 x 60 = 600 ns. Device idle from launch i's end (1000i + 150) to
-  // launch i+1's start (1000(i+1) + 100) = 950 ns, for i = 0..8: impact 9 x 950 = 8550 ns.
+  // Host in the syncs: 10 x 60 = 600 ns = impact. Device idle from launch i's end
+  // (1000i + 150) to launch i+1's start (1000(i+1) + 100) = 950 ns, for i = 0..8: 9 x 950 =
+  // 8550 ns (launch 0 is k's first launch, but it is never the *next* launch).
   model::Run run;
   for (int64_t i = 0; i < 10; ++i) {
     run.launches.push_back(launch_at("k", 1000 * i, 10, 1000 * i + 100, 50));
@@ -104,7 +105,8 @@ TEST_CASE("advise sync-after-each-launch: a clFinish after each of 10 launches")
   REQUIRE(f.size() == 1);
   CHECK(f[0].severity == Severity::Warning);
   REQUIRE(f[0].impact_ns);
-  CHECK(*f[0].impact_ns == 8550);
+  CHECK(*f[0].impact_ns == 600);
+  CHECK(f[0].evidence.find("device idled 8.550 us") != std::string::npos);
   CHECK(f[0].evidence.find("10 of 10 launches (100.0%)") != std::string::npos);
   CHECK(f[0].evidence.find("600 ns in those waits") != std::string::npos);
   CHECK(f[0].subjects == std::vector<std::string>{"k", "clFinish"});
@@ -123,11 +125,19 @@ TEST_CASE("advise sync-after-each-launch: one clFinish at the end is fine") {
     run.launches.push_back(launch_at("k", 1000 * i, 10, 1000 * i + 100, 50));
   run.syncs.push_back(finish_at(10000, 10100));
   CHECK(of_rule(analyses::advice::advise(run), "sync-after-each-launch").empty());
-  // ratio 0.1: fires, but the synced launch (the last) has no next launch: the device idle
-  // it causes is unknown, so impact is null (not 0).
+  // ratio 0.1: fires; impact the one wait's 100 ns. The synced launch (the last) has no
+  // next launch: the device idle is unknown and the evidence says so.
   Thresholds t;
   t.set("sync-after-each-launch.ratio=0.1");
-  const auto f = of_rule(analyses::advice::advise(run, t), "sync-after-each-launch");
+  auto f = of_rule(analyses::advice::advise(run, t), "sync-after-each-launch");
+  REQUIRE(f.size() == 1);
+  REQUIRE(f[0].impact_ns);
+  CHECK(*f[0].impact_ns == 100);
+  CHECK(f[0].evidence.find("no device times to say how long the device idled") !=
+        std::string::npos);
+  // The wait untimed: impact unknown, null (not 0).
+  run.syncs[0].host_end_ns = model::kNoTime;
+  f = of_rule(analyses::advice::advise(run, t), "sync-after-each-launch");
   REQUIRE(f.size() == 1);
   CHECK_FALSE(f[0].impact_ns.has_value());
 }
