@@ -1,8 +1,8 @@
 // clprof: record OpenCL kernel launches and analyse the traces. This file holds the table
 // of subcommands, the options every command shares (--verbose, --quiet) and the mapping of
 // failures to exit statuses: 0 success, 1 failure (cannot write the output, ...), 2 bad
-// usage or bad input, 3 `compare --fail-if-slower` tripped; `record` exits with the
-// program's status.
+// usage or bad input, 3 `compare --fail-if-slower` or `advise --fail-on` tripped; `record` exits
+// with the program's status.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>

@@ -92,6 +92,7 @@ void render_grid(const Result& r, const RenderOptions& o, const TextSink& sink) 
     Buffered out(sink);
     for (size_t i = 0; i < r.size(); ++i) {
       const Row& row = r.row(i, scratch);
+      if (s.layout == Layout::Record && i > 0) out.text() += "\n";  // several records
       if (s.layout == Layout::Sections) {
         out.text() += (md ? "### " : "") + heading_text(s, row) + "\n\n";
       } else {

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "output/tables/advise.hpp"
 #include "output/tables/api.hpp"
 #include "output/tables/builds.hpp"
 #include "output/tables/compare.hpp"
@@ -25,6 +26,7 @@ const std::vector<CommandViews>& all_commands() {
       {"builds", {&builds_schema()}},
       {"api", {&api_schema()}},
       {"compare", {&compare_schema()}},
+      {"advise", {&advise_schema()}},
   };
   return all;
 }

@@ -1,0 +1,200 @@
+#include "analyses/advice/advice.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "analyses/advice/util.hpp"
+
+namespace clprof::analyses::advice {
+
+const char* severity_name(Severity s) {
+  return s == Severity::Warning ? "warning" : "info";
+}
+
+std::optional<Severity> parse_severity(const std::string& text) {
+  if (text == "info") return Severity::Info;
+  if (text == "warning") return Severity::Warning;
+  return std::nullopt;
+}
+
+const std::vector<RuleInfo>& rule_catalog() {
+  auto rule = [](std::string id, std::string summary, std::vector<Threshold> thresholds) {
+    return RuleInfo{std::move(id), std::move(summary), std::move(thresholds), true, ""};
+  };
+  auto missing = [](std::string id, std::string summary, std::string what) {
+    return RuleInfo{std::move(id), std::move(summary), {}, false, std::move(what)};
+  };
+  static const std::vector<RuleInfo> all = {
+      rule("sync-after-each-launch", "clFinish / clWaitForEvents right after most launches",
+           {{"sync-after-each-launch.min_launches", 10,
+             "launches a thread needs before the rule looks"},
+            {"sync-after-each-launch.ratio", 0.5,
+             "share of launches followed by a sync (0-1) that fires it"}}),
+      rule(
+          "blocking-transfer", "blocking reads and writes between launches",
+          {{"blocking-transfer.min_count", 3, "blocking transfers between launches that fire it"}}),
+      rule("launch-bound", "kernels shorter than their launch overhead: many tiny launches",
+           {{"launch-bound.min_launches", 100, "tiny launches that fire it"},
+            {"launch-bound.ratio", 0.5, "share of the launches (0-1) that must be tiny"},
+            {"launch-bound.tiny_ns", 20000,
+             "a launch is tiny when its device time is below this (ns) and below its enqueue's "
+             "host time"}}),
+      rule("repeated-build", "the same source and options built more than once",
+           {{"repeated-build.min_builds", 2, "builds of one source and options that fire it"}}),
+      rule(
+          "build-dominates", "program builds take a large share of the wall time",
+          {{"build-dominates.share", 0.2, "share of the wall time (0-1) in builds that fires it"},
+           {"build-dominates.min_ns", 1000000, "build time (ns) below which it never fires"},
+           {"build-dominates.warning_ns", 1000000000,
+            "build time (ns) from which it is a warning (below: info; a short run is all build)"}}),
+      rule("default-local-size",
+           "NULL local work size (the runtime picks one), worst with a prime global size",
+           {{"default-local-size.min_prime", 64,
+             "a prime global size at least this makes it a warning"}}),
+      rule("device-idle", "gaps where the device idles between commands",
+           {{"device-idle.min_gap_ns", 100000, "gaps shorter than this (ns) are not counted"},
+            {"device-idle.share", 0.25,
+             "idle share of the device's span (0-1) that fires it (info)"},
+            {"device-idle.warning_share", 0.5, "idle share (0-1) that makes it a warning"}}),
+      rule("api-errors",
+           "OpenCL calls that returned an error, worst when the app went on enqueueing", {}),
+      rule(
+          "transfer-bound", "transfers comparable to kernel time, or many small transfers",
+          {{"transfer-bound.ratio", 0.5, "transfer device time / kernel device time that fires it"},
+           {"transfer-bound.small_bytes", 65536, "a transfer below this many bytes is small"},
+           {"transfer-bound.min_small", 100, "small transfers that fire the many-small finding"}}),
+      rule("gemm-padding",
+           "CLBlast's indirect GEMM: pad / copy / transpose kernels' share of the GEMM time",
+           {{"gemm-padding.share", 0.2,
+             "helper kernels' share (0-1) of the GEMM time that fires it"}}),
+      rule("queue-serialisation", "several queues of one device whose work never overlaps",
+           {{"queue-serialisation.max_overlap", 0.01,
+             "overlap share (0-1) of the smaller queues' busy time below which queues count as "
+             "serial"}}),
+      missing("local-size-not-multiple",
+              "local size not a multiple of the preferred work-group multiple",
+
+              "CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE per kernel and device: the shim does "
+              "not query it"),
+      missing("object-leak", "OpenCL objects never released",
+              "live object counts: the shim does not record create, retain and release calls"),
+      missing("rank-imbalance", "some ranks wait for the others",
+              "the MPI rank of each process: the shim records none"),
+      missing("gemm-below-peak", "GEMM far below the device's peak",
+              "the device's peak GFLOPS: advise takes no --peak (clprof gemm --peak does)"),
+  };
+  return all;
+}
+
+Thresholds::Thresholds() {
+  for (const auto& r : rule_catalog())
+    for (const auto& t : r.thresholds) values_[t.key] = t.value;
+}
+
+void Thresholds::set(const std::string& spec) {
+  const size_t eq = spec.find('=');
+  const std::string key = spec.substr(0, eq);
+  const size_t dot = key.find('.');
+  if (eq == std::string::npos || dot == std::string::npos || dot == 0 || dot + 1 == key.size())
+    throw std::invalid_argument("'" + spec +
+                                "': expected RULE.KEY=VALUE (clprof advise --list-rules)");
+  const std::string rule = key.substr(0, dot);
+  const RuleInfo* info = nullptr;
+  for (const auto& r : rule_catalog())
+    if (r.id == rule) info = &r;
+  if (!info)
+    throw std::invalid_argument("'" + spec + "': no rule '" + rule +
+                                "' (clprof advise --list-rules)");
+  if (!values_.count(key)) {
+    std::string keys;
+    for (const auto& t : info->thresholds)
+      keys += (keys.empty() ? "" : ", ") + t.key.substr(dot + 1);
+    throw std::invalid_argument(
+        "'" + spec + "': rule " + rule + " has no threshold '" + key.substr(dot + 1) + "'" +
+        (keys.empty() ? std::string(" (it has none)") : " (it has " + keys + ")"));
+  }
+  const std::string text = spec.substr(eq + 1);
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(v) || v < 0)
+    throw std::invalid_argument("'" + spec + "': expected a finite number >= 0, not '" + text +
+                                "'");
+  values_[key] = v;
+}
+
+double Thresholds::get(const std::string& rule, const std::string& key) const {
+  return values_.at(rule + "." + key);
+}
+
+Report advise(const model::Run& run, const Thresholds& t) {
+  Report out;
+  rules::sync(run, t, out);
+  rules::launches(run, t, out);
+  rules::builds(run, t, out);
+  rules::device(run, t, out);
+  rules::errors(run, t, out);
+  rules::transfers(run, t, out);
+  rules::gemm(run, t, out);
+  for (const auto& r : rule_catalog())
+    if (!r.evaluated) out.not_evaluated.push_back({r.id, "needs " + r.missing});
+  std::stable_sort(out.findings.begin(), out.findings.end(),
+                   [](const Finding& a, const Finding& b) {
+                     if (a.impact_ns.has_value() != b.impact_ns.has_value())
+                       return a.impact_ns.has_value();
+                     if (a.impact_ns && *a.impact_ns != *b.impact_ns)
+                       return *a.impact_ns > *b.impact_ns;
+                     return a.severity > b.severity;
+                   });
+  return out;
+}
+
+namespace util {
+
+std::map<std::pair<uint32_t, uint64_t>, std::vector<HostEvent>> host_events(const model::Run& run) {
+  std::map<std::pair<uint32_t, uint64_t>, std::vector<HostEvent>> out;
+  for (size_t i = 0; i < run.launches.size(); ++i) {
+    const auto& l = run.launches[i];
+    if (l.host_begin_ns != model::kNoTime)
+      out[{l.process, l.tid}].push_back({HostEvent::Kind::Launch, i, l.host_begin_ns});
+  }
+  for (size_t i = 0; i < run.transfers.size(); ++i) {
+    const auto& x = run.transfers[i];
+    if (x.host_begin_ns != model::kNoTime)
+      out[{x.process, x.tid}].push_back({HostEvent::Kind::Transfer, i, x.host_begin_ns});
+  }
+  for (size_t i = 0; i < run.syncs.size(); ++i) {
+    const auto& s = run.syncs[i];
+    if (s.host_begin_ns != model::kNoTime)
+      out[{s.process, s.tid}].push_back({HostEvent::Kind::Sync, i, s.host_begin_ns});
+  }
+  for (auto& [key, v] : out)
+    std::stable_sort(v.begin(), v.end(),
+                     [](const HostEvent& a, const HostEvent& b) { return a.begin < b.begin; });
+  return out;
+}
+
+std::vector<bool> first_launches(const model::Run& run) {
+  std::map<std::pair<uint32_t, std::string>, size_t> first;
+  for (size_t i = 0; i < run.launches.size(); ++i) {
+    const auto& l = run.launches[i];
+    auto [it, fresh] = first.emplace(std::make_pair(l.process, l.name), i);
+    if (!fresh && l.host_begin_ns < run.launches[it->second].host_begin_ns) it->second = i;
+  }
+  std::vector<bool> out(run.launches.size(), false);
+  for (const auto& [key, i] : first) out[i] = true;
+  return out;
+}
+
+std::string innermost_range(const model::Run& run, const std::vector<uint64_t>& ranges) {
+  if (ranges.empty()) return "";
+  for (const auto& r : run.ranges)
+    if (r.id == ranges.back()) return r.name;
+  return "";
+}
+
+}  // namespace util
+
+}  // namespace clprof::analyses::advice

@@ -1,0 +1,94 @@
+// `clprof advise`: findings about how a run uses OpenCL, ranked by the time a fix would
+// save. Each rule is a pure function of the model (one file per family under
+// analyses/advice/); docs/advice.md says what each looks at, its thresholds, where its
+// advice comes from and its known false positives.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model.hpp"
+
+namespace clprof::analyses::advice {
+
+enum class Severity : uint8_t { Info, Warning };
+const char* severity_name(Severity s);  // "info" | "warning"
+// "info" or "warning"; nullopt for anything else.
+std::optional<Severity> parse_severity(const std::string& text);
+
+struct Finding {
+  std::string rule;  // stable kebab-case id (rule_catalog)
+  Severity severity = Severity::Info;
+  std::string title;     // one line
+  std::string evidence;  // the figures from the trace that triggered it
+  std::string advice;    // what to change
+  // Time a fix would save, where it can be estimated (docs/advice.md per rule); nullopt
+  // when it cannot (never 0 for "unknown").
+  std::optional<int64_t> impact_ns;
+  std::vector<std::string> subjects;  // kernels, layers, queues, calls it is about
+};
+
+// A rule that could not look at this run: the data it needs is not in the trace.
+struct NotEvaluated {
+  std::string rule;
+  std::string why;
+};
+
+struct Threshold {
+  std::string key;  // "RULE.KEY"
+  double value = 0;
+  std::string meaning;
+};
+
+struct RuleInfo {
+  std::string id;
+  std::string summary;
+  std::vector<Threshold> thresholds;  // their defaults
+  bool evaluated = true;              // false: the trace lacks what it needs (always NotEvaluated)
+  std::string missing;                // with evaluated false: what the trace would have to record
+};
+
+// Every rule, implemented or not, in docs/advice.md's order.
+const std::vector<RuleInfo>& rule_catalog();
+
+// The thresholds in force: the catalog's defaults, overridden by set().
+class Thresholds {
+ public:
+  Thresholds();
+  // "RULE.KEY=VALUE": throws std::invalid_argument naming what is wrong (an unknown rule
+  // or key, a value that is not a finite number >= 0).
+  void set(const std::string& spec);
+  // The value of "RULE.KEY" (throws std::out_of_range for a key the catalog lacks: a bug).
+  double get(const std::string& rule, const std::string& key) const;
+
+ private:
+  std::map<std::string, double> values_;
+};
+
+struct Report {
+  std::vector<Finding> findings;  // ranked: impact descending (unknown last), warnings first
+  std::vector<NotEvaluated> not_evaluated;
+};
+
+// Runs every rule over `run`.
+Report advise(const model::Run& run, const Thresholds& thresholds = Thresholds());
+
+// The rules' families (rules_*.cpp), each adding its findings and not-evaluated notes.
+namespace rules {
+void sync(const model::Run& run, const Thresholds& t,
+          Report& out);  // sync-after-each-launch, blocking-transfer
+void launches(const model::Run& run, const Thresholds& t,
+              Report& out);  // launch-bound, default-local-size
+void builds(const model::Run& run, const Thresholds& t,
+            Report& out);  // repeated-build, build-dominates
+void device(const model::Run& run, const Thresholds& t,
+            Report& out);  // device-idle, queue-serialisation
+void errors(const model::Run& run, const Thresholds& t, Report& out);     // api-errors
+void transfers(const model::Run& run, const Thresholds& t, Report& out);  // transfer-bound
+void gemm(const model::Run& run, const Thresholds& t, Report& out);       // gemm-padding
+}  // namespace rules
+
+}  // namespace clprof::analyses::advice

@@ -1,0 +1,73 @@
+// api-errors: calls that returned an error (docs/advice.md).
+#include "analyses/advice/util.hpp"
+#include "analyses/cl_errors.hpp"
+
+namespace clprof::analyses::advice::rules {
+
+void errors(const model::Run& run, const Thresholds&, Report& out) {
+  std::map<std::string, uint64_t> calls;  // "clEnqueueNDRangeKernel CL_INVALID_..."
+  uint64_t count = 0, ignored = 0, failed_commands = 0;
+  std::map<std::string, uint64_t> subjects;
+  auto note = [&](const std::string& api, int32_t rc, const std::string& subject) {
+    ++count;
+    ++calls[api + " " + cl_error_name(rc)];
+    if (!subject.empty()) ++subjects[subject];
+  };
+  for (const auto& l : run.launches) {
+    if (l.rc != 0) note(l.api.empty() ? "clEnqueueNDRangeKernel" : l.api, l.rc, l.name);
+    if (l.rc == 0 && l.status == "error") ++failed_commands, ++subjects[l.name];
+  }
+  for (const auto& x : run.transfers) {
+    if (x.rc != 0) note(x.api, x.rc, "");
+    if (x.rc == 0 && x.status == "error") ++failed_commands;
+  }
+  for (const auto& s : run.syncs)
+    if (s.rc != 0) note(s.api, s.rc, "");
+  for (const auto& b : run.builds)
+    if (b.rc != 0) note(b.api, b.rc, b.kernels.empty() ? "" : b.kernels.front());
+  for (const auto& a : run.api_calls)
+    if (a.rc != 0) note(a.name, a.rc, "");
+
+  // Ignored: a failed enqueue followed by another enqueue of the same thread.
+  for (const auto& [thread, v] : util::host_events(run)) {
+    for (size_t i = 0; i < v.size(); ++i) {
+      const auto& e = v[i];
+      int32_t rc = 0;
+      if (e.kind == util::HostEvent::Kind::Launch) rc = run.launches[e.index].rc;
+      if (e.kind == util::HostEvent::Kind::Transfer) rc = run.transfers[e.index].rc;
+      if (rc == 0) continue;
+      for (size_t j = i + 1; j < v.size(); ++j)
+        if (v[j].kind == util::HostEvent::Kind::Launch ||
+            v[j].kind == util::HostEvent::Kind::Transfer) {
+          ++ignored;
+          break;
+        }
+    }
+  }
+  if (count == 0 && failed_commands == 0) return;
+  Finding f;
+  f.rule = "api-errors";
+  f.severity = ignored > 0 || failed_commands > 0 ? Severity::Warning : Severity::Info;
+  f.title = util::count_of(count, "OpenCL call", "OpenCL calls") + " returned an error";
+  if (ignored > 0)
+    f.title += ", " + std::to_string(ignored) +
+               (ignored == 1 ? " enqueue failure was" : " enqueue failures were") +
+               std::string(" followed by more enqueues");
+  f.evidence = count ? util::counted(calls, 5) : std::string("no call returned an error");
+  if (ignored > 0)
+    f.evidence += "; " + std::to_string(ignored) +
+                  " failed enqueues were followed by further enqueues of the same thread";
+  if (failed_commands > 0)
+    f.evidence += "; " + std::to_string(failed_commands) +
+                  " enqueued commands ended with an error execution status";
+  f.advice =
+      "Check every call's return code (and errcode_ret) and stop or recover at the first "
+      "failure: a failed enqueue did nothing, so what follows reads stale or undefined data. "
+      "For build failures print CL_PROGRAM_BUILD_LOG (clprof builds shows it).";
+  for (const auto& [c, n] : calls) f.subjects.push_back(c.substr(0, c.find(' ')));
+  f.subjects.erase(std::unique(f.subjects.begin(), f.subjects.end()), f.subjects.end());
+  for (const auto& k : util::top_names(subjects, 3)) f.subjects.push_back(k);
+  out.findings.push_back(std::move(f));
+}
+
+}  // namespace clprof::analyses::advice::rules

@@ -1,0 +1,145 @@
+// launch-bound and default-local-size: how kernels are launched (docs/advice.md).
+#include "analyses/advice/util.hpp"
+
+namespace clprof::analyses::advice::rules {
+
+namespace {
+
+bool is_prime(uint64_t n) {
+  if (n < 2) return false;
+  for (uint64_t d = 2; d * d <= n; ++d)
+    if (n % d == 0) return false;
+  return true;
+}
+
+std::string dims(const std::vector<uint64_t>& v) {
+  std::string s;
+  for (uint64_t d : v) s += (s.empty() ? "" : "x") + std::to_string(d);
+  return s.empty() ? "-" : s;
+}
+
+int64_t median(std::vector<int64_t> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[(v.size() - 1) / 2];  // the lower median: a figure of the trace
+}
+
+}  // namespace
+
+void launches(const model::Run& run, const Thresholds& t, Report& out) {
+  // launch-bound: a tiny launch runs shorter on the device than tiny_ns and than its own
+  // enqueue call took on the host. Impact: the host time of the tiny launches' enqueues
+  // (what fusing or batching them would stop paying), an upper bound.
+  {
+    const double min_launches = t.get("launch-bound", "min_launches");
+    const double ratio = t.get("launch-bound", "ratio");
+    const double tiny_ns = t.get("launch-bound", "tiny_ns");
+    uint64_t timed = 0, tiny = 0;
+    int64_t tiny_enqueue = 0, first = INT64_MAX, last = INT64_MIN;
+    std::vector<int64_t> device, enqueue;
+    std::map<std::string, uint64_t> names;
+    for (const auto& l : run.launches) {
+      const auto d = l.duration_ns();
+      const int64_t h = util::host_duration(l.host_begin_ns, l.host_end_ns);
+      if (!d || h < 0) continue;
+      ++timed;
+      device.push_back(*d);
+      enqueue.push_back(h);
+      first = std::min(first, l.host_begin_ns);
+      last = std::max(last, l.host_begin_ns);
+      if (*d < tiny_ns && *d < h) {
+        ++tiny;
+        tiny_enqueue += h;
+        ++names[l.name];
+      }
+    }
+    if (!run.launches.empty() && timed == 0) {
+      out.not_evaluated.push_back(
+          {"launch-bound", "no launch has both device times and an enqueue host time"});
+    } else if (tiny > 0 && tiny >= min_launches && static_cast<double>(tiny) / timed >= ratio) {
+      Finding f;
+      f.rule = "launch-bound";
+      f.severity = Severity::Warning;
+      f.title = std::to_string(tiny) + " launches run shorter than their launch overhead";
+      const int64_t span = last - first;
+      const std::string rate =
+          span > 0
+              ? output::format_general(1e9 * static_cast<double>(timed - 1) / span) + " launches/s"
+              : std::string("-");
+      f.evidence = std::to_string(tiny) + " of " + std::to_string(timed) + " timed launches (" +
+                   util::percent(tiny, timed) + ") run under " +
+                   util::ns(static_cast<int64_t>(tiny_ns)) +
+                   " on the device and under their enqueue's host time; median device time " +
+                   util::ns(median(device)) + ", median enqueue " + util::ns(median(enqueue)) +
+                   ", enqueue rate " + rate + "; most often " + util::counted(names, 3);
+      f.advice =
+          "Give each launch more work: fuse consecutive small kernels, process several items "
+          "per work-item or batch the calls (one launch over the whole batch); a launch costs "
+          "the host and the driver about the same whatever its size.";
+      f.impact_ns = tiny_enqueue;
+      f.subjects = util::top_names(names, 5);
+      out.findings.push_back(std::move(f));
+    }
+  }
+
+  // default-local-size: launches with a NULL local size. A global size that is a prime of
+  // at least min_prime leaves the runtime only work-groups of 1 or of that prime: warning.
+  {
+    const double min_prime = t.get("default-local-size", "min_prime");
+    uint64_t null_lws = 0, prime = 0, total = 0;
+    std::map<std::string, uint64_t> names, prime_names;
+    std::map<std::string, std::string> prime_gws;
+    for (const auto& l : run.launches) {
+      if (l.api == "clEnqueueTask") continue;
+      ++total;
+      if (l.lws) continue;
+      ++null_lws;
+      ++names[l.name];
+      bool p = false;
+      for (uint64_t g : l.gws) p = p || (g >= min_prime && is_prime(g));
+      if (p) {
+        ++prime;
+        ++prime_names[l.name];
+        prime_gws.emplace(l.name, dims(l.gws));
+      }
+    }
+    auto add = [&](Severity sev, uint64_t n, const std::map<std::string, uint64_t>& which,
+                   bool primes) {
+      Finding f;
+      f.rule = "default-local-size";
+      f.severity = sev;
+      f.title = primes ? util::count_of(n, "launch", "launches") +
+                             " with a NULL local size and a prime global size"
+                       : util::count_of(n, "launch", "launches") + " with a NULL local size";
+      f.evidence = "local_work_size NULL in " + std::to_string(n) + " of " +
+                   util::count_of(total, "NDRange launch", "NDRange launches") + " (" +
+                   util::counted(which, 3) + ")";
+      if (primes) {
+        std::string g;
+        for (const auto& k : util::top_names(which, 3))
+          g += (g.empty() ? "" : ", ") + k + " " + prime_gws[k];
+        f.evidence += "; global sizes with a prime of at least " +
+                      std::to_string(static_cast<uint64_t>(min_prime)) + ": " + g +
+                      ", so the runtime can only pick work-groups of 1 or of the whole prime";
+      }
+      f.advice = primes ? "Round the global size up to a multiple of a work-group size you choose "
+                          "(64 or 128, or CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE) and guard "
+                          "the extra work-items with an `if (gid < n)` in the kernel; pass that "
+                          "local size explicitly."
+                        : "Pass a local size chosen for the kernel (a multiple of "
+                          "CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, tuned per device) instead "
+                          "of NULL, or at least check what the runtime picks on each target.";
+      f.subjects = util::top_names(which, 5);
+      out.findings.push_back(std::move(f));
+    };
+    if (prime > 0) add(Severity::Warning, prime, prime_names, true);
+    if (null_lws > prime) {
+      std::map<std::string, uint64_t> rest = names;
+      for (const auto& [k, c] : prime_names)
+        if ((rest[k] -= c) == 0) rest.erase(k);
+      add(Severity::Info, null_lws - prime, rest, false);
+    }
+  }
+}
+
+}  // namespace clprof::analyses::advice::rules

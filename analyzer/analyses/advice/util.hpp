@@ -1,0 +1,91 @@
+// Helpers shared by the advice rules (analyses/advice/rules_*.cpp).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analyses/advice/advice.hpp"
+#include "output/format.hpp"
+
+namespace clprof::analyses::advice::util {
+
+// A host duration (end - begin), or -1 when either end is unknown or end < begin.
+inline int64_t host_duration(int64_t begin, int64_t end) {
+  if (begin == model::kNoTime || end == model::kNoTime || end < begin) return -1;
+  return end - begin;
+}
+
+// "12.3%" of part in whole.
+inline std::string percent(double part, double whole) {
+  return output::format_fixed(whole > 0 ? 100.0 * part / whole : 0.0, 1) + "%";
+}
+
+// "1 launch", "2 launches".
+inline std::string count_of(uint64_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+inline std::string ns(int64_t v) {
+  return output::format_ns(v);
+}
+
+// The entries of `m`, largest value first (ties: by name).
+inline std::vector<std::pair<std::string, uint64_t>> ranked(
+    const std::map<std::string, uint64_t>& m) {
+  std::vector<std::pair<std::string, uint64_t>> v(m.begin(), m.end());
+  std::stable_sort(v.begin(), v.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  return v;
+}
+
+// The `limit` most frequent (largest) names of `counts`.
+inline std::vector<std::string> top_names(const std::map<std::string, uint64_t>& counts,
+                                          size_t limit) {
+  std::vector<std::string> out;
+  for (const auto& [name, n] : ranked(counts))
+    if (out.size() < limit) out.push_back(name);
+  return out;
+}
+
+// The `limit` largest entries of `m` as "a x3, b x1" (counts) or, with `as_ns`, as
+// "a 1.200 ms, b 3.000 us" (times in ns); "..." when some are left out.
+inline std::string listed(const std::map<std::string, uint64_t>& m, size_t limit, bool as_ns) {
+  const auto v = ranked(m);
+  std::string out;
+  for (size_t i = 0; i < v.size() && i < limit; ++i)
+    out +=
+        (out.empty() ? "" : ", ") + v[i].first +
+        (as_ns ? " " + ns(static_cast<int64_t>(v[i].second)) : " x" + std::to_string(v[i].second));
+  if (v.size() > limit) out += ", ...";
+  return out;
+}
+inline std::string counted(const std::map<std::string, uint64_t>& counts, size_t limit) {
+  return listed(counts, limit, false);
+}
+inline std::string timed(const std::map<std::string, uint64_t>& times, size_t limit) {
+  return listed(times, limit, true);
+}
+
+// One host-side command of a thread, for the rules that read the host's order of calls.
+struct HostEvent {
+  enum class Kind : uint8_t { Launch, Transfer, Sync } kind;
+  size_t index;  // into run.launches / transfers / syncs
+  int64_t begin;
+};
+
+// The launches, transfers and syncs of each (process, thread), in host order
+// (records without a host begin are left out; equal begins keep the kinds' order).
+std::map<std::pair<uint32_t, uint64_t>, std::vector<HostEvent>> host_events(const model::Run& run);
+
+// Per launch of run.launches: whether it is its kernel's first launch in its process (the
+// first enqueued; lazy drivers such as PoCL compile the kernel then).
+std::vector<bool> first_launches(const model::Run& run);
+
+// The innermost range name of `ranges` ("" when none).
+std::string innermost_range(const model::Run& run, const std::vector<uint64_t>& ranges);
+
+}  // namespace clprof::analyses::advice::util

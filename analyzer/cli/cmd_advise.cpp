@@ -1,0 +1,119 @@
+// clprof advise: findings about the run ranked by estimated impact; --fail-on makes it a CI
+// gate (exit status 3), --threshold RULE.KEY=VALUE tunes a rule.
+#include <iostream>
+
+#include "analyses/advice/advice.hpp"
+#include "cli/commands.hpp"
+#include "cli/emit.hpp"
+#include "cli/session.hpp"
+#include "output/format.hpp"
+#include "output/log.hpp"
+#include "output/tables/advise.hpp"
+
+namespace clprof::cli {
+
+namespace {
+
+// Keeps the launches and transfers of the selection, for the rules to read as a run.
+class Collect : public Analysis {
+ public:
+  explicit Collect(analyses::LaunchPredicate keep) : keep_(std::move(keep)) {}
+  void add_launch(const model::Launch& l) override {
+    if (!keep_ || keep_(l)) launches.push_back(l);
+  }
+  void add_transfer(const model::Transfer& t) override { transfers.push_back(t); }
+  void merge(Analysis&&) override {}  // in memory: one instance
+  std::vector<model::Launch> launches;
+  std::vector<model::Transfer> transfers;
+
+ private:
+  analyses::LaunchPredicate keep_;
+};
+
+std::string list_rules() {
+  std::string out;
+  for (const auto& r : analyses::advice::rule_catalog()) {
+    out += r.id + (r.evaluated ? "" : " (not evaluated: needs " + r.missing + ")") + "\n    " +
+           r.summary + "\n";
+    for (const auto& t : r.thresholds)
+      out += "    --threshold " + t.key + "=" + output::format_general(t.value) + "  " + t.meaning +
+             "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+Runner setup_advise(CLI::App& app) {
+  struct Options {
+    CommonOptions common;
+    std::string fail_on;
+    std::vector<std::string> thresholds;
+  };
+  auto o = std::make_shared<Options>();
+  add_common_options(app, o->common);
+  app.add_option("--fail-on", o->fail_on,
+                 "Exit with status 3 when a finding at LEVEL or above exists (info: any finding; "
+                 "warning: warnings only)")
+      ->type_name("info|warning");
+  add_repeatable(app, "--threshold", o->thresholds,
+                 "Set a rule's threshold (repeatable; --list-rules shows them with their defaults)",
+                 "RULE.KEY=VALUE");
+  // Handled while parsing, before CLI11 asks for the TRACE it does not need (like --help).
+  app.add_flag_callback(
+      "--list-rules",
+      [] {
+        std::cout << list_rules() << std::flush;
+        throw CLI::Success();
+      },
+      "Print the rules and their thresholds, and exit");
+  app.footer(help_footer(
+      "advise",
+      "Rules and thresholds: docs/advice.md (--list-rules). Rules the trace lacks the data for "
+      "are listed as 'not evaluated' after the findings. Exit status 3: --fail-on tripped."));
+  return [o]() -> int {
+    analyses::advice::Thresholds thresholds;
+    for (const auto& spec : o->thresholds) {
+      try {
+        thresholds.set(spec);
+      } catch (const std::invalid_argument& e) {
+        throw UsageError(std::string("--threshold ") + e.what());
+      }
+    }
+    std::optional<analyses::advice::Severity> fail_on;
+    if (!o->fail_on.empty()) {
+      fail_on = analyses::advice::parse_severity(o->fail_on);
+      if (!fail_on)
+        throw UsageError("--fail-on: expected info or warning, not '" + o->fail_on + "'");
+    }
+    const Request r = make_request(o->common);
+    check_output_path(r);
+    std::string extra;
+    const size_t sort = sort_column(output::tables::advise_schema(), {}, r, extra);
+    auto session = run_session(
+        r,
+        [](analyses::LaunchPredicate keep) { return std::make_unique<Collect>(std::move(keep)); },
+        SessionNeeds{true, false});
+    auto& c = static_cast<Collect&>(*session.analysis);
+    session.run.launches = std::move(c.launches);
+    session.run.transfers = std::move(c.transfers);
+    const auto report = analyses::advice::advise(session.run, thresholds);
+    auto result = output::tables::advise_result(report);
+    order(result, sort, r.top);
+    emit(result, r);
+    if (!fail_on) return 0;
+    bool tripped = false;
+    for (const auto& f : report.findings) {
+      if (f.severity < *fail_on) continue;
+      if (!tripped)
+        log::error(std::string("--fail-on ") + o->fail_on + ": findings at " + o->fail_on +
+                   " or above:");
+      tripped = true;
+      log::error(std::string("  ") + f.rule + " (" + analyses::advice::severity_name(f.severity) +
+                 "): " + f.title);
+    }
+    return tripped ? 3 : 0;
+  };
+}
+
+}  // namespace clprof::cli
