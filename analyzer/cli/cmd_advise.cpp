@@ -6,7 +6,7 @@
 #include "cli/commands.hpp"
 #include "cli/emit.hpp"
 #include "cli/session.hpp"
-#include "output/format.hpp"
+#include "format.hpp"
 #include "output/log.hpp"
 #include "output/tables/advise.hpp"
 

@@ -7,7 +7,7 @@
 #include "cli/commands.hpp"
 #include "cli/emit.hpp"
 #include "cli/runs.hpp"
-#include "output/format.hpp"
+#include "format.hpp"
 #include "output/log.hpp"
 #include "output/tables/compare.hpp"
 

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "analyses/selection.hpp"
+#include "format.hpp"
 #include "output/columns.hpp"
-#include "output/format.hpp"
 
 namespace clprof::cli {
 

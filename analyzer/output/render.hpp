@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "format.hpp"
 #include "output/columns.hpp"
-#include "output/format.hpp"
 #include "output/text_grid.hpp"
 #include "output/value.hpp"
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "analyses/advice/advice.hpp"
-#include "output/format.hpp"
+#include "format.hpp"
 
 namespace clprof::analyses::advice::util {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "output/format.hpp"
+#include "format.hpp"
 #include "output/text_grid.hpp"
 
 namespace clprof::output::tables {

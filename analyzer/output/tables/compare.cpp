@@ -1,6 +1,6 @@
 #include "output/tables/compare.hpp"
 
-#include "output/format.hpp"
+#include "format.hpp"
 
 namespace clprof::output::tables {
 

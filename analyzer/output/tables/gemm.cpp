@@ -3,7 +3,7 @@
 #include <functional>
 #include <memory>
 
-#include "output/format.hpp"
+#include "format.hpp"
 #include "output/json_writer.hpp"
 
 namespace clprof::output::tables {

@@ -1,7 +1,7 @@
 #include "output/tables/layers.hpp"
 
 #include "analyses/stats.hpp"
-#include "output/format.hpp"
+#include "format.hpp"
 #include "output/tables/grouping.hpp"
 #include "output/tables/kernels.hpp"
 

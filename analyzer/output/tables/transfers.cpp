@@ -1,6 +1,6 @@
 #include "output/tables/transfers.hpp"
 
-#include "output/format.hpp"
+#include "format.hpp"
 #include "output/tables/grouping.hpp"
 
 namespace clprof::output::tables {

@@ -4,8 +4,8 @@
 #include <utility>
 #include <vector>
 
+#include "format.hpp"
 #include "output/command_fields.hpp"
-#include "output/format.hpp"
 #include "output/views/export_tables.hpp"
 #include "output/views/json_text.hpp"
 

@@ -1,7 +1,7 @@
 #include "output/views/export_tables.hpp"
 
+#include "format.hpp"
 #include "output/command_fields.hpp"
-#include "output/format.hpp"
 
 #include <string>
 #include <utility>

@@ -4,7 +4,7 @@
 #include <functional>
 #include <optional>
 
-#include "output/format.hpp"
+#include "format.hpp"
 #include "output/tables/api.hpp"
 #include "output/tables/builds.hpp"
 #include "output/tables/compare.hpp"

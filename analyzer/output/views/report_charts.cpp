@@ -5,7 +5,7 @@
 #include <map>
 #include <unordered_map>
 
-#include "output/format.hpp"
+#include "format.hpp"
 #include "output/views/svg.hpp"
 #include "output/views/svg_charts.hpp"
 

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "output/format.hpp"
+#include "format.hpp"
 #include "output/json_writer.hpp"
 #include "output/log.hpp"
 

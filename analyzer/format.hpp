@@ -1,4 +1,6 @@
-// Output formats and the human-readable rendering of numbers shared by every command.
+// Output formats and the human-readable rendering of numbers shared by every command. It sits
+// in the lowest room (analyzer/README.md) because analyses write figures into their evidence
+// texts too (advise); its namespace stays clprof::output. Pure functions; any thread.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-#include "output/format.hpp"
+#include "format.hpp"
 
 #include <cmath>
 #include <cstdio>
