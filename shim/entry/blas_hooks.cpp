@@ -14,27 +14,21 @@
 namespace clprof::shim {
 namespace {
 
-// alpha and beta as numbers: real part, imaginary part.
-double real_part(float v) {
+template <class T>
+constexpr bool is_complex() {
+  return std::is_same_v<T, cl_float2> || std::is_same_v<T, cl_double2> ||
+         std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>;
+}
+
+// alpha and beta as numbers. Real types: the value.
+double real_value(float v) {
   return v;
 }
-double real_part(double v) {
+double real_value(double v) {
   return v;
-}
-double real_part(const cl_float2& v) {
-  return v.s[0];
-}
-double real_part(const cl_double2& v) {
-  return v.s[0];
-}
-double real_part(const std::complex<float>& v) {
-  return v.real();
-}
-double real_part(const std::complex<double>& v) {
-  return v.real();
 }
 // Half precision (cl_half, CLBlast's C++ half): IEEE 754 binary16 bits.
-double real_part(std::uint16_t h) {
+double real_value(std::uint16_t h) {
   const int exponent = (h >> 10) & 0x1f;
   const int mantissa = h & 0x3ff;
   double v;
@@ -47,36 +41,36 @@ double real_part(std::uint16_t h) {
   }
   return (h & 0x8000) ? -v : v;
 }
+// Complex types (OpenCL's two-element vectors, std::complex): real part, imaginary part.
+std::complex<double> complex_value(const cl_float2& v) {
+  return {v.s[0], v.s[1]};
+}
+std::complex<double> complex_value(const cl_double2& v) {
+  return {v.s[0], v.s[1]};
+}
+template <class R>
+std::complex<double> complex_value(const std::complex<R>& v) {
+  return {v.real(), v.imag()};
+}
+// Either kind as (real, imaginary): a real value's imaginary part is 0.
 template <class T>
-double imag_part(const T&) {
-  return 0;
-}
-double imag_part(const cl_float2& v) {
-  return v.s[1];
-}
-double imag_part(const cl_double2& v) {
-  return v.s[1];
-}
-double imag_part(const std::complex<float>& v) {
-  return v.imag();
-}
-double imag_part(const std::complex<double>& v) {
-  return v.imag();
-}
-template <class T>
-constexpr bool is_complex() {
-  return std::is_same_v<T, cl_float2> || std::is_same_v<T, cl_double2> ||
-         std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>;
+std::complex<double> scalar_value(const T& v) {
+  if constexpr (is_complex<T>())
+    return complex_value(v);
+  else
+    return {real_value(v), 0};
 }
 
 template <class T>
 void set_scalars(BlasCallFacts& f, const T& alpha, const T& beta) {
   f.has_alpha_beta = true;
   f.complex = is_complex<T>();
-  f.alpha = real_part(alpha);
-  f.alpha_im = imag_part(alpha);
-  f.beta = real_part(beta);
-  f.beta_im = imag_part(beta);
+  const std::complex<double> a = scalar_value(alpha);
+  const std::complex<double> b = scalar_value(beta);
+  f.alpha = a.real();
+  f.alpha_im = a.imag();
+  f.beta = b.real();
+  f.beta_im = b.imag();
 }
 
 void set_sizes(BlasCallFacts& f, int layout, int ta, int tb, size_t m, size_t n, size_t k) {
