@@ -179,24 +179,24 @@ std::string get_string(const Json& object, std::string_view key) {
 
 namespace {
 
-std::vector<uint64_t> uint_array(const Json& v, std::string_view what) {
+// An array of integers of type T (uint64_t or int64_t): each element must fit T.
+template <class T>
+std::vector<T> integer_array(const Json& v, std::string_view what) {
   REQUIRE_MESSAGE(v.IsArray(), std::string(what) << " is not an array");
-  std::vector<uint64_t> out;
+  std::vector<T> out;
   for (const Json& e : v.GetArray()) {
-    REQUIRE_MESSAGE(e.IsUint64(), std::string(what) << " holds a non-integer");
-    out.push_back(e.GetUint64());
+    REQUIRE_MESSAGE(e.Is<T>(), std::string(what) << " holds a non-integer");
+    out.push_back(e.Get<T>());
   }
   return out;
 }
 
+std::vector<uint64_t> uint_array(const Json& v, std::string_view what) {
+  return integer_array<uint64_t>(v, what);
+}
+
 std::vector<int64_t> int_array(const Json& v, std::string_view what) {
-  REQUIRE_MESSAGE(v.IsArray(), std::string(what) << " is not an array");
-  std::vector<int64_t> out;
-  for (const Json& e : v.GetArray()) {
-    REQUIRE_MESSAGE(e.IsInt64(), std::string(what) << " holds a non-integer");
-    out.push_back(e.GetInt64());
-  }
-  return out;
+  return integer_array<int64_t>(v, what);
 }
 
 std::optional<std::vector<uint64_t>> optional_uint_array(const Json& v, std::string_view what) {
