@@ -16,6 +16,7 @@
 #include "analysis.hpp"
 #include "model.hpp"
 #include "readers/clprof_trace/clprof_trace.hpp"
+#include "readers/load.hpp"
 
 namespace clprof::test {
 
@@ -47,6 +48,30 @@ class TempDir {
   std::string path_;
   std::vector<std::string> files_;
 };
+
+// What readers::load_run made of one file: the Run, its diagnostics, and the file's path
+// (the warnings begin with it).
+struct Loaded {
+  model::Run run;
+  readers::Diagnostics diag;
+  std::string path;
+};
+
+// Writes `content` to the file `name` of `dir` and loads it with readers::load_run
+// (`format` "": detected). The file lives as long as `dir`. What load_run throws
+// propagates.
+inline Loaded load_text(TempDir& dir, const std::string& name, const std::string& content,
+                        const std::string& format = "") {
+  Loaded o;
+  o.path = dir.write(name, content);
+  readers::load_run({o.path}, format, o.run, o.diag);
+  return o;
+}
+
+// Each warning with its first path.size() characters (the file's path) replaced by "FILE".
+inline void name_file_in_warnings(readers::Diagnostics& diag, const std::string& path) {
+  for (auto& w : diag.warnings) w.replace(0, path.size(), "FILE");
+}
 
 // Streaming with `threads` threads reading `chunk_bytes` at a time, each thread given
 // some bytes however small the file: so that chunk and thread boundaries fall mid-line.
