@@ -435,9 +435,7 @@ TEST_CASE("fail: the N-th call of an entry point fails with the given code") {
   cl_int rc = 0;
   CHECK(clCreateBuffer(env.context, 0, 64, nullptr, &rc) == nullptr);
   CHECK(rc == CL_INVALID_BUFFER_SIZE);
-  cl_mem fake_mem = nullptr;
-  cl_kernel k = clCreateKernel(p, "vadd", &rc);
-  for (cl_uint i = 0; i < 3; ++i) clSetKernelArg(k, i, sizeof fake_mem, &fake_mem);
+  cl_kernel k = ready_vadd(env, p, nullptr);  // arguments a null buffer: never read
   const size_t gws = 8;
   CHECK(clEnqueueNDRangeKernel(env.queue, k, 1, nullptr, &gws, nullptr, 0, nullptr, nullptr) ==
         CL_SUCCESS);
@@ -453,10 +451,7 @@ TEST_CASE("fail: every K-th call of an entry point fails with the given code") {
   // FAKE_CL_FAIL=...,clEnqueueTask:%3:-5
   Env env;
   cl_program p = env.build();
-  cl_int rc = 0;
-  cl_kernel k = clCreateKernel(p, "vadd", &rc);
-  cl_mem fake_mem = nullptr;
-  for (cl_uint i = 0; i < 3; ++i) clSetKernelArg(k, i, sizeof fake_mem, &fake_mem);
+  cl_kernel k = ready_vadd(env, p, nullptr);
   std::vector<cl_int> codes;
   for (int i = 0; i < 7; ++i) codes.push_back(clEnqueueTask(env.queue, k, 0, nullptr, nullptr));
   CHECK(codes == std::vector<cl_int>{CL_SUCCESS, CL_SUCCESS, CL_OUT_OF_RESOURCES, CL_SUCCESS,
