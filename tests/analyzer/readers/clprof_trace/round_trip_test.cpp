@@ -302,11 +302,7 @@ TEST_CASE("the streaming path puts the same metadata in the Run and feeds the bu
   test::TempDir dir;
   std::string path = dir.write("full.json", kFullTrace);
   for (unsigned threads : {1u, 2u}) {
-    model::Run run;
-    readers::Diagnostics diag;
-    const auto tuning = test::small_chunks(threads, 100);
-    auto a = readers::detail::stream_clprof_trace_file(path, run, test::kernel_totals_factory(),
-                                                       diag, tuning);
+    auto [run, diag, a] = test::stream_totals(path, threads, 100);
     auto& totals = static_cast<test::KernelTotals&>(*a);
     CHECK(run.launches.empty());
     CHECK(run.transfers.empty());

@@ -139,6 +139,23 @@ inline AnalysisFactory kernel_totals_factory() {
   return [] { return std::unique_ptr<Analysis>(new KernelTotals); };
 }
 
+// What streaming one file into a KernelTotals made: the Run's metadata, the diagnostics,
+// and the totals the launches and transfers were fed to.
+struct Streamed {
+  model::Run run;
+  readers::Diagnostics diag;
+  std::unique_ptr<Analysis> analysis;  // a KernelTotals
+};
+
+// Streams `path` with small_chunks(threads, chunk_bytes) into a KernelTotals. What the
+// reader throws propagates.
+inline Streamed stream_totals(const std::string& path, unsigned threads, size_t chunk_bytes) {
+  Streamed s;
+  s.analysis = readers::detail::stream_clprof_trace_file(
+      path, s.run, kernel_totals_factory(), s.diag, small_chunks(threads, chunk_bytes));
+  return s;
+}
+
 // Keeps a copy of every launch and transfer fed, in file order (the streaming path merges
 // its threads' analyses in the order of their byte ranges).
 class CollectAll : public Analysis {
