@@ -27,6 +27,8 @@
 
 #include <clprof/clprof.h>
 
+#include "cl_common.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -36,6 +38,9 @@
 #include <vector>
 
 namespace {
+
+using clprof_examples::check;
+using clprof_examples::first_device_context;
 
 struct Layer {
   const char* name;
@@ -61,13 +66,6 @@ constexpr size_t kMinIndirectSize = 256;
 
 bool uses_direct_kernel(const Layer& l) {
   return l.m * l.n * l.k < kMinIndirectSize * kMinIndirectSize * kMinIndirectSize;
-}
-
-void check(cl_int rc, const char* what) {
-  if (rc != CL_SUCCESS) {
-    std::fprintf(stderr, "clblast_network: %s failed: %d\n", what, rc);
-    std::exit(2);
-  }
 }
 
 // Deterministic fill so every run (with or without a profiler) computes the same numbers.
@@ -124,16 +122,13 @@ int check_layer(const Layer& l, const LayerBuffers& b, const std::vector<float>&
 
 }  // namespace
 
+const char* const clprof_examples::kExampleName = "clblast_network";
+
 int main(int argc, char** argv) {
   const int iterations = parse_iterations(argc, argv);
 
-  cl_platform_id platform = nullptr;
-  check(clGetPlatformIDs(1, &platform, nullptr), "clGetPlatformIDs");
-  cl_device_id device = nullptr;
-  check(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr), "clGetDeviceIDs");
+  const auto [device, context] = first_device_context();
   cl_int rc = CL_SUCCESS;
-  cl_context context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &rc);
-  check(rc, "clCreateContext");
   cl_command_queue queue = clCreateCommandQueueWithProperties(context, device, nullptr, &rc);
   check(rc, "clCreateCommandQueueWithProperties");
 

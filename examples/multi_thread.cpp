@@ -17,6 +17,8 @@
 
 #include <clprof/clprof.h>
 
+#include "cl_common.hpp"
+
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -25,6 +27,9 @@
 #include <vector>
 
 namespace {
+
+using clprof_examples::check;
+using clprof_examples::first_device_context;
 
 const char* kSource = R"CLC(
 kernel void accumulate(global int* data, int add, uint n) {
@@ -38,13 +43,6 @@ constexpr cl_uint kElements = 256;
 // far from INT_MAX.
 constexpr int kMaxThreads = 64;
 constexpr int kMaxLaunches = 999;
-
-void check(cl_int rc, const char* what) {
-  if (rc != CL_SUCCESS) {
-    std::fprintf(stderr, "multi_thread: %s failed: %d\n", what, rc);
-    std::exit(2);
-  }
-}
 
 int own_add(int t, int j) {
   return 1000 * (t + 1) + j;
@@ -131,17 +129,14 @@ int parse_arg(const char* text, int lo, int hi, const char* what) {
 
 }  // namespace
 
+const char* const clprof_examples::kExampleName = "multi_thread";
+
 int main(int argc, char** argv) {
   const int threads = argc > 1 ? parse_arg(argv[1], 1, kMaxThreads, "THREADS") : 4;
   const int launches = argc > 2 ? parse_arg(argv[2], 1, kMaxLaunches, "LAUNCHES") : 8;
 
-  cl_platform_id platform = nullptr;
-  check(clGetPlatformIDs(1, &platform, nullptr), "clGetPlatformIDs");
-  cl_device_id device = nullptr;
-  check(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr), "clGetDeviceIDs");
+  const auto [device, context] = first_device_context();
   cl_int rc = CL_SUCCESS;
-  cl_context context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &rc);
-  check(rc, "clCreateContext");
   cl_program program = clCreateProgramWithSource(context, 1, &kSource, nullptr, &rc);
   check(rc, "clCreateProgramWithSource");
   check(clBuildProgram(program, 1, &device, "", nullptr, nullptr), "clBuildProgram");

@@ -19,6 +19,8 @@
 
 #include <clprof/clprof.h>
 
+#include "cl_common.hpp"
+
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -26,6 +28,9 @@
 #include <vector>
 
 namespace {
+
+using clprof_examples::check;
+using clprof_examples::first_device_context;
 
 const char* kSource = R"CLC(
 kernel void saxpy(float a, global const float* x, global float* y, uint n) {
@@ -45,15 +50,6 @@ kernel void sum_first(global const float* z, global float* out, uint count) {
 
 constexpr cl_uint kElements = 4096;
 constexpr cl_uint kSumCount = 16;
-
-// Exits with a readable message: an example that silently continues after an OpenCL
-// error would only produce a confusing trace.
-void check(cl_int rc, const char* what) {
-  if (rc != CL_SUCCESS) {
-    std::fprintf(stderr, "vector_add: %s failed: %d\n", what, rc);
-    std::exit(2);
-  }
-}
 
 // One saxpy launch as the program plans it; the CPU mirror below replays the same list.
 struct SaxpyLaunch {
@@ -98,14 +94,11 @@ bool close_enough(float got, float want) {
 
 }  // namespace
 
+const char* const clprof_examples::kExampleName = "vector_add";
+
 int main() {
-  cl_platform_id platform = nullptr;
-  check(clGetPlatformIDs(1, &platform, nullptr), "clGetPlatformIDs");
-  cl_device_id device = nullptr;
-  check(clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr), "clGetDeviceIDs");
+  const auto [device, context] = first_device_context();
   cl_int rc = CL_SUCCESS;
-  cl_context context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &rc);
-  check(rc, "clCreateContext");
   // No profiling flag on purpose: clprof adds CL_QUEUE_PROFILING_ENABLE itself.
   cl_command_queue queue = clCreateCommandQueueWithProperties(context, device, nullptr, &rc);
   check(rc, "clCreateCommandQueueWithProperties");

@@ -23,6 +23,19 @@ const char* name_of(const char* const (&names)[N], Enum value) {
   return i < N ? names[i] : names[0];
 }
 
+// The statistic `stat` of durations already summarised.
+int64_t stat_of(Stat stat, const DurationStats& s) {
+  switch (stat) {
+    case Stat::Median:
+      return s.median_ns;
+    case Stat::Min:
+      return s.min_ns;
+    case Stat::Mean:
+      return s.mean_ns;
+  }
+  return s.median_ns;
+}
+
 }  // namespace
 
 std::optional<Stat> parse_stat(std::string_view name) {
@@ -37,16 +50,7 @@ const char* stat_name(Stat stat) {
 
 int64_t apply_stat(Stat stat, std::vector<int64_t>& values) {
   if (values.empty()) return 0;
-  const DurationStats s = compute_stats(values);
-  switch (stat) {
-    case Stat::Median:
-      return s.median_ns;
-    case Stat::Min:
-      return s.min_ns;
-    case Stat::Mean:
-      return s.mean_ns;
-  }
-  return s.median_ns;
+  return stat_of(stat, compute_stats(values));
 }
 
 ProfileAnalysis::ProfileAnalysis(LaunchPredicate keep,
@@ -103,18 +107,6 @@ class LayerKeys {
  private:
   std::unordered_map<std::string, uint64_t> seen_;
 };
-
-int64_t stat_of(Stat stat, const DurationStats& s) {
-  switch (stat) {
-    case Stat::Median:
-      return s.median_ns;
-    case Stat::Min:
-      return s.min_ns;
-    case Stat::Mean:
-      return s.mean_ns;
-  }
-  return s.median_ns;
-}
 
 // A kernel's time in a run without iterations: its launches times the statistic of one
 // (the mean: exactly the total).

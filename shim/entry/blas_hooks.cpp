@@ -14,27 +14,21 @@
 namespace clprof::shim {
 namespace {
 
-// alpha and beta as numbers: real part, imaginary part.
-double real_part(float v) {
+template <class T>
+constexpr bool is_complex() {
+  return std::is_same_v<T, cl_float2> || std::is_same_v<T, cl_double2> ||
+         std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>;
+}
+
+// alpha and beta as numbers. Real types: the value.
+double real_value(float v) {
   return v;
 }
-double real_part(double v) {
+double real_value(double v) {
   return v;
-}
-double real_part(const cl_float2& v) {
-  return v.s[0];
-}
-double real_part(const cl_double2& v) {
-  return v.s[0];
-}
-double real_part(const std::complex<float>& v) {
-  return v.real();
-}
-double real_part(const std::complex<double>& v) {
-  return v.real();
 }
 // Half precision (cl_half, CLBlast's C++ half): IEEE 754 binary16 bits.
-double real_part(std::uint16_t h) {
+double real_value(std::uint16_t h) {
   const int exponent = (h >> 10) & 0x1f;
   const int mantissa = h & 0x3ff;
   double v;
@@ -47,36 +41,36 @@ double real_part(std::uint16_t h) {
   }
   return (h & 0x8000) ? -v : v;
 }
+// Complex types (OpenCL's two-element vectors, std::complex): real part, imaginary part.
+std::complex<double> complex_value(const cl_float2& v) {
+  return {v.s[0], v.s[1]};
+}
+std::complex<double> complex_value(const cl_double2& v) {
+  return {v.s[0], v.s[1]};
+}
+template <class R>
+std::complex<double> complex_value(const std::complex<R>& v) {
+  return {v.real(), v.imag()};
+}
+// Either kind as (real, imaginary): a real value's imaginary part is 0.
 template <class T>
-double imag_part(const T&) {
-  return 0;
-}
-double imag_part(const cl_float2& v) {
-  return v.s[1];
-}
-double imag_part(const cl_double2& v) {
-  return v.s[1];
-}
-double imag_part(const std::complex<float>& v) {
-  return v.imag();
-}
-double imag_part(const std::complex<double>& v) {
-  return v.imag();
-}
-template <class T>
-constexpr bool is_complex() {
-  return std::is_same_v<T, cl_float2> || std::is_same_v<T, cl_double2> ||
-         std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>;
+std::complex<double> scalar_value(const T& v) {
+  if constexpr (is_complex<T>())
+    return complex_value(v);
+  else
+    return {real_value(v), 0};
 }
 
 template <class T>
 void set_scalars(BlasCallFacts& f, const T& alpha, const T& beta) {
   f.has_alpha_beta = true;
   f.complex = is_complex<T>();
-  f.alpha = real_part(alpha);
-  f.alpha_im = imag_part(alpha);
-  f.beta = real_part(beta);
-  f.beta_im = imag_part(beta);
+  const std::complex<double> a = scalar_value(alpha);
+  const std::complex<double> b = scalar_value(beta);
+  f.alpha = a.real();
+  f.alpha_im = a.imag();
+  f.beta = b.real();
+  f.beta_im = b.imag();
 }
 
 void set_sizes(BlasCallFacts& f, int layout, int ta, int tb, size_t m, size_t n, size_t k) {
@@ -122,6 +116,20 @@ BlasCallFacts gemm_facts(int layout, int ta, int tb, size_t m, size_t n, size_t 
 // ---- one hook template per shape -----------------------------------------------------
 // Enums are passed as int (CLBlastLayout, clblast::Layout, clblasOrder, ... all are).
 
+// Every hook's one shape: the library's function F (of type Fn, looked up on first use;
+// kBlasNotImplemented without one) called with the hook's own `args`, unchanged; when the
+// call is recorded, `facts()` (built only then) before it and the status after it.
+template <BlasId F, class Fn, class Facts, class... Args>
+int recorded_call(const Facts& facts, Args... args) {
+  const auto real = reinterpret_cast<Fn>(real_blas(F));
+  if (!real) return kBlasNotImplemented;
+  BlasCallScope scope(F);
+  if (scope.recording()) scope.begin(facts());
+  const int rc = real(args...);
+  scope.end(rc);
+  return rc;
+}
+
 // CLBlast's CLBlastXgemm (no Temp), CLBlastXgemmWithTempBuffer and the C++ clblast::Gemm<T>
 // (one Temp: the temp_buffer, which the C++ API defaults to nullptr).
 template <BlasId F, class T>
@@ -134,21 +142,16 @@ struct ClblastGemm {
     using Fn =
         int (*)(int, int, int, size_t, size_t, size_t, T, cl_mem, size_t, size_t, cl_mem, size_t,
                 size_t, T, cl_mem, size_t, size_t, cl_command_queue*, cl_event*, Temp...);
-    const auto real = reinterpret_cast<Fn>(real_blas(F));
-    if (!real) return kBlasNotImplemented;
-    BlasCallScope scope(F);
-    if (scope.recording()) {
+    const auto facts = [&] {
       BlasCallFacts f = gemm_facts(layout, ta, tb, m, n, k, alpha, a, a_off, a_ld, b, b_off, b_ld,
                                    beta, c, c_off, c_ld);
       if constexpr (sizeof...(Temp) == 1) f.temp = (temp, ...);
       f.queues = queue;
       f.n_queues = queue ? 1 : 0;
-      scope.begin(f);
-    }
-    const int rc = real(layout, ta, tb, m, n, k, alpha, a, a_off, a_ld, b, b_off, b_ld, beta, c,
-                        c_off, c_ld, queue, event, temp...);
-    scope.end(rc);
-    return rc;
+      return f;
+    };
+    return recorded_call<F, Fn>(facts, layout, ta, tb, m, n, k, alpha, a, a_off, a_ld, b, b_off,
+                                b_ld, beta, c, c_off, c_ld, queue, event, temp...);
   }
 };
 
@@ -161,10 +164,7 @@ int clblast_batched(int layout, int ta, int tb, size_t m, size_t n, size_t k, co
   using Fn = int (*)(int, int, int, size_t, size_t, size_t, const T*, cl_mem, const size_t*, size_t,
                      cl_mem, const size_t*, size_t, const T*, cl_mem, const size_t*, size_t, size_t,
                      cl_command_queue*, cl_event*);
-  const auto real = reinterpret_cast<Fn>(real_blas(F));
-  if (!real) return kBlasNotImplemented;
-  BlasCallScope scope(F);
-  if (scope.recording()) {
+  const auto facts = [&] {
     BlasCallFacts f;
     set_sizes(f, layout, ta, tb, m, n, k);
     f.complex = is_complex<T>();
@@ -172,12 +172,10 @@ int clblast_batched(int layout, int ta, int tb, size_t m, size_t n, size_t k, co
     set_matrices(f, a, a_ld, b, b_ld, c, c_ld);
     f.queues = queue;
     f.n_queues = queue ? 1 : 0;
-    scope.begin(f);
-  }
-  const int rc = real(layout, ta, tb, m, n, k, alphas, a, a_offs, a_ld, b, b_offs, b_ld, betas, c,
-                      c_offs, c_ld, batch, queue, event);
-  scope.end(rc);
-  return rc;
+    return f;
+  };
+  return recorded_call<F, Fn>(facts, layout, ta, tb, m, n, k, alphas, a, a_offs, a_ld, b, b_offs,
+                              b_ld, betas, c, c_offs, c_ld, batch, queue, event);
 }
 
 // CLBlastXgemmStridedBatched and clblast::GemmStridedBatched<T>.
@@ -189,10 +187,7 @@ int clblast_strided(int layout, int ta, int tb, size_t m, size_t n, size_t k, T 
   using Fn = int (*)(int, int, int, size_t, size_t, size_t, T, cl_mem, size_t, size_t, size_t,
                      cl_mem, size_t, size_t, size_t, T, cl_mem, size_t, size_t, size_t, size_t,
                      cl_command_queue*, cl_event*);
-  const auto real = reinterpret_cast<Fn>(real_blas(F));
-  if (!real) return kBlasNotImplemented;
-  BlasCallScope scope(F);
-  if (scope.recording()) {
+  const auto facts = [&] {
     BlasCallFacts f = gemm_facts(layout, ta, tb, m, n, k, alpha, a, a_off, a_ld, b, b_off, b_ld,
                                  beta, c, c_off, c_ld);
     f.batch = batch;
@@ -202,12 +197,11 @@ int clblast_strided(int layout, int ta, int tb, size_t m, size_t n, size_t k, T 
     f.c_stride = c_stride;
     f.queues = queue;
     f.n_queues = queue ? 1 : 0;
-    scope.begin(f);
-  }
-  const int rc = real(layout, ta, tb, m, n, k, alpha, a, a_off, a_ld, a_stride, b, b_off, b_ld,
-                      b_stride, beta, c, c_off, c_ld, c_stride, batch, queue, event);
-  scope.end(rc);
-  return rc;
+    return f;
+  };
+  return recorded_call<F, Fn>(facts, layout, ta, tb, m, n, k, alpha, a, a_off, a_ld, a_stride, b,
+                              b_off, b_ld, b_stride, beta, c, c_off, c_ld, c_stride, batch, queue,
+                              event);
 }
 
 // clblasXgemm (clBLAS.h): several queues, an event wait list.
@@ -219,20 +213,15 @@ int clblas_gemm(int order, int ta, int tb, size_t m, size_t n, size_t k, T alpha
   using Fn = int (*)(int, int, int, size_t, size_t, size_t, T, cl_mem, size_t, size_t, cl_mem,
                      size_t, size_t, T, cl_mem, size_t, size_t, cl_uint, cl_command_queue*, cl_uint,
                      const cl_event*, cl_event*);
-  const auto real = reinterpret_cast<Fn>(real_blas(F));
-  if (!real) return kBlasNotImplemented;
-  BlasCallScope scope(F);
-  if (scope.recording()) {
+  const auto facts = [&] {
     BlasCallFacts f = gemm_facts(order, ta, tb, m, n, k, alpha, a, a_off, a_ld, b, b_off, b_ld,
                                  beta, c, c_off, c_ld);
     f.queues = queues;
     f.n_queues = n_queues;
-    scope.begin(f);
-  }
-  const int rc = real(order, ta, tb, m, n, k, alpha, a, a_off, a_ld, b, b_off, b_ld, beta, c, c_off,
-                      c_ld, n_queues, queues, n_events, wait_list, events);
-  scope.end(rc);
-  return rc;
+    return f;
+  };
+  return recorded_call<F, Fn>(facts, order, ta, tb, m, n, k, alpha, a, a_off, a_ld, b, b_off, b_ld,
+                              beta, c, c_off, c_ld, n_queues, queues, n_events, wait_list, events);
 }
 
 }  // namespace

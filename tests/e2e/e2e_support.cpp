@@ -179,24 +179,24 @@ std::string get_string(const Json& object, std::string_view key) {
 
 namespace {
 
-std::vector<uint64_t> uint_array(const Json& v, std::string_view what) {
+// An array of integers of type T (uint64_t or int64_t): each element must fit T.
+template <class T>
+std::vector<T> integer_array(const Json& v, std::string_view what) {
   REQUIRE_MESSAGE(v.IsArray(), std::string(what) << " is not an array");
-  std::vector<uint64_t> out;
+  std::vector<T> out;
   for (const Json& e : v.GetArray()) {
-    REQUIRE_MESSAGE(e.IsUint64(), std::string(what) << " holds a non-integer");
-    out.push_back(e.GetUint64());
+    REQUIRE_MESSAGE(e.Is<T>(), std::string(what) << " holds a non-integer");
+    out.push_back(e.Get<T>());
   }
   return out;
 }
 
+std::vector<uint64_t> uint_array(const Json& v, std::string_view what) {
+  return integer_array<uint64_t>(v, what);
+}
+
 std::vector<int64_t> int_array(const Json& v, std::string_view what) {
-  REQUIRE_MESSAGE(v.IsArray(), std::string(what) << " is not an array");
-  std::vector<int64_t> out;
-  for (const Json& e : v.GetArray()) {
-    REQUIRE_MESSAGE(e.IsInt64(), std::string(what) << " holds a non-integer");
-    out.push_back(e.GetInt64());
-  }
-  return out;
+  return integer_array<int64_t>(v, what);
 }
 
 std::optional<std::vector<uint64_t>> optional_uint_array(const Json& v, std::string_view what) {
@@ -482,16 +482,27 @@ std::vector<uint64_t> record_range_ids(const Json& record) {
 
 // ---- arguments -----------------------------------------------------------------------
 
-uint64_t scalar_arg(const Launch& launch, unsigned index, unsigned size) {
-  INFO("launch seq " << launch.seq << " " << launch.kernel << " arg " << index);
+namespace {
+
+// The launch's argument `index`: a 4-element array [kind, size, ...] of `kind`, whose size
+// is checked to be `size` bytes. The caller's INFO names the launch.
+const Json& arg_entry(const Launch& launch, unsigned index, tf::ArgKind kind, unsigned size) {
   REQUIRE(index < launch.args->Size());
   const Json& a = (*launch.args)[index];
   REQUIRE(a.IsArray());
   REQUIRE(a.Size() == 4);
   REQUIRE(a[0].IsString());
-  REQUIRE(std::string(a[0].GetString()) == tf::name(tf::ArgKind::Scalar));
+  REQUIRE(std::string(a[0].GetString()) == tf::name(kind));
   REQUIRE(a[1].IsUint());
   CHECK(a[1].GetUint() == size);
+  return a;
+}
+
+}  // namespace
+
+uint64_t scalar_arg(const Launch& launch, unsigned index, unsigned size) {
+  INFO("launch seq " << launch.seq << " " << launch.kernel << " arg " << index);
+  const Json& a = arg_entry(launch, index, tf::ArgKind::Scalar, size);
   REQUIRE(a[2].IsString());
   REQUIRE(a[3].IsUint64());
   const uint64_t value = a[3].GetUint64();
@@ -507,14 +518,8 @@ uint64_t scalar_arg(const Launch& launch, unsigned index, unsigned size) {
 
 std::pair<uint64_t, uint64_t> buffer_arg(const Launch& launch, unsigned index) {
   INFO("launch seq " << launch.seq << " " << launch.kernel << " arg " << index);
-  REQUIRE(index < launch.args->Size());
-  const Json& a = (*launch.args)[index];
-  REQUIRE(a.IsArray());
-  REQUIRE(a.Size() == 4);
-  REQUIRE(a[0].IsString());
-  REQUIRE(std::string(a[0].GetString()) == tf::name(tf::ArgKind::Buffer));
-  REQUIRE(a[1].IsUint());
-  CHECK(a[1].GetUint() == sizeof(void*));
+  const Json& a =
+      arg_entry(launch, index, tf::ArgKind::Buffer, static_cast<unsigned>(sizeof(void*)));
   REQUIRE(a[2].IsUint64());
   REQUIRE(a[3].IsUint64());
   CHECK(a[2].GetUint64() != 0);

@@ -52,6 +52,12 @@ struct Env {
     REQUIRE(clBuildProgram(p, 1, &device, options, nullptr, nullptr) == CL_SUCCESS);
     return p;
   }
+  // A marker enqueued on the queue: its event (the caller releases it).
+  cl_event marker() const {
+    cl_event e = nullptr;
+    REQUIRE(clEnqueueMarkerWithWaitList(queue, 0, nullptr, &e) == CL_SUCCESS);
+    return e;
+  }
 };
 
 std::string device_string(cl_device_id d, cl_device_info what) {
@@ -300,8 +306,7 @@ TEST_CASE("default: a build option token makes the build fail") {
 
 TEST_CASE("default: profiling info needs a profiling queue") {
   Env env(0);
-  cl_event e = nullptr;
-  REQUIRE(clEnqueueMarkerWithWaitList(env.queue, 0, nullptr, &e) == CL_SUCCESS);
+  cl_event e = env.marker();
   cl_ulong v = 0;
   CHECK(clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_START, sizeof v, &v, nullptr) ==
         CL_PROFILING_INFO_NOT_AVAILABLE);
@@ -333,8 +338,7 @@ TEST_CASE("default: queue with properties keeps the array the app gave") {
 
 TEST_CASE("default: event reference counts are the app's own") {
   Env env;
-  cl_event e = nullptr;
-  REQUIRE(clEnqueueMarkerWithWaitList(env.queue, 0, nullptr, &e) == CL_SUCCESS);
+  cl_event e = env.marker();
   CHECK(refcount_of(e) == 1);
   clRetainEvent(e);
   CHECK(refcount_of(e) == 2);
@@ -431,9 +435,7 @@ TEST_CASE("fail: the N-th call of an entry point fails with the given code") {
   cl_int rc = 0;
   CHECK(clCreateBuffer(env.context, 0, 64, nullptr, &rc) == nullptr);
   CHECK(rc == CL_INVALID_BUFFER_SIZE);
-  cl_mem fake_mem = nullptr;
-  cl_kernel k = clCreateKernel(p, "vadd", &rc);
-  for (cl_uint i = 0; i < 3; ++i) clSetKernelArg(k, i, sizeof fake_mem, &fake_mem);
+  cl_kernel k = ready_vadd(env, p, nullptr);  // arguments a null buffer: never read
   const size_t gws = 8;
   CHECK(clEnqueueNDRangeKernel(env.queue, k, 1, nullptr, &gws, nullptr, 0, nullptr, nullptr) ==
         CL_SUCCESS);
@@ -449,10 +451,7 @@ TEST_CASE("fail: every K-th call of an entry point fails with the given code") {
   // FAKE_CL_FAIL=...,clEnqueueTask:%3:-5
   Env env;
   cl_program p = env.build();
-  cl_int rc = 0;
-  cl_kernel k = clCreateKernel(p, "vadd", &rc);
-  cl_mem fake_mem = nullptr;
-  for (cl_uint i = 0; i < 3; ++i) clSetKernelArg(k, i, sizeof fake_mem, &fake_mem);
+  cl_kernel k = ready_vadd(env, p, nullptr);
   std::vector<cl_int> codes;
   for (int i = 0; i < 7; ++i) codes.push_back(clEnqueueTask(env.queue, k, 0, nullptr, nullptr));
   CHECK(codes == std::vector<cl_int>{CL_SUCCESS, CL_SUCCESS, CL_OUT_OF_RESOURCES, CL_SUCCESS,
@@ -464,8 +463,7 @@ TEST_CASE("fail: every K-th call of an entry point fails with the given code") {
 TEST_CASE("polls: events complete after K status polls") {
   // FAKE_CL_EVENT_MODE=polls:3
   Env env;
-  cl_event e = nullptr;
-  REQUIRE(clEnqueueMarkerWithWaitList(env.queue, 0, nullptr, &e) == CL_SUCCESS);
+  cl_event e = env.marker();
   cl_ulong v = 0;
   CHECK(clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof v, &v, nullptr) ==
         CL_PROFILING_INFO_NOT_AVAILABLE);
@@ -474,8 +472,7 @@ TEST_CASE("polls: events complete after K status polls") {
   CHECK(status_of(e) == CL_SUBMITTED);
   CHECK(status_of(e) == CL_COMPLETE);
   CHECK(clGetEventProfilingInfo(e, CL_PROFILING_COMMAND_END, sizeof v, &v, nullptr) == CL_SUCCESS);
-  cl_event f = nullptr;
-  REQUIRE(clEnqueueMarkerWithWaitList(env.queue, 0, nullptr, &f) == CL_SUCCESS);
+  cl_event f = env.marker();
   CHECK(clWaitForEvents(1, &f) == CL_SUCCESS);
   CHECK(status_of(f) == CL_COMPLETE);
   clReleaseEvent(e);
@@ -485,8 +482,7 @@ TEST_CASE("polls: events complete after K status polls") {
 TEST_CASE("on_wait: events complete at clFinish, callbacks fire then") {
   // FAKE_CL_EVENT_MODE=on_wait
   Env env;
-  cl_event e = nullptr;
-  REQUIRE(clEnqueueMarkerWithWaitList(env.queue, 0, nullptr, &e) == CL_SUCCESS);
+  cl_event e = env.marker();
   int fired = 0;
   REQUIRE(clSetEventCallback(
               e, CL_COMPLETE, [](cl_event, cl_int, void* p) { ++*static_cast<int*>(p); }, &fired) ==
@@ -498,8 +494,7 @@ TEST_CASE("on_wait: events complete at clFinish, callbacks fire then") {
   CHECK(status_of(e) == CL_COMPLETE);
   CHECK(fired == 1);
   // An event the app released before completion still completes and is freed later.
-  cl_event g = nullptr;
-  REQUIRE(clEnqueueMarkerWithWaitList(env.queue, 0, nullptr, &g) == CL_SUCCESS);
+  cl_event g = env.marker();
   clReleaseEvent(g);
   CHECK(clFinish(env.queue) == CL_SUCCESS);
   clReleaseEvent(e);
@@ -509,8 +504,7 @@ TEST_CASE("on_wait: an event the app released stays live until its command compl
   Env env;
   const unsigned long long base = live_events();
   const unsigned long long referenced = referenced_events();
-  cl_event e = nullptr;
-  REQUIRE(clEnqueueMarkerWithWaitList(env.queue, 0, nullptr, &e) == CL_SUCCESS);
+  cl_event e = env.marker();
   REQUIRE(clRetainEvent(e) == CL_SUCCESS);
   CHECK(referenced_events() == referenced + 1);  // one event, however many references
   REQUIRE(clReleaseEvent(e) == CL_SUCCESS);
@@ -555,8 +549,7 @@ TEST_CASE("on_wait: concurrent enqueue, finish, status polls and releases") {
 TEST_CASE("never: events never complete, clFinish returns anyway") {
   // FAKE_CL_EVENT_MODE=never
   Env env;
-  cl_event e = nullptr;
-  REQUIRE(clEnqueueMarkerWithWaitList(env.queue, 0, nullptr, &e) == CL_SUCCESS);
+  cl_event e = env.marker();
   CHECK(clFinish(env.queue) == CL_SUCCESS);
   CHECK(clWaitForEvents(1, &e) == CL_SUCCESS);
   CHECK(status_of(e) == CL_SUBMITTED);

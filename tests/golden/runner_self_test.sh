@@ -11,15 +11,21 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/golden/case" "$tmp/analyzer"
 cp -r "$golden/../analyzer/data" "$tmp/analyzer/"
 cp "$golden/layers-basic-per-iteration-csv/cmd" "$golden/layers-basic-per-iteration-csv/expected" "$tmp/golden/case/"
+# The runner must refuse the case (exit 1) with `message` ($2, a fixed string) in its
+# output; $1 names what it must refuse.
+refused() {
+  local what=$1 message=$2 out rc
+  set +e
+  out=$("$runner" --clprof "$clprof" --schemas "$schemas" "$tmp/golden/case"); rc=$?
+  set -e
+  [ "$rc" -eq 1 ] || { echo "$what passed (exit $rc): $out"; exit 1; }
+  grep -qF -- "$message" <<<"$out" || { echo "$what: not named in the output: $out"; exit 1; }
+}
 "$runner" --clprof "$clprof" --schemas "$schemas" "$tmp/golden/case" >/dev/null
 # A figure the output lacks (conv1 as 700 ns): fails though `expected` matches.
 sed -i '1i # figures: 1,conv1,XgemmDirectNN,inference,8500,1600,2,700' "$tmp/golden/case/cmd"
-set +e
-out=$("$runner" --clprof "$clprof" --schemas "$schemas" "$tmp/golden/case"); rc=$?
-set -e
-[ "$rc" -eq 1 ] || { echo "a missing figure passed (exit $rc): $out"; exit 1; }
-grep -q "figures of the cmd comment not in the output: '1,conv1,XgemmDirectNN,inference,8500,1600,2,700'" <<<"$out" ||
-  { echo "missing figure not named: $out"; exit 1; }
+refused "a missing figure" \
+  "figures of the cmd comment not in the output: '1,conv1,XgemmDirectNN,inference,8500,1600,2,700'"
 # --update of a changed expected prints the removed and added lines, and still refuses the
 # missing figure.
 sed -i '1d' "$tmp/golden/case/cmd"
@@ -31,10 +37,5 @@ cmp -s "$tmp/golden/case/expected" "$golden/layers-basic-per-iteration-csv/expec
   { echo "--update did not rewrite expected"; exit 1; }
 # A case of a view without any "# figures:" line fails (issue 34), though `expected` matches.
 sed -i '/^# figures:/d' "$tmp/golden/case/cmd"
-set +e
-out=$("$runner" --clprof "$clprof" --schemas "$schemas" "$tmp/golden/case"); rc=$?
-set -e
-[ "$rc" -eq 1 ] || { echo "a case without figures passed (exit $rc): $out"; exit 1; }
-grep -q "no '# figures:' line: state the key figures derived by hand" <<<"$out" ||
-  { echo "missing figures line not named: $out"; exit 1; }
+refused "a case without figures" "no '# figures:' line: state the key figures derived by hand"
 echo "golden runner self-test: passed"

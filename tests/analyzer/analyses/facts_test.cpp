@@ -28,10 +28,7 @@ model::Transfer transfer(const std::string& op, uint64_t bytes, int64_t start, i
 }
 
 model::Run cpu_run(const std::string& type) {
-  model::Run run;
-  run.processes.resize(1);
-  run.devices.resize(1);
-  run.devices[0].id = 1;
+  model::Run run = unit::one_process_run({""});  // one device, unnamed
   run.devices[0].type = type;
   return run;
 }

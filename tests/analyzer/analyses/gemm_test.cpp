@@ -23,6 +23,11 @@ struct Decoded {
   bool padded = false;
 };
 
+// "rule MxNxK": the rule a launch decoded by and its sizes, checked in one comparison.
+std::string rule_and_sizes(const Decoded& d) {
+  return d.rule + " " + std::to_string(d.m) + "x" + std::to_string(d.n) + "x" + std::to_string(d.k);
+}
+
 // The first built-in rule matching the launch, evaluated like `clprof gemm` does.
 Decoded decode(const model::Launch& l, const std::string& options = "") {
   for (const auto& r : gemm::builtin_rules()) {
@@ -69,10 +74,7 @@ TEST_CASE("rule clblast-xgemm-direct: XgemmDirectNN/NT/TN/TT (xgemm_direct_part3
         name, {i32(96), i32(3025), i32(363), f32(), f32(), buffer(1), i32(0), i32(96), buffer(2),
                i32(0), i32(363), buffer(3), i32(0), i32(96), i32(0), i32(0), i32(0)});
     auto d = decode(l);
-    CHECK(d.rule == "clblast-xgemm-direct");
-    CHECK(d.m == 96);
-    CHECK(d.n == 3025);
-    CHECK(d.k == 363);
+    CHECK(rule_and_sizes(d) == "clblast-xgemm-direct 96x3025x363");
     CHECK(d.batch == 1);
     CHECK(!d.padded);
   }
@@ -87,10 +89,7 @@ TEST_CASE("rule clblast-xgemm-direct-batched: batch from gws[2] (xgemm_direct_ba
                    i32(0),  i32(32),   i32(1536), i32(0), i32(0),  i32(0)},
                   {8, 8, 10});
   auto d = decode(s);
-  CHECK(d.rule == "clblast-xgemm-direct-batched");
-  CHECK(d.m == 32);
-  CHECK(d.n == 48);
-  CHECK(d.k == 64);
+  CHECK(rule_and_sizes(d) == "clblast-xgemm-direct-batched 32x48x64");
   CHECK(d.batch == 10);
   // XgemmDirectBatchedNN: alphas/betas and the offsets are __constant buffers.
   auto b =
@@ -137,10 +136,7 @@ TEST_CASE("rule clblas-autogemm: M, N, K after A, B, C, alpha, beta") {
                    scalar(4, 96), scalar(4, 64), scalar(4, 480), scalar(4, 96), scalar(4, 480),
                    scalar(4, 0), scalar(4, 0), scalar(4, 0)});
   auto d = decode(l);
-  CHECK(d.rule == "clblas-autogemm");
-  CHECK(d.m == 480);
-  CHECK(d.n == 96);
-  CHECK(d.k == 64);
+  CHECK(rule_and_sizes(d) == "clblas-autogemm 480x96x64");
   CHECK(decode(kernel("sgemm_Col_NN_B1_MX064_NX032_KX16_COLUMN", l.args)).rule ==
         "clblas-autogemm");
 }
@@ -151,19 +147,13 @@ TEST_CASE("rule clblas-cltemplates: M, N, K right after A, B, C") {
                   {buffer(1), buffer(2), buffer(3), scalar(4, 960), scalar(4, 192), scalar(4, 32),
                    f32(), f32()});
   auto d = decode(l);
-  CHECK(d.rule == "clblas-cltemplates");
-  CHECK(d.m == 960);
-  CHECK(d.n == 192);
-  CHECK(d.k == 32);
+  CHECK(rule_and_sizes(d) == "clblas-cltemplates 960x192x32");
 }
 
 TEST_CASE("rule viennacl-prod-generated: unsigned M, N, K first (matrix_product_template.hpp)") {
   auto l = kernel("prod_TN", {scalar(4, 100), scalar(4, 200), scalar(4, 300), f32(), buffer(1)});
   auto d = decode(l);
-  CHECK(d.rule == "viennacl-prod-generated");
-  CHECK(d.m == 100);
-  CHECK(d.n == 200);
-  CHECK(d.k == 300);
+  CHECK(rule_and_sizes(d) == "viennacl-prod-generated 100x200x300");
 }
 
 TEST_CASE("rules viennacl-prod-legacy: C sizes at 25, 26; K from A's sizes (matrix_prod.hpp)") {
@@ -205,10 +195,7 @@ TEST_CASE("rules viennacl-prod-legacy: C sizes at 25, 26; K from A's sizes (matr
   };
   // C(10x20) = A(10x30) * B(30x20)
   auto aa = decode(kernel("prod_AA", args(10, 30, 30, 20, 10, 20)));
-  CHECK(aa.rule == "viennacl-prod-legacy-a");
-  CHECK(aa.m == 10);
-  CHECK(aa.n == 20);
-  CHECK(aa.k == 30);
+  CHECK(rule_and_sizes(aa) == "viennacl-prod-legacy-a 10x20x30");
   // C(10x20) = A^T * B with A stored 30x10
   auto ta = decode(kernel("prod_TA", args(30, 10, 30, 20, 10, 20)));
   CHECK(ta.rule == "viennacl-prod-legacy-t");
@@ -220,10 +207,7 @@ TEST_CASE("rule acl-gemmlowp and acl-gemm-float: -DM= -DN= -DK= build options") 
   auto l = kernel("gemmlowp_mm_reshaped_only_rhs_t_fused_output_stage_fixedpoint",
                   {buffer(1), buffer(2)});
   auto d = decode(l, "-DM=12544 -DN=32 -DK=27 -DM0=4 -DN0=4 -DK0=4 -DH0=4 -DDATA_TYPE=uchar");
-  CHECK(d.rule == "acl-gemmlowp");
-  CHECK(d.m == 12544);
-  CHECK(d.n == 32);
-  CHECK(d.k == 27);
+  CHECK(rule_and_sizes(d) == "acl-gemmlowp 12544x32x27");
   CHECK(decode(l, "-DM0=4").m == -1);  // -DM0= is not -DM=
   auto f = decode(kernel("gemm_mm_native", {}), "-DM=8 -DN=16 -DK=24");
   CHECK(f.rule == "acl-gemm-float");

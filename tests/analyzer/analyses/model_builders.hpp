@@ -54,4 +54,17 @@ inline clprof::model::Range range(uint64_t id, uint64_t parent, const std::strin
   return r;
 }
 
+// A Run of one process with the devices `device_names`, given the Run-wide ids 1, 2, ...
+// in that order.
+inline clprof::model::Run one_process_run(const std::vector<std::string>& device_names) {
+  clprof::model::Run run;
+  run.processes.resize(1);
+  for (size_t i = 0; i < device_names.size(); ++i) {
+    clprof::model::Device& d = run.devices.emplace_back();
+    d.id = static_cast<uint32_t>(i + 1);
+    d.name = device_names[i];
+  }
+  return run;
+}
+
 }  // namespace unit

@@ -20,14 +20,8 @@ TEST_CASE("union_length: overlaps, adjacency, containment, gaps") {
 }
 
 TEST_CASE("summary: busy is the union per device, wall the host span, utilization in percent") {
-  model::Run run;
-  run.processes.resize(1);
+  model::Run run = unit::one_process_run({"A", "B"});
   run.processes[0].host_start_ns = 1000000;
-  run.devices.resize(2);
-  run.devices[0].id = 1;
-  run.devices[0].name = "A";
-  run.devices[1].id = 2;
-  run.devices[1].name = "B";
   auto a1 = unit::launch("k", 1000, 500);  // device 1: [1000,1500]
   auto a2 = unit::launch("k", 1200, 500);  // device 1: [1200,1700] -> union 700
   auto b1 = unit::launch("j", 1300, 100);  // device 2: the same clock values, other device
@@ -105,11 +99,7 @@ TEST_CASE("summary: a device busy longer than the wall time has no utilization, 
   // One device; kernels at device [1000, 1600] and [2000, 2400]: busy 600 + 400 = 1000 ns.
   // Host times (start / 10 .. + 10): 100..110 and 200..210, so the wall is 110 ns. Busy
   // over the wall is 909 %: the device and host clocks disagree (issue 34, item 6).
-  model::Run run;
-  run.processes.resize(1);
-  run.devices.resize(1);
-  run.devices[0].id = 1;
-  run.devices[0].name = "Mali-T860";
+  model::Run run = unit::one_process_run({"Mali-T860"});
   run.launches = {unit::launch("k", 1000, 600), unit::launch("k", 2000, 400)};
   analyses::SummaryAnalysis a;
   feed(run, a);

@@ -194,45 +194,29 @@ TEST_CASE("timeline check: it refuses what the viewers refuse") {
   const std::string names =
       R"({"ph":"M","ts":0,"pid":1,"name":"process_name","args":{"name":"p"}},)"
       R"({"ph":"M","ts":0,"pid":1,"tid":2,"name":"thread_name","args":{"name":"t"}})";
-  auto with = [&](const std::string& events) {
-    return R"({"traceEvents":[)" + events + "," + names + "]}";
+  // Whether the checker accepts `events` with the names above.
+  auto accepted = [&](const std::string& events) {
+    return check_timeline(R"({"traceEvents":[)" + events + "," + names + "]}").errors.empty();
   };
   const std::string a =
       R"({"ph":"X","ts":1.000,"dur":2.000,"pid":1,"tid":2,"name":"a","cat":"c","args":{}})";
-  CHECK(check_timeline(with(a)).errors.empty());
+  CHECK(accepted(a));
   // Partial overlap on one track ([1, 3] and [2, 5]); nesting ([1, 3] and [1.5, 2.5]) is fine.
-  CHECK(
-      check_timeline(
-          with(
-              a +
-              R"(,{"ph":"X","ts":1.500,"dur":1.000,"pid":1,"tid":2,"name":"b","cat":"c","args":{}})"))
-          .errors.empty());
-  CHECK_FALSE(
-      check_timeline(
-          with(
-              a +
-              R"(,{"ph":"X","ts":2.000,"dur":3.000,"pid":1,"tid":2,"name":"b","cat":"c","args":{}})"))
-          .errors.empty());
+  CHECK(accepted(
+      a + R"(,{"ph":"X","ts":1.500,"dur":1.000,"pid":1,"tid":2,"name":"b","cat":"c","args":{}})"));
+  CHECK_FALSE(accepted(
+      a + R"(,{"ph":"X","ts":2.000,"dur":3.000,"pid":1,"tid":2,"name":"b","cat":"c","args":{}})"));
   // ts without three decimals, keys out of order, a tid that is not a decimal number.
-  CHECK_FALSE(check_timeline(
-                  with(R"({"ph":"X","ts":1.5,"dur":2.000,"pid":1,"tid":2,"name":"a","args":{}})"))
-                  .errors.empty());
-  CHECK_FALSE(check_timeline(
-                  with(R"({"ts":1.000,"ph":"X","dur":2.000,"pid":1,"tid":2,"name":"a","args":{}})"))
-                  .errors.empty());
+  CHECK_FALSE(accepted(R"({"ph":"X","ts":1.5,"dur":2.000,"pid":1,"tid":2,"name":"a","args":{}})"));
   CHECK_FALSE(
-      check_timeline(
-          with(R"({"ph":"X","ts":1.000,"dur":2.000,"pid":1,"tid":"2","name":"a","args":{}})"))
-          .errors.empty());
+      accepted(R"({"ts":1.000,"ph":"X","dur":2.000,"pid":1,"tid":2,"name":"a","args":{}})"));
+  CHECK_FALSE(
+      accepted(R"({"ph":"X","ts":1.000,"dur":2.000,"pid":1,"tid":"2","name":"a","args":{}})"));
   // A flow with an end and no start; a track without a name; an unknown top-level key.
+  CHECK_FALSE(accepted(
+      R"({"ph":"X","ts":1.000,"dur":2.000,"pid":1,"tid":2,"name":"a","bind_id":7,"flow_in":true,"args":{}})"));
   CHECK_FALSE(
-      check_timeline(
-          with(
-              R"({"ph":"X","ts":1.000,"dur":2.000,"pid":1,"tid":2,"name":"a","bind_id":7,"flow_in":true,"args":{}})"))
-          .errors.empty());
-  CHECK_FALSE(check_timeline(
-                  with(R"({"ph":"X","ts":1.000,"dur":2.000,"pid":1,"tid":3,"name":"a","args":{}})"))
-                  .errors.empty());
+      accepted(R"({"ph":"X","ts":1.000,"dur":2.000,"pid":1,"tid":3,"name":"a","args":{}})"));
   CHECK_FALSE(check_timeline(R"({"traceEvents":[)" + names + R"(],"extra":1})").errors.empty());
   CHECK_FALSE(check_timeline("{\"traceEvents\":[").errors.empty());
 }

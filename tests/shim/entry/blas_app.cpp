@@ -83,15 +83,8 @@ void print(const Call& c, int rc) {
               static_cast<double>(c.beta), rc, rc == 0 ? checksum(c.m * c.n * c.batch) : 0.0);
 }
 
-// The C API: CLBlastSgemm.
-void c_gemm(const Call& c) {
-  fill(g_c, 0.5f);
-  cl_event event = nullptr;
-  const CLBlastStatusCode rc =
-      CLBlastSgemm(c.row ? CLBlastLayoutRowMajor : CLBlastLayoutColMajor,
-                   c.ta ? CLBlastTransposeYes : CLBlastTransposeNo,
-                   c.tb ? CLBlastTransposeYes : CLBlastTransposeNo, c.m, c.n, c.k, 1.0f, g_a, 0,
-                   a_ld(c), g_b, 0, b_ld(c), c.beta, g_c, 0, c_ld(c), &g_queue, &event);
+// Waits for the call's event (if it gave one), releases it and prints the line.
+void finish(const Call& c, cl_event event, int rc) {
   if (event) {
     clWaitForEvents(1, &event);
     clReleaseEvent(event);
@@ -99,20 +92,38 @@ void c_gemm(const Call& c) {
   print(c, rc);
 }
 
+// The layout and transposes of the C and of the C++ API.
+CLBlastLayout c_layout(const Call& c) {
+  return c.row ? CLBlastLayoutRowMajor : CLBlastLayoutColMajor;
+}
+CLBlastTranspose c_transpose(bool t) {
+  return t ? CLBlastTransposeYes : CLBlastTransposeNo;
+}
+clblast::Layout cpp_layout(const Call& c) {
+  return c.row ? clblast::Layout::kRowMajor : clblast::Layout::kColMajor;
+}
+clblast::Transpose cpp_transpose(bool t) {
+  return t ? clblast::Transpose::kYes : clblast::Transpose::kNo;
+}
+
+// The C API: CLBlastSgemm.
+void c_gemm(const Call& c) {
+  fill(g_c, 0.5f);
+  cl_event event = nullptr;
+  const CLBlastStatusCode rc =
+      CLBlastSgemm(c_layout(c), c_transpose(c.ta), c_transpose(c.tb), c.m, c.n, c.k, 1.0f, g_a, 0,
+                   a_ld(c), g_b, 0, b_ld(c), c.beta, g_c, 0, c_ld(c), &g_queue, &event);
+  finish(c, event, rc);
+}
+
 // The C++ API: clblast::Gemm<float>.
 void cpp_gemm(const Call& c) {
   fill(g_c, 0.5f);
   cl_event event = nullptr;
-  const auto rc = clblast::Gemm<float>(
-      c.row ? clblast::Layout::kRowMajor : clblast::Layout::kColMajor,
-      c.ta ? clblast::Transpose::kYes : clblast::Transpose::kNo,
-      c.tb ? clblast::Transpose::kYes : clblast::Transpose::kNo, c.m, c.n, c.k, 1.0f, g_a, 0,
-      a_ld(c), g_b, 0, b_ld(c), c.beta, g_c, 0, c_ld(c), &g_queue, &event);
-  if (event) {
-    clWaitForEvents(1, &event);
-    clReleaseEvent(event);
-  }
-  print(c, static_cast<int>(rc));
+  const auto rc = clblast::Gemm<float>(cpp_layout(c), cpp_transpose(c.ta), cpp_transpose(c.tb), c.m,
+                                       c.n, c.k, 1.0f, g_a, 0, a_ld(c), g_b, 0, b_ld(c), c.beta,
+                                       g_c, 0, c_ld(c), &g_queue, &event);
+  finish(c, event, static_cast<int>(rc));
 }
 
 // CLBlastSgemmBatched: the matrices packed one after the other.
@@ -127,16 +138,10 @@ void c_batched(const Call& c) {
   }
   cl_event event = nullptr;
   const CLBlastStatusCode rc =
-      CLBlastSgemmBatched(c.row ? CLBlastLayoutRowMajor : CLBlastLayoutColMajor,
-                          c.ta ? CLBlastTransposeYes : CLBlastTransposeNo,
-                          c.tb ? CLBlastTransposeYes : CLBlastTransposeNo, c.m, c.n, c.k,
+      CLBlastSgemmBatched(c_layout(c), c_transpose(c.ta), c_transpose(c.tb), c.m, c.n, c.k,
                           alphas.data(), g_a, a_off.data(), a_ld(c), g_b, b_off.data(), b_ld(c),
                           betas.data(), g_c, c_off.data(), c_ld(c), c.batch, &g_queue, &event);
-  if (event) {
-    clWaitForEvents(1, &event);
-    clReleaseEvent(event);
-  }
-  print(c, rc);
+  finish(c, event, rc);
 }
 
 // clblast::GemmStridedBatched<float>.
@@ -144,16 +149,10 @@ void cpp_strided(const Call& c) {
   fill(g_c, 0.5f);
   cl_event event = nullptr;
   const auto rc = clblast::GemmStridedBatched<float>(
-      c.row ? clblast::Layout::kRowMajor : clblast::Layout::kColMajor,
-      c.ta ? clblast::Transpose::kYes : clblast::Transpose::kNo,
-      c.tb ? clblast::Transpose::kYes : clblast::Transpose::kNo, c.m, c.n, c.k, 1.0f, g_a, 0,
-      a_ld(c), c.m * c.k, g_b, 0, b_ld(c), c.k * c.n, c.beta, g_c, 0, c_ld(c), c.m * c.n, c.batch,
-      &g_queue, &event);
-  if (event) {
-    clWaitForEvents(1, &event);
-    clReleaseEvent(event);
-  }
-  print(c, static_cast<int>(rc));
+      cpp_layout(c), cpp_transpose(c.ta), cpp_transpose(c.tb), c.m, c.n, c.k, 1.0f, g_a, 0, a_ld(c),
+      c.m * c.k, g_b, 0, b_ld(c), c.k * c.n, c.beta, g_c, 0, c_ld(c), c.m * c.n, c.batch, &g_queue,
+      &event);
+  finish(c, event, static_cast<int>(rc));
 }
 
 }  // namespace

@@ -14,6 +14,19 @@
 
 using namespace clprof::shim;
 
+namespace {
+
+// Claims a cell (the claim must succeed) and publishes it; returns the claim (its cell).
+template <class T>
+auto claim_and_publish(MpscRing<T>& ring) {
+  auto c = ring.try_claim();
+  REQUIRE(c.value);
+  ring.publish(c);
+  return c;
+}
+
+}  // namespace
+
 TEST_CASE("ring: every item from many producers arrives exactly once") {
   struct Item {
     int producer;
@@ -59,12 +72,8 @@ TEST_CASE("ring: every item from many producers arrives exactly once") {
 
 TEST_CASE("ring: full ring refuses, then accepts after a pop") {
   MpscRing<int> ring(2);
-  auto a = ring.try_claim();
-  REQUIRE(a.value);
-  ring.publish(a);
-  auto b = ring.try_claim();
-  REQUIRE(b.value);
-  ring.publish(b);
+  auto a = claim_and_publish(ring);
+  auto b = claim_and_publish(ring);
   CHECK(ring.try_claim().value == nullptr);
   REQUIRE(ring.front());
   ring.pop();
@@ -98,9 +107,7 @@ TEST_CASE("ring: peek_ahead shows a published value ahead of front, not one bein
   }
   CHECK(ring.peek_ahead(1) == nullptr);
   // A lap later the cells' old values are not shown as published.
-  auto again = ring.try_claim();
-  REQUIRE(again.value);
-  ring.publish(again);
+  auto again = claim_and_publish(ring);
   CHECK(ring.peek_ahead(1) == nullptr);
   REQUIRE(ring.front());
 }
@@ -139,9 +146,7 @@ TEST_CASE("ring: a hand-back offered to a freed cell later reaches its next clai
   MpscRing<int> ring(4);
   int token_a = 0, token_b = 0, token_c = 0;
   for (int i = 0; i < 2; ++i) {  // positions 0 and 1, freed without hand-backs
-    auto s = ring.try_claim();
-    REQUIRE(s.value);
-    ring.publish(s);
+    auto s = claim_and_publish(ring);
     REQUIRE(ring.front());
     CHECK(ring.pop() == nullptr);
   }
@@ -179,12 +184,8 @@ TEST_CASE("ring: populate faults in cells ahead of the producers, once they clai
     char bytes[4096];
   };
   MpscRing<Page> ring(64);
-  auto first = ring.try_claim();
-  REQUIRE(first.value);
-  ring.publish(first);
-  auto second = ring.try_claim();
-  REQUIRE(second.value);
-  ring.publish(second);
+  auto first = claim_and_publish(ring);
+  auto second = claim_and_publish(ring);
   const auto stride = reinterpret_cast<std::uintptr_t>(second.value) -
                       reinterpret_cast<std::uintptr_t>(first.value);
   REQUIRE(stride >= sizeof(Page));

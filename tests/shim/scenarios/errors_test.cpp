@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "../../support/skip.hpp"  // tests/support: CLPROF_SKIP
 #include "run_app.hpp"
 #include "trace_checks.hpp"
 
@@ -98,8 +99,7 @@ void check_app_closing_the_trace(const std::string& how) {
   INFO("the app's stderr: ", shim.err);
   REQUIRE(shim.exit_code == 0);
   if (shim.values.count("libc_lacks_close_range")) {
-    MESSAGE("this libc has no ", how, " (glibc before 2.34): case skipped");
-    return;
+    CLPROF_SKIP("this libc has no ", how, " (glibc before 2.34)");
   }
   CHECK(shim.values.at("after_close") == 1);
   // The trace's descriptor closed, as asked; dup2 replaces it later.
@@ -214,8 +214,7 @@ TEST_CASE("errors: a source that does not compile on PoCL: the build log is reco
   TempDir probe;
   const RunResult bare = run_app({"bad_source", false, "", system_opencl()}, probe.path());
   if (bare.exit_code != 0 && bare.err.find("clGetPlatformIDs failed") != std::string::npos) {
-    MESSAGE("no OpenCL platform besides the fake driver: case skipped");
-    return;
+    CLPROF_SKIP("no OpenCL platform besides the fake driver");
   }
   const TracedRun run("bad_source", system_opencl());
   CHECK(run.app.values.at("build_rc") == bare.values.at("build_rc"));

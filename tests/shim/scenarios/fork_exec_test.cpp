@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "../../support/skip.hpp"  // tests/support: CLPROF_SKIP
 #include "run_app.hpp"
 #include "trace_checks.hpp"
 
@@ -25,10 +26,10 @@ namespace {
 
 // ThreadSanitizer cannot follow threads started in a child forked from a threaded process
 // (the shim's background thread): it kills the child. Not a shim defect: such cases are
-// skipped in a ThreadSanitizer build, with a message.
+// skipped in a ThreadSanitizer build (CLPROF_SKIP_PART: the caller returns).
 bool fork_without_exec_unsupported() {
   if (std::string(CLPROF_TEST_PRELOAD_FIRST).find("tsan") == std::string::npos) return false;
-  MESSAGE("fork without exec is not supported by ThreadSanitizer; case skipped");
+  CLPROF_SKIP_PART("fork without exec is not supported by ThreadSanitizer");
   return true;
 }
 
@@ -124,9 +125,9 @@ TEST_CASE("exit: exec after OpenCL use finishes the trace; the new image writes 
       CAPTURE(layer);
       CAPTURE(scenario);
       if (std::strcmp(scenario, "exec_self_fexecve") == 0 && execveat_missing()) {
-        MESSAGE(
+        CLPROF_SKIP_PART(
             "execveat is not implemented here (ENOSYS, e.g. user-mode QEMU), and fexecve "
-            "needs it: exec_self_fexecve skipped");
+            "needs it: exec_self_fexecve");
         continue;
       }
       TempDir dir;

@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 
+#include "../../support/skip.hpp"  // tests/support: CLPROF_SKIP
 #include "run_app.hpp"
 #include "trace_checks.hpp"
 
@@ -68,16 +69,14 @@ TEST_CASE("stress: 8 threads on every kind of queue, PoCL: every launch exactly 
   TempDir probe;
   const RunResult bare = run_app({"stress", false, "", system_opencl(), "1"}, probe.path());
   if (bare.exit_code != 0 && bare.err.find("clGetPlatformIDs failed") != std::string::npos) {
-    MESSAGE("no OpenCL platform besides the fake driver: case skipped");
-    return;
+    CLPROF_SKIP("no OpenCL platform besides the fake driver");
   }
   check_stress_run(launches_per_thread("20000"), system_opencl());
 }
 
 TEST_CASE("stress: the app built with ThreadSanitizer, under the shim: no report") {
   if (std::string(CLPROF_TSAN_TEST_APP).empty()) {
-    MESSAGE("no ThreadSanitizer build of the test app here: case skipped");
-    return;
+    CLPROF_SKIP("no ThreadSanitizer build of the test app here");
   }
   check_stress_run("2000", {{"TSAN_OPTIONS", std::string("halt_on_error=1")}},
                    CLPROF_TSAN_TEST_APP);

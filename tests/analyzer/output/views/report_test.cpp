@@ -22,12 +22,8 @@ namespace {
 
 // `kernels` kernels, each launched `per` times in each of 2 iterations of "inference" {conv}.
 model::Run run_with(const std::vector<std::string>& kernels, int per = 1) {
-  model::Run run;
-  run.processes.resize(1);
+  model::Run run = unit::one_process_run({"Dev"});
   run.processes[0].pid = 42;
-  run.devices.resize(1);
-  run.devices[0].id = 1;
-  run.devices[0].name = "Dev";
   uint64_t seq = 0;
   int64_t t = 1000;
   for (uint64_t it = 0; it < 2; ++it) {

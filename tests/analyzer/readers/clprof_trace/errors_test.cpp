@@ -74,12 +74,9 @@ std::vector<std::string> load_warnings(std::string content) {
   content += R"({"type":"end"}]})"
              "\n";
   test::TempDir dir;
-  std::string path = dir.write("bad.json", content);
-  model::Run run;
-  readers::Diagnostics diag;
-  readers::load_run({path}, "clprof", run, diag);
-  for (auto& w : diag.warnings) w.replace(0, path.size(), "FILE");
-  return diag.warnings;
+  test::Loaded o = test::load_text(dir, "bad.json", content, "clprof");
+  test::name_file_in_warnings(o.diag, o.path);
+  return o.diag.warnings;
 }
 
 const std::string kSkipped =

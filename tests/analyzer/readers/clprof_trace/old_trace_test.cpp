@@ -43,11 +43,7 @@ TEST_CASE("a version 1 trace of today's main reads as the version 1 reader read 
   }
   // Streaming: the same metadata and the same launches, fed.
   for (unsigned threads : {1u, 2u}) {
-    model::Run run;
-    readers::Diagnostics diag;
-    const auto tuning = test::small_chunks(threads, 512);
-    auto a = readers::detail::stream_clprof_trace_file(path, run, test::kernel_totals_factory(),
-                                                       diag, tuning);
+    auto [run, diag, a] = test::stream_totals(path, threads, 512);
     CHECK(diag.warnings.empty());
     auto& totals = static_cast<test::KernelTotals&>(*a);
     CHECK(totals.rows["saxpy"].count == 5);

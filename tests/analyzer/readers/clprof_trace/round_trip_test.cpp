@@ -294,10 +294,7 @@ const char kPrettyTrace[] = R"({
 
 TEST_CASE("every record kind of a shim-format trace lands in the Run") {
   test::TempDir dir;
-  std::string path = dir.write("full.json", kFullTrace);
-  model::Run run;
-  readers::Diagnostics diag;
-  readers::load_run({path}, "", run, diag);
+  const auto [run, diag, path] = test::load_text(dir, "full.json", kFullTrace);
   check_full_run(run, diag, path);
 }
 
@@ -305,11 +302,7 @@ TEST_CASE("the streaming path puts the same metadata in the Run and feeds the bu
   test::TempDir dir;
   std::string path = dir.write("full.json", kFullTrace);
   for (unsigned threads : {1u, 2u}) {
-    model::Run run;
-    readers::Diagnostics diag;
-    const auto tuning = test::small_chunks(threads, 100);
-    auto a = readers::detail::stream_clprof_trace_file(path, run, test::kernel_totals_factory(),
-                                                       diag, tuning);
+    auto [run, diag, a] = test::stream_totals(path, threads, 100);
     auto& totals = static_cast<test::KernelTotals&>(*a);
     CHECK(run.launches.empty());
     CHECK(run.transfers.empty());
@@ -340,10 +333,7 @@ TEST_CASE("the streaming path puts the same metadata in the Run and feeds the bu
 
 TEST_CASE("a pretty-printed trace with reordered keys is read by the whole-document fallback") {
   test::TempDir dir;
-  std::string path = dir.write("pretty.json", kPrettyTrace);
-  model::Run run;
-  readers::Diagnostics diag;
-  readers::load_run({path}, "", run, diag);
+  auto [run, diag, path] = test::load_text(dir, "pretty.json", kPrettyTrace);
   CHECK(diag.warnings.empty());
   REQUIRE(run.processes.size() == 1);
   CHECK(run.processes[0].pid == 5);
@@ -405,10 +395,7 @@ TEST_CASE("a launch before its device record still gets the device's Run id") {
       R"({"type":"end"}]})"
       "\n";
   test::TempDir dir;
-  std::string path = dir.write("late.json", trace);
-  model::Run run;
-  readers::Diagnostics diag;
-  readers::load_run({path}, "", run, diag);
+  auto [run, diag, path] = test::load_text(dir, "late.json", trace);
   REQUIRE(run.launches.size() == 2);
   CHECK(run.launches[0].device == 2);
   CHECK(run.launches[1].device == 1);

@@ -84,11 +84,7 @@ TEST_CASE("streaming equals in-memory for 1 and 2 threads and chunk boundaries m
       for (size_t chunk : {size_t{16}, size_t{37}, size_t{100}, size_t{4096}, size_t{1} << 20}) {
         CAPTURE(threads);
         CAPTURE(chunk);
-        model::Run run;
-        readers::Diagnostics diag;
-        const auto tuning = test::small_chunks(threads, chunk);
-        auto a = readers::detail::stream_clprof_trace_file(path, run, test::kernel_totals_factory(),
-                                                           diag, tuning);
+        auto [run, diag, a] = test::stream_totals(path, threads, chunk);
         auto& got = static_cast<test::KernelTotals&>(*a);
         CHECK(got.rows == expected.rows);
         CHECK(got.transfers == expected.transfers);

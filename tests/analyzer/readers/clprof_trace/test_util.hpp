@@ -16,6 +16,7 @@
 #include "analysis.hpp"
 #include "model.hpp"
 #include "readers/clprof_trace/clprof_trace.hpp"
+#include "readers/load.hpp"
 
 namespace clprof::test {
 
@@ -47,6 +48,30 @@ class TempDir {
   std::string path_;
   std::vector<std::string> files_;
 };
+
+// What readers::load_run made of one file: the Run, its diagnostics, and the file's path
+// (the warnings begin with it).
+struct Loaded {
+  model::Run run;
+  readers::Diagnostics diag;
+  std::string path;
+};
+
+// Writes `content` to the file `name` of `dir` and loads it with readers::load_run
+// (`format` "": detected). The file lives as long as `dir`. What load_run throws
+// propagates.
+inline Loaded load_text(TempDir& dir, const std::string& name, const std::string& content,
+                        const std::string& format = "") {
+  Loaded o;
+  o.path = dir.write(name, content);
+  readers::load_run({o.path}, format, o.run, o.diag);
+  return o;
+}
+
+// Each warning with its first path.size() characters (the file's path) replaced by "FILE".
+inline void name_file_in_warnings(readers::Diagnostics& diag, const std::string& path) {
+  for (auto& w : diag.warnings) w.replace(0, path.size(), "FILE");
+}
 
 // Streaming with `threads` threads reading `chunk_bytes` at a time, each thread given
 // some bytes however small the file: so that chunk and thread boundaries fall mid-line.
@@ -112,6 +137,23 @@ class KernelTotals : public Analysis {
 
 inline AnalysisFactory kernel_totals_factory() {
   return [] { return std::unique_ptr<Analysis>(new KernelTotals); };
+}
+
+// What streaming one file into a KernelTotals made: the Run's metadata, the diagnostics,
+// and the totals the launches and transfers were fed to.
+struct Streamed {
+  model::Run run;
+  readers::Diagnostics diag;
+  std::unique_ptr<Analysis> analysis;  // a KernelTotals
+};
+
+// Streams `path` with small_chunks(threads, chunk_bytes) into a KernelTotals. What the
+// reader throws propagates.
+inline Streamed stream_totals(const std::string& path, unsigned threads, size_t chunk_bytes) {
+  Streamed s;
+  s.analysis = readers::detail::stream_clprof_trace_file(
+      path, s.run, kernel_totals_factory(), s.diag, small_chunks(threads, chunk_bytes));
+  return s;
 }
 
 // Keeps a copy of every launch and transfer fed, in file order (the streaming path merges

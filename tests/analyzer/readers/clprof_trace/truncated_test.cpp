@@ -22,17 +22,12 @@ const std::string kHead =
     R"({"type":"launch","seq":2,"kernel":"k2","device_id":1,"device_ns":[0,0,10,30]},)"
     "\n";
 
-struct Outcome {
-  model::Run run;
-  readers::Diagnostics diag;
-};
+using Outcome = test::Loaded;
 
 Outcome load(const std::string& content) {
   test::TempDir dir;
-  std::string path = dir.write("t.json", content);
-  Outcome o;
-  readers::load_run({path}, "", o.run, o.diag);
-  for (auto& w : o.diag.warnings) w.replace(0, path.size(), "FILE");
+  Outcome o = test::load_text(dir, "t.json", content);
+  test::name_file_in_warnings(o.diag, o.path);
   return o;
 }
 
@@ -45,7 +40,7 @@ Outcome stream(const std::string& content, unsigned threads) {
                                                      o.diag, tuning);
   for (auto& [name, row] : static_cast<test::KernelTotals&>(*a).rows)
     for (uint64_t i = 0; i < row.count; ++i) o.run.launches.emplace_back().name = name;
-  for (auto& w : o.diag.warnings) w.replace(0, path.size(), "FILE");
+  test::name_file_in_warnings(o.diag, path);
   return o;
 }
 
