@@ -36,6 +36,7 @@ for kind in "${kinds[@]}"; do
     tsan)
       cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCLPROF_TSAN=ON >/dev/null
       cmake --build "$dir" -j"$(nproc)" --target clprof_shim clprof_fake_icd shim_test_app \
+        clprof_shim_runtime_tests \
         shim_trace_test clprof_shim_unit_tests shim_dlopen_test
       # shim.blas runs real CLBlast on PoCL (not built here); the scenarios on the fake
       # driver exercise the shim's threads.
