@@ -201,7 +201,17 @@ Summary make_summary(SummaryAnalysis& a, const model::Run& run,
   for (auto& [id, d] : a.mutable_devices()) {
     DeviceSummary ds;
     ds.device = id;
-    if (id > 0 && id <= run.devices.size()) ds.name = run.devices[id - 1].name;
+    if (id > 0 && id <= run.devices.size()) {
+      const model::Device& dev = run.devices[id - 1];
+      ds.name = dev.name;
+      // Two processes' devices of one name would read as two identical rows: say whose.
+      size_t same = 0;
+      for (const auto& other : run.devices) same += other.name == dev.name ? 1 : 0;
+      if (same > 1 && dev.process < run.processes.size() && run.processes[dev.process].pid)
+        ds.name += " (pid " + std::to_string(run.processes[dev.process].pid) + ")";
+      else if (same > 1)
+        ds.name += " (#" + std::to_string(id) + ")";
+    }
     auto& f = ds.figures;
     f.wall_ns = s.run.wall_ns;
     f.launches = d.launches;

@@ -185,3 +185,29 @@ TEST_CASE("speedup: parsing and first-match-wins") {
   CHECK(s.factor_for("relu") == 1);
   CHECK(s.estimate_ns("conv", 1001) == 250);
 }
+
+TEST_CASE("summary: devices of one name in two processes say whose they are") {
+  // Two processes (pids 101, 102), each with its own "Dev" (ids 1, 2): by hand, the rows read
+  // "Dev (pid 101)" and "Dev (pid 102)", not "Dev" twice (issue 34 item 11).
+  model::Run run;
+  run.processes.resize(2);
+  run.processes[0].pid = 101;
+  run.processes[1].pid = 102;
+  run.devices.resize(2);
+  for (uint32_t i = 0; i < 2; ++i) {
+    run.devices[i].id = i + 1;
+    run.devices[i].name = "Dev";
+    run.devices[i].process = i;
+  }
+  auto a = unit::launch("k", 1000, 10);
+  auto b = unit::launch("k", 1000, 10);
+  b.device = 2;
+  b.process = 1;
+  run.launches = {a, b};
+  analyses::SummaryAnalysis s;
+  feed(run, s);
+  const auto sum = analyses::make_summary(s, run, {});
+  REQUIRE(sum.devices.size() == 2);
+  CHECK(sum.devices[0].name == "Dev (pid 101)");
+  CHECK(sum.devices[1].name == "Dev (pid 102)");
+}
