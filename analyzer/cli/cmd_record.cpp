@@ -201,9 +201,35 @@ std::vector<std::string> find_traces(const std::string& output, pid_t child,
   return {found.begin(), found.end()};
 }
 
+// What the shim's "%r" becomes in this process's children: the first launcher variable
+// set (shim/base/process_facts.hpp, the same order), "0" without one.
+std::string own_rank_text() {
+  for (const char* name :
+       {"OMPI_COMM_WORLD_RANK", "MV2_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}) {
+    const char* v = std::getenv(name);
+    if (!v || !*v) continue;
+    const std::string s = v;
+    if (s.size() <= 8 && s.find_first_not_of("0123456789") == std::string::npos &&
+        std::stol(s) < (1L << 24))
+      return std::to_string(std::stol(s));
+  }
+  return "0";
+}
+
+// "%h": the host name, each '/' as '_'.
+std::string own_host_text() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  std::string s = host;
+  for (char& c : s)
+    if (c == '/') c = '_';
+  return s;
+}
+
 struct TraceInfo {
   uint64_t launches = 0;
   bool complete = false;
+  bool used_opencl = false;  // a record beyond the devices' facts (a queue, a program, ...)
 };
 
 TraceInfo inspect_trace(const std::string& path) {
@@ -214,6 +240,12 @@ TraceInfo inspect_trace(const std::string& path) {
   while (std::getline(f, line)) {
     if (line.rfind("{\"type\":\"launch\"", 0) == 0) ++info.launches;
     if (line.rfind("{\"type\":\"end\"", 0) == 0) info.complete = true;
+    // A process that queried platforms and devices and used none (darktable probing
+    // OpenCL at start-up) writes device and clock_sync records alone.
+    if (line.rfind("{\"type\":", 0) == 0 && line.rfind("{\"type\":\"device\"", 0) != 0 &&
+        line.rfind("{\"type\":\"clock_sync\"", 0) != 0 && line.rfind("{\"type\":\"end\"", 0) != 0 &&
+        line.rfind("{\"type\":\"warning\"", 0) != 0)
+      info.used_opencl = true;
   }
   return info;
 }
@@ -301,6 +333,9 @@ int run_record(const RecordOptions& o) {
                                        : 1;
 
   if (!ran) return rc;  // the child said why
+  // %r and %h as the shim expands them (docs/settings.md): the program inherits this
+  // process's launcher variables and runs on this host.
+  output = replace_all(replace_all(output, "%r", own_rank_text()), "%h", own_host_text());
   const std::string expanded = replace_all(output, "%p", std::to_string(pid));
   // A device such as /dev/null is where the user sent the trace on purpose: nothing to list.
   struct stat target;
@@ -314,6 +349,7 @@ int run_record(const RecordOptions& o) {
     const auto info = inspect_trace(t);
     log::info(t + ": " + std::to_string(info.launches) + " kernel launch" +
               (info.launches == 1 ? "" : "es") +
+              (info.used_opencl ? "" : " (it only queried platforms and devices)") +
               (info.complete ? "" : " (truncated: no end record)"));
   }
   return rc;

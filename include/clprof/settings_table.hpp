@@ -20,7 +20,8 @@
 
 #define CLPROF_SETTINGS(X)                                                                \
   X(output, "CLPROF_OUTPUT", Path, "clprof-%p.json", 0, 4095,                             \
-    "Trace file path. %p becomes the process id. Without %p, the first process of the "   \
+    "Trace file path. %p becomes the process id, %r the rank in a parallel job (0 "       \
+    "outside one) and %h the host name. Without %p, the first process of the "            \
     "run to call OpenCL writes NAME.EXT and every later one NAME.<pid>.EXT, so children " \
     "never overwrite their parent's trace and a wrapper that makes no OpenCL call "       \
     "(timeout, sh -c) leaves the name to the program. A program started by exec in the "  \

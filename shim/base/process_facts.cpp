@@ -10,6 +10,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <initializer_list>
 
 namespace clprof::shim {
 
@@ -46,6 +47,32 @@ void ensure_session_id() {
   for (int i = 0; i < 16; ++i) id[i] = kHex[(r >> (60 - 4 * i)) & 15];
   id[16] = '\0';
   setenv("CLPROF_SESSION_ID", id, 1);
+}
+
+namespace {
+
+std::optional<long> first_number(std::initializer_list<const char*> names) {
+  constexpr long kMax = 1L << 24;
+  for (const char* name : names) {
+    const char* v = secure_getenv(name);
+    if (!v || !*v) continue;
+    long n = 0;
+    const char* p = v;
+    for (; *p >= '0' && *p <= '9' && n < kMax; ++p) n = n * 10 + (*p - '0');
+    if (*p == '\0' && n < kMax) return n;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+RankFacts rank_from_env() {
+  RankFacts r;
+  r.rank = first_number(
+      {"OMPI_COMM_WORLD_RANK", "MV2_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"});
+  r.world_size =
+      first_number({"OMPI_COMM_WORLD_SIZE", "MV2_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"});
+  return r;
 }
 
 // The TSC may stand in for CLOCK_MONOTONIC only where the kernel itself derives that

@@ -5,14 +5,24 @@
 namespace clprof::shim {
 
 std::string expand_output_path(std::string_view pattern, long pid, long root_pid,
-                               bool suffix_children) {
+                               bool suffix_children, const NameFields& fields) {
   const std::string pid_text = std::to_string(pid);
+  std::string host = fields.host;
+  for (char& c : host)
+    if (c == '/') c = '_';
   std::string out;
   bool had_pid = false;
   for (std::size_t i = 0; i < pattern.size(); ++i) {
-    if (pattern[i] == '%' && i + 1 < pattern.size() && pattern[i + 1] == 'p') {
+    const char next = i + 1 < pattern.size() ? pattern[i + 1] : '\0';
+    if (pattern[i] == '%' && next == 'p') {
       out += pid_text;
       had_pid = true;
+      ++i;
+    } else if (pattern[i] == '%' && next == 'r') {
+      out += fields.rank;
+      ++i;
+    } else if (pattern[i] == '%' && next == 'h') {
+      out += host;
       ++i;
     } else {
       out += pattern[i];

@@ -67,6 +67,9 @@ HeaderFacts header_facts(const Settings& s) {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   h.host_name = host;
+  const RankFacts rank = rank_from_env();
+  h.rank = rank.rank;
+  h.world_size = rank.world_size;
   h.clprof_version = CLPROF_VERSION;
   h.settings = settings_as_text(s);
   h.session_id = session_id_from_env();
@@ -98,11 +101,14 @@ int start_trace() {
       stat(s.output.c_str(), &target) == 0 && !S_ISREG(target.st_mode) && !S_ISDIR(target.st_mode);
   // Without "%p" the first process of the run to get here takes the name as it is, and
   // holds it locked until its header is written (output_file.hpp).
+  NameFields fields;
+  fields.host = h.host_name;
+  if (h.rank) fields.rank = std::to_string(*h.rank);
   OutputNameClaim claim;
   std::string path;
   bool claimed = false;
   if (!shared_target && s.output.find("%p") == std::string::npos) {
-    const std::string plain = expand_output_path(s.output, h.pid, h.pid);
+    const std::string plain = expand_output_path(s.output, h.pid, h.pid, true, fields);
     switch (claim.claim(plain, h.session_id, h.pid)) {
       case NameClaim::Claimed:
         claimed = true;
@@ -115,11 +121,11 @@ int start_trace() {
         path = insert_before_extension(plain, "." + std::to_string(h.pid));
         break;
       case NameClaim::Unclaimable:
-        path = expand_output_path(s.output, h.pid, root_pid_from_env());
+        path = expand_output_path(s.output, h.pid, root_pid_from_env(), true, fields);
         break;
     }
   } else {
-    path = expand_output_path(s.output, h.pid, root_pid_from_env(), !shared_target);
+    path = expand_output_path(s.output, h.pid, root_pid_from_env(), !shared_target, fields);
   }
   const std::string first_choice = path;
   for (int k = 1; !shared_target && !claimed && k < 1000 && holds_trace_of(path, h.pid); ++k) {
