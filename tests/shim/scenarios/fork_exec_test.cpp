@@ -296,7 +296,7 @@ const std::vector<std::string> kShellWrapper = {"sh", "-c", "\"$@\"; exit $?", "
 
 }  // namespace
 
-TEST_CASE("names: under timeout or sh -c, the first process to call OpenCL writes NAME.EXT") {
+TEST_CASE("exit: names: under timeout or sh -c, the first process to call OpenCL writes NAME.EXT") {
   SUBCASE("timeout") {
     check_spawn_under_wrapper({"timeout", "600"}, {});
   }
@@ -315,7 +315,7 @@ TEST_CASE("names: under timeout or sh -c, the first process to call OpenCL write
   }
 }
 
-TEST_CASE("names: a file this run already wrote under NAME.EXT is left to it") {
+TEST_CASE("exit: names: a file this run already wrote under NAME.EXT is left to it") {
   // Set by hand, the run's session id matches the file's: the app takes its pid's name.
   TempDir dir;
   const std::string ours =
@@ -339,7 +339,7 @@ TEST_CASE("names: a file this run already wrote under NAME.EXT is left to it") {
   CHECK(launch_gws(kid) == std::multiset<long long>{11, 12});
 }
 
-TEST_CASE("names: under sh -c on PoCL, the program writes NAME.EXT") {
+TEST_CASE("exit: names: under sh -c on PoCL, the program writes NAME.EXT") {
   TempDir probe;
   const RunResult bare = run_app({"child", false, "", system_opencl()}, probe.path());
   if (bare.exit_code != 0) {
