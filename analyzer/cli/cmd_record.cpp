@@ -14,12 +14,15 @@
 #include <fstream>
 #include <iostream>
 #include <set>
+#include <sstream>
+#include <utility>
 
 #include "cli/commands.hpp"
 #include "cli/request.hpp"
 #include "clprof/settings_table.hpp"
 #include "output/log.hpp"
 #include "output/tables/settings.hpp"
+#include "readers/reader.hpp"
 
 namespace clprof::cli {
 
@@ -188,7 +191,13 @@ std::vector<std::string> find_traces(const std::string& output, pid_t child,
   } else {
     if (modified_since(output, since)) found.insert(output);
     const auto slash = output.rfind('/');
-    const auto dot = output.rfind('.');
+    auto dot = output.rfind('.');
+    // "run.json.zst": the shim names the others run.<pid>.json.zst.
+    if (dot != std::string::npos && (slash == std::string::npos || dot > slash) &&
+        output.substr(dot) == ".zst") {
+      const auto inner = output.rfind('.', dot - 1);
+      if (inner != std::string::npos && (slash == std::string::npos || inner > slash)) dot = inner;
+    }
     std::string stem = output, ext;
     if (dot != std::string::npos && (slash == std::string::npos || dot > slash)) {
       stem = output.substr(0, dot);
@@ -235,7 +244,35 @@ struct TraceInfo {
 TraceInfo inspect_trace(const std::string& path) {
   // One record per line (docs/trace-format.md): counting lines is enough and cheap.
   TraceInfo info;
-  std::ifstream f(path, std::ios::binary);
+  // A .zst trace through the readers' opening, which decompresses it (into memory); a
+  // plain one line by line.
+  std::ifstream plain;
+  std::istringstream unpacked;
+  std::istream* in = &plain;
+  if (path.size() > 4 && path.compare(path.size() - 4, 4, ".zst") == 0) {
+    uint64_t size = 0;
+    int fd = -1;
+    try {
+      fd = readers::open_regular_file(path, size);
+    } catch (const std::exception&) {
+      return info;
+    }
+    std::string text(static_cast<size_t>(size), '\0');
+    size_t got = 0;
+    while (got < text.size()) {
+      const ssize_t r = ::read(fd, text.data() + got, text.size() - got);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) break;
+      got += static_cast<size_t>(r);
+    }
+    ::close(fd);
+    text.resize(got);
+    unpacked.str(std::move(text));
+    in = &unpacked;
+  } else {
+    plain.open(path, std::ios::binary);
+  }
+  std::istream& f = *in;
   std::string line;
   while (std::getline(f, line)) {
     if (line.rfind("{\"type\":\"launch\"", 0) == 0) ++info.launches;

@@ -92,7 +92,12 @@ bool starts_with_zstd_magic(int fd) {
   ssize_t n;
   while ((n = ::pread(fd, head, sizeof head, 0)) < 0 && errno == EINTR) {
   }
-  return n == static_cast<ssize_t>(sizeof head) && std::memcmp(head, kZstdMagic, 4) == 0;
+  if (n != static_cast<ssize_t>(sizeof head)) return false;
+  // Or a skippable frame (0x184D2A50 to 0x184D2A5F): the shim's .zst traces open with one
+  // holding the header line (shim/output/zstd_frames.hpp).
+  const bool skippable =
+      (head[0] & 0xF0) == 0x50 && head[1] == 0x2A && head[2] == 0x4D && head[3] == 0x18;
+  return skippable || std::memcmp(head, kZstdMagic, 4) == 0;
 }
 
 #ifdef CLPROF_HAVE_ZSTD

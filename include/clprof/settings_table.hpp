@@ -27,7 +27,9 @@
     "(timeout, sh -c) leaves the name to the program. A program started by exec in the "  \
     "same process, "                                                                      \
     "where that name already holds this process's trace, writes NAME.exec1.EXT (exec2, "  \
-    "...). A device such as /dev/null keeps its name in every process.")                  \
+    "...). A device such as /dev/null keeps its name in every process. A name ending in " \
+    "\".zst\" is written as zstd frames, one per write (plain JSON, after one warning, "  \
+    "where libzstd.so.1 is missing).")                                                    \
   X(disable, "CLPROF_DISABLE", Bool, "0", 0, 0,                                           \
     "1 turns the shim off: every call goes straight to the real OpenCL, nothing is "      \
     "written.")                                                                           \

@@ -104,11 +104,16 @@ bool holds_trace_of(const std::string& path, long pid) {
     ::close(fd);
     return false;
   }
-  char head[4096];
-  const ssize_t n = ::read(fd, head, sizeof head - 1);
+  char buf[4096 + 8];
+  const ssize_t got = ::read(fd, buf, sizeof buf - 1);
   ::close(fd);
-  if (n <= 0) return false;
-  head[n] = '\0';
+  if (got <= 0) return false;
+  buf[got] = '\0';
+  // A ".zst" trace starts with a skippable frame holding the header line (8 bytes of its
+  // own header first: shim/output/zstd_frames.hpp).
+  static const char kSkippable[4] = {0x50, 0x2A, 0x4D, 0x18};
+  const bool framed = got >= 8 && std::memcmp(buf, kSkippable, 4) == 0;
+  const char* head = framed ? buf + 8 : buf;
   const std::string key = "\"pid\":" + std::to_string(pid) + ",";
   return std::strstr(head, "\"format\":\"clprof-trace\"") && std::strstr(head, key.c_str());
 }

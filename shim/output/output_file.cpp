@@ -102,6 +102,9 @@ std::string first_line(int fd) {
       break;
   }
   text.resize(got);
+  // A ".zst" trace: the header line is a skippable frame's content (zstd_frames.hpp).
+  static const char kSkippable[4] = {0x50, 0x2A, 0x4D, 0x18};
+  if (text.size() >= 8 && std::memcmp(text.data(), kSkippable, 4) == 0) text.erase(0, 8);
   const std::size_t nl = text.find('\n');
   return nl == std::string::npos ? "" : text.substr(0, nl);  // an unfinished header: none
 }

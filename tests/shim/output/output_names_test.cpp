@@ -33,6 +33,10 @@ TEST_CASE("a program started by exec names its trace NAME.exec<k>.EXT") {
   CHECK(insert_before_extension("run", ".exec1") == "run.exec1");
   CHECK(insert_before_extension("dir.d/run", ".exec1") == "dir.d/run.exec1");
   CHECK(insert_before_extension(".hidden", ".exec1") == ".hidden.exec1");
+  // A compressed trace keeps ".json.zst" together.
+  CHECK(insert_before_extension("run.json.zst", ".7") == "run.7.json.zst");
+  CHECK(insert_before_extension("run.zst", ".7") == "run.7.zst");
+  CHECK(insert_before_extension("d.x/run.zst", ".7") == "d.x/run.7.zst");
 }
 
 TEST_CASE("fnv1a64 matches the reference vectors and is incremental") {

@@ -5,6 +5,7 @@
 #include <rapidjson/document.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <optional>
 #include <set>
 #include <string>
@@ -435,4 +436,54 @@ TEST_CASE("trace: %r and %h in CLPROF_OUTPUT become the rank and the host name")
   Trace t0;
   REQUIRE(load_trace(plain.file("run.0.json"), t0));
   CHECK(member(t0.header(), "rank").IsNull());
+}
+
+namespace {
+
+// What a record is, without what differs between two runs (times, pids, ids of events):
+// its type and the names and sizes the app chose.
+std::string record_shape(const Value& r) {
+  std::string s = str(r, "type");
+  for (const char* key : {"name", "kernel", "api", "op", "bytes"}) {
+    auto it = r.FindMember(key);
+    if (it == r.MemberEnd()) continue;
+    s += std::string(" ") + key + "=";
+    if (it->value.IsString()) s += it->value.GetString();
+    if (it->value.IsUint64()) s += std::to_string(it->value.GetUint64());
+  }
+  auto gws = r.FindMember("gws");
+  if (gws != r.MemberEnd() && gws->value.IsArray())
+    for (const auto& g : gws->value.GetArray()) s += " " + std::to_string(g.GetUint64());
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("trace: CLPROF_OUTPUT ending in .zst holds the same trace in zstd frames") {
+  if (std::system("zstd --version >/dev/null 2>&1") != 0) {
+    MESSAGE("no zstd command: case skipped");
+    return;
+  }
+  const BasicRun& b = basic_run();
+  TempDir dir;
+  const std::string z = dir.file("x.json.zst");
+  const RunResult r = run_app({"basic", true, z, {}}, dir.path());
+  REQUIRE(r.exit_code == 0);
+  CHECK(stable_output(r.out) == stable_output(b.shim.out));  // the app saw the same
+  const std::string bytes = read_file(z);
+  // A skippable frame (magic 0x184D2A50, little-endian) with the header line, as is.
+  REQUIRE(bytes.size() > 8);
+  CHECK(bytes.compare(0, 4, std::string("\x50\x2A\x4D\x18", 4)) == 0);
+  CHECK(bytes.compare(8, 26, "{\"format\":\"clprof-trace\",\"") == 0);
+  const std::string plain = dir.file("x.json");
+  REQUIRE(std::system(("zstd -q -d -f " + z + " -o " + plain).c_str()) == 0);
+  Trace t;
+  REQUIRE(load_trace(plain, t));
+  // Record for record the plain run's (shared by the "trace:" cases), times and pids aside.
+  REQUIRE(t.records.size() == b.trace.records.size());
+  for (size_t i = 0; i < t.records.size(); ++i) {
+    CAPTURE(i);
+    CHECK(record_shape(*t.records[i]) == record_shape(*b.trace.records[i]));
+  }
+  CHECK(bytes.size() < read_file(b.dir.file("x.json")).size());
 }

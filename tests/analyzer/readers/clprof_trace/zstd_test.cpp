@@ -104,7 +104,8 @@ TEST_CASE("zstd: a damaged frame is an error naming the byte where that frame st
   second[second.size() - 6] ^= 0x55;  // in its last block or checksum
   Outcome o = load(dir, first + second);
   // The second frame starts right after the first one's bytes.
-  const std::string expected = "damaged zstd frame starting at byte " + std::to_string(first.size());
+  const std::string expected =
+      "damaged zstd frame starting at byte " + std::to_string(first.size());
   CHECK_MESSAGE(o.error.find(expected) != std::string::npos, o.error);
 }
 
@@ -116,8 +117,8 @@ TEST_CASE("zstd: the streaming reader reads the frames as the plain file, with a
     CAPTURE(threads);
     model::Run run;
     readers::Diagnostics diag;
-    auto a = readers::detail::stream_clprof_trace_file(
-        path, run, test::kernel_totals_factory(), diag, test::small_chunks(threads, 24));
+    auto a = readers::detail::stream_clprof_trace_file(path, run, test::kernel_totals_factory(),
+                                                       diag, test::small_chunks(threads, 24));
     const auto& rows = static_cast<test::KernelTotals&>(*a).rows;
     REQUIRE(rows.size() == 2);  // k1 and k2, once each
     for (const auto& [name, row] : rows) CHECK(row.count == 1);
