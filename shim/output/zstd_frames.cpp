@@ -44,10 +44,10 @@ std::size_t ZstdFrames::compress(char* dst, std::size_t cap, const char* src, st
 std::size_t ZstdFrames::skippable(char* dst, const std::string& text) {
   const std::uint32_t magic = 0x184D2A50u, size = static_cast<std::uint32_t>(text.size());
   const unsigned char head[8] = {
-      static_cast<unsigned char>(magic),        static_cast<unsigned char>(magic >> 8),
-      static_cast<unsigned char>(magic >> 16),  static_cast<unsigned char>(magic >> 24),
-      static_cast<unsigned char>(size),         static_cast<unsigned char>(size >> 8),
-      static_cast<unsigned char>(size >> 16),   static_cast<unsigned char>(size >> 24)};
+      static_cast<unsigned char>(magic),       static_cast<unsigned char>(magic >> 8),
+      static_cast<unsigned char>(magic >> 16), static_cast<unsigned char>(magic >> 24),
+      static_cast<unsigned char>(size),        static_cast<unsigned char>(size >> 8),
+      static_cast<unsigned char>(size >> 16),  static_cast<unsigned char>(size >> 24)};
   std::memcpy(dst, head, sizeof head);
   std::memcpy(dst + sizeof head, text.data(), text.size());
   return sizeof head + text.size();
