@@ -116,8 +116,10 @@ void write_all(int fd, const char* data, size_t n, const std::string& path) {
 // whose descriptor is returned with its size: every reader then maps, preads and sniffs it
 // as it does a plain trace. Streamed in ZSTD_DStreamInSize() chunks: memory beyond the
 // result is two buffers. The result's size is held below half of --max-memory (when set).
-// Only complete frames count: the shim ends a frame at every flush, so a killed program's
-// trace reads up to its last flush; a damaged frame is an error naming its byte offset.
+// A last frame cut short keeps what its whole blocks held: the shim ends a block at every
+// write (and a frame every 8 MiB of trace), so a killed program's trace reads up to its
+// last write, a line cut there dropped by the trace reader as for a plain file. A damaged
+// frame is an error naming its byte offset.
 int decompress_zstd(int fd, const std::string& path, uint64_t& size_bytes) {
   struct Closer {
     int fd;
@@ -168,12 +170,12 @@ int decompress_zstd(int fd, const std::string& path, uint64_t& size_bytes) {
     }
     consumed += static_cast<uint64_t>(n);
   }
-  // A last frame cut short (a killed writer): what it decompressed to is dropped.
-  if (complete < written && ::ftruncate(out, static_cast<off_t>(complete)) != 0)
-    throw InputError(path, 0, 0, std::string("cannot decompress: ") + std::strerror(errno));
+  // A last frame cut short (a killed writer) keeps its whole blocks' text: `written`, not
+  // `complete` (the end of the last whole frame).
+  static_cast<void>(complete);
   if (::lseek(out, 0, SEEK_SET) != 0)  // read as a file just opened is
     throw InputError(path, 0, 0, std::string("cannot decompress: ") + std::strerror(errno));
-  size_bytes = complete;
+  size_bytes = written;
   out_guard.fd = -1;
   return out;
 }

@@ -57,6 +57,8 @@ bool TraceWriter::open(const std::string& path, std::string_view header_line, st
   direct_ok_ = reserving_;
   direct_on_ = false;
   compress_ = false;
+  frame_bytes_ = 0;
+  finishing_ = false;
   if (path.size() > 4 && path.compare(path.size() - 4, 4, ".zst") == 0) {
     std::string why;
     if (zstd_.is_open() || zstd_.open(why)) {
@@ -264,7 +266,7 @@ bool TraceWriter::write_out(std::size_t n) {
     const char* out = buf_;
     std::size_t out_n = n;
     if (compress_) {
-      const std::size_t need = zstd_.bound(n);
+      const std::size_t need = zstd_.bound(n) + ZstdFrames::kStreamSlack;
       if (need > zcap_) {
         std::free(zbuf_);
         zbuf_ = static_cast<char*>(std::malloc(need));
@@ -272,7 +274,12 @@ bool TraceWriter::write_out(std::size_t n) {
         zcap_ = need;
       }
       out = zbuf_;
-      out_n = zstd_.compress(zbuf_, zcap_, buf_, n);
+      // One frame per kFrameBytes of trace (or the last write): blocks flushed at every
+      // write in between keep the frame's history (zstd_frames.hpp).
+      frame_bytes_ += n;
+      const bool end_frame = finishing_ || frame_bytes_ >= kFrameBytes;
+      out_n = zstd_.compress_stream(zbuf_, zcap_, buf_, n, end_frame);
+      if (end_frame) frame_bytes_ = 0;
     }
     reserve_ahead(out_n);
     // A full disk loses the rest of the trace, never the app's run: the file ends with
@@ -328,6 +335,7 @@ void TraceWriter::finish(std::string_view end_record) {
   p[1] = '}';
   p[2] = '\n';
   size_ = static_cast<std::size_t>(p + 3 - buf_);
+  finishing_ = true;  // a .zst trace's last frame ends here
   flush();
   if (fd_ < 0) return;  // the app took the descriptor during that write
   const DescriptorUse use(fd_);

@@ -123,6 +123,10 @@ class TraceWriter {
   ZstdFrames zstd_;
   char* zbuf_ = nullptr;
   std::size_t zcap_ = 0;
+  // A frame ends after this much trace (or at finish): between, each write ends a block.
+  static constexpr std::size_t kFrameBytes = 8 * 1024 * 1024;
+  std::size_t frame_bytes_ = 0;
+  bool finishing_ = false;
   int fd_ = -1;
   dev_t dev_ = 0;  // of the file open() made
   ino_t ino_ = 0;

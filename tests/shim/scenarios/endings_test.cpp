@@ -51,7 +51,7 @@ TEST_CASE("endings: what the app waited for reaches the file at its sync point, 
   }
 }
 
-TEST_CASE("endings: a killed app's .zst trace reads up to its last frame") {
+TEST_CASE("endings: a killed app's .zst trace reads up to its last write") {
   if (std::system("zstd --version >/dev/null 2>&1") != 0) {
     MESSAGE("no zstd command: case skipped");
     return;
@@ -60,9 +60,11 @@ TEST_CASE("endings: a killed app's .zst trace reads up to its last frame") {
   const std::string out = dir.file("x.json.zst");
   const RunResult r = run_app({"finish_sleep_kill", true, out, {}}, dir.path());
   CHECK(r.exit_code == 128 + SIGKILL);
-  // Every frame written is whole (a frame is one write): zstd decompresses the file.
+  // Its last frame is unfinished (a frame ends every 8 MiB of trace or at the end), but
+  // each write ended a block: zstd decodes every block written (and then says the frame
+  // is cut, exit status 1).
   const std::string plain = dir.file("x.json");
-  REQUIRE(std::system(("zstd -q -d -f " + out + " -o " + plain).c_str()) == 0);
+  CHECK(std::system(("zstd -q -d -c " + out + " > " + plain + " 2>/dev/null").c_str()) != 0);
   Trace t;
   REQUIRE(load_partial_trace(plain, t));
   CHECK(t.of_type("end").empty());            // killed: no end record
