@@ -241,6 +241,10 @@ struct Process {
   int64_t host_start_ns = kNoTime;  // absolute CLOCK_MONOTONIC of host time 0
   std::string host_clock;           // "CLOCK_MONOTONIC"
   std::string host_name;
+  // The process's rank in its parallel job and the job's number of ranks (trace header;
+  // absent outside a job and in traces written before them).
+  std::optional<uint64_t> rank;
+  std::optional<uint64_t> world_size;
   std::string clprof_version;
   std::string session_id;  // the recorded run (trace version 2; "" before)
   std::vector<std::pair<std::string, std::string>> settings;  // CLPROF_* in force

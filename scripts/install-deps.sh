@@ -10,6 +10,7 @@ packages=(
   libclblast-dev clblast-utils clblast-tests clpeak
   python3 python3-pyopencl python3-numpy python3-pandas python3-pytest
   libsqlite3-dev libre2-dev time
+  libzstd-dev zstd  # .zst traces (analyzer/readers/reader.cpp); the zstd CLI for tests
   chromium libpng-dev
   clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer targets (clang's -fsanitize=fuzzer)
   clang-format  # scripts/check-format.sh (ctest style.clang_format)

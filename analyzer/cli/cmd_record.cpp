@@ -14,12 +14,15 @@
 #include <fstream>
 #include <iostream>
 #include <set>
+#include <sstream>
+#include <utility>
 
 #include "cli/commands.hpp"
 #include "cli/request.hpp"
 #include "clprof/settings_table.hpp"
 #include "output/log.hpp"
 #include "output/tables/settings.hpp"
+#include "readers/reader.hpp"
 
 namespace clprof::cli {
 
@@ -188,7 +191,13 @@ std::vector<std::string> find_traces(const std::string& output, pid_t child,
   } else {
     if (modified_since(output, since)) found.insert(output);
     const auto slash = output.rfind('/');
-    const auto dot = output.rfind('.');
+    auto dot = output.rfind('.');
+    // "run.json.zst": the shim names the others run.<pid>.json.zst.
+    if (dot != std::string::npos && (slash == std::string::npos || dot > slash) &&
+        output.substr(dot) == ".zst") {
+      const auto inner = output.rfind('.', dot - 1);
+      if (inner != std::string::npos && (slash == std::string::npos || inner > slash)) dot = inner;
+    }
     std::string stem = output, ext;
     if (dot != std::string::npos && (slash == std::string::npos || dot > slash)) {
       stem = output.substr(0, dot);
@@ -201,19 +210,79 @@ std::vector<std::string> find_traces(const std::string& output, pid_t child,
   return {found.begin(), found.end()};
 }
 
+// What the shim's "%r" becomes in this process's children: the first launcher variable
+// set (shim/base/process_facts.hpp, the same order), "0" without one.
+std::string own_rank_text() {
+  for (const char* name :
+       {"OMPI_COMM_WORLD_RANK", "MV2_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}) {
+    const char* v = std::getenv(name);
+    if (!v || !*v) continue;
+    const std::string s = v;
+    if (s.size() <= 8 && s.find_first_not_of("0123456789") == std::string::npos &&
+        std::stol(s) < (1L << 24))
+      return std::to_string(std::stol(s));
+  }
+  return "0";
+}
+
+// "%h": the host name, each '/' as '_'.
+std::string own_host_text() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  std::string s = host;
+  for (char& c : s)
+    if (c == '/') c = '_';
+  return s;
+}
+
 struct TraceInfo {
   uint64_t launches = 0;
   bool complete = false;
+  bool used_opencl = false;  // a record beyond the devices' facts (a queue, a program, ...)
 };
 
 TraceInfo inspect_trace(const std::string& path) {
   // One record per line (docs/trace-format.md): counting lines is enough and cheap.
   TraceInfo info;
-  std::ifstream f(path, std::ios::binary);
+  // A .zst trace through the readers' opening, which decompresses it (into memory); a
+  // plain one line by line.
+  std::ifstream plain;
+  std::istringstream unpacked;
+  std::istream* in = &plain;
+  if (path.size() > 4 && path.compare(path.size() - 4, 4, ".zst") == 0) {
+    uint64_t size = 0;
+    int fd = -1;
+    try {
+      fd = readers::open_regular_file(path, size);
+    } catch (const std::exception&) {
+      return info;
+    }
+    std::string text(static_cast<size_t>(size), '\0');
+    size_t got = 0;
+    while (got < text.size()) {
+      const ssize_t r = ::read(fd, text.data() + got, text.size() - got);
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) break;
+      got += static_cast<size_t>(r);
+    }
+    ::close(fd);
+    text.resize(got);
+    unpacked.str(std::move(text));
+    in = &unpacked;
+  } else {
+    plain.open(path, std::ios::binary);
+  }
+  std::istream& f = *in;
   std::string line;
   while (std::getline(f, line)) {
     if (line.rfind("{\"type\":\"launch\"", 0) == 0) ++info.launches;
     if (line.rfind("{\"type\":\"end\"", 0) == 0) info.complete = true;
+    // A process that queried platforms and devices and used none (darktable probing
+    // OpenCL at start-up) writes device and clock_sync records alone.
+    if (line.rfind("{\"type\":", 0) == 0 && line.rfind("{\"type\":\"device\"", 0) != 0 &&
+        line.rfind("{\"type\":\"clock_sync\"", 0) != 0 && line.rfind("{\"type\":\"end\"", 0) != 0 &&
+        line.rfind("{\"type\":\"warning\"", 0) != 0)
+      info.used_opencl = true;
   }
   return info;
 }
@@ -301,6 +370,9 @@ int run_record(const RecordOptions& o) {
                                        : 1;
 
   if (!ran) return rc;  // the child said why
+  // %r and %h as the shim expands them (docs/settings.md): the program inherits this
+  // process's launcher variables and runs on this host.
+  output = replace_all(replace_all(output, "%r", own_rank_text()), "%h", own_host_text());
   const std::string expanded = replace_all(output, "%p", std::to_string(pid));
   // A device such as /dev/null is where the user sent the trace on purpose: nothing to list.
   struct stat target;
@@ -314,6 +386,7 @@ int run_record(const RecordOptions& o) {
     const auto info = inspect_trace(t);
     log::info(t + ": " + std::to_string(info.launches) + " kernel launch" +
               (info.launches == 1 ? "" : "es") +
+              (info.used_opencl ? "" : " (it only queried platforms and devices)") +
               (info.complete ? "" : " (truncated: no end record)"));
   }
   return rc;

@@ -1,12 +1,22 @@
 #include "readers/reader.hpp"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <memory>
+#include <string>
 #include <utility>
+#include <vector>
+
+#ifdef CLPROF_HAVE_ZSTD
+#include <zstd.h>
+#endif
+
+#include "memory_limit.hpp"
 
 namespace clprof::readers {
 
@@ -72,6 +82,107 @@ std::string printable(std::string_view text, size_t max_bytes) {
   return out;
 }
 
+namespace {
+
+// The first bytes of every zstd frame (RFC 8878), little-endian 0xFD2FB528.
+constexpr unsigned char kZstdMagic[4] = {0x28, 0xB5, 0x2F, 0xFD};
+
+bool starts_with_zstd_magic(int fd) {
+  unsigned char head[4] = {};
+  ssize_t n;
+  while ((n = ::pread(fd, head, sizeof head, 0)) < 0 && errno == EINTR) {
+  }
+  if (n != static_cast<ssize_t>(sizeof head)) return false;
+  // Or a skippable frame (0x184D2A50 to 0x184D2A5F): the shim's .zst traces open with one
+  // holding the header line (shim/output/zstd_frames.hpp).
+  const bool skippable =
+      (head[0] & 0xF0) == 0x50 && head[1] == 0x2A && head[2] == 0x4D && head[3] == 0x18;
+  return skippable || std::memcmp(head, kZstdMagic, 4) == 0;
+}
+
+#ifdef CLPROF_HAVE_ZSTD
+void write_all(int fd, const char* data, size_t n, const std::string& path) {
+  while (n > 0) {
+    const ssize_t w = ::write(fd, data, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0)
+      throw InputError(path, 0, 0, std::string("cannot decompress: ") + std::strerror(errno));
+    data += w;
+    n -= static_cast<size_t>(w);
+  }
+}
+
+// `fd` (a zstd file, closed here) decompressed into an anonymous in-memory file (memfd),
+// whose descriptor is returned with its size: every reader then maps, preads and sniffs it
+// as it does a plain trace. Streamed in ZSTD_DStreamInSize() chunks: memory beyond the
+// result is two buffers. The result's size is held below half of --max-memory (when set).
+// A last frame cut short keeps what its whole blocks held: the shim ends a block at every
+// write (and a frame every 8 MiB of trace), so a killed program's trace reads up to its
+// last write, a line cut there dropped by the trace reader as for a plain file. A damaged
+// frame is an error naming its byte offset.
+int decompress_zstd(int fd, const std::string& path, uint64_t& size_bytes) {
+  struct Closer {
+    int fd;
+    ~Closer() {
+      if (fd >= 0) ::close(fd);
+    }
+  } in_file{fd};
+  const int out = ::memfd_create("clprof-trace", MFD_CLOEXEC);
+  if (out < 0)
+    throw InputError(path, 0, 0, std::string("cannot decompress: ") + std::strerror(errno));
+  Closer out_guard{out};
+  std::unique_ptr<ZSTD_DStream, size_t (*)(ZSTD_DStream*)> ds(ZSTD_createDStream(),
+                                                              ZSTD_freeDStream);
+  if (!ds || ZSTD_isError(ZSTD_initDStream(ds.get())))
+    throw InputError(path, 0, 0, "cannot decompress: out of memory");
+  const uint64_t limit = applied_memory_limit() / 2;
+  std::vector<char> in(ZSTD_DStreamInSize()), buf(ZSTD_DStreamOutSize());
+  uint64_t consumed = 0;               // compressed bytes before `in`
+  uint64_t frame_start = 0;            // compressed offset of the frame being read
+  uint64_t written = 0, complete = 0;  // decompressed bytes: all, up to the last frame's end
+  for (;;) {
+    const ssize_t n = ::read(fd, in.data(), in.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw InputError(path, 0, 0, std::string("cannot read: ") + std::strerror(errno));
+    if (n == 0) break;
+    ZSTD_inBuffer ib{in.data(), static_cast<size_t>(n), 0};
+    while (ib.pos < ib.size) {
+      ZSTD_outBuffer ob{buf.data(), buf.size(), 0};
+      const size_t r = ZSTD_decompressStream(ds.get(), &ob, &ib);
+      if (ZSTD_isError(r)) {
+        throw InputError(path, 0, 0,
+                         "damaged zstd frame starting at byte " + std::to_string(frame_start) +
+                             " (detected by byte " + std::to_string(consumed + ib.pos) +
+                             "): " + ZSTD_getErrorName(r));
+      }
+      write_all(out, buf.data(), ob.pos, path);
+      written += ob.pos;
+      if (limit != 0 && written > limit) {
+        throw InputError(path, 0, 0,
+                         "the decompressed trace exceeds half of --max-memory (" +
+                             std::to_string(limit) +
+                             " bytes): raise it, or decompress the file with zstd -d first");
+      }
+      if (r == 0) {  // a frame ended here
+        complete = written;
+        frame_start = consumed + ib.pos;
+      }
+    }
+    consumed += static_cast<uint64_t>(n);
+  }
+  // A last frame cut short (a killed writer) keeps its whole blocks' text: `written`, not
+  // `complete` (the end of the last whole frame).
+  static_cast<void>(complete);
+  if (::lseek(out, 0, SEEK_SET) != 0)  // read as a file just opened is
+    throw InputError(path, 0, 0, std::string("cannot decompress: ") + std::strerror(errno));
+  size_bytes = written;
+  out_guard.fd = -1;
+  return out;
+}
+#endif
+
+}  // namespace
+
 int open_regular_file(const std::string& path, uint64_t& size_bytes) {
   // O_NONBLOCK: opening a FIFO without a writer must not hang; it is rejected below.
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -91,6 +202,16 @@ int open_regular_file(const std::string& path, uint64_t& size_bytes) {
     throw InputError(path, 0, 0, "cannot read: not a regular file (save the trace to a file)");
   }
   size_bytes = static_cast<uint64_t>(st.st_size);
+  if (starts_with_zstd_magic(fd)) {
+#ifdef CLPROF_HAVE_ZSTD
+    return decompress_zstd(fd, path, size_bytes);
+#else
+    ::close(fd);
+    throw InputError(path, 0, 0,
+                     "a zstd-compressed file, and this clprof was built without libzstd "
+                     "(decompress it with zstd -d first)");
+#endif
+  }
   return fd;
 }
 

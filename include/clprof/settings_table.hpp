@@ -20,11 +20,16 @@
 
 #define CLPROF_SETTINGS(X)                                                                \
   X(output, "CLPROF_OUTPUT", Path, "clprof-%p.json", 0, 4095,                             \
-    "Trace file path. %p becomes the process id. Without %p, a process other than the "   \
-    "first one profiled in the run writes NAME.<pid>.EXT instead, so children never "     \
-    "overwrite their parent's trace. A program started by exec in the same process, "     \
+    "Trace file path. %p becomes the process id, %r the rank in a parallel job (0 "       \
+    "outside one) and %h the host name. Without %p, the first process of the "            \
+    "run to call OpenCL writes NAME.EXT and every later one NAME.<pid>.EXT, so children " \
+    "never overwrite their parent's trace and a wrapper that makes no OpenCL call "       \
+    "(timeout, sh -c) leaves the name to the program. A program started by exec in the "  \
+    "same process, "                                                                      \
     "where that name already holds this process's trace, writes NAME.exec1.EXT (exec2, "  \
-    "...). A device such as /dev/null keeps its name in every process.")                  \
+    "...). A device such as /dev/null keeps its name in every process. A name ending in " \
+    "\".zst\" is written as zstd frames, one per write (plain JSON, after one warning, "  \
+    "where libzstd.so.1 is missing).")                                                    \
   X(disable, "CLPROF_DISABLE", Bool, "0", 0, 0,                                           \
     "1 turns the shim off: every call goes straight to the real OpenCL, nothing is "      \
     "written.")                                                                           \
@@ -55,8 +60,9 @@
     "(RTLD_NEXT), else libOpenCL.so.1. A library that is not OpenCL (it lacks "           \
     "clGetPlatformIDs or clEnqueueNDRangeKernel), or is clprof's own shim, is refused.")  \
   X(root_pid, "CLPROF_ROOT_PID", Uint, "0", 0, 4194304,                                   \
-    "Set by the shim (or clprof record) for child processes: the pid that writes "        \
-    "CLPROF_OUTPUT unchanged. Not normally set by hand.")                                 \
+    "Set by the shim (or clprof record) for child processes: the run's first process, "   \
+    "which writes CLPROF_OUTPUT unchanged where the name cannot be claimed (a symbolic "  \
+    "link, an unwritable directory). Not normally set by hand.")                          \
   X(session_id, "CLPROF_SESSION_ID", Name, "", 0, 64,                                     \
     "The recorded run, written to every trace's header (session_id). Empty: the first "   \
     "process of a run makes one up (16 hex digits) and its children inherit it. Not "     \

@@ -78,6 +78,7 @@ inline constexpr unsigned kMaxWorkDim = 3;
   X(Strings, "[string]", "an array of strings")                                                 \
   X(RangeIds, "[range id]", "an array of range ids (1 to 2^40 - 1)")                            \
   X(WorkSizes, "[uint] (1-3)", "an array of 1 to 3 uint")                                       \
+  X(UintOrNull, "uint or null", "null or an integer in [0, 2^64)")                              \
   X(WorkSizesOrNull, "[uint] (1-3) or null", "null or an array of 1 to 3 uint")                 \
   X(Args, "[arg]", "an array of kernel arguments, each an array (ArgKind)")                     \
   X(HostSpan, "[begin, end]", "two int: the begin and end of a call")                           \
@@ -174,6 +175,12 @@ enum class RecordType : std::uint8_t { CLPROF_TRACE_RECORD_TYPES(CLPROF_TRACE_EN
   X(host_start_ns, Int, Ns, HostAbs, Always, "the host clock at which relative host_ns is 0")  \
   X(host_clock, String, None, None, Always, "\"CLOCK_MONOTONIC\"")                             \
   X(host_name, String, None, None, Always, "gethostname()")                                    \
+  X(rank, UintOrNull, None, None, Always,                                                      \
+    "the process's rank in its parallel job (OMPI_COMM_WORLD_RANK, MV2_COMM_WORLD_RANK, "      \
+    "PMIX_RANK, PMI_RANK or SLURM_PROCID, the first set), null outside one")                   \
+  X(world_size, UintOrNull, None, None, Always,                                                \
+    "the job's number of ranks (OMPI_COMM_WORLD_SIZE, MV2_COMM_WORLD_SIZE, PMI_SIZE or "       \
+    "SLURM_NTASKS, the first set), null outside one")                                          \
   X(clprof_version, String, None, None, Always, "version of the shim that wrote the file")     \
   X(settings, StringMap, None, None, Always, "every CLPROF_* setting in force, name -> value") \
   X(session_id, String, None, None, Always,                                                    \

@@ -9,6 +9,9 @@
 
 // Entry points exported by libclprof.so (each has a hook in one hooks_*.cpp file).
 #define CLPROF_HOOKED_FUNCTIONS(X)      \
+  /* platform and device queries */     \
+  X(clGetPlatformIDs)                   \
+  X(clGetDeviceIDs)                     \
   /* contexts, queues, devices */       \
   X(clCreateContext)                    \
   X(clCreateContextFromType)            \
@@ -76,9 +79,7 @@
 
 // Real entry points the shim calls itself but does not intercept.
 #define CLPROF_FORWARDED_FUNCTIONS(X) \
-  X(clGetPlatformIDs)                 \
   X(clGetPlatformInfo)                \
-  X(clGetDeviceIDs)                   \
   X(clGetDeviceInfo)                  \
   X(clGetDeviceAndHostTimer)          \
   X(clGetContextInfo)                 \

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <initializer_list>
 
 namespace clprof::shim {
 
@@ -48,6 +49,32 @@ void ensure_session_id() {
   setenv("CLPROF_SESSION_ID", id, 1);
 }
 
+namespace {
+
+std::optional<long> first_number(std::initializer_list<const char*> names) {
+  constexpr long kMax = 1L << 24;
+  for (const char* name : names) {
+    const char* v = secure_getenv(name);
+    if (!v || !*v) continue;
+    long n = 0;
+    const char* p = v;
+    for (; *p >= '0' && *p <= '9' && n < kMax; ++p) n = n * 10 + (*p - '0');
+    if (*p == '\0' && n < kMax) return n;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+RankFacts rank_from_env() {
+  RankFacts r;
+  r.rank = first_number(
+      {"OMPI_COMM_WORLD_RANK", "MV2_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"});
+  r.world_size =
+      first_number({"OMPI_COMM_WORLD_SIZE", "MV2_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS"});
+  return r;
+}
+
 // The TSC may stand in for CLOCK_MONOTONIC only where the kernel itself derives that
 // clock from an invariant TSC.
 bool tsc_is_host_clock() {
@@ -77,11 +104,16 @@ bool holds_trace_of(const std::string& path, long pid) {
     ::close(fd);
     return false;
   }
-  char head[4096];
-  const ssize_t n = ::read(fd, head, sizeof head - 1);
+  char buf[4096 + 8];
+  const ssize_t got = ::read(fd, buf, sizeof buf - 1);
   ::close(fd);
-  if (n <= 0) return false;
-  head[n] = '\0';
+  if (got <= 0) return false;
+  buf[got] = '\0';
+  // A ".zst" trace starts with a skippable frame holding the header line (8 bytes of its
+  // own header first: shim/output/zstd_frames.hpp).
+  static const char kSkippable[4] = {0x50, 0x2A, 0x4D, 0x18};
+  const bool framed = got >= 8 && std::memcmp(buf, kSkippable, 4) == 0;
+  const char* head = framed ? buf + 8 : buf;
   const std::string key = "\"pid\":" + std::to_string(pid) + ",";
   return std::strstr(head, "\"format\":\"clprof-trace\"") && std::strstr(head, key.c_str());
 }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,18 @@ std::string session_id_from_env();
 // Sets CLPROF_SESSION_ID to a new random id unless it is set: the first process of a run
 // names the run for every process it starts (they inherit the environment). At load.
 void ensure_session_id();
+
+// This process's place in a parallel job, from its launcher's variables (Open MPI, MVAPICH2,
+// PMIx, PMI (MPICH, Intel MPI), Slurm), in that order: the MPI library's own first, since
+// `srun mpirun ...` leaves Slurm's describing the launcher step. A value that is not a
+// decimal number below 2^24 counts as absent.
+struct RankFacts {
+  std::optional<long> rank;        // OMPI_COMM_WORLD_RANK, MV2_COMM_WORLD_RANK, PMIX_RANK,
+                                   // PMI_RANK, SLURM_PROCID
+  std::optional<long> world_size;  // OMPI_COMM_WORLD_SIZE, MV2_COMM_WORLD_SIZE, PMI_SIZE,
+                                   // SLURM_NTASKS
+};
+RankFacts rank_from_env();
 
 // True where the TSC may stand in for CLOCK_MONOTONIC: x86-64 with the kernel's
 // clocksource "tsc" and a constant, nonstop TSC.

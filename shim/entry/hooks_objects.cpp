@@ -1,6 +1,7 @@
 // Object creation and release: contexts, queues (profiling added, invisibly), kernels,
 // memory objects, samplers. Each hook: scope, real call, best-effort record, result.
 // Programs and builds are in hooks_programs.cpp.
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -47,6 +48,37 @@ std::uint64_t mem_size(cl_mem mem) {
 }  // namespace clprof::shim
 
 using namespace clprof::shim;
+
+// Platform and device queries: the first starts the trace (a process that queries
+// platforms and devices and uses none, such as darktable probing OpenCL, gets a trace of
+// its devices and an end); the devices found are recorded as they are seen.
+CLPROF_EXPORT cl_int CL_API_CALL clGetPlatformIDs(cl_uint num_entries, cl_platform_id* platforms,
+                                                  cl_uint* num_platforms) {
+  HookScope scope;
+  return real().clGetPlatformIDs(num_entries, platforms, num_platforms);
+}
+
+CLPROF_EXPORT cl_int CL_API_CALL clGetDeviceIDs(cl_platform_id platform, cl_device_type type,
+                                                cl_uint num_entries, cl_device_id* devices,
+                                                cl_uint* num_devices) {
+  HookScope scope;
+  const cl_int rc = real().clGetDeviceIDs(platform, type, num_entries, devices, num_devices);
+  if (scope.active() && rc == CL_SUCCESS && devices) {
+    // Only the entries the driver wrote: without the app's count, asked again (the rest
+    // of the app's array may hold anything).
+    cl_uint total = 0;
+    if (num_devices) {
+      total = *num_devices;
+    } else if (real().clGetDeviceIDs(platform, type, 0, nullptr, &total) != CL_SUCCESS) {
+      total = 0;
+    }
+    const cl_uint found = std::min(num_entries, total);
+    for (cl_uint i = 0; i < found; ++i) {
+      if (devices[i]) device_id_of(devices[i]);
+    }
+  }
+  return rc;
+}
 
 CLPROF_EXPORT cl_context CL_API_CALL clCreateContext(
     const cl_context_properties* properties, cl_uint num_devices, const cl_device_id* devices,

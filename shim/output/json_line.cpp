@@ -162,6 +162,18 @@ std::string format_header_line(const HeaderFacts& h) {
   string(w, "CLOCK_MONOTONIC");
   key(w, ts::header::host_name);
   string(w, h.host_name);
+  key(w, ts::header::rank);
+  if (h.rank) {
+    w.Int64(*h.rank);
+  } else {
+    w.Null();
+  }
+  key(w, ts::header::world_size);
+  if (h.world_size) {
+    w.Int64(*h.world_size);
+  } else {
+    w.Null();
+  }
   key(w, ts::header::clprof_version);
   string(w, h.clprof_version);
   key(w, ts::header::settings);

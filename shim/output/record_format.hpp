@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -125,6 +126,8 @@ struct HeaderFacts {
   std::int64_t start_unix_ns = 0;  // unix clock
   std::int64_t host_start_ns = 0;  // host clock, absolute
   std::string host_name;
+  std::optional<long> rank;  // null outside a parallel job (base/process_facts.hpp)
+  std::optional<long> world_size;
   std::string clprof_version;
   std::vector<std::pair<std::string, std::string>> settings;
   std::string session_id;  // CLPROF_SESSION_ID

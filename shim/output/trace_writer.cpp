@@ -13,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "base/log.hpp"
 #include "output/descriptor_guard.hpp"
 #include "output/output_file.hpp"
 
@@ -55,9 +56,34 @@ bool TraceWriter::open(const std::string& path, std::string_view header_line, st
   aligned_ = regular;
   direct_ok_ = reserving_;
   direct_on_ = false;
+  compress_ = false;
+  frame_bytes_ = 0;
+  finishing_ = false;
+  if (path.size() > 4 && path.compare(path.size() - 4, 4, ".zst") == 0) {
+    std::string why;
+    if (zstd_.is_open() || zstd_.open(why)) {
+      compress_ = true;
+      aligned_ = false;  // frames have no line boundaries to pad or align to
+      direct_ok_ = false;
+    } else {
+      log_once_warn("%s: writing %s as plain JSON", why.c_str(), path.c_str());
+    }
+  }
   // Room for a write's worth of records (up to 9/8 kFlushBytes after a short write) and
   // a line moved past it (write_full): only an outsized line grows it.
-  grow(std::max<std::size_t>(header_line.size() + 1, kFlushBytes * 2));
+  grow(std::max<std::size_t>(header_line.size() + 1 + ZstdFrames::kSkippableHeader,
+                             kFlushBytes * 2));
+  if (compress_) {
+    const std::string line = std::string(header_line) + "\n";
+    const std::size_t n = ZstdFrames::skippable(buf_, line);
+    if (!write_all(buf_, n)) {
+      error = "cannot write " + path + ": " + std::strerror(errno);
+      unguard_descriptor(fd_);
+      ::close(fd_);
+      fd_ = -1;
+      return false;
+    }
+  }
   std::memcpy(buf_, header_line.data(), header_line.size());
   buf_[header_line.size()] = '\n';
   size_ = header_line.size() + 1;
@@ -161,6 +187,10 @@ bool TraceWriter::write_some(const char* data, std::size_t n) {
     if (regular_ && ::getrlimit(RLIMIT_FSIZE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
       // Only the whole lines that end below the limit.
       const std::uint64_t room = limit.rlim_cur > file_bytes_ ? limit.rlim_cur - file_bytes_ : 0;
+      if (room < now && compress_) {
+        errno = EFBIG;  // a frame is written whole or not at all
+        return false;
+      }
       if (room < now) {
         const void* last =
             room > 0 ? ::memrchr(data, '\n', static_cast<std::size_t>(room)) : nullptr;
@@ -233,10 +263,29 @@ bool TraceWriter::write_out(std::size_t n) {
   if ((fd_ < 0 || write_error_ != 0) && n > 0) ok = false;
   if (fd_ >= 0 && write_error_ == 0 && n > 0) {
     ++writes_;
-    reserve_ahead(n);
+    const char* out = buf_;
+    std::size_t out_n = n;
+    if (compress_) {
+      const std::size_t need = zstd_.bound(n) + ZstdFrames::kStreamSlack;
+      if (need > zcap_) {
+        std::free(zbuf_);
+        zbuf_ = static_cast<char*>(std::malloc(need));
+        if (!zbuf_) std::abort();  // as grow() does
+        zcap_ = need;
+      }
+      out = zbuf_;
+      // One frame per kFrameBytes of trace (or the last write): blocks flushed at every
+      // write in between keep the frame's history (zstd_frames.hpp).
+      frame_bytes_ += n;
+      const bool end_frame = finishing_ || frame_bytes_ >= kFrameBytes;
+      out_n = zstd_.compress_stream(zbuf_, zcap_, buf_, n, end_frame);
+      if (end_frame) frame_bytes_ = 0;
+    }
+    reserve_ahead(out_n);
     // A full disk loses the rest of the trace, never the app's run: the file ends with
-    // the last whole line written, and nothing is written after it.
-    ok = write_all(buf_, n);  // counts what it wrote in file_bytes_
+    // the last whole line (or frame) written, and nothing is written after it.
+    ok = out_n > 0 && write_all(out, out_n);  // counts what it wrote in file_bytes_
+    if (out_n == 0) errno = EIO;
     if (!ok) {
       write_error_ = errno != 0 ? errno : EIO;
       reserving_ = false;  // the file offset is no longer known here
@@ -286,6 +335,7 @@ void TraceWriter::finish(std::string_view end_record) {
   p[1] = '}';
   p[2] = '\n';
   size_ = static_cast<std::size_t>(p + 3 - buf_);
+  finishing_ = true;  // a .zst trace's last frame ends here
   flush();
   if (fd_ < 0) return;  // the app took the descriptor during that write
   const DescriptorUse use(fd_);

@@ -13,6 +13,8 @@
 #include <string>
 #include <string_view>
 
+#include "output/zstd_frames.hpp"
+
 namespace clprof::shim {
 
 // Not thread-safe: owned by one thread at a time (the harvester, then the finaliser).
@@ -21,6 +23,9 @@ class TraceWriter {
   // Opens `path` as open_output_file does (creates it, or empties a file of the user's;
   // output_file.hpp) and writes `header_line` + "\n". False with `error` set when the
   // file cannot be opened or written.
+  // A path ending in ".zst" is written as zstd frames, one per write, the header line also
+  // in a skippable frame ahead of them (zstd_frames.hpp); without libzstd, as plain JSON
+  // after one warning.
   bool open(const std::string& path, std::string_view header_line, std::string& error);
   bool is_open() const { return fd_ >= 0; }
   // Grows the process's descriptor table to hold kHighFd. For the shim's constructor, which
@@ -83,7 +88,12 @@ class TraceWriter {
   void finish(std::string_view end_record);
 
   TraceWriter() = default;
-  ~TraceWriter() { std::free(buf_); }
+  ~TraceWriter() {
+    std::free(buf_);
+    std::free(zbuf_);
+  }
+  // Whether the file is written as zstd frames (a ".zst" path with libzstd at hand).
+  bool compressed() const { return compress_; }
   TraceWriter(const TraceWriter&) = delete;
   TraceWriter& operator=(const TraceWriter&) = delete;
 
@@ -108,6 +118,15 @@ class TraceWriter {
   void reserve_ahead(std::size_t n);
   // Whether fd_ still refers to the file open() made (same device and inode).
   bool still_ours() const;
+  // A ".zst" path: every write_out is one zstd frame (zstd_frames.hpp), from zbuf_.
+  bool compress_ = false;
+  ZstdFrames zstd_;
+  char* zbuf_ = nullptr;
+  std::size_t zcap_ = 0;
+  // A frame ends after this much trace (or at finish): between, each write ends a block.
+  static constexpr std::size_t kFrameBytes = 8 * 1024 * 1024;
+  std::size_t frame_bytes_ = 0;
+  bool finishing_ = false;
   int fd_ = -1;
   dev_t dev_ = 0;  // of the file open() made
   ino_t ino_ = 0;

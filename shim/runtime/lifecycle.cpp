@@ -20,6 +20,7 @@
 #include "base/real_opencl.hpp"
 #include "clprof/trace_schema.hpp"
 #include "output/object_format.hpp"
+#include "output/output_file.hpp"
 #include "output/output_names.hpp"
 #include "output/record_format.hpp"
 #include "recording/objects.hpp"
@@ -66,6 +67,9 @@ HeaderFacts header_facts(const Settings& s) {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   h.host_name = host;
+  const RankFacts rank = rank_from_env();
+  h.rank = rank.rank;
+  h.world_size = rank.world_size;
   h.clprof_version = CLPROF_VERSION;
   h.settings = settings_as_text(s);
   h.session_id = session_id_from_env();
@@ -95,18 +99,47 @@ int start_trace() {
   struct stat target;
   const bool shared_target =
       stat(s.output.c_str(), &target) == 0 && !S_ISREG(target.st_mode) && !S_ISDIR(target.st_mode);
-  std::string path = expand_output_path(s.output, h.pid, root_pid_from_env(), !shared_target);
+  // Without "%p" the first process of the run to get here takes the name as it is, and
+  // holds it locked until its header is written (output_file.hpp).
+  NameFields fields;
+  fields.host = h.host_name;
+  if (h.rank) fields.rank = std::to_string(*h.rank);
+  OutputNameClaim claim;
+  std::string path;
+  bool claimed = false;
+  if (!shared_target && s.output.find("%p") == std::string::npos) {
+    const std::string plain = expand_output_path(s.output, h.pid, h.pid, true, fields);
+    switch (claim.claim(plain, h.session_id, h.pid)) {
+      case NameClaim::Claimed:
+        claimed = true;
+        path = plain;
+        break;
+      case NameClaim::TakenByThisImage:  // NAME.exec<k>.EXT, next
+        path = plain;
+        break;
+      case NameClaim::TakenByRun:
+        path = insert_before_extension(plain, "." + std::to_string(h.pid));
+        break;
+      case NameClaim::Unclaimable:
+        path = expand_output_path(s.output, h.pid, root_pid_from_env(), true, fields);
+        break;
+    }
+  } else {
+    path = expand_output_path(s.output, h.pid, root_pid_from_env(), !shared_target, fields);
+  }
   const std::string first_choice = path;
-  for (int k = 1; !shared_target && k < 1000 && holds_trace_of(path, h.pid); ++k) {
+  for (int k = 1; !shared_target && !claimed && k < 1000 && holds_trace_of(path, h.pid); ++k) {
     path = insert_before_extension(first_choice, ".exec" + std::to_string(k));
   }
   auto* trace = new ProcessTrace(h.pid);
   std::string error;
   if (!trace->output().open(path, format_header_line(h), error)) {
+    claim.release();
     log_once_warn("%s; running untouched", error.c_str());
     delete trace;
     return kPassThrough;
   }
+  claim.release();  // the header is there: the run's next process reads it
   log_message(LogLevel::Info, "recording to %s", path.c_str());
   g_ticks_are_tsc.store(tsc_is_host_clock());
   trace->completion.clocks().start();

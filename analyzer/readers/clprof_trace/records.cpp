@@ -281,6 +281,12 @@ void TraceParser::parse_header(od::value& hv, model::Process& proc) {
       case H::host_name:
         proc.host_name.assign(get_string(v, CLPROF_FIELD(header, host_name, String)));
         break;
+      case H::rank:
+        proc.rank = get_uint_or_null(v, CLPROF_FIELD(header, rank, UintOrNull));
+        break;
+      case H::world_size:
+        proc.world_size = get_uint_or_null(v, CLPROF_FIELD(header, world_size, UintOrNull));
+        break;
       case H::clprof_version:
         proc.clprof_version.assign(get_string(v, CLPROF_FIELD(header, clprof_version, String)));
         break;

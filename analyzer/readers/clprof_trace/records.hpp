@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -194,6 +195,7 @@ class TraceParser {
   // Each decodes `v` as the type its name says, for `field` (named in errors), and throws
   // a schema error when `v` is not of that type or out of its range.
   uint64_t get_uint(simdjson::ondemand::value& v, const trace::Field& field);
+  std::optional<uint64_t> get_uint_or_null(simdjson::ondemand::value& v, const trace::Field& field);
   int64_t get_int(simdjson::ondemand::value& v, const trace::Field& field);
   uint32_t get_uint32(simdjson::ondemand::value& v, const trace::Field& field);
   int32_t get_int32(simdjson::ondemand::value& v, const trace::Field& field);

@@ -157,6 +157,13 @@ void TraceParser::get_work_sizes(od::value& v, const ts::Field& field, std::vect
                         std::to_string(out.size()));
 }
 
+std::optional<uint64_t> TraceParser::get_uint_or_null(od::value& v, const ts::Field& field) {
+  bool null = false;
+  if (auto e = v.is_null().get(null)) fail_type(v, field, "null or uint", e);
+  if (null) return std::nullopt;
+  return get_uint(v, field);
+}
+
 bool TraceParser::get_work_sizes_or_null(od::value& v, const ts::Field& field,
                                          std::vector<uint64_t>& out) {
   bool null = false;

@@ -129,7 +129,11 @@ int main(int argc, char** argv) {
   expect(layer_table->clEnqueueNDRangeKernel != nullptr &&
              layer_table->clEnqueueNDRangeKernel != target->clEnqueueNDRangeKernel,
          "the layer hooks clEnqueueNDRangeKernel");
-  expect(layer_table->clGetDeviceIDs == nullptr, "the layer leaves what it does not hook");
+  expect(layer_table->clGetDeviceInfo == nullptr, "the layer leaves what it does not hook");
+  // Device queries are hooked: a process that only queries them has a trace.
+  expect(layer_table->clGetDeviceIDs != nullptr &&
+             layer_table->clGetDeviceIDs != target->clGetDeviceIDs,
+         "the layer hooks clGetDeviceIDs");
   // What the Khronos loader does with the answer.
   cl_icd_dispatch table{};
   void* const* from_layer = reinterpret_cast<void* const*>(layer_table);

@@ -4,10 +4,12 @@
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "output/output_file.hpp"
 #include "test_files.hpp"
@@ -123,4 +125,94 @@ TEST_CASE("output file: devices are written as they are; a FIFO without reader n
 TEST_CASE("output file: a directory is an error") {
   TempDir dir;
   CHECK(open_and_write(dir.path(), "x") != "");
+}
+
+namespace {
+
+// A header line as the shim writes its start (json_line.cpp), by hand.
+std::string header_of(long pid, const std::string& session) {
+  return "{\"format\":\"clprof-trace\",\"version\":2,\"header\":{\"pid\":" + std::to_string(pid) +
+         ",\"ppid\":1,\"command_line\":[\"app\"],\"session_id\":\"" + session +
+         "\"},\"records\":[\n";
+}
+
+}  // namespace
+
+TEST_CASE("name claim: a missing name is created and claimed, with no file left beside it") {
+  TempDir dir;
+  const std::string path = dir.file("run.json");
+  OutputNameClaim claim;
+  CHECK(claim.claim(path, "s1", 100) == NameClaim::Claimed);
+  CHECK(shim_test::file_exists(path));
+  CHECK(read_file(path).empty());
+  claim.release();
+  CHECK(shim_test::list_dir(dir.path()) == std::vector<std::string>{"run.json"});
+}
+
+TEST_CASE("name claim: a file of this run is taken; of another run, or no trace, is stale") {
+  TempDir dir;
+  const std::string path = dir.file("run.json");
+  OutputNameClaim claim;
+  write_text(path, header_of(100, "s1"));
+  CHECK(claim.claim(path, "s1", 200) == NameClaim::TakenByRun);
+  CHECK(claim.claim(path, "s1", 100) == NameClaim::TakenByThisImage);  // an exec of pid 100
+  CHECK(claim.claim(path, "s2", 200) == NameClaim::Claimed);           // an earlier run's
+  claim.release();
+  CHECK(read_file(path) == header_of(100, "s1"));  // the claim itself writes nothing
+  write_text(path, "");  // an empty file (a claimer that died before its header)
+  CHECK(claim.claim(path, "s1", 200) == NameClaim::Claimed);
+  claim.release();
+  // A header cut before its end is no header; a session id that is a prefix of another's
+  // does not match it.
+  write_text(path, header_of(100, "s1").substr(0, 40));
+  CHECK(claim.claim(path, "s1", 200) == NameClaim::Claimed);
+  claim.release();
+  write_text(path, header_of(100, "s10"));
+  CHECK(claim.claim(path, "s1", 200) == NameClaim::Claimed);
+  claim.release();
+  write_text(path, "not a trace\n");
+  CHECK(claim.claim(path, "s1", 200) == NameClaim::Claimed);
+}
+
+TEST_CASE("name claim: a link, a device, a directory or no session id is unclaimable") {
+  TempDir dir;
+  OutputNameClaim claim;
+  const std::string target = dir.file("target.json");
+  write_text(target, header_of(100, "s1"));
+  const std::string link = dir.file("link.json");
+  REQUIRE(symlink(target.c_str(), link.c_str()) == 0);
+  CHECK(claim.claim(link, "s1", 200) == NameClaim::Unclaimable);
+  CHECK(claim.claim("/dev/null", "s1", 200) == NameClaim::Unclaimable);
+  CHECK(claim.claim(dir.path(), "s1", 200) == NameClaim::Unclaimable);
+  CHECK(claim.claim(dir.file("new.json"), "", 200) == NameClaim::Unclaimable);
+  CHECK(!shim_test::file_exists(dir.file("new.json")));
+  CHECK(claim.claim(dir.file("no-such-dir/run.json"), "s1", 200) == NameClaim::Unclaimable);
+}
+
+TEST_CASE("name claim: a second claimer waits for the first one's header") {
+  TempDir dir;
+  const std::string path = dir.file("run.json");
+  int go[2];
+  REQUIRE(pipe(go) == 0);
+  // Forked before the claim, so it shares none of the first claimer's descriptors: another
+  // process of the run that asks while the first one writes its header.
+  const pid_t child = fork();
+  if (child == 0) {
+    char c;
+    if (read(go[0], &c, 1) != 1) _exit(2);
+    OutputNameClaim second;
+    _exit(second.claim(path, "s1", 200) == NameClaim::TakenByRun ? 0 : 1);
+  }
+  OutputNameClaim first;
+  REQUIRE(first.claim(path, "s1", 100) == NameClaim::Claimed);
+  REQUIRE(write(go[1], "x", 1) == 1);
+  usleep(50 * 1000);  // the child is waiting on the lock by now (or asks after the header)
+  write_text(path, header_of(100, "s1"));
+  first.release();
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);  // it saw the header, not the empty file
+  close(go[0]);
+  close(go[1]);
 }

@@ -33,6 +33,10 @@ TEST_CASE("a program started by exec names its trace NAME.exec<k>.EXT") {
   CHECK(insert_before_extension("run", ".exec1") == "run.exec1");
   CHECK(insert_before_extension("dir.d/run", ".exec1") == "dir.d/run.exec1");
   CHECK(insert_before_extension(".hidden", ".exec1") == ".hidden.exec1");
+  // A compressed trace keeps ".json.zst" together.
+  CHECK(insert_before_extension("run.json.zst", ".7") == "run.7.json.zst");
+  CHECK(insert_before_extension("run.zst", ".7") == "run.7.zst");
+  CHECK(insert_before_extension("d.x/run.zst", ".7") == "d.x/run.7.zst");
 }
 
 TEST_CASE("fnv1a64 matches the reference vectors and is incremental") {
@@ -42,4 +46,17 @@ TEST_CASE("fnv1a64 matches the reference vectors and is incremental") {
   CHECK(fnv1a64(fnv1a64(kFnvOffset, "foo", 3), "bar", 3) == fnv1a64(kFnvOffset, "foobar", 6));
   CHECK(source_hash_text(0x85944171f73967e8ULL) == "fnv1a64:85944171f73967e8");
   CHECK(source_hash_text(1) == "fnv1a64:0000000000000001");
+}
+
+TEST_CASE("%r becomes the rank and %h the host name; without %p the pid rule still holds") {
+  NameFields f;
+  f.rank = "3";
+  f.host = "node07";
+  CHECK(expand_output_path("run.%h.%r.json", 100, 100, true, f) == "run.node07.3.json");
+  CHECK(expand_output_path("run.%r.json", 200, 100, true, f) == "run.3.200.json");
+  CHECK(expand_output_path("run.%r.%p.json", 200, 100, true, f) == "run.3.200.json");
+  CHECK(expand_output_path("run.%r.json", 100, 100) == "run.0.json");  // no rank: 0
+  f.host = "a/b";
+  CHECK(expand_output_path("%h.json", 1, 1, true, f) == "a_b.json");
+  CHECK(expand_output_path("100%x", 1, 1, true, f) == "100%x");
 }

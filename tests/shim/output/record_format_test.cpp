@@ -334,8 +334,12 @@ TEST_CASE("header line opens the records array; end record closes counts") {
       format_header_line(h) ==
       R"({"format":"clprof-trace","version":3,"header":{"pid":10,"ppid":1,"command_line":["./app","-n","3"],)"
       R"("start_unix_ns":1700000000000000000,"host_start_ns":5000,"host_clock":"CLOCK_MONOTONIC",)"
-      R"("host_name":"box","clprof_version":"0.1.0","settings":{"CLPROF_OUTPUT":"t.json"},)"
-      R"("session_id":"0123456789abcdef"},"records":[)");
+      R"("host_name":"box","rank":null,"world_size":null,"clprof_version":"0.1.0",)"
+      R"("settings":{"CLPROF_OUTPUT":"t.json"},"session_id":"0123456789abcdef"},"records":[)");
+  h.rank = 2;
+  h.world_size = 4;
+  CHECK(format_header_line(h).find(
+            R"("host_name":"box","rank":2,"world_size":4,"clprof_version")") != std::string::npos);
   CHECK(format_end_record(99, {{"launch", 3}, {"mark", 0}}, 1, 0) ==
         R"({"type":"end","host_ns":99,"counts":{"launch":3,"mark":0},"incomplete":1,"dropped":0})");
 }

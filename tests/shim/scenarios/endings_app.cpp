@@ -191,6 +191,19 @@ int scenario_sync_then_kill(const ScenarioArgs& args) {
   return 1;
 }
 
+// kLaunches launches, clFinish, then time for the harvest after the sync point and a flush
+// interval (CLPROF_FLUSH_INTERVAL_MS, 100 ms by default), then SIGKILL: whatever the file
+// is (a .zst one the app cannot read back), what completed is in it.
+int scenario_finish_sleep_kill(const ScenarioArgs&) {
+  Cl cl;
+  for (int i = 0; i < kLaunches; ++i) check(cl.launch_vadd(64), "launch");
+  check(clFinish(cl.queue), "finish");
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  std::fflush(stdout);
+  raise(SIGKILL);
+  return 1;
+}
+
 // The shim's harvester thread as /proc shows it: how many times it went to sleep so far
 // (its voluntary context switches: one per round, when it waits for the next; preemptions
 // are not counted) and its scheduling policy; -1 for both when there is none (a bare run).
@@ -362,6 +375,7 @@ const ScenarioList kEndingsScenarios = {
     {"app_handler", scenario_app_handler},
     {"crash_while_busy", scenario_crash_while_busy},
     {"sync_then_kill", scenario_sync_then_kill},
+    {"finish_sleep_kill", scenario_finish_sleep_kill},
     {"wait_loop", scenario_wait_loop},
 };
 

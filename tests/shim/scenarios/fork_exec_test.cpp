@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 #include <vector>
@@ -254,4 +255,97 @@ TEST_CASE("exit: forks in a tight loop while launches are harvested: no hang, ev
   CHECK(kids == 100);
   CHECK(cut == static_cast<int>(count_of(r.err, "did not end the trace within")));
   if (cut > 0) MESSAGE(cut, " of 100 children's traces cut short (AddressSanitizer's fork)");
+}
+
+namespace {
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+// The "spawn" scenario started by `wrapper` (a process that never calls OpenCL): the app,
+// the wrapper's child, makes the run's first OpenCL call and writes x.json; its own child
+// (fork + exec, OpenCL afterwards) writes x.<child>.json; the wrapper writes nothing.
+void check_spawn_under_wrapper(const std::vector<std::string>& wrapper, const EnvChanges& env,
+                               const std::string& existing = "") {
+  TempDir dir;
+  if (!existing.empty()) write_file(dir.file("x.json"), existing);
+  RunOptions o{"spawn", true, dir.file("x.json"), env};
+  o.wrapper = wrapper;
+  const RunResult r = run_app(o, dir.path());
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const long long app = r.values.at("pid");
+  const long long child = r.values.at("child");
+  CHECK(app != r.pid);  // the wrapper's child, not the wrapper
+  Trace t;
+  REQUIRE(load_trace(dir.file("x.json"), t));
+  CHECK(num(t.header(), "pid") == app);
+  CHECK(num(t.header(), "ppid") == r.pid);
+  CHECK(launch_gws(t) == std::multiset<long long>{10});
+  const std::string kid_file = "x." + std::to_string(child) + ".json";
+  Trace kid;
+  REQUIRE(load_trace(dir.file(kid_file), kid));
+  CHECK(num(kid.header(), "pid") == child);
+  CHECK(launch_gws(kid) == std::multiset<long long>{11, 12});
+  std::vector<std::string> files = list_dir(dir.path());
+  std::sort(files.begin(), files.end());
+  CHECK(files == std::vector<std::string>{"stderr.txt", "stdout.txt", kid_file, "x.json"});
+}
+
+// `sh -c` that must fork (a command follows): the app is its child.
+const std::vector<std::string> kShellWrapper = {"sh", "-c", "\"$@\"; exit $?", "sh"};
+
+}  // namespace
+
+TEST_CASE("exit: names: under timeout or sh -c, the first process to call OpenCL writes NAME.EXT") {
+  SUBCASE("timeout") {
+    check_spawn_under_wrapper({"timeout", "600"}, {});
+  }
+  SUBCASE("sh -c") {
+    check_spawn_under_wrapper(kShellWrapper, {});
+  }
+  // An earlier run's trace there, or a file that is no trace: replaced.
+  SUBCASE("an earlier run's x.json") {
+    check_spawn_under_wrapper(
+        {"timeout", "600"}, {},
+        "{\"format\":\"clprof-trace\",\"version\":2,\"header\":{\"pid\":1,\"session_id\":"
+        "\"earlier\"},\"records\":[\n]}\n");
+  }
+  SUBCASE("not a trace") {
+    check_spawn_under_wrapper(kShellWrapper, {}, "hello\n");
+  }
+}
+
+TEST_CASE("exit: names: a file this run already wrote under NAME.EXT is left to it") {
+  // Set by hand, the run's session id matches the file's: the app takes its pid's name.
+  TempDir dir;
+  const std::string ours =
+      "{\"format\":\"clprof-trace\",\"version\":2,\"header\":{\"pid\":1,\"session_id\":"
+      "\"run-7\"},\"records\":[\n";
+  write_file(dir.file("x.json"), ours);
+  RunOptions o{"child", true, dir.file("x.json"), {{"CLPROF_SESSION_ID", std::string("run-7")}}};
+  o.wrapper = {"timeout", "600"};
+  const RunResult r = run_app(o, dir.path());
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  CHECK(read_file(dir.file("x.json")) == ours);
+  std::vector<std::string> files = list_dir(dir.path());
+  std::sort(files.begin(), files.end());
+  REQUIRE(files.size() == 4);  // stderr, stdout, x.<app pid>.json, x.json
+  const std::string kid_file = files[2];
+  CHECK(kid_file.rfind("x.", 0) == 0);
+  Trace kid;
+  REQUIRE(load_trace(dir.file(kid_file), kid));
+  CHECK(kid_file == "x." + std::to_string(num(kid.header(), "pid")) + ".json");
+  CHECK(num(kid.header(), "ppid") == r.pid);
+  CHECK(launch_gws(kid) == std::multiset<long long>{11, 12});
+}
+
+TEST_CASE("exit: names: under sh -c on PoCL, the program writes NAME.EXT") {
+  TempDir probe;
+  const RunResult bare = run_app({"child", false, "", system_opencl()}, probe.path());
+  if (bare.exit_code != 0) {
+    MESSAGE("no OpenCL platform besides the fake driver: case skipped");
+    return;
+  }
+  check_spawn_under_wrapper(kShellWrapper, system_opencl());
 }

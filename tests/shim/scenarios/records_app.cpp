@@ -100,7 +100,34 @@ int scenario_transfers(const ScenarioArgs&) {
 
 }  // namespace
 
+// A program that probes OpenCL and uses none of it (darktable at start-up): platforms,
+// devices and one device fact, nothing else. Prints the counts it found.
+int scenario_query_only(const ScenarioArgs&) {
+  cl_uint platforms = 0;
+  check(clGetPlatformIDs(0, nullptr, &platforms), "clGetPlatformIDs");
+  std::vector<cl_platform_id> ids(platforms);
+  check(clGetPlatformIDs(platforms, ids.data(), nullptr), "clGetPlatformIDs");
+  long long devices = 0;
+  for (cl_platform_id p : ids) {
+    cl_uint n = 0;
+    if (clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 0, nullptr, &n) != CL_SUCCESS) continue;
+    std::vector<cl_device_id> d(n);
+    // Without num_devices: the shim must not read past what the driver wrote.
+    check(clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, n, d.data(), nullptr), "clGetDeviceIDs");
+    for (cl_device_id dev : d) {
+      cl_uint units = 0;
+      check(clGetDeviceInfo(dev, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof units, &units, nullptr),
+            "clGetDeviceInfo");
+    }
+    devices += n;
+  }
+  say("platforms", platforms);
+  say("devices", devices);
+  return 0;
+}
+
 const ScenarioList kRecordsScenarios = {
+    {"query_only", scenario_query_only},
     {"basic", scenario_basic},
     {"transfers", scenario_transfers},
 };

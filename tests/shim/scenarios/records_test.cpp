@@ -5,6 +5,8 @@
 #include <rapidjson/document.h>
 #include <unistd.h>
 
+#include <cstdlib>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -332,4 +334,156 @@ TEST_CASE("trace: writes end on 1 MiB boundaries of the file, the line before pa
   REQUIRE(load_trace(out, t));
   CHECK(t.of_type("launch").size() == 4000);
   check_seq_unique_and_complete(t);
+}
+
+namespace {
+
+// The launchers' variables, all unset: a run's own environment (ctest under Slurm, say)
+// must not leak into a case's expected values.
+EnvChanges without_launcher_variables() {
+  EnvChanges env;
+  for (const char* v :
+       {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "MV2_COMM_WORLD_RANK",
+        "MV2_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "SLURM_PROCID", "SLURM_NTASKS"})
+    env[v] = std::nullopt;
+  return env;
+}
+
+EnvChanges with(EnvChanges env, const EnvChanges& more) {
+  for (const auto& [k, v] : more) env[k] = v;
+  return env;
+}
+
+}  // namespace
+
+TEST_CASE("trace: a process that only queries platforms and devices has a trace") {
+  const TracedRun run("query_only", without_launcher_variables());
+  // The fake driver: one platform with one device (tests/fake_icd/fake_platform.cpp).
+  CHECK(run.app.values.at("platforms") == 1);
+  CHECK(run.app.values.at("devices") == 1);
+  const auto devices = run.trace.of_type("device");
+  REQUIRE(devices.size() == 1);
+  CHECK(str(*devices[0], "name") == "clprof fake device");
+  CHECK(num(*devices[0], "compute_units") == 4);
+  for (const char* none : {"queue", "program", "kernel", "launch", "transfer", "sync"})
+    CHECK_MESSAGE(run.trace.of_type(none).empty(), none);
+  check_end_counts(run.trace);
+  TempDir bare_dir;
+  const RunResult bare = run_app({"query_only", false, "", {}}, bare_dir.path());
+  CHECK(stable_output(bare.out) == stable_output(run.app.out));
+}
+
+TEST_CASE("trace: the header's rank and world_size come from the launcher's variables") {
+  struct Case {
+    const char* what;
+    EnvChanges env;
+    std::optional<long long> rank, world_size;  // by hand, from the variables below
+  };
+  const std::vector<Case> cases = {
+      {"none", {}, std::nullopt, std::nullopt},
+      {"Open MPI", {{"OMPI_COMM_WORLD_RANK", "3"}, {"OMPI_COMM_WORLD_SIZE", "8"}}, 3, 8},
+      {"MVAPICH2", {{"MV2_COMM_WORLD_RANK", "0"}, {"MV2_COMM_WORLD_SIZE", "2"}}, 0, 2},
+      {"PMIx rank alone", {{"PMIX_RANK", "12"}}, 12, std::nullopt},
+      // The MPI library's own before Slurm's (srun mpirun: Slurm's name the launcher step).
+      {"PMI under Slurm",
+       {{"PMI_RANK", "5"}, {"PMI_SIZE", "6"}, {"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "2"}},
+       5,
+       6},
+      {"Slurm", {{"SLURM_PROCID", "1"}, {"SLURM_NTASKS", "2"}}, 1, 2},
+      {"not numbers",
+       {{"OMPI_COMM_WORLD_RANK", "3x"}, {"OMPI_COMM_WORLD_SIZE", "-1"}},
+       std::nullopt,
+       std::nullopt},
+      {"too large",
+       {{"PMI_RANK", "16777216"}, {"PMI_SIZE", "99999999999999999999"}},
+       std::nullopt,
+       std::nullopt},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.what);
+    const TracedRun run("query_only", with(without_launcher_variables(), c.env));
+    const Value& h = run.trace.header();
+    const Value& rank = member(h, "rank");
+    const Value& size = member(h, "world_size");
+    if (c.rank) {
+      CHECK(num(h, "rank") == *c.rank);
+    } else {
+      CHECK(rank.IsNull());
+    }
+    if (c.world_size) {
+      CHECK(num(h, "world_size") == *c.world_size);
+    } else {
+      CHECK(size.IsNull());
+    }
+  }
+}
+
+TEST_CASE("trace: %r and %h in CLPROF_OUTPUT become the rank and the host name") {
+  char host[256] = {};
+  REQUIRE(gethostname(host, sizeof host - 1) == 0);
+  TempDir dir;
+  const EnvChanges env = with(without_launcher_variables(), {{"PMI_RANK", "7"}});
+  const RunResult r = run_app({"query_only", true, dir.file("run.%r.%h.json"), env}, dir.path());
+  REQUIRE(r.exit_code == 0);
+  Trace t;
+  REQUIRE(load_trace(dir.file("run.7." + std::string(host) + ".json"), t));
+  CHECK(num(t.header(), "rank") == 7);
+  // No rank: %r is 0.
+  TempDir plain;
+  const RunResult p = run_app(
+      {"query_only", true, plain.file("run.%r.json"), without_launcher_variables()}, plain.path());
+  REQUIRE(p.exit_code == 0);
+  Trace t0;
+  REQUIRE(load_trace(plain.file("run.0.json"), t0));
+  CHECK(member(t0.header(), "rank").IsNull());
+}
+
+namespace {
+
+// What a record is, without what differs between two runs (times, pids, ids of events):
+// its type and the names and sizes the app chose.
+std::string record_shape(const Value& r) {
+  std::string s = str(r, "type");
+  for (const char* key : {"name", "kernel", "api", "op", "bytes"}) {
+    auto it = r.FindMember(key);
+    if (it == r.MemberEnd()) continue;
+    s += std::string(" ") + key + "=";
+    if (it->value.IsString()) s += it->value.GetString();
+    if (it->value.IsUint64()) s += std::to_string(it->value.GetUint64());
+  }
+  auto gws = r.FindMember("gws");
+  if (gws != r.MemberEnd() && gws->value.IsArray())
+    for (const auto& g : gws->value.GetArray()) s += " " + std::to_string(g.GetUint64());
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("trace: CLPROF_OUTPUT ending in .zst holds the same trace in zstd frames") {
+  if (std::system("zstd --version >/dev/null 2>&1") != 0) {
+    MESSAGE("no zstd command: case skipped");
+    return;
+  }
+  const BasicRun& b = basic_run();
+  TempDir dir;
+  const std::string z = dir.file("x.json.zst");
+  const RunResult r = run_app({"basic", true, z, {}}, dir.path());
+  REQUIRE(r.exit_code == 0);
+  CHECK(stable_output(r.out) == stable_output(b.shim.out));  // the app saw the same
+  const std::string bytes = read_file(z);
+  // A skippable frame (magic 0x184D2A50, little-endian) with the header line, as is.
+  REQUIRE(bytes.size() > 8);
+  CHECK(bytes.compare(0, 4, std::string("\x50\x2A\x4D\x18", 4)) == 0);
+  CHECK(bytes.compare(8, 26, "{\"format\":\"clprof-trace\",\"") == 0);
+  const std::string plain = dir.file("x.json");
+  REQUIRE(std::system(("zstd -q -d -f " + z + " -o " + plain).c_str()) == 0);
+  Trace t;
+  REQUIRE(load_trace(plain, t));
+  // Record for record the plain run's (shared by the "trace:" cases), times and pids aside.
+  REQUIRE(t.records.size() == b.trace.records.size());
+  for (size_t i = 0; i < t.records.size(); ++i) {
+    CAPTURE(i);
+    CHECK(record_shape(*t.records[i]) == record_shape(*b.trace.records[i]));
+  }
+  CHECK(bytes.size() < read_file(b.dir.file("x.json")).size());
 }

@@ -64,7 +64,10 @@ pid_t spawn_app(const RunOptions& o, const std::string& io_dir, const std::strin
   for (const std::string& s : env) envp.push_back(const_cast<char*>(s.c_str()));
   envp.push_back(nullptr);
   const std::string app = app_path.empty() ? std::string(CLPROF_TEST_APP) : app_path;
-  std::vector<char*> argv = {const_cast<char*>(app.c_str()), const_cast<char*>(o.scenario.c_str())};
+  std::vector<char*> argv;
+  for (const std::string& w : o.wrapper) argv.push_back(const_cast<char*>(w.c_str()));
+  argv.push_back(const_cast<char*>(app.c_str()));
+  argv.push_back(const_cast<char*>(o.scenario.c_str()));
   if (!o.arg.empty()) argv.push_back(const_cast<char*>(o.arg.c_str()));
   argv.push_back(nullptr);
   const std::string out_path = io_dir + "/stdout.txt";
@@ -75,7 +78,9 @@ pid_t spawn_app(const RunOptions& o, const std::string& io_dir, const std::strin
   posix_spawn_file_actions_addopen(&fa, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (!o.cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, o.cwd.c_str());
   pid_t pid = 0;
-  const int rc = posix_spawn(&pid, app.c_str(), &fa, nullptr, argv.data(), envp.data());
+  const int rc = o.wrapper.empty()
+                     ? posix_spawn(&pid, app.c_str(), &fa, nullptr, argv.data(), envp.data())
+                     : posix_spawnp(&pid, argv[0], &fa, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&fa);
   REQUIRE_MESSAGE(rc == 0, "posix_spawn failed: ", std::strerror(rc));
   return pid;

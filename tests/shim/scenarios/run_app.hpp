@@ -28,6 +28,9 @@ struct RunOptions {
   EnvChanges env;            // applied last
   std::string arg = "";      // the scenario's argument (argv[2]); empty: none
   std::string cwd = "";      // the app's working directory; empty: the test's own
+  // A program that starts the app ("timeout", "60"): run instead, with the app's command
+  // line after its own arguments, in the same environment (searched in PATH).
+  std::vector<std::string> wrapper = {};
 };
 
 // What one run of the test app left behind.

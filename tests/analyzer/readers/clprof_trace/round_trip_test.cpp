@@ -2,6 +2,10 @@
 // argument kind, read into a model::Run with every field checked.
 #include <doctest/doctest.h>
 
+#include <optional>
+#include <stdexcept>
+#include <string>
+
 #include "readers/clprof_trace/clprof_trace.hpp"
 #include "readers/load.hpp"
 #include "test_util.hpp"
@@ -553,4 +557,54 @@ TEST_CASE("the compact-launch fast path and the general path read launches ident
     CHECK(t.rows["a"].arg_value_sum == 72623859790382856ull + 255);
     CHECK(t.rows["b"].count == 2);
   }
+}
+
+TEST_CASE("the header's rank and world_size land in the Process; null and absent read as none") {
+  test::TempDir dir;
+  const std::string head =
+      R"({"format":"clprof-trace","version":3,"header":{"pid":9,"ppid":1,"command_line":[],)"
+      R"("start_unix_ns":1,"host_start_ns":1,"host_clock":"CLOCK_MONOTONIC","host_name":"n1",)";
+  const std::string tail = R"("clprof_version":"0.1.0","settings":{},"session_id":"s"},"records":[)"
+                           "\n"
+                           R"({"type":"end","host_ns":5,"counts":{},"incomplete":0,"dropped":0})"
+                           "\n]}\n";
+  struct Case {
+    const char* fields;
+    std::optional<uint64_t> rank, world_size;  // as written in `fields`
+  };
+  const Case cases[] = {
+      {R"("rank":3,"world_size":8,)", 3, 8},
+      {R"("rank":0,"world_size":null,)", 0, std::nullopt},
+      {R"("rank":null,"world_size":null,)", std::nullopt, std::nullopt},
+      {"", std::nullopt, std::nullopt},  // a trace written before the fields
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.fields);
+    const std::string path = dir.write("r.json", head + c.fields + tail);
+    model::Run run;
+    readers::Diagnostics diag;
+    readers::load_run({path}, "", run, diag);
+    CHECK(diag.warnings.empty());
+    REQUIRE(run.processes.size() == 1);
+    CHECK(run.processes[0].rank == c.rank);
+    CHECK(run.processes[0].world_size == c.world_size);
+  }
+}
+
+TEST_CASE("a rank that is not a uint is an error naming the field") {
+  test::TempDir dir;
+  const std::string path = dir.write(
+      "bad.json",
+      R"({"format":"clprof-trace","version":3,"header":{"pid":9,"rank":"3","session_id":"s"},)"
+      R"("records":[)"
+      "\n]}\n");
+  model::Run run;
+  readers::Diagnostics diag;
+  std::string error;
+  try {
+    readers::load_run({path}, "", run, diag);
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  CHECK_MESSAGE(error.find("rank") != std::string::npos, error);
 }
