@@ -82,7 +82,8 @@ const std::vector<RuleInfo>& rule_catalog() {
       missing("object-leak", "OpenCL objects never released",
               "live object counts: the shim does not record create, retain and release calls"),
       missing("rank-imbalance", "some ranks wait for the others",
-              "the MPI rank of each process: the shim records none"),
+              "a comparison of the ranks (the trace header records rank and world_size; the rule "
+              "is not written yet)"),
       missing("gemm-below-peak", "GEMM far below the device's peak",
               "the device's peak GFLOPS: advise takes no --peak (clprof gemm --peak does)"),
   };
