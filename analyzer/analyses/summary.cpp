@@ -76,15 +76,6 @@ void SummaryAnalysis::merge(Analysis&& other) {
   o.devices_.clear();
 }
 
-namespace {
-
-// Adds to a GFLOP figure that may be unknown (an unknown part keeps what is known).
-std::optional<double> add_known(std::optional<double> sum, double v) {
-  return sum ? *sum + v : v;
-}
-
-}  // namespace
-
 std::optional<double> utilization_or_warn(int64_t busy_ns, std::optional<int64_t> wall_ns,
                                           const std::string& what,
                                           std::vector<std::string>& warnings) {
@@ -248,10 +239,7 @@ Summary make_summary(SummaryAnalysis& a, const model::Run& run,
     s.run.mapped_bytes += f.mapped_bytes;
     add_to(s.run.transfer_ns, f.transfer_ns);
     s.run.gemm_calls_unsized += f.gemm_calls_unsized;
-    if (f.gflop_total)
-      s.run.gflop_total = add_known(s.run.gflop_total, *f.gflop_total);
-    else if (s.run.gflop_total == 0.0)
-      s.run.gflop_total = std::nullopt;  // unknown until a device knows some
+    if (f.gflop_total) s.run.gflop_total = *s.run.gflop_total + *f.gflop_total;
     s.devices.push_back(std::move(ds));
   }
   if (timed_moved_ns > 0)
@@ -264,6 +252,9 @@ Summary make_summary(SummaryAnalysis& a, const model::Run& run,
   else if (s.run.wall_ns && *s.run.wall_ns > 0)
     s.run.utilization =
         100.0 * static_cast<double>(s.run.device_busy_ns) / static_cast<double>(*s.run.wall_ns);
+  // The run's GEMM work is unknown only when it has GEMM calls and none of known size
+  // (whatever order the devices come in); a device without GEMMs adds a known 0.
+  if (gflop_per_device.empty() && s.run.gemm_calls_unsized) s.run.gflop_total = std::nullopt;
   if (s.run.gemm_calls_unsized)
     s.warnings.push_back(std::to_string(s.run.gemm_calls_unsized) +
                          " GEMM call(s) of unknown size: their work is not in the GEMM GFLOP" +

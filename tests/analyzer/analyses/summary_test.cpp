@@ -140,6 +140,19 @@ TEST_CASE("summary: GEMM work unknown when no GEMM call has a known size, 0 with
   REQUIRE(partial.run.gflop_total);
   CHECK(*partial.run.gflop_total == doctest::Approx(0.25));
   CHECK(partial.warnings.size() == 1);
+  // Two devices, one without GEMMs (a known 0), one with 2 GEMMs of unknown size: by hand the
+  // run's work is unknown, in either device order (it once depended on the order).
+  for (const uint32_t unknown_device : {1u, 2u}) {
+    CAPTURE(unknown_device);
+    model::Run two = run;
+    two.launches.push_back(unit::launch("k", 2000, 10));
+    two.launches.back().device = 2;
+    analyses::SummaryAnalysis b;
+    feed(two, b);
+    const auto mixed =
+        analyses::make_summary(b, two, {}, std::nullopt, {{unknown_device, uint64_t{2}}});
+    CHECK_FALSE(mixed.run.gflop_total);
+  }
   // No GEMM call at all: 0 GFLOP is known.
   auto none = analyses::make_summary(a, run, {});
   REQUIRE(none.run.gflop_total);
