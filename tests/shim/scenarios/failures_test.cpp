@@ -3,9 +3,11 @@
 // up. The app sees exactly what it sees without the shim; every launch is recorded once.
 #include <doctest/doctest.h>
 #include <fcntl.h>
+
 #include <rapidjson/document.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <chrono>
 
 #include <map>
 #include <string>
@@ -143,12 +145,25 @@ TEST_CASE("failures: the reader of a FIFO output goes away mid-run: one warning,
   REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
   // Reads the header and a few records, then closes: later writes get EPIPE (and SIGPIPE,
   // which must not reach the app).
-  std::thread reader([&fifo] {
-    const int fd = open(fifo.c_str(), O_RDONLY);
-    if (fd < 0) return;
+  // The read end is open before the app starts: the shim opens the FIFO with O_NONBLOCK
+  // (a FIFO nobody reads fails instead of blocking the app), and since the trace starts at
+  // the app's first OpenCL call (clGetPlatformIDs) a reader thread that opened later lost
+  // the race now and then: the shim wrote no trace and the reader waited for a writer
+  // forever (the case's timeout under load).
+  const int fd = open(fifo.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);  // not the app's
+  REQUIRE(fd >= 0);
+  REQUIRE(fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0);
+  std::thread reader([fd] {
     char buf[4096];
+    // Until the shim opens its end, a read finds no writer and returns 0 at once: wait for
+    // the first bytes (60 s at most), then read until 20000 bytes or the end.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     for (std::size_t got = 0; got < 20000;) {
       const ssize_t n = read(fd, buf, sizeof buf);
+      if (n == 0 && got == 0 && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        continue;
+      }
       if (n <= 0) break;
       got += static_cast<std::size_t>(n);
     }
