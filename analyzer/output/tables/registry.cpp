@@ -10,6 +10,7 @@
 #include "output/tables/kernels.hpp"
 #include "output/tables/launches.hpp"
 #include "output/tables/layers.hpp"
+#include "output/tables/replay.hpp"
 #include "output/tables/summary.hpp"
 #include "output/tables/transfers.hpp"
 
@@ -27,6 +28,7 @@ const std::vector<CommandViews>& all_commands() {
       {"api", {&api_schema()}},
       {"compare", {&compare_schema()}},
       {"advise", {&advise_schema()}},
+      {"replay", {&replay_schema()}},
   };
   return all;
 }
