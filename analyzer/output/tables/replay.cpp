@@ -1,31 +1,35 @@
 #include "output/tables/replay.hpp"
 
+#include "output/tables/common_columns.hpp"
+
 namespace clprof::output::tables {
 
 namespace {
 
+// "verified": true, false, or null when no post-launch contents were captured.
+Column verified_column(const std::string& what) {
+  return column("verified", "Verified", Type::Bool, "", what + " (null: none captured)")
+      .allow_null();
+}
+
 const Schema& candidate_schema() {
-  static const Schema s = [] {
-    Schema d;
-    d.name = "replay_candidates";
-    d.title = "one row per local size (--sweep local) or build options (--options) tried";
-    d.default_order = "median time, fastest first";
-    d.label = 0;
-    d.columns = {
-        column("lws", "Local size", Type::Dims, "", "the local work size (null: NULL)")
-            .allow_null()
-            .left(),
-        column("options", "Options", Type::Text, "", "the build options")
-            .shrink(Shorten::Middle, 12),
-        column("median_ns", "Median", Type::Duration, "ns", "median device time of the runs"),
-        column("min_ns", "Min", Type::Duration, "ns", "fastest run"),
-        column("verified", "Verified", Type::Bool, "",
-               "every run's outputs equal the captured post-launch contents (null: none captured)")
-            .allow_null(),
-        column("app", "App's", Type::Bool, "", "the app's own local size and build options"),
-    };
-    return d;
-  }();
+  static const Schema s =
+      schema(
+          "replay_candidates",
+          "one row per local size (--sweep local) or build options (--options) tried",
+          {
+              column("lws", "Local size", Type::Dims, "", "the local work size (null: NULL)")
+                  .allow_null()
+                  .left(),
+              column("options", "Options", Type::Text, "", "the build options")
+                  .shrink(Shorten::Middle, 12),
+              statistic_column(Statistic::Median, "median device time of the runs"),
+              statistic_column(Statistic::Min, "fastest run"),
+              verified_column("every run's outputs equal the captured post-launch contents"),
+              column("app", "App's", Type::Bool, "", "the app's own local size and build options"),
+          })
+          .ordered_by("median time, fastest first")
+          .labelled_at(0);
   return s;
 }
 
@@ -43,40 +47,36 @@ Value verdict(const std::optional<bool>& v) {
 }  // namespace
 
 const Schema& replay_schema() {
-  static const Schema s = [] {
-    Schema r;
-    r.name = "replay";
-    r.title = "one captured launch run again (one object), its candidates nested";
-    r.layout = Layout::Record;
-    r.single = true;
-    r.label = Schema::npos;
-    r.columns = {
-        column("kernel", "Kernel", Type::Text, "", "the kernel function name"),
-        column("seq", "Launch", Type::Int, "", "the launch's seq in the trace").allow_null(),
-        column("capture", "Capture", Type::Int, "", "the capture's id (TRACE.capture/ID)"),
-        column("device", "Device", Type::Text, "", "the device replayed on: name (platform, type)"),
-        column("gws", "Global size", Type::Dims, "", "the global work size, as recorded"),
-        column("lws", "Local size", Type::Dims, "", "the app's local work size (null: NULL)")
-            .allow_null(),
-        column("options", "Options", Type::Text, "", "the build options, as captured"),
-        column("repeat", "Runs", Type::Int, "", "runs of each configuration (--repeat)"),
-        column("recorded_ns", "Recorded", Type::Duration, "ns",
-               "the launch's device time in the recorded run (null: unknown)")
-            .allow_null(),
-        column("replay_ns", "Replay median", Type::Duration, "ns",
-               "median device time of the replay's runs, as the app launched it"),
-        column("replay_min_ns", "Replay min", Type::Duration, "ns", "fastest replay run"),
-        column("replay_max_ns", "Replay max", Type::Duration, "ns", "slowest replay run"),
-        column("verified", "Verified", Type::Bool, "",
-               "every replay run's outputs equal the captured post-launch contents bit for bit "
-               "(null: no contents captured)")
-            .allow_null(),
-        nested("candidates", "Candidates", candidate_schema(),
-               "with --sweep local or --options: each configuration tried, fastest first")
-            .only_with("--sweep/--options"),
-    };
-    return r;
-  }();
+  static const Schema s =
+      schema(
+          "replay", "one captured launch run again (one object), its candidates nested",
+          {
+              column("kernel", "Kernel", Type::Text, "", "the kernel function name"),
+              column("seq", "Launch", Type::Int, "", "the launch's seq in the trace").allow_null(),
+              column("capture", "Capture", Type::Int, "", "the capture's id (TRACE.capture/ID)"),
+              column("device", "Device", Type::Text, "",
+                     "the device replayed on: name (platform, type)"),
+              column("gws", "Global size", Type::Dims, "", "the global work size, as recorded"),
+              column("lws", "Local size", Type::Dims, "", "the app's local work size (null: NULL)")
+                  .allow_null(),
+              column("options", "Options", Type::Text, "", "the build options, as captured"),
+              column("repeat", "Runs", Type::Int, "", "runs of each configuration (--repeat)"),
+              column("recorded_ns", "Recorded", Type::Duration, "ns",
+                     "the launch's device time in the recorded run (null: unknown)")
+                  .allow_null(),
+              column("replay_ns", "Replay median", Type::Duration, "ns",
+                     "median device time of the replay's runs, as the app launched it"),
+              column("replay_min_ns", "Replay min", Type::Duration, "ns", "fastest replay run"),
+              column("replay_max_ns", "Replay max", Type::Duration, "ns", "slowest replay run"),
+              verified_column("every replay run's outputs equal the captured post-launch "
+                              "contents bit for bit"),
+              nested("candidates", "Candidates", candidate_schema(),
+                     "with --sweep local or --options: each configuration tried, fastest first")
+                  .only_with("--sweep/--options"),
+          })
+          .laid_out(Layout::Record)
+          .one_object()
+          .labelled_at(Schema::npos);
   return s;
 }
 
