@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "clprof/trace_schema.hpp"
@@ -97,18 +98,14 @@ std::string manifest(const CaptureFacts& f, const std::string& program_file,
   w.Uint64(f.program_id);
   key(w, "device");
   w.StartObject();
-  key(w, "name");
-  json_text::string(w, f.device_name);
-  key(w, "vendor");
-  json_text::string(w, f.device_vendor);
-  key(w, "version");
-  json_text::string(w, f.device_version);
-  key(w, "driver_version");
-  json_text::string(w, f.driver_version);
-  key(w, "platform");
-  json_text::string(w, f.platform_name);
-  key(w, "type");
-  json_text::string(w, f.device_type);
+  const std::pair<const char*, const std::string*> device[] = {
+      {"name", &f.device_name},       {"vendor", &f.device_vendor},
+      {"version", &f.device_version}, {"driver_version", &f.driver_version},
+      {"platform", &f.platform_name}, {"type", &f.device_type}};
+  for (const auto& [k, v] : device) {
+    key(w, k);
+    json_text::string(w, *v);
+  }
   w.EndObject();
   key(w, "program");
   w.StartObject();

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "e2e_support.hpp"
+#include "replay/replay.hpp"
 
 using namespace clprof::e2e;
 
@@ -277,4 +278,46 @@ TEST_CASE("replay_bad_input") {
   CHECK(f.run.exit_code == 2);
   Replayed g = replay(trace, {}, dir, "g", false);
   CHECK(g.run.exit_code == 2);
+}
+
+// pyopencl builds its programs from a cached binary: they are captured as the device's
+// binary (program.bin) and replay on the same device, verified. The app's output is the
+// same with the capture as without the shim.
+TEST_CASE("replay_pyopencl") {
+  REQUIRE_MESSAGE(fs::exists(paths().python), "no " << paths().python);
+  const fs::path dir = fresh_work_dir("replay_pyopencl");
+  const fs::path trace = dir / "p.json";
+  const RunResult r = run_with_and_without_shim(
+      {paths().python.string(), (paths().examples_src / "pyopencl_example.py").string()}, dir,
+      trace, 180, {{"CLPROF_CAPTURE", "^(affine|relu)$"}});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  const Trace t(trace);
+  REQUIRE(t.records("capture").size() == 2);
+  for (const std::string kernel : {"affine", "relu"}) {
+    CAPTURE(kernel);
+    Replayed k =
+        replay(trace, {"--kernel", kernel, "--repeat", "2", "--format", "json"}, dir, kernel);
+    CHECK(k.run.exit_code == 0);
+    CHECK(k.json["verified"].GetBool());
+  }
+}
+
+// The local sizes --sweep local tries, worked out by hand (replay.hpp: divisors of the
+// global size within the limits, multiples of the preferred multiple, largest first, the
+// app's own appended when missing).
+TEST_CASE("replay_sweep_sizes") {
+  using clprof::replay::sweep_local_sizes;
+  using Sizes = std::vector<std::vector<uint64_t>>;
+  // 12: divisors within 8 are 1 2 3 4 6; of those only 4 is a multiple of 4.
+  CHECK(sweep_local_sizes({12}, 8, {8}, 4, std::nullopt) == Sizes{{4}});
+  CHECK(sweep_local_sizes({12}, 8, {8}, 4, std::vector<uint64_t>{3}) == Sizes{{4}, {3}});
+  // No divisor is a multiple of 5: all of them, the largest first; at most 2, then the app's.
+  CHECK(sweep_local_sizes({12}, 8, {8}, 5, std::nullopt) == Sizes{{6}, {4}, {3}, {2}, {1}});
+  CHECK(sweep_local_sizes({12}, 8, {8}, 1, std::vector<uint64_t>{1}, 2) == Sizes{{6}, {4}, {1}});
+  // 4x2 in groups of at most 4, even: (2,2) and (4,1) of 4, then (1,2) and (2,1) of 2;
+  // at most 2 per dimension leaves (4,1) out.
+  CHECK(sweep_local_sizes({4, 2}, 4, {8, 8}, 2, std::nullopt) ==
+        Sizes{{2, 2}, {4, 1}, {1, 2}, {2, 1}});
+  CHECK(sweep_local_sizes({4, 2}, 4, {2, 2}, 2, std::nullopt) == Sizes{{2, 2}, {1, 2}, {2, 1}});
 }

@@ -12,6 +12,12 @@ Column verified_column(const std::string& what) {
       .allow_null();
 }
 
+// A device time of the record (null: unknown).
+Column replay_time_column(std::string key, std::string header, std::string meaning) {
+  return column(std::move(key), std::move(header), Type::Duration, "ns", std::move(meaning))
+      .allow_null();
+}
+
 const Schema& candidate_schema() {
   static const Schema s =
       schema(
@@ -61,13 +67,12 @@ const Schema& replay_schema() {
                   .allow_null(),
               column("options", "Options", Type::Text, "", "the build options, as captured"),
               column("repeat", "Runs", Type::Int, "", "runs of each configuration (--repeat)"),
-              column("recorded_ns", "Recorded", Type::Duration, "ns",
-                     "the launch's device time in the recorded run (null: unknown)")
-                  .allow_null(),
-              column("replay_ns", "Replay median", Type::Duration, "ns",
-                     "median device time of the replay's runs, as the app launched it"),
-              column("replay_min_ns", "Replay min", Type::Duration, "ns", "fastest replay run"),
-              column("replay_max_ns", "Replay max", Type::Duration, "ns", "slowest replay run"),
+              replay_time_column("recorded_ns", "Recorded",
+                                 "the launch's device time in the recorded run (null: unknown)"),
+              replay_time_column("replay_ns", "Replay median",
+                                 "median device time of the replay's runs, as the app launched it"),
+              replay_time_column("replay_min_ns", "Replay min", "fastest replay run"),
+              replay_time_column("replay_max_ns", "Replay max", "slowest replay run"),
               verified_column("every replay run's outputs equal the captured post-launch "
                               "contents bit for bit"),
               nested("candidates", "Candidates", candidate_schema(),

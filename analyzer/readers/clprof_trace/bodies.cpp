@@ -517,28 +517,16 @@ void TraceParser::parse_mark(od::object& obj) {
 void TraceParser::parse_capture(od::object& obj) {
   model::Capture& c = meta_->add(RecordType::Capture, meta_->captures);
   using F = ts::capture::F;
+  // The string fields, by index (id and files are read apart).
+  std::string* const texts[] = {nullptr, &c.kernel, &c.status, &c.reason, &c.dir};
+  static_assert(static_cast<size_t>(F::dir) == 4 && static_cast<size_t>(F::files) == 5);
   for_each_schema_field(obj, ts::capture::kFields, "capture record", [&](size_t i, od::value& v) {
-    switch (static_cast<F>(i)) {
-      case F::id:
-        c.id = get_uint(v, CLPROF_FIELD(capture, id, Id));
-        break;
-      case F::kernel:
-        c.kernel.assign(get_string(v, CLPROF_FIELD(capture, kernel, String)));
-        break;
-      case F::status:
-        c.status.assign(get_string(v, CLPROF_FIELD(capture, status, String)));
-        break;
-      case F::reason:
-        c.reason.assign(get_string(v, CLPROF_FIELD(capture, reason, String)));
-        break;
-      case F::dir:
-        c.dir.assign(get_string(v, CLPROF_FIELD(capture, dir, String)));
-        break;
-      case F::files:
-        get_strings(v, CLPROF_FIELD(capture, files, Strings), c.files);
-        break;
-      case F::kCount:
-        break;
+    if (static_cast<F>(i) == F::id) {
+      c.id = get_uint(v, CLPROF_FIELD(capture, id, Id));
+    } else if (static_cast<F>(i) == F::files) {
+      get_strings(v, CLPROF_FIELD(capture, files, Strings), c.files);
+    } else if (i < static_cast<size_t>(F::files)) {
+      texts[i]->assign(get_string(v, ts::capture::kFields[i]));
     }
   });
 }
