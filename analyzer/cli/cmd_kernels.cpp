@@ -40,9 +40,7 @@ Runner setup_kernels(CLI::App& app) {
     if (t.sort_extra == "order") analyses::sort_kernel_rows(table.rows, "order");
     auto result = output::tables::kernels_result(table.rows, estimate, table.total_ns,
                                                  table.kernels, table.estimated_total_ns, by);
-    order(result, t.sort, t.request.top);
-    emit(result, t.request);
-    return 0;
+    return finish_table_run(result, t);
   };
 }
 

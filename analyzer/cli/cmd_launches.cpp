@@ -41,9 +41,8 @@ class LaunchesAnalysis : public Analysis {
 Runner setup_launches(CLI::App& app) {
   using analyses::GroupBy;
   static const auto& groupings = analyses::launch_groupings();
-  auto o = std::make_shared<TableOptions>();
-  add_table_options(
-      app, *o, groupings, "launches",
+  auto o = table_options(
+      app, groupings, "launches",
       "Device timestamps are printed as the device reported them; host_start_ns and "
       "host_end_ns are the same instants on the host clock (the device's clock_sync). Q>Sub "
       "and Sub>Start are device phases; Enqueue is host time inside the enqueue call.");
@@ -76,9 +75,7 @@ Runner setup_launches(CLI::App& app) {
                       ? nullptr
                       : std::make_shared<analyses::GroupLabels>(session.run, by, &devices);
     auto result = output::tables::launches_result(rows, session.run, by, labels);
-    order(result, t.sort, t.request.top);
-    emit(result, t.request);
-    return 0;
+    return finish_table_run(result, t);
   };
 }
 

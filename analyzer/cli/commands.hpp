@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,10 @@ struct TableOptions {
 void add_table_options(CLI::App& app, TableOptions& options,
                        const std::vector<analyses::GroupBy>& groupings, const std::string& command,
                        const std::string& intro);
+// A command with no options of its own: new TableOptions, registered as above.
+std::shared_ptr<TableOptions> table_options(CLI::App& app,
+                                            const std::vector<analyses::GroupBy>& groupings,
+                                            const std::string& command, const std::string& intro);
 
 // What a table command's run starts from, checked in this order: the request (its -o
 // checked against the inputs), the --by grouping, the --sort column of `schema` (npos:
@@ -91,5 +96,8 @@ struct TableRun {
 TableRun start_table_run(const TableOptions& options,
                          const std::vector<analyses::GroupBy>& groupings,
                          const output::Schema& schema, std::vector<std::string> in_force = {});
+// The end of a table command's run: `result` cut to its --sort and --top, then written as
+// the request says. Returns the exit status (0).
+int finish_table_run(output::Result& result, const TableRun& run);
 
 }  // namespace clprof::cli

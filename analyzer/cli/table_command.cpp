@@ -1,6 +1,7 @@
 // The pieces the table commands (kernels, launches, layers, transfers, api, ...) share:
 // --by, --speedup, the help footer, the command preamble, the --sort/--top cut.
 #include "cli/commands.hpp"
+#include "cli/emit.hpp"
 #include "cli/request.hpp"
 #include "output/tables/grouping.hpp"
 #include "output/tables/registry.hpp"
@@ -49,6 +50,14 @@ void add_table_options(CLI::App& app, TableOptions& options,
   app.footer(help_footer(command, intro));
 }
 
+std::shared_ptr<TableOptions> table_options(CLI::App& app,
+                                            const std::vector<analyses::GroupBy>& groupings,
+                                            const std::string& command, const std::string& intro) {
+  auto options = std::make_shared<TableOptions>();
+  add_table_options(app, *options, groupings, command, intro);
+  return options;
+}
+
 TableRun start_table_run(const TableOptions& options,
                          const std::vector<analyses::GroupBy>& groupings,
                          const output::Schema& schema, std::vector<std::string> in_force) {
@@ -58,6 +67,12 @@ TableRun start_table_run(const TableOptions& options,
   if (run.by != analyses::GroupBy::None) in_force.push_back(output::tables::by_option(run.by));
   run.sort = sort_column(schema, in_force, run.request, run.sort_extra);
   return run;
+}
+
+int finish_table_run(output::Result& result, const TableRun& run) {
+  order(result, run.sort, run.request.top);
+  emit(result, run.request);
+  return 0;
 }
 
 }  // namespace clprof::cli
