@@ -11,8 +11,6 @@
 #include "readers/armnn/armnn.hpp"
 
 using namespace clprof;
-using clprof::test::check_errors;
-using clprof::test::check_sniff;
 using clprof::test::fixture;
 using clprof::test::range_by_id;
 using clprof::test::read_with;
@@ -196,12 +194,12 @@ TEST_CASE("armnn: ms/ns units, Neon timers, log lines around, missing kernels sk
 }
 
 TEST_CASE("armnn: sniff") {
-  check_sniff(readers::armnn_reader(), "armnn", {"Info: ArmNN v25\n{\n\t\"ArmNN\": {"},
-              {"{\"traceEvents\": []}"});
+  test::check_sniff(readers::armnn_reader(), "armnn", {"Info: ArmNN v25\n{\n\t\"ArmNN\": {"},
+                    {"{\"traceEvents\": []}"});
 }
 
 TEST_CASE("armnn: malformed input points at file:line:column") {
-  check_errors(
+  test::check_errors(
       readers::armnn_reader(),
       {
           {"Info: no profile here\n",

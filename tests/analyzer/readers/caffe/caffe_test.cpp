@@ -10,8 +10,6 @@
 #include "readers/caffe/caffe.hpp"
 
 using namespace clprof;
-using clprof::test::check_errors;
-using clprof::test::check_sniff;
 using clprof::test::fixture;
 using clprof::test::read_with;
 
@@ -86,14 +84,14 @@ TEST_CASE("caffe: CK point with two repetitions and dvdt_prof calls") {
 }
 
 TEST_CASE("caffe: sniff") {
-  check_sniff(readers::caffe_reader(), "caffe",
-              {"{\n  \"REAL_ENV_CK_CAFFE_BATCH_SIZE\": \"4\",\n  \"per_layer_info\": [",
-               "I0520 12:30:45.101337  2345 caffe.cpp:452] *** Benchmark begins ***\n"},
-              {"{\"traceEvents\": []}"});
+  test::check_sniff(readers::caffe_reader(), "caffe",
+                    {"{\n  \"REAL_ENV_CK_CAFFE_BATCH_SIZE\": \"4\",\n  \"per_layer_info\": [",
+                     "I0520 12:30:45.101337  2345 caffe.cpp:452] *** Benchmark begins ***\n"},
+                    {"{\"traceEvents\": []}"});
 }
 
 TEST_CASE("caffe: malformed input points at file:line:column") {
-  check_errors(
+  test::check_errors(
       readers::caffe_reader(),
       {
           {"{\"per_layer_info\": [{\"label\": \"00: a\", \"time_ms\": \"fast\"}]}",

@@ -9,8 +9,6 @@
 #include "readers/chrome/chrome_trace.hpp"
 
 using namespace clprof;
-using clprof::test::check_errors;
-using clprof::test::check_sniff;
 using clprof::test::fixture;
 using clprof::test::range_by_id;
 using clprof::test::read_with;
@@ -138,14 +136,14 @@ TEST_CASE("chrome: array form terminated, with or without trailing comma, gives 
 }
 
 TEST_CASE("chrome: sniff") {
-  check_sniff(
+  test::check_sniff(
       readers::chrome_trace_reader(), "chrome",
       {"[\n{\"name\":\"process_name\",\"ph\":\"M\"", "{\"otherData\": {}, \"traceEvents\": [{"},
       {"[{\"call\": \"clFinish\"}, {\"ph\": 1}]"});
 }
 
 TEST_CASE("chrome: malformed input points at file:line:column") {
-  check_errors(
+  test::check_errors(
       readers::chrome_trace_reader(),
       {
           {"[{\"name\":\"a\",\"ts\":1}]",

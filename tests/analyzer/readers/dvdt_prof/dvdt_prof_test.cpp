@@ -8,8 +8,6 @@
 #include "readers/dvdt_prof/dvdt_prof.hpp"
 
 using namespace clprof;
-using clprof::test::check_errors;
-using clprof::test::check_sniff;
 using clprof::test::fixture;
 using clprof::test::read_with;
 using Kind = model::KernelArg::Kind;
@@ -173,13 +171,14 @@ TEST_CASE("dvdt: reused handles, args changed between launches, lws NULL, work_d
 }
 
 TEST_CASE("dvdt: sniff") {
-  check_sniff(readers::dvdt_prof_reader(), "dvdt",
-              {"[\n  {\n    \"call\": \"clCreateCommandQueue\"", "hello\n[dv/dt] clCreateKernel\n"},
-              {"[{\"name\":\"x\",\"ph\":\"X\"}]"});
+  test::check_sniff(
+      readers::dvdt_prof_reader(), "dvdt",
+      {"[\n  {\n    \"call\": \"clCreateCommandQueue\"", "hello\n[dv/dt] clCreateKernel\n"},
+      {"[{\"name\":\"x\",\"ph\":\"X\"}]"});
 }
 
 TEST_CASE("dvdt: malformed input points at file:line:column") {
-  check_errors(
+  test::check_errors(
       readers::dvdt_prof_reader(),
       {
           {"[{\"call\": \"clEnqueueNDRangeKernel\", \"gws\": [1, \"x\"]}]",
