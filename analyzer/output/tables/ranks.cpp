@@ -13,85 +13,81 @@ Value rank_value(const analyses::RankRow* r) {
 }  // namespace
 
 const Schema& ranks_schema() {
-  static const Schema s = [] {
-    Schema r;
-    r.name = "ranks";
-    r.title = "one row per rank (process, one per trace) of the job";
-    r.default_order = "rank (traces without one last, by file), then pid";
-    r.label = 0;
-    r.columns = {
-        column("rank", "Rank", Type::Int, "", "the process's rank (trace header; null: none)")
-            .allow_null()
-            .ascending(),
-        column("world_size", "Of", Type::Int, "", "the job's number of ranks (trace header)")
-            .allow_null()
-            .wide(),
-        column("host", "Host", Type::Text, "", "host name (trace header)")
-            .shrink(Shorten::Middle, 8),
-        column("pid", "Pid", Type::Int, "", "process id"),
-        column("file", "File", Type::Text, "", "the trace it was read from")
-            .shrink(Shorten::Head)
-            .wide(),
-        column("wall_ns", "Wall", Type::Duration, "ns", "first to last host event of the process")
-            .allow_null(),
-        column("kernel_ns", "Kernel time", Type::Duration, "ns", "sum of the kernel times"),
-        column("busy_ns", "Busy", Type::Duration, "ns",
-               "union of the kernel intervals per device of the process, summed"),
-        column("launches", "Launches", Type::Int, "", "kernel launches"),
-        column("top_kernel", "Top kernel", Type::Text, "",
-               "the kernel with the most kernel time in this rank")
-            .allow_null()
-            .shrink(),
-        column("top_kernel_ns", "Top time", Type::Duration, "ns", "that kernel's total time")
-            .allow_null()
-            .wide(),
-        column("deviation_ns", "Deviation", Type::Duration, "ns",
-               "the --metric (kernel time by default) minus its median over the ranks")
-            .allow_null()
-            .with_sign(),
-        column("deviation_percent", "Dev %", Type::Real, "%",
-               "deviation / median * 100 (null: median 0)")
-            .allow_null()
-            .with_sign(),
-        column("outlier", "Outlier", Type::Bool, "",
-               "more than 3 median absolute deviations AND more than 10 % from the median"),
-    };
-    return r;
-  }();
+  static const Schema s =
+      schema(
+          "ranks", "one row per rank (process, one per trace) of the job",
+          {
+              column("rank", "Rank", Type::Int, "", "the process's rank (trace header; null: none)")
+                  .allow_null()
+                  .ascending(),
+              column("world_size", "Of", Type::Int, "", "the job's number of ranks (trace header)")
+                  .allow_null()
+                  .wide(),
+              column("host", "Host", Type::Text, "", "host name (trace header)")
+                  .shrink(Shorten::Middle, 8),
+              column("pid", "Pid", Type::Int, "", "process id"),
+              column("file", "File", Type::Text, "", "the trace it was read from")
+                  .shrink(Shorten::Head)
+                  .wide(),
+              column("wall_ns", "Wall", Type::Duration, "ns",
+                     "first to last host event of the process")
+                  .allow_null(),
+              column("kernel_ns", "Kernel time", Type::Duration, "ns", "sum of the kernel times"),
+              column("busy_ns", "Busy", Type::Duration, "ns",
+                     "union of the kernel intervals per device of the process, summed"),
+              column("launches", "Launches", Type::Int, "", "kernel launches"),
+              column("top_kernel", "Top kernel", Type::Text, "",
+                     "the kernel with the most kernel time in this rank")
+                  .allow_null()
+                  .shrink(),
+              column("top_kernel_ns", "Top time", Type::Duration, "ns", "that kernel's total time")
+                  .allow_null()
+                  .wide(),
+              column("deviation_ns", "Deviation", Type::Duration, "ns",
+                     "the --metric (kernel time by default) minus its median over the ranks")
+                  .allow_null()
+                  .with_sign(),
+              column("deviation_percent", "Dev %", Type::Real, "%",
+                     "deviation / median * 100 (null: median 0)")
+                  .allow_null()
+                  .with_sign(),
+              column("outlier", "Outlier", Type::Bool, "",
+                     "more than 3 median absolute deviations AND more than 10 % from the "
+                     "median"),
+          })
+          .ordered_by("rank (traces without one last, by file), then pid");
   return s;
 }
 
 const Schema& rank_kernel_schema() {
-  static const Schema s = [] {
-    Schema k;
-    k.name = "ranks";
-    k.view = "--kernel";
-    k.title = "one kernel's total time per rank: its spread across the ranks (one object)";
-    k.layout = Layout::Record;
-    k.single = true;
-    k.label = Schema::npos;
-    k.columns = {
-        column("kernel", "Kernel", Type::Text, "", "the kernel (--kernel NAME)"),
-        column("ranks", "Ranks", Type::Int, "", "ranks (processes) that launched it"),
-        column("launches", "Launches", Type::Int, "", "its launches over those ranks"),
-        column("min_ns", "Min", Type::Duration, "ns", "smallest per-rank total"),
-        column("median_ns", "Median", Type::Duration, "ns",
-               "median per-rank total (even count: mean of the two middle ones)"),
-        column("max_ns", "Max", Type::Duration, "ns", "largest per-rank total"),
-        column("spread_percent", "Spread %", Type::Real, "%", "(max - min) / median * 100")
-            .allow_null()
-            .labelled("Spread"),
-        column("fastest_rank", "Fastest rank", Type::Int, "", "the rank with the min (null: none)")
-            .allow_null(),
-        column("slowest_rank", "Slowest rank", Type::Int, "", "the rank with the max (null: none)")
-            .allow_null(),
-        column("slowest_host", "Slowest host", Type::Text, "", "its host"),
-        column("slowest_pid", "Slowest pid", Type::Int, "", "its process id"),
-        column("outliers", "Outliers", Type::Int, "",
-               "ranks whose total is an outlier by the rule of the ranks table"),
-    };
-    return k;
-  }();
+  static const Schema s =
+      schema("ranks", "one kernel's total time per rank: its spread across the ranks (one object)",
+             {
+                 column("kernel", "Kernel", Type::Text, "", "the kernel (--kernel NAME)"),
+                 column("ranks", "Ranks", Type::Int, "", "ranks (processes) that launched it"),
+                 column("launches", "Launches", Type::Int, "", "its launches over those ranks"),
+                 column("min_ns", "Min", Type::Duration, "ns", "smallest per-rank total"),
+                 column("median_ns", "Median", Type::Duration, "ns",
+                        "median per-rank total (even count: mean of the two middle ones)"),
+                 column("max_ns", "Max", Type::Duration, "ns", "largest per-rank total"),
+                 column("spread_percent", "Spread %", Type::Real, "%", "(max - min) / median * 100")
+                     .allow_null()
+                     .labelled("Spread"),
+                 column("fastest_rank", "Fastest rank", Type::Int, "",
+                        "the rank with the min (null: none)")
+                     .allow_null(),
+                 column("slowest_rank", "Slowest rank", Type::Int, "",
+                        "the rank with the max (null: none)")
+                     .allow_null(),
+                 column("slowest_host", "Slowest host", Type::Text, "", "its host"),
+                 column("slowest_pid", "Slowest pid", Type::Int, "", "its process id"),
+                 column("outliers", "Outliers", Type::Int, "",
+                        "ranks whose total is an outlier by the rule of the ranks table"),
+             })
+          .viewed_with("--kernel")
+          .laid_out(Layout::Record)
+          .one_object()
+          .labelled_at(Schema::npos);
   return s;
 }
 
