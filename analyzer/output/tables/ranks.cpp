@@ -1,6 +1,7 @@
 #include "output/tables/ranks.hpp"
 
 #include "format.hpp"
+#include "output/tables/common_columns.hpp"
 
 namespace clprof::output::tables {
 
@@ -10,6 +11,11 @@ Value rank_value(const analyses::RankRow* r) {
   return r && r->rank ? Value::uint(*r->rank) : Value::null();
 }
 
+// A rank: an integer, null where the trace records none.
+Column rank_column(std::string key, std::string header, std::string meaning) {
+  return column(std::move(key), std::move(header), Type::Int, "", std::move(meaning)).allow_null();
+}
+
 }  // namespace
 
 const Schema& ranks_schema() {
@@ -17,8 +23,7 @@ const Schema& ranks_schema() {
       schema(
           "ranks", "one row per rank (process, one per trace) of the job",
           {
-              column("rank", "Rank", Type::Int, "", "the process's rank (trace header; null: none)")
-                  .allow_null()
+              rank_column("rank", "Rank", "the process's rank (trace header; null: none)")
                   .ascending(),
               column("world_size", "Of", Type::Int, "", "the job's number of ranks (trace header)")
                   .allow_null()
@@ -61,29 +66,26 @@ const Schema& ranks_schema() {
 
 const Schema& rank_kernel_schema() {
   static const Schema s =
-      schema("ranks", "one kernel's total time per rank: its spread across the ranks (one object)",
-             {
-                 column("kernel", "Kernel", Type::Text, "", "the kernel (--kernel NAME)"),
-                 column("ranks", "Ranks", Type::Int, "", "ranks (processes) that launched it"),
-                 column("launches", "Launches", Type::Int, "", "its launches over those ranks"),
-                 column("min_ns", "Min", Type::Duration, "ns", "smallest per-rank total"),
-                 column("median_ns", "Median", Type::Duration, "ns",
-                        "median per-rank total (even count: mean of the two middle ones)"),
-                 column("max_ns", "Max", Type::Duration, "ns", "largest per-rank total"),
-                 column("spread_percent", "Spread %", Type::Real, "%", "(max - min) / median * 100")
-                     .allow_null()
-                     .labelled("Spread"),
-                 column("fastest_rank", "Fastest rank", Type::Int, "",
-                        "the rank with the min (null: none)")
-                     .allow_null(),
-                 column("slowest_rank", "Slowest rank", Type::Int, "",
-                        "the rank with the max (null: none)")
-                     .allow_null(),
-                 column("slowest_host", "Slowest host", Type::Text, "", "its host"),
-                 column("slowest_pid", "Slowest pid", Type::Int, "", "its process id"),
-                 column("outliers", "Outliers", Type::Int, "",
-                        "ranks whose total is an outlier by the rule of the ranks table"),
-             })
+      schema(
+          "ranks", "one kernel's total time per rank: its spread across the ranks (one object)",
+          {
+              column("kernel", "Kernel", Type::Text, "", "the kernel (--kernel NAME)"),
+              column("ranks", "Ranks", Type::Int, "", "ranks (processes) that launched it"),
+              column("launches", "Launches", Type::Int, "", "its launches over those ranks"),
+              statistic_column(Statistic::Min, "smallest per-rank total"),
+              statistic_column(Statistic::Median,
+                               "median per-rank total (even count: mean of the two middle ones)"),
+              statistic_column(Statistic::Max, "largest per-rank total"),
+              column("spread_percent", "Spread %", Type::Real, "%", "(max - min) / median * 100")
+                  .allow_null()
+                  .labelled("Spread"),
+              rank_column("fastest_rank", "Fastest rank", "the rank with the min (null: none)"),
+              rank_column("slowest_rank", "Slowest rank", "the rank with the max (null: none)"),
+              column("slowest_host", "Slowest host", Type::Text, "", "its host"),
+              column("slowest_pid", "Slowest pid", Type::Int, "", "its process id"),
+              column("outliers", "Outliers", Type::Int, "",
+                     "ranks whose total is an outlier by the rule of the ranks table"),
+          })
           .viewed_with("--kernel")
           .laid_out(Layout::Record)
           .one_object()
