@@ -41,6 +41,7 @@ struct Command {
   X(ranks, "One row per rank of a parallel job: wall, kernel time, deviation, outlier")         \
   X(compare, "BASE against OTHER runs: per kernel, layer, GEMM shape; delta, speedup")          \
   X(advise, "What to fix first: findings ranked by estimated impact, with the evidence")        \
+  X(replay, "Run a launch captured with CLPROF_CAPTURE again: time, verify, sweep local sizes") \
   X(report, "One self-contained HTML page with charts and tables (two runs: their comparison)") \
   X(timeline, "The run as Chrome Trace Event JSON for Perfetto UI / chrome://tracing")          \
   X(export, "Every record as flat tables: SQLite, CSV or JSON Lines")

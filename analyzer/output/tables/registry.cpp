@@ -11,6 +11,7 @@
 #include "output/tables/launches.hpp"
 #include "output/tables/layers.hpp"
 #include "output/tables/ranks.hpp"
+#include "output/tables/replay.hpp"
 #include "output/tables/summary.hpp"
 #include "output/tables/transfers.hpp"
 
@@ -29,6 +30,7 @@ const std::vector<CommandViews>& all_commands() {
       {"ranks", {&ranks_schema(), &rank_kernel_schema()}},
       {"compare", {&compare_schema()}},
       {"advise", {&advise_schema()}},
+      {"replay", {&replay_schema()}},
   };
   return all;
 }
