@@ -182,7 +182,10 @@ TEST_CASE("settings_as_text lists every setting in table order") {
   REQUIRE(text.size() == sizeof(clprof::settings::kAll) / sizeof(clprof::settings::kAll[0]));
   CHECK(text[0] == std::make_pair(std::string("CLPROF_OUTPUT"), std::string("clprof-%p.json")));
   CHECK(text[1] == std::make_pair(std::string("CLPROF_DISABLE"), std::string("1")));
-  CHECK(text[5] == std::make_pair(std::string("CLPROF_FLUSH_INTERVAL_MS"), std::string("42")));
+  // 3 CAPTURE_SOURCE, 4 CAPTURE (empty by default), 5 CAPTURE_LIMIT, 6 HOOK_BLAS.
+  CHECK(text[4] == std::make_pair(std::string("CLPROF_CAPTURE"), std::string("")));
+  CHECK(text[5] == std::make_pair(std::string("CLPROF_CAPTURE_LIMIT"), std::string("1")));
+  CHECK(text[7] == std::make_pair(std::string("CLPROF_FLUSH_INTERVAL_MS"), std::string("42")));
 }
 
 TEST_CASE("names (CLPROF_SESSION_ID): a token of letters, digits, - _ and ., at most 64") {
