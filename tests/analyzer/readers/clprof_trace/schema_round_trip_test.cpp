@@ -287,6 +287,7 @@ Written write_trace() {
       r->n_ranges = static_cast<uint8_t>(dim == 3 ? shim::kMaxRecordedRanges : dim - 1);
       for (unsigned i = 0; i < r->n_ranges; ++i) r->ranges[i] = i % 2 ? kU32Max : 1;
       r->call = dim == 2 ? 2 : 0;
+      r->capture = dim == 1 ? kU64Max : 0;  // CLPROF_CAPTURE's capture id
       op(std::move(r));
     }
   }
@@ -339,6 +340,15 @@ Written write_trace() {
              .num(ts::warning::host_ns, i ? kI64Min : kI64Max)
              .finish());
   }
+  // A capture record (CLPROF_CAPTURE), every field at an edge.
+  line(JsonLine(ts::capture::kTypeName)
+           .unum(ts::capture::id, kU64Max)
+           .str(ts::capture::kernel, str(1))
+           .str(ts::capture::status, "refused")
+           .str(ts::capture::reason, str(2))
+           .str(ts::capture::dir, "")
+           .strs(ts::capture::files, {"capture.json", str(3)})
+           .finish());
   line(JsonLine(ts::range_end::kTypeName)
            .unum(ts::range_end::id, 1)
            .num(ts::range_end::tid, 0)
@@ -378,6 +388,7 @@ uint32_t run_device(uint64_t id) {
 
 void check_launch(const model::Launch& l, const OpRecord& r) {
   CHECK(l.seq == r.seq);
+  CHECK(l.capture == r.capture);
   CHECK(l.process == 0);
   CHECK(l.tid == static_cast<uint64_t>(r.tid));
   CHECK(l.rc == r.rc);
@@ -459,6 +470,13 @@ void check_metadata(const model::Run& run, const Written& w, const std::string& 
   REQUIRE(run.processes.size() == 1);
   const model::Process& p = run.processes[0];
   CHECK(p.pid == w.header.pid);
+  REQUIRE(p.captures.size() == 1);
+  CHECK(p.captures[0].id == kU64Max);
+  CHECK(p.captures[0].kernel == str(1));
+  CHECK(p.captures[0].status == "refused");
+  CHECK(p.captures[0].reason == str(2));
+  CHECK(p.captures[0].dir.empty());
+  CHECK(p.captures[0].files == std::vector<std::string>{"capture.json", str(3)});
   CHECK(p.ppid == w.header.ppid);
   CHECK(p.command_line == w.header.command_line);
   CHECK(p.start_unix_ns == w.header.start_unix_ns);
