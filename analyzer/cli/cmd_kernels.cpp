@@ -48,9 +48,7 @@ Runner setup_kernels(CLI::App& app) {
       if (t.sort_extra == "order") analyses::sort_kernel_rows(rows, "order");
       auto result = output::tables::kernels_result(rows, estimate, analyses::total_kernel_ns(acc),
                                                    acc.size(), estimated, by);
-      order(result, t.sort, t.request.top);
-      emit(result, t.request);
-      return 0;
+      return finish_table_run(result, t);
     }
     auto session = run_session(t.request, [by](analyses::LaunchPredicate keep) {
       return analyses::maybe_grouped(

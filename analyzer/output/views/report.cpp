@@ -371,6 +371,7 @@ std::string render_page(const std::vector<RunReport>& runs, const analyses::Comp
              {"distributions", "Launch times"},
              {"timeline", "Timeline"},
              {"tables", "Tables"}};
+    if (runs.front().ranks) links.insert(links.begin() + 1, {"ranks", "Ranks"});
     body += run_sections(runs.front(), "", o.peak_gflops, true);
   }
   std::string sources;
