@@ -38,6 +38,12 @@ std::vector<Column> group_columns(const std::vector<GroupBy>& which) {
                              "path of the innermost range; \"(no layer)\" outside ranges")
                           .shrink(Shorten::Head, 12));
         break;
+      case GroupBy::Program:
+        out.push_back(column("program", "Program", Type::Text, "",
+                             "the program the kernel came from: clprof's program id and its "
+                             "build options (the pid too with several processes)")
+                          .shrink(Shorten::Tail, 20));
+        break;
       case GroupBy::None:
         continue;
     }
