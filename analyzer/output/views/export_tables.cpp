@@ -53,6 +53,22 @@ std::vector<Column> dims_cols(const std::string& prefix, const char* x, const ch
           column(prefix + "_z", prefix + "_z", Type::Int, "", z).allow_null()};
 }
 
+// A launch's GEMM sizes as its kernel ran them (the rule's decoding: padded), apart from the
+// app's sizes (gemm_calls).
+std::vector<Column> kernel_gemm_cols() {
+  std::vector<Column> out;
+  for (const char* d : {"m", "n", "k"})
+    out.push_back(column(std::string("kernel_") + d, std::string("kernel_") + d, Type::Int, "",
+                         std::string("GEMM ") + static_cast<char>(d[0] - 'a' + 'A') +
+                             " as this kernel ran it (padded to its tiles: the app's sizes are "
+                             "in gemm_calls)")
+                      .allow_null());
+  out.push_back(opt("kernel_batch", Type::Int, "", "GEMM batch count of this kernel"));
+  out.push_back(opt("kernel_flops", Type::Real, "FLOP",
+                    "2*kernel_m*kernel_n*kernel_k*kernel_batch: the work at the padded sizes"));
+  return out;
+}
+
 // The clocks, said once per kind of column.
 constexpr const char* kEnqueueBegin = "host clock: the enqueue call began";
 constexpr const char* kEnqueueEnd = "host clock: the enqueue call returned";
@@ -281,16 +297,9 @@ const Schema& launches() {
             opt("call_id", Type::Int, "",
                 "the recorded BLAS call that made it (gemm_calls.call_id)"),
             opt("gemm_rule", Type::Text, "",
-                "the GEMM rule matching the kernel (docs/gemm-rules.md)"),
-            opt("kernel_m", Type::Int, "",
-                "GEMM M as this kernel ran it (padded to its tiles: the app's M is in "
-                "gemm_calls)"),
-            opt("kernel_n", Type::Int, "", "GEMM N as this kernel ran it (padded)"),
-            opt("kernel_k", Type::Int, "", "GEMM K as this kernel ran it (padded)"),
-            opt("kernel_batch", Type::Int, "", "GEMM batch count of this kernel"),
-            opt("kernel_flops", Type::Real, "FLOP",
-                "2*kernel_m*kernel_n*kernel_k*kernel_batch: the work at the padded sizes"),
-            opt("extra", Type::Text, "", "facts an importer keeps, as a JSON object")}})));
+                "the GEMM rule matching the kernel (docs/gemm-rules.md)")},
+           kernel_gemm_cols(),
+           {opt("extra", Type::Text, "", "facts an importer keeps, as a JSON object")}})));
   return s;
 }
 
@@ -351,17 +360,22 @@ const Schema& gemm_calls() {
             "the recorded library call (launches.call_id); null: the call was rebuilt from its "
             "kernels (source group or kernel)")};
     for (size_t i : gemm_call_columns()) cs.push_back(tables::gemm_schema().columns[i]);
-    for (Column c : {opt("library", Type::Text, "", "clblast or clblas (recorded calls)"),
-                     opt("routine", Type::Text, "",
-                         "gemm, gemm_batched or gemm_strided_batched (recorded calls)"),
-                     opt("trans_a", Type::Text, "", "n, t or c: A as passed (recorded calls)"),
-                     opt("trans_b", Type::Text, "", "n, t or c: B as passed (recorded calls)"),
-                     opt("flops", Type::Real, "FLOP", "2*M*N*K*batch at the app's sizes"),
-                     opt("host_begin_ns", Type::Int, "ns",
-                         "host clock: the library call began (recorded calls)"),
-                     opt("host_end_ns", Type::Int, "ns",
-                         "host clock: the library call returned (recorded calls)"),
-                     opt("range_id", Type::Int, "", "the app's innermost range at the call"),
+    cs.push_back(opt("library", Type::Text, "", "clblast or clblas (recorded calls)"));
+    cs.push_back(opt("routine", Type::Text, "",
+                     "gemm, gemm_batched or gemm_strided_batched (recorded calls)"));
+    for (const char* m : {"a", "b"})
+      cs.push_back(column(std::string("trans_") + m, std::string("trans_") + m, Type::Text, "",
+                          std::string("n, t or c: ") + static_cast<char>(m[0] - 'a' + 'A') +
+                              " as passed (recorded calls)")
+                       .allow_null());
+    cs.push_back(opt("flops", Type::Real, "FLOP", "2*M*N*K*batch at the app's sizes"));
+    for (const char* e : {"began", "returned"})
+      cs.push_back(column(std::string("host_") + (e[0] == 'b' ? "begin" : "end") + "_ns",
+                          std::string("host_") + (e[0] == 'b' ? "begin" : "end") + "_ns", Type::Int,
+                          "ns",
+                          std::string("host clock: the library call ") + e + " (recorded calls)")
+                       .allow_null());
+    for (Column c : {opt("range_id", Type::Int, "", "the app's innermost range at the call"),
                      opt("device", Type::Int, "", "device id of its kernels")})
       cs.push_back(std::move(c));
     return schema("gemm_calls",

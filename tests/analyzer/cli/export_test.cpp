@@ -323,6 +323,17 @@ TEST_CASE("export: docs/export.md's pandas example runs") {
   CHECK(r.out.find("'net/conv1': 1500") != std::string::npos);
 }
 
+// Each row's columns joined by '|'.
+static std::vector<std::string> joined(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::string> out;
+  for (const auto& r : rows) {
+    std::string line;
+    for (size_t i = 0; i < r.size(); ++i) line += (i ? "|" : "") + r[i];
+    out.push_back(line);
+  }
+  return out;
+}
+
 // The GEMM library calls (blas_calls.json, figures by hand in tests/analyzer/data/README.md):
 // at the app's sizes with every kernel's time, beside launches holding the kernel's own
 // (padded) sizes, in the three formats; docs/export.md's GEMM queries agree with clprof gemm.
@@ -336,56 +347,16 @@ TEST_CASE("export: the GEMM calls, at the app's sizes, agree with clprof gemm") 
   // Call 3: 300 + 1000 + 200 = 1500 ns, 2*48*30*12 = 34560 FLOP, 34560 / 1500 = 23.04 GFLOPS.
   // Call 5: 100 + 800 = 900 ns, 34560 / 900 = 38.4. Seq 6 by itself: 16^3 * 2 = 8192 FLOP
   // in 512 ns = 16 GFLOPS.
-  CHECK(db.query("SELECT call_id, seq, name, source, m, n, k, batch, trans_a, trans_b, kernels, "
-                 "time_ns, main_ns, exec_m, exec_n, exec_k, flops, gflops, layer, host_begin_ns, "
-                 "host_end_ns, status FROM gemm_calls ORDER BY seq") ==
-        Rows{{"1099511627779",
-              "1",
-              "clblast::Gemm<float>",
-              "call",
-              "48",
-              "30",
-              "12",
-              "1",
-              "n",
-              "t",
-              "3",
-              "1500",
-              "1000",
-              "64",
-              "32",
-              "16",
-              "34560.0",
-              "23.04",
-              "net/conv1",
-              "120",
-              "2000",
-              "0"},
-             {"1099511627781",
-              "4",
-              "clblast::Gemm<float>",
-              "call",
-              "48",
-              "30",
-              "12",
-              "1",
-              "n",
-              "t",
-              "2",
-              "900",
-              "800",
-              "64",
-              "32",
-              "16",
-              "34560.0",
-              "38.4",
-              "net/conv2",
-              "2030",
-              "4000",
-              "0"},
-             {"NULL", "6",    "XgemmDirectNN", "kernel", "16", "16", "16", "1",      "NULL",
-              "NULL", "1",    "512",           "512",    "16", "16", "16", "8192.0", "16.0",
-              "net",  "NULL", "NULL",          "NULL"}});
+  CHECK(joined(db.query("SELECT call_id, seq, name, source, m, n, k, batch, trans_a, trans_b, "
+                        "kernels, time_ns, main_ns, exec_m, exec_n, exec_k, flops, gflops, layer, "
+                        "host_begin_ns, host_end_ns, status FROM gemm_calls ORDER BY seq")) ==
+        std::vector<std::string>{
+            "1099511627779|1|clblast::Gemm<float>|call|48|30|12|1|n|t|3|1500|1000|64|32|16|"
+            "34560.0|23.04|net/conv1|120|2000|0",
+            "1099511627781|4|clblast::Gemm<float>|call|48|30|12|1|n|t|2|900|800|64|32|16|"
+            "34560.0|38.4|net/conv2|2030|4000|0",
+            "NULL|6|XgemmDirectNN|kernel|16|16|16|1|NULL|NULL|1|512|512|16|16|16|8192.0|16.0|net|"
+            "NULL|NULL|NULL"});
   // A launch holds its kernel's sizes (64x32x16 padded), and the call it was made in.
   CHECK(db.query("SELECT seq, call_id, kernel_m, kernel_n, kernel_k FROM launches WHERE kernel = "
                  "'XgemmDirectNN' ORDER BY seq") == Rows{{"2", "1099511627779", "64", "32", "16"},
