@@ -55,6 +55,46 @@ AlignedTimes ClockAlignment::times(const model::Transfer& t) const {
           to_host(t.device, t.start_ns), to_host(t.device, t.end_ns)};
 }
 
+bool estimate_clock(model::Device& d, const clprof::BracketEstimator& e) {
+  if (d.has_clock_offset || !e.valid()) return false;
+  d.has_clock_offset = true;
+  d.device_to_host_offset_ns = e.offset_ns();
+  d.clock_uncertainty_ns = static_cast<uint64_t>(e.uncertainty_ns());
+  d.clock_method = "estimated_from_commands";
+  return true;
+}
+
+std::string estimated_clock_warning(const model::Run& run, const model::Device& d) {
+  if (!d.has_clock_offset || d.clock_method != "estimated_from_commands") return "";
+  const bool cut = d.process < run.processes.size() && run.processes[d.process].truncated;
+  return "device " + std::to_string(d.id) + (d.name.empty() ? "" : " (" + d.name + ")") + ": " +
+         (cut ? "its trace ends (cut short) before its clock_sync"
+              : "the input records no clock relation") +
+         "; its clock is estimated from its commands' enqueue calls: host = device + offset, "
+         "offset " +
+         std::to_string(d.device_to_host_offset_ns) + " ns +/- " +
+         std::to_string(d.clock_uncertainty_ns) + " ns";
+}
+
+clprof::BracketEstimator commands_bracket(const model::Run& run, uint32_t id, size_t first_launch,
+                                          size_t first_transfer) {
+  clprof::BracketEstimator e;
+  const auto add = [&](uint32_t device, int64_t begin, int64_t end, int64_t queued) {
+    if (device != id || begin == kNoTime || end == kNoTime || queued == kNoTime || queued < 0)
+      return;
+    e.add(begin, end, static_cast<uint64_t>(queued));
+  };
+  for (size_t i = first_launch; i < run.launches.size(); ++i) {
+    const auto& l = run.launches[i];
+    add(l.device, l.host_begin_ns, l.host_end_ns, l.queued_ns);
+  }
+  for (size_t i = first_transfer; i < run.transfers.size(); ++i) {
+    const auto& t = run.transfers[i];
+    add(t.device, t.host_begin_ns, t.host_end_ns, t.queued_ns);
+  }
+  return e;
+}
+
 std::vector<std::string> unsynced_device_warnings(const model::Run& run,
                                                   const std::set<uint32_t>& used) {
   std::vector<std::string> out;
@@ -66,6 +106,7 @@ std::vector<std::string> unsynced_device_warnings(const model::Run& run,
     }
     if (id > run.devices.size()) continue;
     const model::Device& d = run.devices[id - 1];
+    if (const std::string e = estimated_clock_warning(run, d); !e.empty()) out.push_back(e);
     if (d.has_clock_offset) continue;
     out.push_back("device " + std::to_string(id) + (d.name.empty() ? "" : " (" + d.name + ")") +
                   ": no clock_sync relates its clock to the host's, so its commands' host-aligned "

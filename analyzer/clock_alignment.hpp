@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "clprof/clock_bracket.hpp"
 #include "model.hpp"
 
 namespace clprof::model {
@@ -50,9 +51,24 @@ class ClockAlignment {
   std::vector<Sync> by_id_;  // index Device::id - 1
 };
 
+// A device whose trace has no clock_sync (cut short before it: a killed app; an importer's
+// input with device times): its offset estimated from its commands' enqueue calls (`bracket`,
+// the enqueue_bracket estimate, include/clprof/clock_bracket.hpp), clock_method
+// "estimated_from_commands". False (nothing set) when the device has an offset already or
+// `bracket` saw no command. The views that put device times on the host clock say so, once
+// per device they use (unsynced_device_warnings).
+bool estimate_clock(model::Device& device, const clprof::BracketEstimator& bracket);
+// The warning of unsynced_device_warnings for a device whose offset was estimated (clock_method
+// "estimated_from_commands"), with why and the bound; "" for any other device.
+std::string estimated_clock_warning(const model::Run& run, const model::Device& device);
+// The enqueue_bracket of the commands of `run` (from index `first_launch`, `first_transfer`)
+// on device `id` with a host enqueue call and a device queued time.
+clprof::BracketEstimator commands_bracket(const model::Run& run, uint32_t id, size_t first_launch,
+                                          size_t first_transfer);
+
 // One warning per device in `used` (Device ids of commands with device times) that has no
-// clock sync ("device 1 (TestDev): no clock_sync relates its clock to the host's, ...").
-// Device 0 (unknown) is named as such.
+// clock sync, or an importer's estimated one (estimated_clock_warning), ("device 1 (TestDev): no
+// clock_sync relates its clock to the host's, ..."). Device 0 (unknown) is named as such.
 std::vector<std::string> unsynced_device_warnings(const model::Run& run,
                                                   const std::set<uint32_t>& used);
 

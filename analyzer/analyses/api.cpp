@@ -1,4 +1,5 @@
 #include "analyses/api.hpp"
+#include "analyses/stats.hpp"
 
 #include <algorithm>
 
@@ -69,7 +70,7 @@ std::vector<ApiRow> api_rows(const ApiAnalysis& a) {
     r.calls = f.calls;
     std::vector<int64_t> copy = f.durations_ns;
     r.stats = compute_stats(copy);
-    total += r.stats.total_ns;
+    add_to(total, r.stats.total_ns);
     r.errors = f.errors;
     std::vector<std::pair<int32_t, uint64_t>> codes(f.codes.begin(), f.codes.end());
     std::stable_sort(codes.begin(), codes.end(),

@@ -1,4 +1,5 @@
 #include "analyses/grouping.hpp"
+#include "analyses/stats.hpp"
 
 #include <set>
 #include <stdexcept>
@@ -9,7 +10,7 @@ namespace {
 
 constexpr std::pair<GroupBy, std::string_view> kNames[] = {
     {GroupBy::Queue, "queue"},   {GroupBy::Thread, "thread"}, {GroupBy::Process, "process"},
-    {GroupBy::Device, "device"}, {GroupBy::Layer, "layer"},
+    {GroupBy::Device, "device"}, {GroupBy::Layer, "layer"},   {GroupBy::Program, "program"},
 };
 
 std::string basename(const std::string& path) {
@@ -21,7 +22,7 @@ std::string basename(const std::string& path) {
 
 const std::vector<GroupBy>& launch_groupings() {
   static const std::vector<GroupBy> g = {GroupBy::Queue, GroupBy::Thread, GroupBy::Process,
-                                         GroupBy::Device};
+                                         GroupBy::Device, GroupBy::Program};
   return g;
 }
 
@@ -70,6 +71,8 @@ GroupKey group_key(GroupBy by, const model::Launch& l) {
       return {0, l.device};
     case GroupBy::Layer:
       return {0, innermost_range(l)};
+    case GroupBy::Program:
+      return {l.process, l.program_id};
     default:
       return group_key(by, l.process, l.tid);
   }
@@ -135,6 +138,14 @@ std::string GroupLabels::operator()(const GroupKey& k) const {
     }
     case GroupBy::Layer:
       return ranges_.path(k.id);
+    case GroupBy::Program: {
+      if (k.id == 0) return in_process + "(unknown program)";
+      std::string label = in_process + "program " + std::to_string(k.id);
+      for (const auto& p : run_.programs)
+        if (p.process == k.process && p.id == k.id && !p.options.empty())
+          return label + " [" + p.options + "]";
+      return label;
+    }
     case GroupBy::None:
       break;
   }
@@ -179,7 +190,7 @@ std::vector<KernelRow> grouped_kernel_rows(const GroupedAnalysis& a, const Group
   std::set<std::string> names;
   for (const auto& [key, g] : a.groups()) {
     const auto& k = static_cast<const KernelsAnalysis&>(*g);
-    total_ns += total_kernel_ns(k.accumulators());
+    add_to(total_ns, total_kernel_ns(k.accumulators()));
     for (const auto& [name, acc] : k.accumulators()) names.insert(name);
   }
   kernels = names.size();
@@ -227,7 +238,7 @@ std::vector<LayerRow> grouped_layer_rows(const GroupedAnalysis& a, const GroupLa
   for (const auto& [key, g] : a.groups()) {
     const std::string label = labels(key);
     for (auto& r : layer_rows(static_cast<const LayersAnalysis&>(*g), run, speedup)) {
-      total += r.total_ns;
+      add_to(total, r.total_ns);
       r.group = label;
       rows.push_back(std::move(r));
     }

@@ -2,7 +2,8 @@
 // (transfers) layer — each group fed to an analysis of its own, so that every analysis that
 // works on a whole run works on one group unchanged.
 //
-// Keys: a queue is (process, queue id) and a thread (process, tid), since ids are per
+// Keys: a queue is (process, queue id), a program (process, program id) and a thread
+// (process, tid), since ids are per
 // process; a device is its Device::id (run-wide); a layer is the innermost range id. Id 0
 // is "unknown" (an importer that records no queue, a command outside every range).
 // Threads: an analysis per reading thread, as every Analysis; labels read the run.
@@ -26,9 +27,11 @@
 
 namespace clprof::analyses {
 
-enum class GroupBy : uint8_t { None, Queue, Thread, Process, Device, Layer };
+enum class GroupBy : uint8_t { None, Queue, Thread, Process, Device, Layer, Program };
 
-// "queue", "thread", "process", "device", "layer" (the --by values).
+// "queue", "thread", "process", "device", "layer", "program" (the --by values). A program is
+// (process, program id): kernels of one name in programs built from other sources or with
+// other options (OpenCV's morph with -D OP_ERODE and -D OP_DILATE) are apart.
 // The --by groupings each command offers (its group columns and option derive from these):
 // kernels, launches and layers; transfers (those and layer); api (thread and process).
 const std::vector<GroupBy>& launch_groupings();

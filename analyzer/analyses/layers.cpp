@@ -294,7 +294,7 @@ std::vector<LayerRow> timing_layer_rows(const model::Run& run) {
     r.instance_median_ns = t.stats.median_ns;
     r.instance_min_ns = t.stats.min_ns;
     r.instance_max_ns = t.stats.max_ns;
-    grand_total += t.stats.total_ns;
+    add_to(grand_total, t.stats.total_ns);
     rows.push_back(std::move(r));
   }
   for (size_t i = 0; i < rows.size(); ++i) {

@@ -9,6 +9,7 @@ namespace clprof::analyses {
 namespace {
 
 std::atomic<bool> g_overflow{false};
+std::atomic<bool> g_bytes_overflow{false};
 
 // The int64 value of a 128-bit sum, saturated (and noted) when it does not fit.
 int64_t fit(__int128 v) {
@@ -26,6 +27,17 @@ int64_t saturated_ns(int64_t limit) {
 
 bool overflow_noted() {
   return g_overflow.load(std::memory_order_relaxed);
+}
+
+uint64_t add_bytes(uint64_t a, uint64_t b) {
+  uint64_t sum = 0;
+  if (!__builtin_add_overflow(a, b, &sum)) return sum;
+  g_bytes_overflow.store(true, std::memory_order_relaxed);
+  return UINT64_MAX;
+}
+
+bool bytes_overflow_noted() {
+  return g_bytes_overflow.load(std::memory_order_relaxed);
 }
 
 int64_t add_ns(int64_t a, int64_t b) {

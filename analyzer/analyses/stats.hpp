@@ -39,6 +39,18 @@ int64_t sub_ns(int64_t a, int64_t b);
 int64_t saturated_ns(int64_t limit);
 // True once any sum saturated in this process.
 bool overflow_noted();
+
+// Checked sums of bytes: past 2^64 - 1 (16 EiB, only on corrupt or hostile inputs) the total
+// saturates at UINT64_MAX and the process-wide byte overflow note is set, printed by the CLI
+// as one warning (kBytesOverflowWarning). Thread-safe as add_ns.
+uint64_t add_bytes(uint64_t a, uint64_t b);
+inline void add_to(uint64_t& total, uint64_t value) {
+  total = add_bytes(total, value);
+}
+bool bytes_overflow_noted();
+inline constexpr const char* kBytesOverflowWarning =
+    "a byte total exceeded the 64-bit range (16 EiB) and was capped: the input's transfer sizes "
+    "are corrupt, and totals, bandwidths and shares that include them are not exact";
 inline constexpr const char* kOverflowWarning =
     "a time total exceeded the 64-bit nanosecond range (292 years) and was capped: the "
     "input's times are corrupt, and totals, means and shares that include them are not exact";

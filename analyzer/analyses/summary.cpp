@@ -49,11 +49,11 @@ void SummaryAnalysis::add_transfer(const model::Transfer& t) {
   auto& d = devices_[t.device];
   ++d.transfers;
   const bool map = is_map(t.op);
-  (map ? d.mapped_bytes : d.transfer_bytes) += t.bytes;
+  add_to(map ? d.mapped_bytes : d.transfer_bytes, t.bytes);
   if (t.start_ns != kNoTime && t.end_ns != kNoTime && t.end_ns >= t.start_ns) {
     add_to(d.transfer_ns, sub_ns(t.end_ns, t.start_ns));
     if (!map) {
-      d.timed_moved_bytes += t.bytes;
+      add_to(d.timed_moved_bytes, t.bytes);
       add_to(d.timed_moved_ns, sub_ns(t.end_ns, t.start_ns));
     }
   }
@@ -69,10 +69,10 @@ void SummaryAnalysis::merge(Analysis&& other) {
     d.intervals.insert(d.intervals.end(), od.intervals.begin(), od.intervals.end());
     add_to(d.busy_extra_ns, od.busy_extra_ns);
     d.transfers += od.transfers;
-    d.transfer_bytes += od.transfer_bytes;
-    d.mapped_bytes += od.mapped_bytes;
+    add_to(d.transfer_bytes, od.transfer_bytes);
+    add_to(d.mapped_bytes, od.mapped_bytes);
     add_to(d.transfer_ns, od.transfer_ns);
-    d.timed_moved_bytes += od.timed_moved_bytes;
+    add_to(d.timed_moved_bytes, od.timed_moved_bytes);
     add_to(d.timed_moved_ns, od.timed_moved_ns);
   }
   for (const auto& [n, devices] : o.names_) {
@@ -227,8 +227,8 @@ Summary make_summary(SummaryAnalysis& a, const model::Run& run,
     if (d.timed_moved_ns > 0)
       f.transfer_gbps =
           static_cast<double>(d.timed_moved_bytes) / static_cast<double>(d.timed_moved_ns);
-    timed_moved_bytes += d.timed_moved_bytes;
-    timed_moved_ns += d.timed_moved_ns;
+    add_to(timed_moved_bytes, d.timed_moved_bytes);
+    add_to(timed_moved_ns, d.timed_moved_ns);
     auto g = gflop_per_device.find(id);
     auto unsized = unsized_gemm_calls_per_device.find(id);
     f.gemm_calls_unsized = unsized == unsized_gemm_calls_per_device.end() ? 0 : unsized->second;
@@ -243,8 +243,8 @@ Summary make_summary(SummaryAnalysis& a, const model::Run& run,
     add_to(s.run.kernel_ns, f.kernel_ns);
     add_to(s.run.device_busy_ns, f.device_busy_ns);
     s.run.transfers += f.transfers;
-    s.run.transfer_bytes += f.transfer_bytes;
-    s.run.mapped_bytes += f.mapped_bytes;
+    add_to(s.run.transfer_bytes, f.transfer_bytes);
+    add_to(s.run.mapped_bytes, f.mapped_bytes);
     add_to(s.run.transfer_ns, f.transfer_ns);
     s.run.gemm_calls_unsized += f.gemm_calls_unsized;
     if (f.gflop_total) s.run.gflop_total = *s.run.gflop_total + *f.gflop_total;

@@ -1,4 +1,5 @@
 #include "analyses/transfers.hpp"
+#include "analyses/stats.hpp"
 
 #include <algorithm>
 
@@ -18,30 +19,30 @@ bool is_map(std::string_view op) {
 
 void TransferFigures::add(const model::Transfer& t) {
   ++count;
-  bytes += t.bytes;
+  add_to(bytes, t.bytes);
   blocking += t.blocking ? 1 : 0;
   if (t.start_ns != kNoTime && t.end_ns != kNoTime && t.end_ns >= t.start_ns) {
-    const int64_t d = t.end_ns - t.start_ns;
+    const int64_t d = sub_ns(t.end_ns, t.start_ns);
     ++timed;
-    time_ns += d;
-    timed_bytes += t.bytes;
+    add_to(time_ns, d);
+    add_to(timed_bytes, t.bytes);
     max_ns = std::max(max_ns, d);
   }
   if (t.host_begin_ns != kNoTime && t.host_end_ns != kNoTime && t.host_end_ns >= t.host_begin_ns) {
     ++host_timed;
-    host_ns += t.host_end_ns - t.host_begin_ns;
+    add_to(host_ns, sub_ns(t.host_end_ns, t.host_begin_ns));
   }
 }
 
 void TransferFigures::merge(const TransferFigures& o) {
   count += o.count;
-  bytes += o.bytes;
+  add_to(bytes, o.bytes);
   timed += o.timed;
-  time_ns += o.time_ns;
-  timed_bytes += o.timed_bytes;
+  add_to(time_ns, o.time_ns);
+  add_to(timed_bytes, o.timed_bytes);
   max_ns = std::max(max_ns, o.max_ns);
   host_timed += o.host_timed;
-  host_ns += o.host_ns;
+  add_to(host_ns, o.host_ns);
   blocking += o.blocking;
 }
 

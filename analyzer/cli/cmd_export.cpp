@@ -69,7 +69,9 @@ Runner setup_export(CLI::App& app) {
           writer->begin();
         },
         [&](analyses::LaunchPredicate keep) {
-          return std::make_unique<ForwardTo<output::views::ExportWriter>>(*writer, std::move(keep));
+          // The writer applies the selection itself: the GEMM calls see every launch.
+          writer->set_selection(std::move(keep));
+          return std::make_unique<ForwardTo<output::views::ExportWriter>>(*writer, nullptr);
         });
     writer->end();
     log::warnings(model::unsynced_device_warnings(session.run, writer->rows().device_use().used()));

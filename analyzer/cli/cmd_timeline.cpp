@@ -55,8 +55,9 @@ Runner setup_timeline(CLI::App& app) {
     writer->end();
     out.finish();
     const auto& c = writer->counts();
-    std::set<uint32_t> unaligned = c.unaligned_devices;
-    log::warnings(model::unsynced_device_warnings(session.run, unaligned));
+    std::set<uint32_t> used = c.unaligned_devices;
+    used.insert(c.aligned_devices.begin(), c.aligned_devices.end());
+    log::warnings(model::unsynced_device_warnings(session.run, used));
     if (c.untimed > 0)
       log::info(
           "timeline: " + std::to_string(c.untimed) +

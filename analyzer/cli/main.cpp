@@ -193,6 +193,7 @@ int main(int argc, char** argv) {
     log::progress_clear();  // a command that wrote no output (-o FILE) leaves no "analysing..."
     // Last: totals are summed (and may saturate) while the command builds its output.
     if (analyses::overflow_noted()) log::warning(analyses::kOverflowWarning);
+    if (analyses::bytes_overflow_noted()) log::warning(analyses::kBytesOverflowWarning);
     return rc;
   } catch (const readers::InputError& e) {
     // Line 0: about the file as a whole ("FILE: not a regular file"), not a place in it.

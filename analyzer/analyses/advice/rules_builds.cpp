@@ -2,6 +2,7 @@
 #include <tuple>
 
 #include "analyses/advice/util.hpp"
+#include "analyses/stats.hpp"
 
 namespace clprof::analyses::advice::rules {
 
@@ -25,7 +26,7 @@ int64_t wall_ns(const model::Run& run) {
   for (const auto& b : run.builds) see(b.process, b.host_begin_ns, b.host_end_ns);
   for (const auto& r : run.ranges) see(r.process, r.host_begin_ns, r.host_end_ns);
   int64_t total = 0;
-  for (const auto& [p, s] : span) total += s.second - s.first;
+  for (const auto& [p, s] : span) add_to(total, sub_ns(s.second, s.first));
   return total;
 }
 
@@ -50,7 +51,7 @@ void builds(const model::Run& run, const Thresholds& t, Report& out) {
       const int64_t d = util::host_duration(b.host_begin_ns, b.host_end_ns);
       if (d >= 0) {
         g.timed = true;
-        g.total += d;
+        add_to(g.total, d);
         g.fastest = std::min(g.fastest, d);
       }
       if (g.kernels.empty()) g.kernels = b.kernels;
@@ -93,7 +94,7 @@ void builds(const model::Run& run, const Thresholds& t, Report& out) {
       const int64_t d = util::host_duration(b.host_begin_ns, b.host_end_ns);
       if (d < 0) continue;
       timed = true;
-      build += d;
+      add_to(build, d);
       ++count;
       slow[b.kernels.empty() ? "program " + std::to_string(b.program_id) : b.kernels.front()] += d;
     }

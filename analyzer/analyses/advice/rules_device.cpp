@@ -1,5 +1,6 @@
 // device-idle and queue-serialisation: the device's timeline (docs/advice.md).
 #include "analyses/advice/util.hpp"
+#include "analyses/stats.hpp"
 
 namespace clprof::analyses::advice::rules {
 
@@ -164,7 +165,7 @@ void device(const model::Run& run, const Thresholds& t, Report& out) {
     for (auto& [q, v] : queues) m.emplace_back(q, merged(std::move(v)));
     int64_t total = 0, largest = 0, over = 0;
     for (const auto& [q, v] : m) {
-      total += busy(v);
+      add_to(total, busy(v));
       largest = std::max(largest, busy(v));
     }
     for (size_t i = 0; i < m.size(); ++i)

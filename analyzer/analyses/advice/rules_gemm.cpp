@@ -1,5 +1,6 @@
 // gemm-padding: CLBlast's indirect GEMM path (docs/advice.md).
 #include "analyses/advice/util.hpp"
+#include "analyses/stats.hpp"
 
 namespace clprof::analyses::advice::rules {
 
@@ -37,11 +38,11 @@ void gemm(const model::Run& run, const Thresholds& t, Report& out) {
       continue;
     }
     if (h) {
-      helper += *d;
+      add_to(helper, *d);
       ++helpers;
       names[l.name] += *d;
     } else {
-      main += *d;
+      add_to(main, *d);
       ++mains;
     }
   }
@@ -50,7 +51,7 @@ void gemm(const model::Run& run, const Thresholds& t, Report& out) {
       out.not_evaluated.push_back({"gemm-padding", "CLBlast's kernels have no device times"});
     return;
   }
-  const int64_t total = helper + main;
+  const int64_t total = add_ns(helper, main);
   if (helpers == 0 || total <= 0 || helper < share * total) return;
   Finding f;
   f.rule = "gemm-padding";

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "analyses/advice/util.hpp"
+#include "analyses/stats.hpp"
 
 namespace clprof::analyses::advice::rules {
 
@@ -45,7 +46,7 @@ void sync(const model::Run& run, const Thresholds& t, Report& out) {
         ++tapis[s.api];
         const int64_t d = util::host_duration(s.host_begin_ns, s.host_end_ns);
         if (d >= 0) {
-          th += d;
+          add_to(th, d);
           tw = true;
         }
         // The next launch of this thread after the sync.
@@ -55,7 +56,7 @@ void sync(const model::Run& run, const Thresholds& t, Report& out) {
           if (n.device == l.device && l.has_device_times() && n.has_device_times() &&
               !first[v[j].index]) {
             tk = true;
-            if (n.start_ns > l.end_ns) ti += n.start_ns - l.end_ns;
+            if (n.start_ns > l.end_ns) add_to(ti, sub_ns(n.start_ns, l.end_ns));
           }
           break;
         }
@@ -63,9 +64,9 @@ void sync(const model::Run& run, const Thresholds& t, Report& out) {
       if (tl < min_launches || tl == 0 || static_cast<double>(ts) / tl < ratio) continue;
       launches += tl;
       synced += ts;
-      sync_host += th;
+      add_to(sync_host, th);
       timed_waits = timed_waits || tw;
-      idle += ti;
+      add_to(idle, ti);
       idle_known = idle_known || tk;
       for (const auto& [k, c] : tkernels) kernels[k] += c;
       for (const auto& [k, c] : tapis) apis[k] += c;
@@ -116,10 +117,10 @@ void sync(const model::Run& run, const Thresholds& t, Report& out) {
               bytes += x.bytes;
               ++apis[x.api];
               const int64_t d = util::host_duration(x.host_begin_ns, x.host_end_ns);
-              if (d > 0) host += d;
+              if (d > 0) add_to(host, d);
               if (d >= 0 && x.start_ns != model::kNoTime && x.end_ns >= x.start_ns) {
                 waited_known = true;
-                waited += std::max<int64_t>(0, d - (x.end_ns - x.start_ns));
+                add_to(waited, std::max<int64_t>(0, sub_ns(d, sub_ns(x.end_ns, x.start_ns))));
               }
             }
           if (launched && !pending.empty()) ++after[run.launches[e.index].name];

@@ -1,5 +1,6 @@
 // transfer-bound: transfers against kernels (docs/advice.md).
 #include "analyses/advice/util.hpp"
+#include "analyses/stats.hpp"
 
 namespace clprof::analyses::advice::rules {
 
@@ -17,17 +18,17 @@ void transfers(const model::Run& run, const Thresholds& t, Report& out) {
       ++small;
       ++small_ops[x.api];
       const int64_t h = util::host_duration(x.host_begin_ns, x.host_end_ns);
-      if (h > 0) small_host += h;
+      if (h > 0) add_to(small_host, h);
     }
     if (x.start_ns == model::kNoTime || x.end_ns == model::kNoTime || x.end_ns < x.start_ns)
       continue;
     ++timed;
-    transfer_ns += x.end_ns - x.start_ns;
+    add_to(transfer_ns, sub_ns(x.end_ns, x.start_ns));
     bytes += x.bytes;
     ops[x.op] += x.end_ns - x.start_ns;
   }
   for (const auto& l : run.launches)
-    if (auto d = l.duration_ns()) kernel_ns += *d;
+    if (auto d = l.duration_ns()) add_to(kernel_ns, *d);
   // Maps of whole buffers where a part would do: the transfer record has the mapped bytes,
   // not the buffer's size.
   for (const auto& x : run.transfers)

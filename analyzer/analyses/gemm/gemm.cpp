@@ -1,6 +1,7 @@
 // GemmAnalysis: the streaming part (launches in any order, several instances merged).
 // Building the calls is finish_gemm's (gemm_finish.cpp).
 #include "analyses/gemm/gemm.hpp"
+#include "analyses/stats.hpp"
 
 #include <algorithm>
 
@@ -103,7 +104,7 @@ void GemmAnalysis::add_launch(const model::Launch& launch) {
     ++c.kernels;
     c.first_seq = std::min(c.first_seq, launch.seq);
     if (duration >= 0) {
-      c.total_ns += duration;
+      add_to(c.total_ns, duration);
     } else {
       c.untimed = true;
     }
@@ -116,7 +117,7 @@ void GemmAnalysis::add_launch(const model::Launch& launch) {
         c.device = launch.device;
       }
       if (duration >= 0) {
-        c.main_ns += duration;
+        add_to(c.main_ns, duration);
       } else {
         c.main_untimed = true;
       }
@@ -195,10 +196,10 @@ void GemmAnalysis::merge(Analysis&& other) {
     }
     c.kernels += part.kernels;
     c.first_seq = std::min(c.first_seq, part.first_seq);
-    c.total_ns += part.total_ns;
+    add_to(c.total_ns, part.total_ns);
     c.untimed |= part.untimed;
     c.kept |= part.kept;
-    c.main_ns += part.main_ns;
+    add_to(c.main_ns, part.main_ns);
     c.main_untimed |= part.main_untimed;
     if (part.main_shape != kNoShape && part.main_seq < c.main_seq) {
       c.main_seq = part.main_seq;

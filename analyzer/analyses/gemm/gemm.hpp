@@ -204,6 +204,7 @@ struct GemmResult {
     int64_t main_ns = GemmAnalysis::kUnknown;
     uint32_t shape = 0;
     uint32_t kernels = 0;
+    uint64_t call = 0;  // the recorded library call (model::BlasCall::id, Launch::call); 0: none
   };
   // Layer paths are made from the range ids when asked for, over `ranges`, which refers
   // to the Run given to finish_gemm: it must outlive this result.

@@ -260,6 +260,7 @@ class CallBuilder {
       s.batch = static_cast<int64_t>(c.batch);
       s.status = c.status;
       Record rec;
+      rec.call = c.id;
       rec.range = c.parent;
       rec.host_begin_ns = c.host_begin_ns;
       if (part) {
@@ -279,6 +280,7 @@ class CallBuilder {
     for (const auto& [id, part] : calls_) {
       if (part.main_shape == GemmAnalysis::kNoShape || !part.kept) continue;
       Record rec;
+      rec.call = id;
       rec.seq = part.first_seq;
       rec.kernels = part.kernels;
       if (!part.untimed) rec.time_ns = part.total_ns;
@@ -330,7 +332,7 @@ class CallBuilder {
         rec.host_begin_ns = m.host_begin_ns;
       }
       if (m.duration_ns >= 0) {
-        total += m.duration_ns;
+        add_to(total, m.duration_ns);
       } else {
         untimed = true;
       }

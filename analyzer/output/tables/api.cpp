@@ -1,4 +1,5 @@
 #include "output/tables/api.hpp"
+#include "analyses/stats.hpp"
 
 #include "format.hpp"
 #include "output/tables/common_columns.hpp"
@@ -62,7 +63,7 @@ Result api_result(const std::vector<analyses::ApiRow>& rows, GroupBy by,
     out.rows.push_back(std::move(row));
     calls += r.calls;
     errors += r.errors;
-    total += r.stats.total_ns;
+    analyses::add_to(total, r.stats.total_ns);
   }
   out.notes.push_back(
       std::to_string(calls) + (calls == 1 ? " call" : " calls") + ", " + format_ns(total) +

@@ -1,4 +1,5 @@
 #include "output/tables/builds.hpp"
+#include "analyses/stats.hpp"
 
 #include <algorithm>
 
@@ -119,7 +120,7 @@ Result builds_result(const std::vector<analyses::BuildRow>& rows) {
                         Value::integer(r.time_ns), Value::integer(r.rc), Value::text(r.status),
                         Value::text(joined(r.kernels, " ")), Value::uint(r.kernels.size()),
                         r.log ? Value::text(*r.log) : Value::null()});
-    total += r.time_ns.value_or(0);
+    analyses::add_to(total, r.time_ns.value_or(0));
     failed += r.rc != 0 ? 1 : 0;
     without_log += r.rc != 0 && !r.log ? 1 : 0;
   }

@@ -11,14 +11,17 @@ std::string by_option(GroupBy by) {
 }
 
 std::vector<Column> group_columns(const std::vector<GroupBy>& which) {
+  // An object clprof names by its id (and its device or options), per process.
+  const auto id_column = [](const char* key, const char* header, const char* meaning) {
+    return column(key, header, Type::Text, "", meaning).shrink(Shorten::Tail, 20);
+  };
   std::vector<Column> out;
   for (GroupBy by : which) {
     switch (by) {
       case GroupBy::Queue:
-        out.push_back(column("queue", "Queue", Type::Text, "",
-                             "the command queue: clprof's queue id and its device (the pid too "
-                             "with several processes)")
-                          .shrink(Shorten::Tail, 20));
+        out.push_back(id_column("queue", "Queue",
+                                "the command queue: clprof's queue id and its device (the pid "
+                                "too with several processes)"));
         break;
       case GroupBy::Thread:
         out.push_back(
@@ -37,6 +40,11 @@ std::vector<Column> group_columns(const std::vector<GroupBy>& which) {
         break;
       case GroupBy::Layer:
         out.push_back(layer_column("path of the innermost range; \"(no layer)\" outside ranges"));
+        break;
+      case GroupBy::Program:
+        out.push_back(id_column("program", "Program",
+                                "the program the kernel came from: clprof's program id and its "
+                                "build options (the pid too with several processes)"));
         break;
       case GroupBy::None:
         continue;

@@ -35,19 +35,34 @@ std::unique_ptr<ExportSink> make_sqlite_sink(const std::string& path);
 std::unique_ptr<ExportSink> make_csv_sink(const std::string& directory);
 std::unique_ptr<ExportSink> make_jsonl_sink(const std::string& path);  // "" = stdout
 
+// The gemm_calls table is `clprof gemm`'s calls over the same launches and selection: every
+// launch goes to a GemmAnalysis per process (40 bytes per GEMM launch, a few per recorded
+// call), and its rows are written by end(), after the streamed tables.
 class ExportWriter {
  public:
   ExportWriter(const model::Run& run, const std::vector<gemm::Rule>& rules, ExportSink& sink)
-      : rows_(run, rules), sink_(sink) {}
+      : run_(run),
+        rules_(std::make_shared<const std::vector<gemm::Rule>>(rules)),
+        rows_(run, rules),
+        sink_(sink) {}
   void begin();  // the metadata tables
+  // The selection (--filter, --iteration, ...): set before the first launch.
+  void set_selection(analyses::LaunchPredicate keep) { keep_ = std::move(keep); }
+  // Every launch, selected or not: those the selection keeps are rows of launches and args;
+  // all of them go to the GEMM calls (as `clprof gemm` sees them).
   void add_launch(const model::Launch& launch);
   void add_transfer(const model::Transfer& transfer);
-  void end() { sink_.finish(); }
+  void end();  // the gemm_calls rows, then the sink's finish()
   const ExportRows& rows() const { return rows_; }
   uint64_t launches() const { return launches_; }
 
  private:
   void note_records(uint32_t process, bool launch, uint64_t seq);
+  analyses::GemmAnalysis& gemm(uint32_t process);
+  const model::Run& run_;
+  std::shared_ptr<const std::vector<gemm::Rule>> rules_;
+  analyses::LaunchPredicate keep_;
+  std::map<uint32_t, std::unique_ptr<analyses::GemmAnalysis>> gemm_;  // per process
   ExportRows rows_;
   ExportSink& sink_;
   std::map<uint32_t, std::pair<bool, uint64_t>> first_;  // per process: its first record

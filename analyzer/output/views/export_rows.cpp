@@ -6,6 +6,7 @@
 
 #include "format.hpp"
 #include "output/command_fields.hpp"
+#include "output/tables/gemm.hpp"
 #include "output/views/export_tables.hpp"
 #include "output/views/json_text.hpp"
 
@@ -184,7 +185,7 @@ void ExportRows::launch(const model::Launch& l, const RowOut& out) {
       row.end(),
       {Value::integer(l.duration_ns()), Value::text(l.status), Value::integer(l.rc),
        l.exec_status ? Value::integer(l.exec_status) : Value::null(), Value::uint(l.args_total),
-       opt_id(range), Value::text(ranges_.path(range)),
+       opt_id(range), Value::text(ranges_.path(range)), opt_id(l.call),
        g ? Value::text(g->rule->id) : Value::null(), g ? Value::integer(g->m) : Value::null(),
        g ? Value::integer(g->n) : Value::null(), g ? Value::integer(g->k) : Value::null(),
        g ? Value::integer(g->batch) : Value::null(), g ? Value::real(g->flops) : Value::null(),
@@ -218,6 +219,32 @@ void ExportRows::transfer(const model::Transfer& t, const RowOut& out) const {
               t.exec_status ? Value::integer(t.exec_status) : Value::null(),
               opt_id(innermost(t.ranges)), Value::text(ranges_.path(innermost(t.ranges)))});
   out(ExportTable::Transfers, row);
+}
+
+void ExportRows::gemm_calls(const analyses::GemmResult& result, const RowOut& out) const {
+  std::map<std::pair<uint32_t, uint64_t>, const model::BlasCall*> calls;
+  for (const auto& c : run_.blas_calls) calls[{c.process, c.id}] = &c;
+  const Result rows = tables::gemm_result(result, false);
+  Row gemm_row;
+  for (size_t i = 0; i < result.records.size(); ++i) {
+    const auto& rec = result.records[i];
+    const auto& shape = result.shape(rec);
+    rows.source.fill(i, gemm_row);
+    Row row = {Value::uint(shape.process), pid(shape.process), opt_id(rec.call)};
+    for (size_t j : gemm_call_columns()) row.push_back(gemm_row.at(j));
+    auto it = calls.find({shape.process, rec.call});
+    const model::BlasCall* c = rec.call && it != calls.end() ? it->second : nullptr;
+    const auto text = [c](const std::string model::BlasCall::*field) {
+      return c && !(c->*field).empty() ? Value::text(c->*field) : Value::null();
+    };
+    row.insert(row.end(), {text(&model::BlasCall::library), text(&model::BlasCall::routine),
+                           text(&model::BlasCall::trans_a), text(&model::BlasCall::trans_b),
+                           shape.flops ? Value::real(*shape.flops) : Value::null(),
+                           c ? time_or_null(c->host_begin_ns) : Value::null(),
+                           c ? time_or_null(c->host_end_ns) : Value::null(), opt_id(rec.range),
+                           opt_id(shape.device)});
+    out(ExportTable::GemmCalls, row);
+  }
 }
 
 }  // namespace clprof::output::views

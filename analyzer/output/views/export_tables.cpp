@@ -2,6 +2,7 @@
 
 #include "format.hpp"
 #include "output/command_fields.hpp"
+#include "output/tables/gemm.hpp"
 
 #include <initializer_list>
 #include <string>
@@ -50,6 +51,22 @@ std::vector<Column> dims_cols(const std::string& prefix, const char* x, const ch
   return {column(prefix + "_x", prefix + "_x", Type::Int, "", x).allow_null(),
           column(prefix + "_y", prefix + "_y", Type::Int, "", y).allow_null(),
           column(prefix + "_z", prefix + "_z", Type::Int, "", z).allow_null()};
+}
+
+// A launch's GEMM sizes as its kernel ran them (the rule's decoding: padded), apart from the
+// app's sizes (gemm_calls).
+std::vector<Column> kernel_gemm_cols() {
+  std::vector<Column> out;
+  for (const char* d : {"m", "n", "k"})
+    out.push_back(column(std::string("kernel_") + d, std::string("kernel_") + d, Type::Int, "",
+                         std::string("GEMM ") + static_cast<char>(d[0] - 'a' + 'A') +
+                             " as this kernel ran it (padded to its tiles: the app's sizes are "
+                             "in gemm_calls)")
+                      .allow_null());
+  out.push_back(opt("kernel_batch", Type::Int, "", "GEMM batch count of this kernel"));
+  out.push_back(opt("kernel_flops", Type::Real, "FLOP",
+                    "2*kernel_m*kernel_n*kernel_k*kernel_batch: the work at the padded sizes"));
+  return out;
 }
 
 // The clocks, said once per kind of column.
@@ -137,7 +154,8 @@ const Schema& devices() {
        col("local_mem_bytes", Type::Bytes, "bytes", "CL_DEVICE_LOCAL_MEM_SIZE"),
        col("timer_resolution_ns", Type::Int, "ns", "CL_DEVICE_PROFILING_TIMER_RESOLUTION"),
        opt("clock_method", Type::Text, "",
-           "how the clock sync was measured (clGetDeviceAndHostTimer, enqueue_bracket)"),
+           "how the clock sync was measured (clGetDeviceAndHostTimer, enqueue_bracket; "
+           "estimated_from_commands: by clprof, for a trace cut short or a dvdt-prof profile)"),
        opt("clock_offset_ns", Type::Int, "ns", "host = device + offset; null: no clock sync"),
        opt("clock_uncertainty_ns", Type::Int, "ns", "the offset is known to +/- this")});
   return s;
@@ -276,13 +294,12 @@ const Schema& launches() {
             opt("range_id", Type::Int, "",
                 "innermost open range of the enqueuing thread (ranges.range_id)"),
             col("layer", Type::Text, "", "path of that range, or (no layer)"),
+            opt("call_id", Type::Int, "",
+                "the recorded BLAS call that made it (gemm_calls.call_id)"),
             opt("gemm_rule", Type::Text, "",
-                "the GEMM rule matching the kernel (docs/gemm-rules.md)"),
-            opt("gemm_m", Type::Int, "", "GEMM M"), opt("gemm_n", Type::Int, "", "GEMM N"),
-            opt("gemm_k", Type::Int, "", "GEMM K"),
-            opt("gemm_batch", Type::Int, "", "GEMM batch count"),
-            opt("gemm_flops", Type::Real, "FLOP", "2*M*N*K*batch"),
-            opt("extra", Type::Text, "", "facts an importer keeps, as a JSON object")}})));
+                "the GEMM rule matching the kernel (docs/gemm-rules.md)")},
+           kernel_gemm_cols(),
+           {opt("extra", Type::Text, "", "facts an importer keeps, as a JSON object")}})));
   return s;
 }
 
@@ -323,6 +340,55 @@ const Schema& transfers() {
 
 }  // namespace
 
+const std::vector<size_t>& gemm_call_columns() {
+  static const std::vector<size_t> keep = [] {
+    std::vector<size_t> out;
+    const auto& cs = tables::gemm_schema().columns;
+    for (size_t i = 0; i < cs.size(); ++i)
+      if (cs[i].key != "process" && cs[i].option.empty()) out.push_back(i);
+    return out;
+  }();
+  return keep;
+}
+
+namespace {
+
+const Schema& gemm_calls() {
+  static const Schema s = [] {
+    std::vector<Column> cs = {
+        opt("call_id", Type::Int, "",
+            "the recorded library call (launches.call_id); null: the call was rebuilt from its "
+            "kernels (source group or kernel)")};
+    for (size_t i : gemm_call_columns()) cs.push_back(tables::gemm_schema().columns[i]);
+    cs.push_back(opt("library", Type::Text, "", "clblast or clblas (recorded calls)"));
+    cs.push_back(opt("routine", Type::Text, "",
+                     "gemm, gemm_batched or gemm_strided_batched (recorded calls)"));
+    for (const char* m : {"a", "b"})
+      cs.push_back(column(std::string("trans_") + m, std::string("trans_") + m, Type::Text, "",
+                          std::string("n, t or c: ") + static_cast<char>(m[0] - 'a' + 'A') +
+                              " as passed (recorded calls)")
+                       .allow_null());
+    cs.push_back(opt("flops", Type::Real, "FLOP", "2*M*N*K*batch at the app's sizes"));
+    for (const char* e : {"began", "returned"})
+      cs.push_back(column(std::string("host_") + (e[0] == 'b' ? "begin" : "end") + "_ns",
+                          std::string("host_") + (e[0] == 'b' ? "begin" : "end") + "_ns", Type::Int,
+                          "ns",
+                          std::string("host clock: the library call ") + e + " (recorded calls)")
+                       .allow_null());
+    for (Column c : {opt("range_id", Type::Int, "", "the app's innermost range at the call"),
+                     opt("device", Type::Int, "", "device id of its kernels")})
+      cs.push_back(std::move(c));
+    return schema("gemm_calls",
+                  "one row per GEMM call, as `clprof gemm` lists it (a recorded library call "
+                  "at the app's sizes, else CLBlast's kernels grouped, else one kernel), written "
+                  "after the launches",
+                  per_process(cs));
+  }();
+  return s;
+}
+
+}  // namespace
+
 const std::vector<ExportTableInfo>& export_tables() {
   static const std::vector<ExportTableInfo> t = {
       {ExportTable::Processes, &processes(), {}, false},
@@ -339,10 +405,11 @@ const std::vector<ExportTableInfo>& export_tables() {
       {ExportTable::LayerTimings, &layer_timings(), {{"layer"}}, false},
       {ExportTable::Launches,
        &launches(),
-       {{"process", "seq"}, {"kernel"}, {"range_id"}, {"device"}},
+       {{"process", "seq"}, {"kernel"}, {"range_id"}, {"device"}, {"process", "call_id"}},
        true},
       {ExportTable::Args, &args(), {{"process", "seq"}}, true},
       {ExportTable::Transfers, &transfers(), {{"process", "seq"}, {"range_id"}}, true},
+      {ExportTable::GemmCalls, &gemm_calls(), {{"process", "call_id"}}, false},
   };
   return t;
 }

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "analyses/gemm/gemm.hpp"
 #include "analyses/gemm/gemm_launch.hpp"
 #include "analyses/ranges.hpp"
 #include "clock_alignment.hpp"
@@ -46,6 +47,7 @@ enum class ExportTable : uint8_t {
   Launches,
   Args,
   Transfers,
+  GemmCalls,
   Count
 };
 
@@ -56,6 +58,10 @@ struct ExportTableInfo {
   std::vector<std::vector<std::string>> indexes;
   bool streamed = false;  // rows come from the launches and transfers (not the metadata)
 };
+
+// The columns of `clprof gemm`'s schema (output/tables/gemm.cpp) that gemm_calls holds, as
+// indexes into its rows: all but `process` (the export's own) and the --peak ones.
+const std::vector<size_t>& gemm_call_columns();
 
 const std::vector<ExportTableInfo>& export_tables();
 const ExportTableInfo& export_table(ExportTable table);
@@ -75,6 +81,8 @@ class ExportRows {
   // A launch's row and its arguments' rows.
   void launch(const model::Launch& launch, const RowOut& out);
   void transfer(const model::Transfer& transfer, const RowOut& out) const;
+  // The gemm_calls rows: one per call of `result` (finish_gemm over this run's launches).
+  void gemm_calls(const analyses::GemmResult& result, const RowOut& out) const;
   // Devices of commands with device times (for the warning about unsynced ones).
   const model::DeviceUse& device_use() const { return use_; }
 

@@ -1,4 +1,5 @@
 #include "output/views/report.hpp"
+#include "analyses/stats.hpp"
 
 #include <ctime>
 #include <functional>
@@ -254,7 +255,7 @@ std::string run_tables(const RunReport& r, double peak) {
   h += "<details open><summary>Summary (clprof summary)</summary>" +
        html_tables(tables::summary_result(r.summary)) + "</details>";
   int64_t total = 0;
-  for (const auto& k : r.kernels) total += k.stats.total_ns;
+  for (const auto& k : r.kernels) analyses::add_to(total, k.stats.total_ns);
   h +=
       "<details open><summary>Kernels (clprof kernels)</summary>" +
       html_tables(tables::kernels_result(r.kernels, false, total, r.kernels.size(), std::nullopt)) +

@@ -1,4 +1,5 @@
 #include "output/views/report_charts.hpp"
+#include "analyses/stats.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -40,7 +41,7 @@ std::string note(const std::string& text) {
 std::string kernels_chart(const RunReport& r) {
   if (r.kernels.empty()) return note("No kernel launches in this run.");
   int64_t total = 0;
-  for (const auto& k : r.kernels) total += k.stats.total_ns;
+  for (const auto& k : r.kernels) analyses::add_to(total, k.stats.total_ns);
   std::vector<svg::Bar> bars;
   int64_t rest = 0;
   uint64_t rest_launches = 0;

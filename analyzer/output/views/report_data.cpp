@@ -1,4 +1,5 @@
 #include "output/views/report_data.hpp"
+#include "analyses/stats.hpp"
 #include "readers/gemm_rules/gemm_rules.hpp"
 
 #include <algorithm>
@@ -107,7 +108,7 @@ Distribution distribution(std::string name, std::vector<int64_t>& v) {
   if (v.empty()) return d;
   std::sort(v.begin(), v.end());
   d.count = v.size();
-  for (int64_t x : v) d.total_ns += x;
+  for (int64_t x : v) analyses::add_to(d.total_ns, x);
   d.min = static_cast<double>(v.front());
   d.max = static_cast<double>(v.back());
   d.q1 = quantile(v, 0.25);

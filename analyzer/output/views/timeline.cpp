@@ -379,6 +379,7 @@ TimelineWriter::Placement TimelineWriter::place(const Command& c, bool device_ti
   x.on_device = x.at.start_ns && x.at.end_ns && *x.at.end_ns >= *x.at.start_ns;
   if (!x.on_device && device_times && !clocks_.synced(c.device))
     counts_.unaligned_devices.insert(c.device);
+  if (x.on_device) counts_.aligned_devices.insert(c.device);
   x.flow = x.on_host && x.on_device ? flow_id(c.process, c.seq) : 0;
   return x;
 }

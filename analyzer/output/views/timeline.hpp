@@ -55,6 +55,7 @@ struct TimelineCounts {
   uint64_t untimed = 0;  // commands with no time at all to place them by
   uint64_t ranges_without_end = 0;
   std::set<uint32_t> unaligned_devices;  // devices of commands with device times but no sync
+  std::set<uint32_t> aligned_devices;    // devices of commands placed on the host clock
 };
 
 class TimelineWriter {

@@ -51,7 +51,10 @@ void read_content(const std::string& path, std::string_view content, model::Run&
   new_process(run, path);
   TraceBuilder builder(run, process, problems);
   SequentialLines lines(builder, fast_path);
-  auto on_bulk = [&](RecordType type, TraceParser& p) { keep_bulk(type, p, builder, run); };
+  auto on_bulk = [&](RecordType type, TraceParser& p) {
+    note_clock_bracket(builder.clock_brackets, type, p);
+    keep_bulk(type, p, builder, run);
+  };
 
   if (!is_line_mode_header(first)) {
     // Re-formatted document: parse it whole, each record through the same record checks.

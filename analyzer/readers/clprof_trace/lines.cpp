@@ -2,6 +2,7 @@
 // the streaming readers (see lines.hpp).
 #include "readers/clprof_trace/lines.hpp"
 
+#include "clock_alignment.hpp"
 #include "clprof/trace_schema.hpp"
 
 namespace clprof::readers::detail {
@@ -35,9 +36,25 @@ void warn_if_truncated(const std::string& path, TraceBuilder& b, uint64_t record
                        Diagnostics& diagnostics) {
   model::Process& p = b.proc();
   p.truncated = !b.end_seen;
-  if (p.truncated)
-    diagnostics.warnings.push_back(path + ": trace is truncated (killed?): read " +
-                                   std::to_string(records) + " records");
+  if (!p.truncated) return;
+  diagnostics.warnings.push_back(path + ": trace is truncated (killed?): read " +
+                                 std::to_string(records) + " records");
+  for (const auto& [local, id] : b.devices) {
+    auto it = b.clock_brackets.find(id);
+    if (it != b.clock_brackets.end()) model::estimate_clock(b.run.devices[id - 1], it->second);
+  }
+}
+
+void note_clock_bracket(ClockBrackets& brackets, RecordType type, const TraceParser& parser) {
+  const bool launch = type == RecordType::Launch;
+  const uint32_t device = launch ? parser.launch.device : parser.transfer.device;
+  const int64_t begin = launch ? parser.launch.host_begin_ns : parser.transfer.host_begin_ns;
+  const int64_t end = launch ? parser.launch.host_end_ns : parser.transfer.host_end_ns;
+  const int64_t queued = launch ? parser.launch.queued_ns : parser.transfer.queued_ns;
+  if (device == 0 || begin == model::kNoTime || end == model::kNoTime || queued == model::kNoTime ||
+      queued < 0)
+    return;
+  brackets[device].add(begin, end, static_cast<uint64_t>(queued));
 }
 
 LineProcessor::LineProcessor(uint32_t process,

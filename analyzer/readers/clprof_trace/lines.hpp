@@ -34,8 +34,14 @@ void parse_header_line(std::string_view first_line, model::Run& run, uint32_t pr
 // reference is valid until the next change of run.processes.
 model::Process& new_process(model::Run& run, const std::string& path);
 
+// Adds the launch or transfer `parser` holds to `brackets` (by its Device::id; a command
+// of an unknown device, or without host enqueue and device queued times, adds nothing).
+void note_clock_bracket(ClockBrackets& brackets, RecordType type, const TraceParser& parser);
+
 // Marks the builder's process truncated if no end record was read, with a warning
-// counting `records` (all records read from the file).
+// counting `records` (all records read from the file). A truncated trace's devices without a
+// clock_sync get the estimate of b.clock_brackets (model::estimate_clock: the views that use
+// it warn).
 void warn_if_truncated(const std::string& path, TraceBuilder& b, uint64_t records,
                        Diagnostics& diagnostics);
 

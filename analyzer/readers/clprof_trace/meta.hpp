@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "clprof/clock_bracket.hpp"
 #include "clprof/trace_schema.hpp"
 #include "model.hpp"
 #include "readers/clprof_trace/problems.hpp"
@@ -112,6 +113,8 @@ struct MetaBatch {
 // Per-file state of the metadata: trace-local ids -> Run-wide objects. Used by one thread
 // at a time (the calling thread); references `run` and `problems`, which must outlive it.
 // The device map may be read concurrently by parsing threads while nothing is applied.
+using ClockBrackets = std::unordered_map<uint32_t, clprof::BracketEstimator>;
+
 struct TraceBuilder {
   TraceBuilder(model::Run& r, uint32_t p, Problems& pr) : run(r), process(p), problems(pr) {}
   model::Run& run;
@@ -122,6 +125,9 @@ struct TraceBuilder {
   std::unordered_map<uint64_t, size_t> blas_open;  // open BLAS call: Run range id -> index
   std::unordered_map<uint64_t, size_t> programs;   // trace program id -> index
   bool end_seen = false;
+  // Per Device::id: the enqueue_bracket estimate over the commands read (used when the trace
+  // was cut short before its clock_sync records: warn_if_truncated).
+  ClockBrackets clock_brackets;
   // Launches/transfers read before the device record they name: (index, trace id).
   std::vector<std::pair<size_t, uint64_t>> launch_fixups, transfer_fixups;
 

@@ -168,6 +168,7 @@ struct WorkerResult {
   uint64_t after_closing_offset = Problems::kNone;
   bool cut = false;  // the file ends in a partial line
   std::vector<uint64_t> missing_devices;
+  ClockBrackets clock_brackets;  // of the commands read
   bool has_error = false;
   PositionedError error{0, {}};
   std::exception_ptr other_error;
@@ -201,6 +202,7 @@ void stream_range(const File& file, uint64_t begin, uint64_t stop, bool skip_par
     if (skip_partial && !reader.next(line, terminated)) return finish();
     uint64_t n = 0;
     auto on_bulk = [&](RecordType type, TraceParser& parser) {
+      note_clock_bracket(out.clock_brackets, type, parser);
       if (type == RecordType::Launch)
         out.analysis->add_launch(parser.launch);
       else
@@ -423,7 +425,11 @@ std::unique_ptr<Analysis> stream_file(const File& file, model::Run& run,
   }
 
   auto main_analysis = factory();
-  for (auto& r : results) main_analysis->merge(std::move(*r.analysis));
+  for (auto& r : results) {
+    main_analysis->merge(std::move(*r.analysis));
+    // In file order: each thread's commands come after the previous thread's.
+    for (const auto& [device, e] : r.clock_brackets) builder.clock_brackets[device].merge(e);
+  }
   builder.finish();
   warn_if_truncated(path, builder, records, diagnostics);
   problems.report(

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "clock_alignment.hpp"
+
 namespace clprof::readers {
 
 namespace ij = import_json;
@@ -163,6 +165,15 @@ class CallImporter {
         rel(run_.builds[i].host_end_ns);
       }
     }
+  }
+
+  // dvdt-prof records no clock relation: each device's offset is estimated from its commands'
+  // enqueue calls (their host times) and device queued times; the views that put device times
+  // on the host clock say so (model::estimated_clock_warning).
+  void estimate_clocks() {
+    for (const auto& [handle, id] : device_ids_)
+      model::estimate_clock(run_.devices[id - 1],
+                            model::commands_bracket(run_, id, first_launch_, first_transfer_));
   }
 
   void set_marks() {
@@ -455,6 +466,7 @@ void import_dvdt_calls(const ij::Source& source, const ij::Value& calls, model::
   importer.set_marks();
   importer.import(calls);
   findings.finish(diagnostics);
+  importer.estimate_clocks();
 }
 
 }  // namespace clprof::readers

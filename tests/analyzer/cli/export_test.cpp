@@ -197,9 +197,9 @@ TEST_CASE("export: aligned.json's rows, exactly") {
                  "IN (1, 8) ORDER BY seq") ==
         std::vector<std::vector<std::string>>{{"1", "5000507", "507", "1507", "net/conv1"},
                                               {"8", "200", "NULL", "NULL", "worker"}});
-  CHECK(db.query("SELECT gemm_m, gemm_n, gemm_k, gemm_flops FROM launches WHERE kernel LIKE "
-                 "'gemmlowp%'") ==
-        std::vector<std::vector<std::string>>{{"64", "32", "16", "65536.0"}});
+  CHECK(db.query(
+            "SELECT kernel_m, kernel_n, kernel_k, kernel_flops FROM launches WHERE kernel LIKE "
+            "'gemmlowp%'") == std::vector<std::vector<std::string>>{{"64", "32", "16", "65536.0"}});
   CHECK(db.query("SELECT arg_index, kind, value, hex FROM args WHERE seq = 1 AND arg_index < 2") ==
         std::vector<std::vector<std::string>>{{"0", "scalar", "64", "40000000"},
                                               {"1", "scalar", "32", "20000000"}});
@@ -230,9 +230,9 @@ TEST_CASE("export: every table with its documented columns, in every format") {
   REQUIRE(run({"export", "--format", "csv", "-o", dir + "/csv", "@aligned.json"}).status == 0);
   const Db db(dir + "/a.db");
   const std::string doc = clitest::read_file(std::string(CLPROF_DOCS_DIR) + "/export.md");
-  for (const char* table :
-       {"processes", "settings", "devices", "queues", "programs", "kernels", "builds", "ranges",
-        "api_calls", "marks", "warnings", "layer_timings", "launches", "args", "transfers"}) {
+  for (const char* table : {"processes", "settings", "devices", "queues", "programs", "kernels",
+                            "builds", "ranges", "api_calls", "marks", "warnings", "layer_timings",
+                            "launches", "args", "transfers", "gemm_calls"}) {
     CAPTURE(table);
     const auto cols = db.query(std::string("SELECT name FROM pragma_table_info('") + table + "')");
     REQUIRE(!cols.empty());
@@ -251,6 +251,8 @@ TEST_CASE("export: every table with its documented columns, in every format") {
                                                    {"args", 19},
                                                    {"builds", 2},
                                                    {"devices", 2},
+                                                   // XgemmDirectNN and gemmlowp: a call each
+                                                   {"gemm_calls", 2},
                                                    {"kernels", 5},
                                                    {"launches", 7},
                                                    {"marks", 1},
@@ -319,6 +321,123 @@ TEST_CASE("export: docs/export.md's pandas example runs") {
   // per_kernel printed, then per_layer from the CSV: net/conv1 holds 1000 + 500 ns.
   CHECK(r.out.find("XgemmDirectNN") != std::string::npos);
   CHECK(r.out.find("'net/conv1': 1500") != std::string::npos);
+}
+
+// Each row's columns joined by '|'.
+static std::vector<std::string> joined(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<std::string> out;
+  for (const auto& r : rows) {
+    std::string line;
+    for (size_t i = 0; i < r.size(); ++i) line += (i ? "|" : "") + r[i];
+    out.push_back(line);
+  }
+  return out;
+}
+
+// The GEMM library calls (blas_calls.json, figures by hand in tests/analyzer/data/README.md):
+// at the app's sizes with every kernel's time, beside launches holding the kernel's own
+// (padded) sizes, in the three formats; docs/export.md's GEMM queries agree with clprof gemm.
+TEST_CASE("export: the GEMM calls, at the app's sizes, agree with clprof gemm") {
+  const std::string dir = clitest::temp_dir();
+  REQUIRE(run({"export", "-o", dir + "/g.db", "@blas_calls.json"}).status == 0);
+  const Db db(dir + "/g.db");
+  using Rows = std::vector<std::vector<std::string>>;
+  // Ids are run-wide as range_id: 2^40 (the first process) + the trace's id, so call 3 is
+  // 1099511627779 and call 5 1099511627781.
+  // Call 3: 300 + 1000 + 200 = 1500 ns, 2*48*30*12 = 34560 FLOP, 34560 / 1500 = 23.04 GFLOPS.
+  // Call 5: 100 + 800 = 900 ns, 34560 / 900 = 38.4. Seq 6 by itself: 16^3 * 2 = 8192 FLOP
+  // in 512 ns = 16 GFLOPS.
+  CHECK(joined(db.query("SELECT call_id, seq, name, source, m, n, k, batch, trans_a, trans_b, "
+                        "kernels, time_ns, main_ns, exec_m, exec_n, exec_k, flops, gflops, layer, "
+                        "host_begin_ns, host_end_ns, status FROM gemm_calls ORDER BY seq")) ==
+        std::vector<std::string>{
+            "1099511627779|1|clblast::Gemm<float>|call|48|30|12|1|n|t|3|1500|1000|64|32|16|"
+            "34560.0|23.04|net/conv1|120|2000|0",
+            "1099511627781|4|clblast::Gemm<float>|call|48|30|12|1|n|t|2|900|800|64|32|16|"
+            "34560.0|38.4|net/conv2|2030|4000|0",
+            "NULL|6|XgemmDirectNN|kernel|16|16|16|1|NULL|NULL|1|512|512|16|16|16|8192.0|16.0|net|"
+            "NULL|NULL|NULL"});
+  // A launch holds its kernel's sizes (64x32x16 padded), and the call it was made in.
+  CHECK(db.query("SELECT seq, call_id, kernel_m, kernel_n, kernel_k FROM launches WHERE kernel = "
+                 "'XgemmDirectNN' ORDER BY seq") == Rows{{"2", "1099511627779", "64", "32", "16"},
+                                                         {"5", "1099511627781", "64", "32", "16"},
+                                                         {"6", "NULL", "16", "16", "16"}});
+  // The launches of a call join back to it: 3 + 2 kernels.
+  CHECK(db.query("SELECT g.call_id, COUNT(*), SUM(l.duration_ns) FROM gemm_calls g JOIN launches "
+                 "l ON l.process = g.process AND l.call_id = g.call_id GROUP BY g.call_id") ==
+        Rows{{"1099511627779", "3", "1500"}, {"1099511627781", "2", "900"}});
+
+  // docs/export.md's GEMM queries, run as written, against clprof gemm's own figures.
+  const std::string doc = clitest::read_file(std::string(CLPROF_DOCS_DIR) + "/export.md");
+  const auto sql_after = [&](const std::string& title) {
+    const size_t at = doc.find(title);
+    REQUIRE(at != std::string::npos);
+    const size_t begin = doc.find("```sql\n", at) + 7;
+    return doc.substr(begin, doc.find("```", begin) - begin);
+  };
+  const auto per_call = db.query(sql_after("GEMM calls as `clprof gemm` lists them"));
+  const auto gemm = run({"gemm", "--format", "json", "@blas_calls.json"});
+  REQUIRE(gemm.status == 0);
+  rapidjson::Document calls;
+  calls.Parse(gemm.out.c_str());
+  REQUIRE(calls.IsArray());
+  REQUIRE(per_call.size() == calls.Size());
+  for (rapidjson::SizeType i = 0; i < calls.Size(); ++i) {
+    const auto& c = calls[i];
+    CAPTURE(i);
+    // seq, name, m, n, k, batch, time_ns, gflops
+    CHECK(per_call[i][0] == std::to_string(c["seq"].GetUint64()));
+    CHECK(per_call[i][1] == c["name"].GetString());
+    CHECK(std::stoll(per_call[i][6]) == c["time_ns"].GetInt64());
+    CHECK(std::stod(per_call[i][7]) == doctest::Approx(c["gflops"].GetDouble()).epsilon(1e-12));
+  }
+  CHECK(std::stod(per_call.at(1).at(7)) == doctest::Approx(38.4));
+  const auto per_shape = db.query(sql_after("GEMM throughput per shape"));
+  const auto grouped = run({"gemm", "--group", "--format", "json", "@blas_calls.json"});
+  REQUIRE(grouped.status == 0);
+  rapidjson::Document groups;
+  groups.Parse(grouped.out.c_str());
+  REQUIRE(groups.IsArray());
+  REQUIRE(per_shape.size() == groups.Size());
+  std::map<std::string, std::vector<std::string>> by_name;
+  for (const auto& r : per_shape) by_name[r.at(0) + " " + r.at(1)] = r;
+  for (const auto& g : groups.GetArray()) {
+    const std::string key =
+        std::string(g["name"].GetString()) + " " + std::to_string(g["m"].GetInt64());
+    CAPTURE(key);
+    REQUIRE(by_name.count(key));
+    const auto& r = by_name[key];
+    // name, m, n, k, batch, calls, total_ns, gflops_best, gflops_overall
+    CHECK(std::stoull(r[5]) == g["count"].GetUint64());
+    CHECK(std::stoll(r[6]) == g["total_ns"].GetInt64());
+    CHECK(std::stod(r[7]) == doctest::Approx(g["gflops_best"].GetDouble()).epsilon(1e-12));
+  }
+  // By hand: the 48x30x12 calls: best 34560 / 900 = 38.4, overall 69120 / 2400 = 28.8.
+  CHECK(std::stod(by_name.at("clblast::Gemm<float> 48").at(7)) == doctest::Approx(38.4));
+  CHECK(std::stod(by_name.at("clblast::Gemm<float> 48").at(8)) == doctest::Approx(28.8));
+
+  // CSV and JSON Lines hold the same rows.
+  REQUIRE(run({"export", "--format", "csv", "-o", dir + "/csv", "@blas_calls.json"}).status == 0);
+  const std::string csv = clitest::read_file(dir + "/csv/gemm_calls.csv");
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 4);  // header + 3 calls
+  CHECK(csv.find(",clblast::Gemm<float>,") != std::string::npos);
+  std::map<std::string, size_t> per_table;
+  const auto j = run({"export", "--format", "jsonl", "@blas_calls.json"});
+  REQUIRE(j.status == 0);
+  jsonl_sums(j.out, &per_table);
+  CHECK(per_table["gemm_calls"] == 3);
+  CHECK(j.out.find(
+            R"("table":"gemm_calls","process":0,"pid":300,"call_id":1099511627779,"seq":1,)") !=
+        std::string::npos);
+
+  // A selection keeps the calls clprof gemm keeps: --filter conv2 leaves call 5.
+  REQUIRE(run({"export", "--filter", "conv2", "-o", dir + "/f.db", "@blas_calls.json"}).status ==
+          0);
+  CHECK(Db(dir + "/f.db").query("SELECT call_id, time_ns FROM gemm_calls") ==
+        Rows{{"1099511627781", "900"}});
+  const auto filtered = run({"gemm", "--filter", "conv2", "--format", "json", "@blas_calls.json"});
+  CHECK(filtered.out.find(R"("time_ns": 900)") != std::string::npos);
+  CHECK(filtered.out.find(R"("time_ns": 1500)") == std::string::npos);
 }
 
 TEST_CASE("export: refusals and failures") {

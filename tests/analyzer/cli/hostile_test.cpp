@@ -103,6 +103,68 @@ TEST_CASE("duration sums past 2^63 ns are capped with one warning, not wrapped")
   CHECK(r.out.find(",2305843009213693000,") != std::string::npos);
 }
 
+// Every other sum of the analyses (transfers' device and host times and bytes, waits, builds,
+// a GEMM call's kernels) on a hand-made clprof trace: two of each, 6e18 ns (190 years) apiece,
+// so each total is 1.2e19 > 2^63 - 1 (it would wrap to -6446744073709551616); two transfers of
+// 2^63 bytes, 2^64 in all (it would wrap to 0).
+TEST_CASE("time and byte sums past 64 bits are capped with a warning in every view") {
+  const std::string big = "6000000000000000000";
+  std::string t =
+      R"({"format":"clprof-trace","version":3,"header":{"pid":5,"command_line":["x"],"host_start_ns":0},"records":[)"
+      "\n"
+      R"({"type":"device","id":1,"name":"A"},)"
+      "\n"
+      R"({"type":"clock_sync","device_id":1,"method":"clGetDeviceAndHostTimer","offset_ns":0,"uncertainty_ns":0},)"
+      "\n"
+      R"({"type":"range_begin","id":1,"parent":0,"name":"clblast::Gemm<float>","tid":1,"host_ns":0,"blas":{"library":"clblast","api":"clblast::Gemm<float>","routine":"gemm","precision":"s","layout":"row","trans_a":"n","trans_b":"n","m":8,"n":8,"k":8,"batch":1,"a_mem":0,"a_ld":8,"b_mem":0,"b_ld":8,"c_mem":0,"c_ld":8,"queue_ids":[1]}},)"
+      "\n";
+  for (int i = 1; i <= 2; ++i) {
+    const std::string seq = std::to_string(i);
+    t +=
+        R"({"type":"launch","seq":)" + seq +
+        R"(,"tid":1,"rc":0,"kernel":"k","kernel_id":1,"program_id":1,"queue_id":1,"context_id":1,"device_id":1,"gwo":null,"gws":[1],"lws":null,"args":[],"host_ns":[0,1],"device_ns":[0,0,0,)" +
+        big + R"(],"status":"complete","ranges":[],"call":1},)" + "\n";
+  }
+  t += R"({"type":"range_end","id":1,"tid":1,"host_ns":2,"status":0},)"
+       "\n";
+  for (int i = 3; i <= 4; ++i) {
+    const std::string seq = std::to_string(i);
+    t +=
+        R"({"type":"transfer","seq":)" + seq +
+        R"(,"tid":1,"rc":0,"api":"clEnqueueReadBuffer","op":"read","queue_id":1,"device_id":1,"bytes":9223372036854775808,"blocking":true,"host_ns":[0,)" +
+        big + R"(],"device_ns":[0,0,0,)" + big + R"(],"status":"complete","ranges":[]},)" + "\n";
+  }
+  for (int i = 5; i <= 6; ++i)
+    t += R"({"type":"sync","seq":)" + std::to_string(i) +
+         R"(,"tid":1,"rc":0,"api":"clFinish","queue_id":1,"host_ns":[0,)" + big + "]},\n";
+  for (int i = 1; i <= 2; ++i)
+    t += R"({"type":"build","api":"clBuildProgram","program_id":)" + std::to_string(i) +
+         R"(,"options":"","device_ids":[1],"host_ns":[0,)" + big +
+         R"(],"rc":0,"build_status":[0],"kernels":["k"],"source_hash":""},)" + "\n";
+  t += R"({"type":"end","host_ns":)" + big +
+       R"(,"counts":{},"incomplete":0,"dropped":0})"
+       "\n]}\n";
+  const auto path = clitest::write_temp("huge_sums.json", t);
+  const std::string wrapped = "6446744073709551616";  // 1.2e19 - 2^64, a wrapped time total
+  for (const char* cmd : {"transfers", "summary", "api", "builds", "gemm", "kernels", "advise"}) {
+    CAPTURE(cmd);
+    for (const char* format : {"csv", "json"}) {
+      auto r = run({cmd, "--format", format, path});
+      INFO(r.err);
+      CHECK(r.status == 0);
+      CHECK(r.err.find("exceeded the 64-bit nanosecond range") != std::string::npos);
+      CHECK(r.out.find(wrapped) == std::string::npos);
+    }
+  }
+  // The bytes: 2^63 + 2^63 is capped at 2^64 - 1, said, and never printed as 0.
+  for (const char* cmd : {"transfers", "summary"}) {
+    CAPTURE(cmd);
+    auto r = run({cmd, "--format", "json", path});
+    CHECK(r.err.find("a byte total exceeded the 64-bit range") != std::string::npos);
+    CHECK(r.out.find("18446744073709551615") != std::string::npos);
+  }
+}
+
 TEST_CASE("--peak-from and --rules take regular files of at most 16 MiB: /dev/zero, a FIFO") {
   const auto dir = clitest::temp_dir();
   const std::string fifo = dir + "/fifo";

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "cli_support.hpp"
+#include "occurrences.hpp"
 #include "timeline_check.hpp"
 
 using clitest::run;
@@ -179,6 +180,53 @@ TEST_CASE("timeline: a device recorded after its first launch") {
         std::map<std::pair<uint32_t, uint64_t>, int>{{{9, 1}, 1}, {{9, 2}, 1}});
   CHECK(f.track_names.count("queue 2 (B)"));
   CHECK(f.flows == 2);
+}
+
+// A trace cut short (vector_add_cut.json: a real PoCL recording without its clock_sync and end
+// record, tests/analyzer/data/README.md): the offset is estimated from the launches' and
+// transfers' enqueue calls, said once, and used as the recorded one would be. The recorded
+// offset was -1671276771478 ns +/- 234: the estimate must lie within its own bound of it
+// (the two intervals meet), and every kernel gets its device slice.
+TEST_CASE("timeline: a trace cut short gets its clock estimated from its commands") {
+  std::string err;
+  auto f = timeline({"@vector_add_cut.json"}, &err);
+  CHECK(err.find("trace is truncated") != std::string::npos);
+  CHECK(err.find("warning: device 1 (pthread-skylake-avx512-AMD EPYC") != std::string::npos);
+  CHECK(err.find("its trace ends (cut short) before its clock_sync; its clock is estimated from "
+                 "its commands' enqueue calls: host = device + offset, offset ") !=
+        std::string::npos);
+  // Said once, with the bound.
+  CHECK(clprof::test::occurrences(err, "its clock is estimated") == 1);
+  CHECK(err.find(" ns +/- ") != std::string::npos);
+  // 7 launches and 5 transfers, all complete (the recording's end record counts them).
+  CHECK(f.by_cat["kernel"] == 7);
+  CHECK(f.by_cat["transfer"] == 5);
+  for (const auto& [key, aligned] : launches_of("@vector_add_cut.json")) {
+    CAPTURE(key.second);
+    CHECK(aligned);
+  }
+  const std::string dir = clitest::temp_dir();
+  REQUIRE(run({"export", "-o", dir + "/cut.db", "@vector_add_cut.json"}).status == 0);
+  REQUIRE(run({"export", "--format", "jsonl", "-o", dir + "/cut.jsonl", "@vector_add_cut.json"})
+              .status == 0);
+  const std::string rows = clitest::read_file(dir + "/cut.jsonl");
+  const size_t at = rows.find(R"("table":"devices")");
+  REQUIRE(at != std::string::npos);
+  const std::string device =
+      rows.substr(rows.rfind('\n', at) + 1, rows.find('\n', at) - rows.rfind('\n', at) - 1);
+  rapidjson::Document d;
+  d.Parse(device.c_str());
+  REQUIRE(d.IsObject());
+  CHECK(std::string(d["clock_method"].GetString()) == "estimated_from_commands");
+  const int64_t offset = d["clock_offset_ns"].GetInt64();
+  const int64_t bound = d["clock_uncertainty_ns"].GetInt64();
+  const int64_t recorded = -1671276771478, recorded_bound = 234;
+  CHECK(std::llabs(offset - recorded) <= bound + recorded_bound);
+  CHECK(bound < 1000000);  // enqueue calls of microseconds bracket it to well under 1 ms
+  // The full recording, for comparison: it has the offset recorded, no estimate, no warning.
+  const auto full = run({"launches", "--format", "json",
+                         clitest::data("../readers/clprof_trace/data/vector_add_v1.json")});
+  CHECK(full.err.find("estimated") == std::string::npos);
 }
 
 TEST_CASE("timeline: refusals") {

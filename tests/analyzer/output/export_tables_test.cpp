@@ -121,10 +121,10 @@ TEST_CASE("export rows: metadata and a launch, exactly") {
   CHECK(field(row, ExportTable::Launches, "gwo_x").is_null());
   CHECK(field(row, ExportTable::Launches, "range_id").as_uint() == 8);
   CHECK(field(row, ExportTable::Launches, "layer").as_text() == "net/conv");
-  CHECK(field(row, ExportTable::Launches, "gemm_m").as_int() == 64);
-  CHECK(field(row, ExportTable::Launches, "gemm_n").as_int() == 32);
-  CHECK(field(row, ExportTable::Launches, "gemm_k").as_int() == 16);
-  CHECK(field(row, ExportTable::Launches, "gemm_flops").as_real() ==
+  CHECK(field(row, ExportTable::Launches, "kernel_m").as_int() == 64);
+  CHECK(field(row, ExportTable::Launches, "kernel_n").as_int() == 32);
+  CHECK(field(row, ExportTable::Launches, "kernel_k").as_int() == 16);
+  CHECK(field(row, ExportTable::Launches, "kernel_flops").as_real() ==
         doctest::Approx(2.0 * 64 * 32 * 16));
   const auto& a = c.rows[ExportTable::Args];
   REQUIRE(a.size() == 5);
