@@ -14,6 +14,7 @@
 #include "cli/request.hpp"
 #include "output/render.hpp"
 #include "output/schema_doc.hpp"
+#include "readers/clpeak/peak.hpp"
 
 namespace clprof::cli {
 
@@ -91,5 +92,21 @@ struct TableRun {
 TableRun start_table_run(const TableOptions& options,
                          const std::vector<analyses::GroupBy>& groupings,
                          const output::Schema& schema, std::vector<std::string> in_force = {});
+
+// --peak GFLOPS and --peak-from CLPEAK_OUTPUT (gemm, advise; cmd_gemm.cpp).
+struct PeakOptions {
+  std::string peak, peak_from;
+  std::vector<readers::ClpeakDevice> clpeak;  // load_peak's reading of --peak-from
+  bool given() const { return !peak.empty() || !peak_from.empty(); }
+};
+void add_peak_options(CLI::App& app, PeakOptions& o, const std::string& peak_help);
+// Checks them (not both; a positive --peak) and reads --peak-from's file (UsageError or
+// InputError on bad input). Call before the session (the file is an input: -o may not be it).
+void load_peak(PeakOptions& o);
+// The peak in GFLOPS: --peak, or clpeak's best single-precision value for the run's first
+// device; 0 when neither was given.
+double resolve_peak(const PeakOptions& o, const model::Run& run);
+// A small input (rules, clpeak output): a regular file, read whole, at most 16 MiB.
+std::string read_small_file(const std::string& path);
 
 }  // namespace clprof::cli
