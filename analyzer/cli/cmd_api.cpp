@@ -10,12 +10,11 @@ namespace clprof::cli {
 
 Runner setup_api(CLI::App& app) {
   static const auto& groupings = analyses::api_groupings();
-  auto o = std::make_shared<TableOptions>();
-  add_table_options(app, *o, groupings, "api",
-                    "Host time from the call's entry to its return. The trace records the "
-                    "enqueues of kernels and transfers, "
-                    "clFinish, clWaitForEvents and the program builds; other functions are "
-                    "not recorded (docs/cli.md).");
+  auto o = table_options(app, groupings, "api",
+                         "Host time from the call's entry to its return. The trace records the "
+                         "enqueues of kernels and transfers, "
+                         "clFinish, clWaitForEvents and the program builds; other functions are "
+                         "not recorded (docs/cli.md).");
   return [o]() -> int {
     const TableRun t = start_table_run(*o, groupings, output::tables::api_schema());
     const analyses::GroupBy by = t.by;
@@ -26,9 +25,7 @@ Runner setup_api(CLI::App& app) {
     a.add_run_calls(session.run);
     const analyses::GroupLabels labels(session.run, by);
     auto result = output::tables::api_result(analyses::api_rows(a), by, &labels);
-    order(result, t.sort, t.request.top);
-    emit(result, t.request);
-    return 0;
+    return finish_table_run(result, t);
   };
 }
 

@@ -13,14 +13,13 @@ namespace clprof::cli {
 Runner setup_transfers(CLI::App& app) {
   using analyses::GroupBy;
   static const auto& groupings = analyses::transfer_groupings();
-  auto o = std::make_shared<TableOptions>();
-  add_table_options(app, *o, groupings, "transfers",
-                    "Bytes moved: a read's, write's, copy's or fill's size; a map or unmap "
-                    "moves nothing on a CPU device and "
-                    "an unknown amount elsewhere (copy or zero-copy), so maps are never "
-                    "counted as moved. GB/s = bytes moved / "
-                    "device time over the timed transfers. Size classes: <4 KiB, 4-64 KiB, 64 "
-                    "KiB-1 MiB, 1-16 MiB, >=16 MiB.");
+  auto o = table_options(app, groupings, "transfers",
+                         "Bytes moved: a read's, write's, copy's or fill's size; a map or unmap "
+                         "moves nothing on a CPU device and "
+                         "an unknown amount elsewhere (copy or zero-copy), so maps are never "
+                         "counted as moved. GB/s = bytes moved / "
+                         "device time over the timed transfers. Size classes: <4 KiB, 4-64 KiB, 64 "
+                         "KiB-1 MiB, 1-16 MiB, >=16 MiB.");
   return [o]() -> int {
     const TableRun t = start_table_run(*o, groupings, output::tables::transfers_schema());
     const GroupBy by = t.by;
@@ -38,9 +37,7 @@ Runner setup_transfers(CLI::App& app) {
           g, analyses::GroupLabels(session.run, by, &g.devices()), session.run);
     }
     auto result = output::tables::transfers_result(rows, by);
-    order(result, t.sort, t.request.top);
-    emit(result, t.request);
-    return 0;
+    return finish_table_run(result, t);
   };
 }
 

@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -38,8 +39,10 @@ struct Command {
   X(transfers, "Reads, writes, copies, fills, maps: count, bytes, time, GB/s per op and size")  \
   X(builds, "Program builds: source, options, devices, time, status, kernels (--source ID)")    \
   X(api, "Host time per OpenCL function: calls, total, mean, max, errors")                      \
+  X(ranks, "One row per rank of a parallel job: wall, kernel time, deviation, outlier")         \
   X(compare, "BASE against OTHER runs: per kernel, layer, GEMM shape; delta, speedup")          \
   X(advise, "What to fix first: findings ranked by estimated impact, with the evidence")        \
+  X(replay, "Run a launch captured with CLPROF_CAPTURE again: time, verify, sweep local sizes") \
   X(report, "One self-contained HTML page with charts and tables (two runs: their comparison)") \
   X(timeline, "The run as Chrome Trace Event JSON for Perfetto UI / chrome://tracing")          \
   X(export, "Every record as flat tables: SQLite, CSV or JSON Lines")
@@ -73,11 +76,20 @@ struct TableOptions {
   CommonOptions common;
   std::string by;
 };
+// Registers --partial (write the mergeable partial aggregates instead of the table) and
+// --from-partials (the inputs are such partials: merge them and print the table) on `app`
+// (docs/scale.md; scripts/clprof-dask runs them).
+void add_partial_options(CLI::App& app, bool& partial, bool& from_partials);
+
 // Registers `options` on `app` (the common options, then --by over `groupings`) and the
 // help footer (help_footer(command, intro)). A command's own options come after.
 void add_table_options(CLI::App& app, TableOptions& options,
                        const std::vector<analyses::GroupBy>& groupings, const std::string& command,
                        const std::string& intro);
+// A command with no options of its own: new TableOptions, registered as above.
+std::shared_ptr<TableOptions> table_options(CLI::App& app,
+                                            const std::vector<analyses::GroupBy>& groupings,
+                                            const std::string& command, const std::string& intro);
 
 // What a table command's run starts from, checked in this order: the request (its -o
 // checked against the inputs), the --by grouping, the --sort column of `schema` (npos:
@@ -92,6 +104,9 @@ struct TableRun {
 TableRun start_table_run(const TableOptions& options,
                          const std::vector<analyses::GroupBy>& groupings,
                          const output::Schema& schema, std::vector<std::string> in_force = {});
+// The end of a table command's run: `result` cut to its --sort and --top, then written as
+// the request says. Returns the exit status (0).
+int finish_table_run(output::Result& result, const TableRun& run);
 
 // --peak GFLOPS and --peak-from CLPEAK_OUTPUT (gemm, advise; cmd_gemm.cpp).
 struct PeakOptions {

@@ -1,6 +1,7 @@
 // The pieces the table commands (kernels, launches, layers, transfers, api, ...) share:
 // --by, --speedup, the help footer, the command preamble, the --sort/--top cut.
 #include "cli/commands.hpp"
+#include "cli/emit.hpp"
 #include "cli/request.hpp"
 #include "output/tables/grouping.hpp"
 #include "output/tables/registry.hpp"
@@ -49,6 +50,32 @@ void add_table_options(CLI::App& app, TableOptions& options,
   app.footer(help_footer(command, intro));
 }
 
+std::shared_ptr<TableOptions> table_options(CLI::App& app,
+                                            const std::vector<analyses::GroupBy>& groupings,
+                                            const std::string& command, const std::string& intro) {
+  auto options = std::make_shared<TableOptions>();
+  add_table_options(app, *options, groupings, command, intro);
+  return options;
+}
+
+constexpr const char* kPartialGroup = "For scripts/clprof-dask (docs/scale.md)";
+
+void add_partial_options(CLI::App& app, bool& partial, bool& from_partials) {
+  // scripts/clprof-dask's interface (docs/scale.md), listed apart in --help.
+  app.add_flag("--partial", partial,
+               "Write mergeable partial aggregates (JSON) instead of the table")
+      ->group(kPartialGroup);
+  // Checked here rather than by CLI11's excludes(), whose note would crowd --help (--partial,
+  // declared first, is set when this runs).
+  app.add_flag("--from-partials", from_partials,
+               "The inputs are --partial outputs: merge them (in the order given) and print "
+               "the table")
+      ->group(kPartialGroup)
+      ->check([&partial](const std::string&) {
+        return partial ? std::string("--partial and --from-partials exclude each other") : "";
+      });
+}
+
 TableRun start_table_run(const TableOptions& options,
                          const std::vector<analyses::GroupBy>& groupings,
                          const output::Schema& schema, std::vector<std::string> in_force) {
@@ -58,6 +85,12 @@ TableRun start_table_run(const TableOptions& options,
   if (run.by != analyses::GroupBy::None) in_force.push_back(output::tables::by_option(run.by));
   run.sort = sort_column(schema, in_force, run.request, run.sort_extra);
   return run;
+}
+
+int finish_table_run(output::Result& result, const TableRun& run) {
+  order(result, run.sort, run.request.top);
+  emit(result, run.request);
+  return 0;
 }
 
 }  // namespace clprof::cli

@@ -32,6 +32,14 @@ Column nested(std::string key, std::string header, const Schema& schema, std::st
   return c;
 }
 
+Schema schema(std::string name, std::string title, std::vector<Column> columns) {
+  Schema s;
+  s.name = std::move(name);
+  s.title = std::move(title);
+  s.columns = std::move(columns);
+  return s;
+}
+
 size_t Schema::find(const std::string& key) const {
   for (size_t i = 0; i < columns.size(); ++i)
     if (columns[i].key == key) return i;

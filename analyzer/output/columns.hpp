@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace clprof::output {
@@ -182,7 +183,45 @@ struct Schema {
   // The index of the column named `key`, or npos.
   size_t find(const std::string& key) const;
   static constexpr size_t npos = static_cast<size_t>(-1);
+
+  // Builders, as Column's, so a schema is declared in one expression (schema() below).
+  Schema& ordered_by(std::string order) {
+    default_order = std::move(order);
+    return *this;
+  }
+  Schema& sorts_also(std::vector<std::pair<std::string, std::string>> sorts) {
+    extra_sorts = std::move(sorts);
+    return *this;
+  }
+  Schema& laid_out(Layout l) {
+    layout = l;
+    return *this;
+  }
+  Schema& labelled_at(size_t column) {
+    label = column;
+    return *this;
+  }
+  Schema& viewed_with(std::string option) {
+    view = std::move(option);
+    return *this;
+  }
+  Schema& one_object() {
+    single = true;
+    return *this;
+  }
+  Schema& csv_per_leaf() {
+    csv_leaves = true;
+    return *this;
+  }
+  Schema& headed(std::string h) {
+    heading = std::move(h);
+    return *this;
+  }
 };
+
+// A schema named `name` (the command, or the export table), its rows `title`, its columns
+// `columns`; the builders above set the rest.
+Schema schema(std::string name, std::string title, std::vector<Column> columns);
 
 // The columns of `schema` present when `options` are given (Column::option).
 bool column_enabled(const Column& c, const std::vector<std::string>& options);

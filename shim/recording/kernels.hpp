@@ -45,12 +45,19 @@ struct KernelInfo : ObjectInfo {
   // The devices (clprof ids) this kernel object's work-group facts were looked at on
   // (recording/work_groups.hpp): the launch path's one check; 0 = none.
   std::atomic<std::uint64_t> wg_devices[2]{};
+  // The handle of each mem object / sampler argument as set (CLPROF_CAPTURE reads the
+  // buffers; never retained: the app keeps them alive while it launches the kernel).
+  const void* handles[kMaxRecordedArgs]{};
+  // CLPROF_CAPTURE's verdict on the name: 0 not asked yet, 1 no, 2 yes (recording/capture).
+  std::uint8_t capture_match = 0;
   void reset() {
     name = nullptr;
     for (auto& d : wg_devices) d.store(0, std::memory_order_relaxed);
     program_id = context_id = 0;
     num_args = 0;
+    capture_match = 0;
     for (auto& a : args) a.kind = ArgKind::Unset;
+    for (auto& h : handles) h = nullptr;
   }
 };
 

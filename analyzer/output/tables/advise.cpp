@@ -3,31 +3,28 @@
 namespace clprof::output::tables {
 
 const Schema& advise_schema() {
-  static const Schema s = [] {
-    Schema a;
-    a.name = "advise";
-    a.title = "one row per finding: what to fix first, with the figures that triggered it";
-    a.default_order = "estimated impact, descending (unknown last), then warnings first";
-    a.layout = Layout::Record;
-    a.columns = {
-        column("rule", "Rule", Type::Text, "", "the rule's stable id (docs/advice.md)"),
-        column("severity", "Severity", Type::Text, "", "info or warning"),
-        column("title", "Title", Type::Text, "", "the finding in one line").unsortable(),
-        column("impact_ns", "Impact", Type::Duration, "ns",
-               "time a fix would save, where the rule can estimate it (docs/advice.md says how; "
-               "often an upper bound)")
-            .allow_null()
-            .alias("impact"),
-        column("evidence", "Evidence", Type::Text, "",
-               "the figures from the trace that triggered it")
-            .unsortable(),
-        column("advice", "Advice", Type::Text, "", "what to change").unsortable(),
-        column("subjects", "Subjects", Type::Text, "",
-               "the kernels, calls, queues, devices or sources it is about, comma-separated")
-            .unsortable(),
-    };
-    return a;
-  }();
+  static const Schema s =
+      schema("advise", "one row per finding: what to fix first, with the figures that triggered it",
+             {
+                 column("rule", "Rule", Type::Text, "", "the rule's stable id (docs/advice.md)"),
+                 column("severity", "Severity", Type::Text, "", "info or warning"),
+                 column("title", "Title", Type::Text, "", "the finding in one line").unsortable(),
+                 column("impact_ns", "Impact", Type::Duration, "ns",
+                        "time a fix would save, where the rule can estimate it (docs/advice.md "
+                        "says how; often an upper bound)")
+                     .allow_null()
+                     .alias("impact"),
+                 column("evidence", "Evidence", Type::Text, "",
+                        "the figures from the trace that triggered it")
+                     .unsortable(),
+                 column("advice", "Advice", Type::Text, "", "what to change").unsortable(),
+                 column("subjects", "Subjects", Type::Text, "",
+                        "the kernels, calls, queues, devices or sources it is about, "
+                        "comma-separated")
+                     .unsortable(),
+             })
+          .ordered_by("estimated impact, descending (unknown last), then warnings first")
+          .laid_out(Layout::Record);
   return s;
 }
 

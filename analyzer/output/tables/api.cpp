@@ -1,6 +1,7 @@
 #include "output/tables/api.hpp"
 
 #include "format.hpp"
+#include "output/tables/common_columns.hpp"
 #include "output/tables/grouping.hpp"
 
 namespace clprof::output::tables {
@@ -8,41 +9,29 @@ namespace clprof::output::tables {
 using analyses::GroupBy;
 
 const Schema& api_schema() {
-  static const Schema s = [] {
-    Schema a;
-    a.name = "api";
-    a.title = "one row per OpenCL function the trace records (with --by: per group too)";
-    a.default_order = "group, then total time, descending";
-    a.columns = group_columns(analyses::api_groupings());
-    a.label = a.columns.size();
-    const std::vector<Column> own = {
-        column("function", "Function", Type::Text, "", "the OpenCL function")
-            .shrink()
-            .alias("name"),
-        column("calls", "Calls", Type::Int, "", "calls recorded"),
-        column("total_ns", "Total", Type::Duration, "ns", "host time inside the calls")
-            .alias("percent"),
-        column("percent", "%", Type::Real, "%", "share of the host time of all the rows, 0-100")
-            .allow_null()
-            .unsortable(),
-        column("mean_ns", "Mean", Type::Duration, "ns", "mean host time per call").allow_null(),
-        column("median_ns", "Median", Type::Duration, "ns", "median host time per call")
-            .allow_null()
-            .wide(),
-        column("min_ns", "Min", Type::Duration, "ns", "shortest call").allow_null().wide(),
-        column("max_ns", "Max", Type::Duration, "ns", "longest call").allow_null(),
-        column("stddev_ns", "Stddev", Type::Duration, "ns", "sample standard deviation (n - 1)")
-            .allow_null()
-            .wide(),
-        column("untimed", "Untimed", Type::Int, "", "calls without a host time").wide(),
-        column("errors", "Errors", Type::Int, "", "calls that returned an error"),
-        column("error_codes", "Codes", Type::Text, "",
-               "the errors returned, most frequent first (CL_INVALID_VALUE x2)")
-            .wide(),
-    };
-    a.columns.insert(a.columns.end(), own.begin(), own.end());
-    return a;
-  }();
+  static const Schema s =
+      grouped_schema("api",
+                     "one row per OpenCL function the trace records (with --by: per group too)",
+                     analyses::api_groupings(),
+                     {
+                         column("function", "Function", Type::Text, "", "the OpenCL function")
+                             .shrink()
+                             .alias("name"),
+                         column("calls", "Calls", Type::Int, "", "calls recorded"),
+                         total_column("host time inside the calls").alias("percent"),
+                         share_column("share of the host time of all the rows, 0-100").unsortable(),
+                         statistic_column(Statistic::Mean, "mean host time per call"),
+                         statistic_column(Statistic::Median, "median host time per call").wide(),
+                         statistic_column(Statistic::Min, "shortest call").wide(),
+                         statistic_column(Statistic::Max, "longest call"),
+                         stddev_column(),
+                         untimed_column("calls without a host time"),
+                         column("errors", "Errors", Type::Int, "", "calls that returned an error"),
+                         column("error_codes", "Codes", Type::Text, "",
+                                "the errors returned, most frequent first (CL_INVALID_VALUE x2)")
+                             .wide(),
+                     })
+          .ordered_by("group, then total time, descending");
   return s;
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "format.hpp"
+#include "output/tables/common_columns.hpp"
 #include "output/text_grid.hpp"
 
 namespace clprof::output::tables {
@@ -47,60 +48,60 @@ void add_log_notes(const analyses::BuildRow& r, std::vector<std::string>& notes)
 }  // namespace
 
 const Schema& builds_schema() {
-  static const Schema s = [] {
-    Schema b;
-    b.name = "builds";
-    b.title = "one row per program build, compile or link call";
-    b.default_order = "process, then the call's start";
-    b.columns = {
-        column("pid", "Pid", Type::Int, "", "process id").wide(),
-        column("program", "Program", Type::Int, "",
-               "clprof's program id (clprof builds --source ID prints its source)")
-            .ascending(),
-        column("api", "Call", Type::Text, "", "clBuildProgram, clCompileProgram or clLinkProgram")
-            .wide(),
-        column("origin", "Origin", Type::Text, "",
-               "how the program was made: source, binary, il, builtin, link")
-            .allow_null()
-            .wide(),
-        column("source_hash", "Source hash", Type::Text, "",
-               "FNV-1a 64 of the source (or IL) bytes")
-            .allow_null()
-            .wide(),
-        column("source_bytes", "Source", Type::Bytes, "bytes", "length of the source (or IL)")
-            .allow_null(),
-        column("source_captured", "Captured", Type::Bool, "",
-               "the trace holds the source (recorded with CLPROF_CAPTURE_SOURCE=1)")
-            .wide(),
-        column("options", "Options", Type::Text, "", "build options as passed (\"\" for none)")
-            .shrink(Shorten::Middle, 12),
-        column("devices", "Devices", Type::Text, "",
-               "names of the devices built for, comma-separated")
-            .wide()
-            .shrink(),
-        column("start_ns", "Start", Type::Duration, "ns",
-               "when the call began, host clock from the run's start")
-            .allow_null()
-            .wide(),
-        column("time_ns", "Time", Type::Duration, "ns", "host time in the call").allow_null(),
-        column("rc", "Rc", Type::Int, "", "the call's return code").wide(),
-        column("status", "Status", Type::Text, "",
-               "ok, or the error the call returned (CL_BUILD_PROGRAM_FAILURE, ...)"),
-        column("kernels", "Kernels", Type::Text, "",
-               "kernels the program defines (when the build succeeded), space-separated")
-            .shrink(),
-        column("kernel_count", "#K", Type::Int, "", "how many kernels it defines").wide(),
-        column(
-            "log", "Log", Type::Text, "",
-            "CL_PROGRAM_BUILD_LOG of a failed build (devices' logs after \"== DEVICE ==\" lines "
-            "when "
-            "several; each cut at 64 KiB); the table prints failed builds' logs under it, trimmed")
-            .allow_null()
-            .wide()
-            .shrink(),
-    };
-    return b;
-  }();
+  static const Schema s =
+      schema(
+          "builds", "one row per program build, compile or link call",
+          {
+              pid_column(),
+              column("program", "Program", Type::Int, "",
+                     "clprof's program id (clprof builds --source ID prints its source)")
+                  .ascending(),
+              column("api", "Call", Type::Text, "",
+                     "clBuildProgram, clCompileProgram or clLinkProgram")
+                  .wide(),
+              column("origin", "Origin", Type::Text, "",
+                     "how the program was made: source, binary, il, builtin, link")
+                  .allow_null()
+                  .wide(),
+              column("source_hash", "Source hash", Type::Text, "",
+                     "FNV-1a 64 of the source (or IL) bytes")
+                  .allow_null()
+                  .wide(),
+              column("source_bytes", "Source", Type::Bytes, "bytes", "length of the source (or IL)")
+                  .allow_null(),
+              column("source_captured", "Captured", Type::Bool, "",
+                     "the trace holds the source (recorded with CLPROF_CAPTURE_SOURCE=1)")
+                  .wide(),
+              column("options", "Options", Type::Text, "",
+                     "build options as passed (\"\" for none)")
+                  .shrink(Shorten::Middle, 12),
+              column("devices", "Devices", Type::Text, "",
+                     "names of the devices built for, comma-separated")
+                  .wide()
+                  .shrink(),
+              column("start_ns", "Start", Type::Duration, "ns",
+                     "when the call began, host clock from the run's start")
+                  .allow_null()
+                  .wide(),
+              column("time_ns", "Time", Type::Duration, "ns", "host time in the call").allow_null(),
+              column("rc", "Rc", Type::Int, "", "the call's return code").wide(),
+              column("status", "Status", Type::Text, "",
+                     "ok, or the error the call returned (CL_BUILD_PROGRAM_FAILURE, ...)"),
+              column("kernels", "Kernels", Type::Text, "",
+                     "kernels the program defines (when the build succeeded), space-separated")
+                  .shrink(),
+              column("kernel_count", "#K", Type::Int, "", "how many kernels it defines").wide(),
+              column("log", "Log", Type::Text, "",
+                     "CL_PROGRAM_BUILD_LOG of a failed build (devices' logs after \"== DEVICE ==\" "
+                     "lines "
+                     "when "
+                     "several; each cut at 64 KiB); the table prints failed builds' logs under it, "
+                     "trimmed")
+                  .allow_null()
+                  .wide()
+                  .shrink(),
+          })
+          .ordered_by("process, then the call's start");
   return s;
 }
 

@@ -5,115 +5,116 @@
 namespace clprof::output::tables {
 
 const Schema& compare_items_schema() {
-  static const Schema s = [] {
-    Schema i;
-    i.name = "compare_items";
-    i.title = "one kernel, layer or GEMM shape in both runs";
-    i.default_order =
-        "kernels and GEMM shapes by time (the larger of the two runs), layers in execution order";
-    i.extra_sorts = {{"order", "the default order"}};
-    i.columns = {
-        column("name", "Name", Type::Text, "",
-               "kernel name; layer path (below the iteration range, as the base names it); the "
-               "kernels of a "
-               "GEMM shape")
-            .shrink(),
-        column("m", "M", Type::Int, "", "GEMM rows of C (gemm section; null elsewhere)")
-            .allow_null()
-            .when_known(),
-        column("n", "N", Type::Int, "", "GEMM columns of C").allow_null().when_known(),
-        column("k", "K", Type::Int, "", "GEMM inner dimension").allow_null().when_known(),
-        column("batch", "Batch", Type::Int, "", "GEMM batch count").allow_null().when_known(),
-        column("base_count", "Calls base", Type::Int, "",
-               "timed launches in the base's selection (null: absent)")
-            .allow_null()
-            .wide(),
-        column("other_count", "Calls other", Type::Int, "",
-               "timed launches in the other run's selection")
-            .allow_null()
-            .wide(),
-        column("base_ns", "Base", Type::Duration, "ns",
-               "time in the base run (--stat per iteration; per run without iterations; per launch "
-               "for GEMM "
-               "shapes)")
-            .allow_null()
-            .alias("base"),
-        column("other_ns", "Other", Type::Duration, "ns", "time in the other run, the same way")
-            .allow_null(),
-        column("delta_ns", "Delta", Type::Duration, "ns", "other - base (negative: faster)")
-            .with_sign()
-            .allow_null(),
-        column("delta_percent", "Delta %", Type::Real, "%", "100 * (other - base) / base")
-            .with_sign()
-            .allow_null(),
-        column("speedup", "Speedup", Type::Real, "",
-               "base / other: above 1 the other run is faster")
-            .allow_null()
-            .digits(3),
-        column("status", "Status", Type::Text, "",
-               "slower, faster, equal, new (only in the other run) or vanished"),
-        column("base_share", "% base", Type::Real, "%",
-               "share of the base's total, 0-100 (GEMM shapes: launches x per-launch time, per "
-               "iteration when the base has iterations)")
-            .allow_null()
-            .wide(),
-        column("base_gflops", "GF/s base", Type::Real, "GFLOPS",
-               "GEMM shapes: 2*M*N*K*batch / base time")
-            .allow_null()
-            .when_known(),
-        column("other_gflops", "GF/s other", Type::Real, "GFLOPS",
-               "GEMM shapes: 2*M*N*K*batch / other time")
-            .allow_null()
-            .when_known(),
-    };
-    return i;
-  }();
+  static const Schema s =
+      schema(
+          "compare_items", "one kernel, layer or GEMM shape in both runs",
+          {
+              column(
+                  "name", "Name", Type::Text, "",
+                  "kernel name; layer path (below the iteration range, as the base names it); the "
+                  "kernels of a "
+                  "GEMM shape")
+                  .shrink(),
+              column("m", "M", Type::Int, "", "GEMM rows of C (gemm section; null elsewhere)")
+                  .allow_null()
+                  .when_known(),
+              column("n", "N", Type::Int, "", "GEMM columns of C").allow_null().when_known(),
+              column("k", "K", Type::Int, "", "GEMM inner dimension").allow_null().when_known(),
+              column("batch", "Batch", Type::Int, "", "GEMM batch count").allow_null().when_known(),
+              column("base_count", "Calls base", Type::Int, "",
+                     "timed launches in the base's selection (null: absent)")
+                  .allow_null()
+                  .wide(),
+              column("other_count", "Calls other", Type::Int, "",
+                     "timed launches in the other run's selection")
+                  .allow_null()
+                  .wide(),
+              column("base_ns", "Base", Type::Duration, "ns",
+                     "time in the base run (--stat per iteration; per run without iterations; per "
+                     "launch "
+                     "for GEMM "
+                     "shapes)")
+                  .allow_null()
+                  .alias("base"),
+              column("other_ns", "Other", Type::Duration, "ns",
+                     "time in the other run, the same way")
+                  .allow_null(),
+              column("delta_ns", "Delta", Type::Duration, "ns", "other - base (negative: faster)")
+                  .with_sign()
+                  .allow_null(),
+              column("delta_percent", "Delta %", Type::Real, "%", "100 * (other - base) / base")
+                  .with_sign()
+                  .allow_null(),
+              column("speedup", "Speedup", Type::Real, "",
+                     "base / other: above 1 the other run is faster")
+                  .allow_null()
+                  .digits(3),
+              column("status", "Status", Type::Text, "",
+                     "slower, faster, equal, new (only in the other run) or vanished"),
+              column(
+                  "base_share", "% base", Type::Real, "%",
+                  "share of the base's total, 0-100 (GEMM shapes: launches x per-launch time, per "
+                  "iteration when the base has iterations)")
+                  .allow_null()
+                  .wide(),
+              column("base_gflops", "GF/s base", Type::Real, "GFLOPS",
+                     "GEMM shapes: 2*M*N*K*batch / base time")
+                  .allow_null()
+                  .when_known(),
+              column("other_gflops", "GF/s other", Type::Real, "GFLOPS",
+                     "GEMM shapes: 2*M*N*K*batch / other time")
+                  .allow_null()
+                  .when_known(),
+          })
+          .ordered_by(
+              "kernels and GEMM shapes by time (the larger of the two runs), layers in execution "
+              "order")
+          .sorts_also({{"order", "the default order"}});
   return s;
 }
 
 const Schema& compare_schema() {
-  static const Schema s = [] {
-    Schema c;
-    c.name = "compare";
-    c.title =
-        "one section per OTHER run and kind of item (kernels, layers, gemm), its items nested";
-    c.layout = Layout::Sections;
-    c.csv_leaves = true;
-    c.heading = "{section}, {stat} {unit}: {base} -> {other}";
-    c.default_order = "per OTHER: kernels, layers, gemm";
-    c.columns = {
-        column("section", "Section", Type::Text, "", "kernels, layers or gemm"),
-        column("base", "Base", Type::Text, "",
-               "the base run (its first trace's file name, +N more traces)"),
-        column("other", "Other", Type::Text, "", "the other run"),
-        column("stat", "Stat", Type::Text, "", "the --stat: median, min or mean"),
-        column("unit", "Unit", Type::Text, "",
-               "per iteration, per run (no iteration range) or per launch (gemm)"),
-        column("base_iterations", "Base iterations", Type::Int, "",
-               "selected iterations of the base (null: no iteration range)")
-            .allow_null(),
-        column("other_iterations", "Other iterations", Type::Int, "",
-               "selected iterations of the other run")
-            .allow_null(),
-        column("total_base_ns", "Total base", Type::Duration, "ns",
-               "base kernel time: --stat over the iterations' kernel times (per run: the kernels' "
-               "sum)"),
-        column("total_other_ns", "Total other", Type::Duration, "ns",
-               "the other run's, the same way"),
-        column("total_delta_ns", "Total delta", Type::Duration, "ns", "total other - total base")
-            .with_sign(),
-        column("total_delta_percent", "Total delta %", Type::Real, "%",
-               "100 * total delta / total base")
-            .allow_null()
-            .with_sign(),
-        column("total_speedup", "Total speedup", Type::Real, "", "total base / total other")
-            .allow_null(),
-        nested("items", "Items", compare_items_schema(),
-               "the section's kernels, layers or GEMM shapes")
-            .csv_label_as("name"),
-    };
-    return c;
-  }();
+  static const Schema s =
+      schema(
+          "compare",
+          "one section per OTHER run and kind of item (kernels, layers, gemm), its items nested",
+          {
+              column("section", "Section", Type::Text, "", "kernels, layers or gemm"),
+              column("base", "Base", Type::Text, "",
+                     "the base run (its first trace's file name, +N more traces)"),
+              column("other", "Other", Type::Text, "", "the other run"),
+              column("stat", "Stat", Type::Text, "", "the --stat: median, min or mean"),
+              column("unit", "Unit", Type::Text, "",
+                     "per iteration, per run (no iteration range) or per launch (gemm)"),
+              column("base_iterations", "Base iterations", Type::Int, "",
+                     "selected iterations of the base (null: no iteration range)")
+                  .allow_null(),
+              column("other_iterations", "Other iterations", Type::Int, "",
+                     "selected iterations of the other run")
+                  .allow_null(),
+              column("total_base_ns", "Total base", Type::Duration, "ns",
+                     "base kernel time: --stat over the iterations' kernel times (per run: the "
+                     "kernels' "
+                     "sum)"),
+              column("total_other_ns", "Total other", Type::Duration, "ns",
+                     "the other run's, the same way"),
+              column("total_delta_ns", "Total delta", Type::Duration, "ns",
+                     "total other - total base")
+                  .with_sign(),
+              column("total_delta_percent", "Total delta %", Type::Real, "%",
+                     "100 * total delta / total base")
+                  .allow_null()
+                  .with_sign(),
+              column("total_speedup", "Total speedup", Type::Real, "", "total base / total other")
+                  .allow_null(),
+              nested("items", "Items", compare_items_schema(),
+                     "the section's kernels, layers or GEMM shapes")
+                  .csv_label_as("name"),
+          })
+          .laid_out(Layout::Sections)
+          .csv_per_leaf()
+          .headed("{section}, {stat} {unit}: {base} -> {other}")
+          .ordered_by("per OTHER: kernels, layers, gemm");
   return s;
 }
 

@@ -5,6 +5,7 @@
 
 #include "format.hpp"
 #include "output/json_writer.hpp"
+#include "output/tables/common_columns.hpp"
 
 namespace clprof::output::tables {
 
@@ -36,6 +37,27 @@ std::string layout_text(const std::string& layout, const std::string& trans) {
   return layout + (layout.empty() ? "" : " ") + trans;
 }
 
+// The columns both views have: the same figure of a call and of a group of calls.
+Column precision_column() {
+  return column("precision", "Prec", Type::Text, "", "s, d, c, z or h (recorded calls)")
+      .wide()
+      .allow_null();
+}
+Column m_column() {
+  return column("m", "M", Type::Int, "", "rows of C, as the app asked").allow_null();
+}
+Column n_column() {
+  return column("n", "N", Type::Int, "", "columns of C").allow_null();
+}
+Column k_column() {
+  return column("k", "K", Type::Int, "", "inner dimension").allow_null();
+}
+Column rule_column() {
+  return column("rule", "Rule", Type::Text, "", "id of the rule that decoded the main kernel")
+      .wide()
+      .allow_null();
+}
+
 const std::vector<CallColumn>& call_columns() {
   static const std::vector<CallColumn> c = {
       {column("seq", "Seq", Type::Int, "",
@@ -53,30 +75,22 @@ const std::vector<CallColumn>& call_columns() {
            .shrink()
            .marked_by("padded"),
        [](const CallView& v) { return Value::text(v.result.names[v.shape.name_id]); }},
-      {column("layer", "Layer", Type::Text, "", "path of the innermost range")
-           .shrink(Shorten::Head, 12),
-       [](const CallView& v) { return v.layer; }},
+      {layer_column(), [](const CallView& v) { return v.layer; }},
       {column(
            "source", "Source", Type::Text, "",
            "where M, N, K come from: call (the library call's arguments), group (CLBlast's kernels "
            "grouped into a call), kernel (one kernel, its rule)")
            .wide(),
        [](const CallView& v) { return Value::text(analyses::source_name(v.shape.source)); }},
-      {column("precision", "Prec", Type::Text, "", "s, d, c, z or h (recorded calls)")
-           .wide()
-           .allow_null(),
-       [](const CallView& v) { return opt_text(v.shape.precision); }},
+      {precision_column(), [](const CallView& v) { return opt_text(v.shape.precision); }},
       {column("layout", "Layout", Type::Text, "",
               "row or col, then the transposes of A and B (recorded calls)")
            .wide()
            .allow_null(),
        [](const CallView& v) { return opt_text(layout_text(v.shape.layout, v.shape.trans)); }},
-      {column("m", "M", Type::Int, "", "rows of C, as the app asked").allow_null(),
-       [](const CallView& v) { return Value::integer(v.shape.m); }},
-      {column("n", "N", Type::Int, "", "columns of C").allow_null(),
-       [](const CallView& v) { return Value::integer(v.shape.n); }},
-      {column("k", "K", Type::Int, "", "inner dimension").allow_null(),
-       [](const CallView& v) { return Value::integer(v.shape.k); }},
+      {m_column(), [](const CallView& v) { return Value::integer(v.shape.m); }},
+      {n_column(), [](const CallView& v) { return Value::integer(v.shape.n); }},
+      {k_column(), [](const CallView& v) { return Value::integer(v.shape.k); }},
       {column("batch", "Batch", Type::Int, "", "GEMMs in the call").allow_null(),
        [](const CallView& v) { return Value::integer(v.shape.batch); }},
       {column("kernels", "Kernels", Type::Int, "",
@@ -135,9 +149,7 @@ const std::vector<CallColumn>& call_columns() {
            .wide()
            .allow_null(),
        [](const CallView& v) { return opt_int(v.shape.status); }},
-      {column("rule", "Rule", Type::Text, "", "id of the rule that decoded the main kernel")
-           .wide()
-           .allow_null(),
+      {rule_column(),
        [](const CallView& v) {
          return v.shape.rule ? Value::text(v.shape.rule->id) : Value::null();
        }},
@@ -162,29 +174,22 @@ const std::vector<GroupColumn>& group_columns() {
            .shrink()
            .marked_by("padded"),
        [](const GemmGroupRow& g) { return Value::text(g.name); }},
-      {column("precision", "Prec", Type::Text, "", "s, d, c, z or h (recorded calls)")
-           .wide()
-           .allow_null(),
-       [](const GemmGroupRow& g) { return opt_text(g.precision); }},
+      {precision_column(), [](const GemmGroupRow& g) { return opt_text(g.precision); }},
       {column("layout", "Layout", Type::Text, "", "row or col, then the transposes of A and B")
            .wide()
            .allow_null(),
        [](const GemmGroupRow& g) { return opt_text(layout_text(g.layout, g.trans)); }},
-      {column("m", "M", Type::Int, "", "rows of C, as the app asked").allow_null(),
-       [](const GemmGroupRow& g) { return Value::integer(g.m); }},
-      {column("n", "N", Type::Int, "", "columns of C").allow_null(),
-       [](const GemmGroupRow& g) { return Value::integer(g.n); }},
-      {column("k", "K", Type::Int, "", "inner dimension").allow_null(),
-       [](const GemmGroupRow& g) { return Value::integer(g.k); }},
+      {m_column(), [](const GemmGroupRow& g) { return Value::integer(g.m); }},
+      {n_column(), [](const GemmGroupRow& g) { return Value::integer(g.n); }},
+      {k_column(), [](const GemmGroupRow& g) { return Value::integer(g.k); }},
       {column("batch", "Batch", Type::Int, "", "GEMMs per call").allow_null(),
        [](const GemmGroupRow& g) { return Value::integer(g.batch); }},
-      {column("count", "Calls", Type::Int, "", "calls"),
-       [](const GemmGroupRow& g) { return Value::uint(g.count); }},
-      {column("total_ns", "Total", Type::Duration, "ns", "sum of the call times").wide(),
+      {calls_column("calls"), [](const GemmGroupRow& g) { return Value::uint(g.count); }},
+      {total_column("sum of the call times").wide(),
        [](const GemmGroupRow& g) { return Value::integer(g.total_ns); }},
-      {column("median_ns", "Median", Type::Duration, "ns", "median call time").allow_null(),
+      {statistic_column(Statistic::Median, "median call time"),
        [](const GemmGroupRow& g) { return g.timed ? Value::integer(g.median_ns) : Value::null(); }},
-      {column("min_ns", "Min", Type::Duration, "ns", "shortest call time").allow_null().wide(),
+      {statistic_column(Statistic::Min, "shortest call time").wide(),
        [](const GemmGroupRow& g) { return g.timed ? Value::integer(g.min_ns) : Value::null(); }},
       {column("main_median_ns", "Main med", Type::Duration, "ns",
               "median time of the main kernel alone")
@@ -212,10 +217,7 @@ const std::vector<GroupColumn>& group_columns() {
            .allow_null()
            .digits(-1),
        [](const GemmGroupRow& g) { return Value::real(g.executed_gflop); }},
-      {column("rule", "Rule", Type::Text, "", "id of the rule that decoded the main kernel")
-           .wide()
-           .allow_null(),
-       [](const GemmGroupRow& g) { return opt_text(g.rule); }},
+      {rule_column(), [](const GemmGroupRow& g) { return opt_text(g.rule); }},
       {column("padded", "Padded", Type::Bool, "",
               "M, N, K are padded sizes (no logical ones known)")
            .machine_only(),
@@ -234,28 +236,21 @@ std::vector<Column> schema_columns(const Columns& cs) {
 }  // namespace
 
 const Schema& gemm_schema() {
-  static const Schema s = [] {
-    Schema g;
-    g.name = "gemm";
-    g.title =
-        "one row per GEMM call (a library call, else CLBlast's kernels grouped, else one kernel)";
-    g.default_order = "process, then start time";
-    g.columns = schema_columns(call_columns());
-    return g;
-  }();
+  static const Schema s =
+      schema("gemm",
+             "one row per GEMM call (a library call, else CLBlast's kernels grouped, else one "
+             "kernel)",
+             schema_columns(call_columns()))
+          .ordered_by("process, then start time");
   return s;
 }
 
 const Schema& gemm_group_schema() {
-  static const Schema s = [] {
-    Schema g;
-    g.name = "gemm";
-    g.view = "--group";
-    g.title = "one row per distinct (call, precision, layout, M, N, K, batch)";
-    g.default_order = "total time, descending";
-    g.columns = schema_columns(group_columns());
-    return g;
-  }();
+  static const Schema s =
+      schema("gemm", "one row per distinct (call, precision, layout, M, N, K, batch)",
+             schema_columns(group_columns()))
+          .viewed_with("--group")
+          .ordered_by("total time, descending");
   return s;
 }
 

@@ -1,5 +1,7 @@
 #include "output/tables/grouping.hpp"
 
+#include "output/tables/common_columns.hpp"
+
 namespace clprof::output::tables {
 
 using analyses::GroupBy;
@@ -34,9 +36,7 @@ std::vector<Column> group_columns(const std::vector<GroupBy>& which) {
                 .shrink(Shorten::Middle, 12));
         break;
       case GroupBy::Layer:
-        out.push_back(column("layer", "Layer", Type::Text, "",
-                             "path of the innermost range; \"(no layer)\" outside ranges")
-                          .shrink(Shorten::Head, 12));
+        out.push_back(layer_column("path of the innermost range; \"(no layer)\" outside ranges"));
         break;
       case GroupBy::None:
         continue;
@@ -44,6 +44,14 @@ std::vector<Column> group_columns(const std::vector<GroupBy>& which) {
     out.back().only_with(by_option(by));
   }
   return out;
+}
+
+Schema grouped_schema(std::string name, std::string title, const std::vector<GroupBy>& which,
+                      const std::vector<Column>& own) {
+  std::vector<Column> columns = group_columns(which);
+  const size_t label = columns.size();
+  columns.insert(columns.end(), own.begin(), own.end());
+  return schema(std::move(name), std::move(title), std::move(columns)).labelled_at(label);
 }
 
 void push_group_values(Row& row, const std::vector<GroupBy>& which, GroupBy by,

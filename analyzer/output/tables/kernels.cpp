@@ -1,6 +1,7 @@
 #include "output/tables/kernels.hpp"
 
 #include "format.hpp"
+#include "output/tables/common_columns.hpp"
 #include "output/tables/grouping.hpp"
 
 namespace clprof::output::tables {
@@ -11,26 +12,21 @@ namespace {
 // in each layer's nested rows.
 std::vector<Column> kernel_columns() {
   return {
-      column("name", "Kernel", Type::Text, "", "kernel function name").shrink(),
-      column("count", "Calls", Type::Int, "", "launches with a kernel time"),
-      column("total_ns", "Total", Type::Duration, "ns", "sum of the kernel times").alias("percent"),
-      column("percent", "%", Type::Real, "%", "share of the selection's total kernel time, 0-100")
-          .allow_null()
-          .unsortable(),
-      column("mean_ns", "Mean", Type::Duration, "ns", "mean kernel time").allow_null().wide(),
-      column("median_ns", "Median", Type::Duration, "ns",
-             "median kernel time (even count: mean of the middle two, rounded)")
-          .allow_null(),
-      column("min_ns", "Min", Type::Duration, "ns", "shortest kernel time").allow_null(),
-      column("max_ns", "Max", Type::Duration, "ns", "longest kernel time").allow_null(),
+      kernel_name_column(),
+      calls_column(),
+      total_column("sum of the kernel times").alias("percent"),
+      share_column("share of the selection's total kernel time, 0-100").unsortable(),
+      statistic_column(Statistic::Mean, "mean kernel time").wide(),
+      statistic_column(Statistic::Median,
+                       "median kernel time (even count: mean of the middle two, rounded)"),
+      statistic_column(Statistic::Min, "shortest kernel time"),
+      statistic_column(Statistic::Max, "longest kernel time"),
       column("first_ns", "First", Type::Duration, "ns",
              "kernel time of the first launch counted (the earliest process's); on PoCL it "
              "includes the "
              "kernel's just-in-time compile (--skip-first-launch leaves it out)")
           .allow_null(),
-      column("stddev_ns", "Stddev", Type::Duration, "ns", "sample standard deviation (n - 1)")
-          .allow_null()
-          .wide(),
+      stddev_column(),
       column("queued_to_submit_ns", "Queued>Submit", Type::Duration, "ns",
              "sum of device submit - queued, where both are known")
           .allow_null()
@@ -43,40 +39,25 @@ std::vector<Column> kernel_columns() {
              "sum of host time inside the enqueue calls")
           .allow_null()
           .wide(),
-      column("untimed", "Untimed", Type::Int, "",
-             "launches without a kernel time (failed, incomplete)")
-          .wide(),
-      column("est_total_ns", "Est. total", Type::Duration, "ns",
-             "estimated total if the --speedup rules applied")
-          .only_with("--speedup"),
+      untimed_column("launches without a kernel time (failed, incomplete)"),
+      est_total_column(),
   };
 }
 
 }  // namespace
 
 const Schema& kernels_schema() {
-  static const Schema s = [] {
-    Schema k;
-    k.name = "kernels";
-    k.title = "one row per kernel name (with --by: per group and kernel name)";
-    k.default_order = "total time, descending (with --by: per group, groups in order of their ids)";
-    k.extra_sorts = {{"order", "first launch first"}};
-    k.columns = group_columns(analyses::launch_groupings());
-    k.label = k.columns.size();
-    for (auto& c : kernel_columns()) k.columns.push_back(c);
-    return k;
-  }();
+  static const Schema s =
+      grouped_schema("kernels", "one row per kernel name (with --by: per group and kernel name)",
+                     analyses::launch_groupings(), kernel_columns())
+          .ordered_by("total time, descending (with --by: per group, groups in order of their ids)")
+          .sorts_also({{"order", "first launch first"}});
   return s;
 }
 
 const Schema& layer_kernels_schema() {
-  static const Schema s = [] {
-    Schema k;
-    k.name = "layer_kernels";
-    k.title = "one row per kernel name of a layer";
-    k.columns = kernel_columns();
-    return k;
-  }();
+  static const Schema s =
+      schema("layer_kernels", "one row per kernel name of a layer", kernel_columns());
   return s;
 }
 

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "output/command_fields.hpp"
+#include "output/tables/common_columns.hpp"
 #include "output/tables/grouping.hpp"
 
 #include "analyses/stats.hpp"
@@ -18,20 +19,12 @@ namespace clprof::output::tables {
 
 const Schema& launches_schema() {
   static const Schema s = [] {
-    Schema l;
-    l.name = "launches";
-    l.title = "one row per kernel launch";
-    l.default_order =
-        "process, then sequence number (with --by: per group, groups in order of their ids)";
-    l.columns = group_columns(analyses::launch_groupings());
     std::vector<Column> own = {
         column("seq", "Seq", Type::Int, "", "sequence number of the launch in its process")
             .ascending(),
-        column("name", "Kernel", Type::Text, "", "kernel function name").shrink(),
-        column("pid", "Pid", Type::Int, "", "process id").allow_null().wide(),
-        column("layer", "Layer", Type::Text, "", "path of the innermost range")
-            .wide()
-            .shrink(Shorten::Head, 12),
+        kernel_name_column(),
+        pid_column().allow_null(),
+        layer_column().wide(),
         column("gws", "GWS", Type::Dims, "", "global work size per dimension"),
         column("lws", "LWS", Type::Dims, "", "local work size (null: left to the driver)")
             .allow_null(),
@@ -66,9 +59,12 @@ const Schema& launches_schema() {
                "complete, or why there is no kernel time (failed, incomplete, ...)")
             .wide(),
     };
-    l.columns.insert(l.columns.end(), own.begin(), own.end());
-    l.columns.insert(l.columns.end(), after_device_clock.begin(), after_device_clock.end());
-    return l;
+    own.insert(own.end(), after_device_clock.begin(), after_device_clock.end());
+    std::vector<Column> columns = group_columns(analyses::launch_groupings());
+    columns.insert(columns.end(), own.begin(), own.end());
+    return schema("launches", "one row per kernel launch", std::move(columns))
+        .ordered_by(
+            "process, then sequence number (with --by: per group, groups in order of their ids)");
   }();
   return s;
 }

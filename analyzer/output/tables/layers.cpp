@@ -2,154 +2,123 @@
 
 #include "analyses/stats.hpp"
 #include "format.hpp"
+#include "output/tables/common_columns.hpp"
 #include "output/tables/grouping.hpp"
 #include "output/tables/kernels.hpp"
 
 namespace clprof::output::tables {
 
 const Schema& layers_schema() {
-  static const Schema s = [] {
-    Schema l;
-    l.name = "layers";
-    l.title = "one row per layer (the path of a launch's innermost range), its kernels nested";
-    l.layout = Layout::Tree;
-    l.default_order = "execution order (first launch first)";
-    l.extra_sorts = {{"order", "execution order (the default)"}};
-    l.columns = group_columns(analyses::launch_groupings());
-    l.label = l.columns.size();
-    const std::vector<Column> own = {
-        column("layer", "Layer / kernel", Type::Text, "",
-               "range path from the outermost range, e.g. net/conv1; \"(no layer)\" outside ranges")
-            .shrink()
-            .alias("name"),
-        column("direction", "Direction", Type::Text, "",
-               "imported layer times: forward or backward (null for kernel layers)")
-            .allow_null()
-            .when_known(),
-        column("count", "Calls", Type::Int, "",
-               "launches with a kernel time (null: an imported layer time without kernels)")
-            .allow_null(),
-        column("total_ns", "Total", Type::Duration, "ns", "kernel time over all instances")
-            .alias("percent"),
-        column("percent", "%", Type::Real, "%", "share of the total kernel time, 0-100")
-            .allow_null()
-            .unsortable(),
-        column("instances", "Iter", Type::Int, "",
-               "range instances (iterations) with launches, or imported measurements")
-            .alias("iterations"),
-        column("median_ns", "Median/it", Type::Duration, "ns", "median kernel time per instance")
-            .allow_null(),
-        column("min_ns", "Min/it", Type::Duration, "ns", "shortest instance").allow_null(),
-        column("max_ns", "Max/it", Type::Duration, "ns", "longest instance").allow_null(),
-        column("est_total_ns", "Est. total", Type::Duration, "ns",
-               "estimated total if the --speedup rules applied")
-            .allow_null()
-            .only_with("--speedup"),
-        nested("kernels", "Kernels", layer_kernels_schema(),
-               "the layer's kernels (per-launch statistics; percent of the whole total)")
-            .csv_label_as("kernel")
-            .unless("--no-kernels"),
-    };
-    l.columns.insert(l.columns.end(), own.begin(), own.end());
-    return l;
-  }();
+  static const Schema s =
+      grouped_schema(
+          "layers",
+          "one row per layer (the path of a launch's innermost range), its kernels nested",
+          analyses::launch_groupings(),
+          {
+              column("layer", "Layer / kernel", Type::Text, "",
+                     "range path from the outermost range, e.g. net/conv1; \"(no layer)\" outside "
+                     "ranges")
+                  .shrink()
+                  .alias("name"),
+              column("direction", "Direction", Type::Text, "",
+                     "imported layer times: forward or backward (null for kernel layers)")
+                  .allow_null()
+                  .when_known(),
+              calls_column("launches with a kernel time (null: an imported layer time without "
+                           "kernels)")
+                  .allow_null(),
+              total_column("kernel time over all instances").alias("percent"),
+              share_column("share of the total kernel time, 0-100").unsortable(),
+              column("instances", "Iter", Type::Int, "",
+                     "range instances (iterations) with launches, or imported measurements")
+                  .alias("iterations"),
+              column("median_ns", "Median/it", Type::Duration, "ns",
+                     "median kernel time per instance")
+                  .allow_null(),
+              column("min_ns", "Min/it", Type::Duration, "ns", "shortest instance").allow_null(),
+              column("max_ns", "Max/it", Type::Duration, "ns", "longest instance").allow_null(),
+              est_total_column().allow_null(),
+              nested("kernels", "Kernels", layer_kernels_schema(),
+                     "the layer's kernels (per-launch statistics; percent of the whole total)")
+                  .csv_label_as("kernel")
+                  .unless("--no-kernels"),
+          })
+          .laid_out(Layout::Tree)
+          .ordered_by("execution order (first launch first)")
+          .sorts_also({{"order", "execution order (the default)"}});
   return s;
 }
 
 namespace {
 
 const Schema& iteration_layer_kernels_schema() {
-  static const Schema s = [] {
-    Schema k;
-    k.name = "iteration_layer_kernels";
-    k.title = "a layer's kernels in one iteration, in execution order";
-    k.columns = {
-        column("name", "Kernel", Type::Text, "", "kernel function name").shrink(),
-        column("count", "Calls", Type::Int, "", "launches with a kernel time"),
-        column("total_ns", "Time", Type::Duration, "ns", "kernel time"),
-        column("percent", "%", Type::Real, "%", "share of the iteration's kernel time, 0-100")
-            .allow_null()
-            .digits(2),
-    };
-    return k;
-  }();
+  static const Schema s =
+      schema("iteration_layer_kernels", "a layer's kernels in one iteration, in execution order",
+             iteration_kernel_columns("Time"));
   return s;
 }
 
 const Schema& iteration_layers_schema() {
-  static const Schema s = [] {
-    Schema l;
-    l.name = "iteration_layers";
-    l.title = "the layers of one iteration, in execution order";
-    l.layout = Layout::Tree;
-    // No group columns: --per-iteration refuses --by.
-    l.columns = {
-        column("layer", "Layer / kernel", Type::Text, "",
-               "range path below the iteration range (\"\" for launches directly in it)")
-            .shrink(),
-        column("count", "Calls", Type::Int, "",
-               "launches with a kernel time (null: a layer without kernels)")
-            .allow_null(),
-        column("total_ns", "Time", Type::Duration, "ns",
-               "kernel time (null: a layer without kernels)")
-            .allow_null(),
-        column("percent", "%", Type::Real, "%",
-               "share of the iteration's kernel time, 0-100 (null: a layer without kernels)")
-            .allow_null()
-            .digits(2),
-        nested("kernels", "Kernels", iteration_layer_kernels_schema(), "the layer's kernels")
-            .csv_label_as("kernel"),
-    };
-    return l;
-  }();
+  // No group columns: --per-iteration refuses --by.
+  static const Schema s =
+      schema(
+          "iteration_layers", "the layers of one iteration, in execution order",
+          {
+              column("layer", "Layer / kernel", Type::Text, "",
+                     "range path below the iteration range (\"\" for launches directly in it)")
+                  .shrink(),
+              calls_column("launches with a kernel time (null: a layer without kernels)")
+                  .allow_null(),
+              total_column("kernel time (null: a layer without kernels)", "Time").allow_null(),
+              share_column(
+                  "share of the iteration's kernel time, 0-100 (null: a layer without kernels)")
+                  .digits(2),
+              nested("kernels", "Kernels", iteration_layer_kernels_schema(), "the layer's kernels")
+                  .csv_label_as("kernel"),
+          })
+          .laid_out(Layout::Tree);
   return s;
 }
 
 const Schema& iteration_kernels_schema() {
-  static const Schema s = [] {
-    Schema k;
-    k.name = "iteration_kernels";
-    k.title = "kernel totals of one iteration, by time";
-    k.columns = {
-        column("name", "Kernel", Type::Text, "", "kernel function name").shrink(),
-        column("count", "Calls", Type::Int, "", "launches with a kernel time"),
-        column("total_ns", "Total", Type::Duration, "ns", "kernel time"),
-        column("percent", "%", Type::Real, "%", "share of the iteration's kernel time, 0-100")
-            .allow_null()
-            .digits(2),
-    };
-    return k;
-  }();
+  static const Schema s = schema("iteration_kernels", "kernel totals of one iteration, by time",
+                                 iteration_kernel_columns("Total"));
   return s;
+}
+
+// A row of iteration_kernel_columns().
+Row iteration_kernel_row(const analyses::IterationDetail::Kernel& k) {
+  return {Value::text(k.name), Value::uint(k.count), Value::integer(k.total_ns),
+          Value::real(k.percent)};
 }
 
 }  // namespace
 
 const Schema& iterations_schema() {
-  static const Schema s = [] {
-    Schema i;
-    i.name = "layers";
-    i.view = "--per-iteration";
-    i.title = "one row per iteration of the iteration range, its layers and kernels nested";
-    i.layout = Layout::Sections;
-    i.csv_leaves = true;
-    i.heading = "Iteration {iteration} ({range}): wall time {wall_ns}, kernel time {kernel_ns}";
-    i.default_order = "iteration";
-    i.columns = {
-        column("iteration", "Iteration", Type::Int, "", "iteration number, from 1").ascending(),
-        column("range", "Range", Type::Text, "", "name of the iteration range"),
-        column("wall_ns", "Wall time", Type::Duration, "ns",
-               "the importer's wall time of the iteration, else the range's host duration")
-            .allow_null(),
-        column("kernel_ns", "Kernel time", Type::Duration, "ns", "kernel time in the iteration"),
-        nested("layers", "Layers", iteration_layers_schema(),
-               "the iteration's layers and their kernels"),
-        nested("kernels", "Kernels", iteration_kernels_schema(),
-               "the iteration's kernel totals (in JSON and the table; CSV has them per layer)")
-            .not_in_csv(),
-    };
-    return i;
-  }();
+  static const Schema s =
+      schema("layers",
+             "one row per iteration of the iteration range, its layers and kernels nested",
+             {
+                 column("iteration", "Iteration", Type::Int, "", "iteration number, from 1")
+                     .ascending(),
+                 column("range", "Range", Type::Text, "", "name of the iteration range"),
+                 column("wall_ns", "Wall time", Type::Duration, "ns",
+                        "the importer's wall time of the iteration, else the range's host duration")
+                     .allow_null(),
+                 column("kernel_ns", "Kernel time", Type::Duration, "ns",
+                        "kernel time in the iteration"),
+                 nested("layers", "Layers", iteration_layers_schema(),
+                        "the iteration's layers and their kernels"),
+                 nested("kernels", "Kernels", iteration_kernels_schema(),
+                        "the iteration's kernel totals (in JSON and the table; CSV has them per "
+                        "layer)")
+                     .not_in_csv(),
+             })
+          .viewed_with("--per-iteration")
+          .laid_out(Layout::Sections)
+          .csv_per_leaf()
+          .headed("Iteration {iteration} ({range}): wall time {wall_ns}, kernel time {kernel_ns}")
+          .ordered_by("iteration");
   return s;
 }
 
@@ -215,9 +184,7 @@ Result iterations_result(const std::vector<analyses::IterationDetail>& details,
     std::vector<Row> layers;
     for (const auto& l : d.layers) {
       std::vector<Row> kernels;
-      for (const auto& k : l.kernels)
-        kernels.push_back({Value::text(k.name), Value::uint(k.count), Value::integer(k.total_ns),
-                           Value::real(k.percent)});
+      for (const auto& k : l.kernels) kernels.push_back(iteration_kernel_row(k));
       // A layer without kernels (e.g. Arm NN's memory workloads) has no kernel time.
       const bool timed = !l.kernels.empty();
       layers.push_back({Value::text(l.layer), timed ? Value::uint(l.count) : Value::null(),
@@ -226,9 +193,7 @@ Result iterations_result(const std::vector<analyses::IterationDetail>& details,
                         Value::rows(std::move(kernels))});
     }
     std::vector<Row> kernels;
-    for (const auto& k : d.kernels)
-      kernels.push_back({Value::text(k.name), Value::uint(k.count), Value::integer(k.total_ns),
-                         Value::real(k.percent)});
+    for (const auto& k : d.kernels) kernels.push_back(iteration_kernel_row(k));
     out.rows.push_back({Value::uint(d.index), Value::text(range_name), Value::integer(d.wall_ns),
                         Value::integer(d.kernel_ns), Value::rows(std::move(layers)),
                         Value::rows(std::move(kernels))});

@@ -5,19 +5,15 @@
 namespace clprof::output::tables {
 
 const Schema& settings_schema() {
-  static const Schema s = [] {
-    Schema t;
-    t.name = "settings";
-    t.title = "one row per CLPROF_* setting of the shim";
-    t.columns = {
-        column("name", "Name", Type::Text, "", "environment variable"),
-        column("type", "Type", Type::Text, "", "bool, uint, string, ..."),
-        column("default", "Default", Type::Text, "", "value when unset (or empty)"),
-        column("allowed", "Allowed", Type::Text, "", "values the shim accepts"),
-        column("help", "Description", Type::Text, "", "what it controls"),
-    };
-    return t;
-  }();
+  static const Schema s =
+      schema("settings", "one row per CLPROF_* setting of the shim",
+             {
+                 column("name", "Name", Type::Text, "", "environment variable"),
+                 column("type", "Type", Type::Text, "", "bool, uint, string, ..."),
+                 column("default", "Default", Type::Text, "", "value when unset (or empty)"),
+                 column("allowed", "Allowed", Type::Text, "", "values the shim accepts"),
+                 column("help", "Description", Type::Text, "", "what it controls"),
+             });
   return s;
 }
 

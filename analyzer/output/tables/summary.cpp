@@ -58,14 +58,11 @@ std::vector<Column> figure_columns() {
 
 const Schema& device_schema() {
   static const Schema s = [] {
-    Schema d;
-    d.name = "summary_devices";
-    d.title = "one row per device";
-    d.label = 1;
-    d.columns = {column("device", "Id", Type::Int, "", "device id in the run").allow_null().wide(),
-                 column("name", "Device", Type::Text, "", "device name").allow_null().shrink()};
-    for (auto& c : figure_columns()) d.columns.push_back(c);
-    return d;
+    std::vector<Column> columns = {
+        column("device", "Id", Type::Int, "", "device id in the run").allow_null().wide(),
+        column("name", "Device", Type::Text, "", "device name").allow_null().shrink()};
+    for (auto& c : figure_columns()) columns.push_back(c);
+    return schema("summary_devices", "one row per device", std::move(columns)).labelled_at(1);
   }();
   return s;
 }
@@ -74,13 +71,10 @@ const Schema& device_schema() {
 
 const Schema& summary_schema() {
   static const Schema s = [] {
-    Schema r;
-    r.name = "summary";
-    r.title = "the run (one object), its devices nested";
-    r.layout = Layout::Record;
-    r.single = true;
-    r.label = Schema::npos;
-    r.columns = figure_columns();
+    Schema r = schema("summary", "the run (one object), its devices nested", figure_columns())
+                   .laid_out(Layout::Record)
+                   .one_object()
+                   .labelled_at(Schema::npos);
     // The run's record has room for the transfers' bytes and bandwidth (the device table
     // keeps them for --wide).
     for (auto& c : r.columns)

@@ -1,6 +1,7 @@
 #include "output/tables/transfers.hpp"
 
 #include "format.hpp"
+#include "output/tables/common_columns.hpp"
 #include "output/tables/grouping.hpp"
 
 namespace clprof::output::tables {
@@ -30,14 +31,14 @@ std::vector<Column> figure_columns() {
           "bytes moved / device time over the timed transfers (1 GB/s = 1 byte/ns); null for maps")
           .allow_null()
           .digits(2),
-      column("mean_ns", "Mean", Type::Duration, "ns", "mean device time").allow_null().wide(),
-      column("max_ns", "Max", Type::Duration, "ns", "longest device time").allow_null().wide(),
+      statistic_column(Statistic::Mean, "mean device time").wide(),
+      statistic_column(Statistic::Max, "longest device time").wide(),
       column("host_ns", "Host", Type::Duration, "ns",
              "host time inside the calls (a blocking call waits there for the transfer)")
           .allow_null()
           .wide(),
       column("blocking", "Blocking", Type::Int, "", "blocking calls").wide(),
-      column("untimed", "Untimed", Type::Int, "", "transfers without a device time").wide(),
+      untimed_column("transfers without a device time"),
   };
 }
 
@@ -57,14 +58,12 @@ Row figures(const TransferFigures& f, Moves moves) {
 
 const Schema& sizes_schema() {
   static const Schema s = [] {
-    Schema z;
-    z.name = "transfer_sizes";
-    z.title = "one row per size class of the op's transfers";
-    z.columns = {
+    std::vector<Column> columns = {
         column("size_class", "Size", Type::Text, "",
                "bytes per transfer: <4 KiB, 4-64 KiB, 64 KiB-1 MiB, 1-16 MiB or >=16 MiB")};
-    for (auto& c : figure_columns()) z.columns.push_back(c);
-    return z;
+    for (auto& c : figure_columns()) columns.push_back(c);
+    return schema("transfer_sizes", "one row per size class of the op's transfers",
+                  std::move(columns));
   }();
   return s;
 }
@@ -80,22 +79,22 @@ std::string moved_text(const TransferFigures& f, std::optional<double> gbps) {
 
 const Schema& transfers_schema() {
   static const Schema s = [] {
-    Schema t;
-    t.name = "transfers";
-    t.title = "one row per device kind and op (with --by: per group too), its size classes nested";
-    t.layout = Layout::Tree;
-    t.default_order = "group, device kind, then op: read, write, copy, fill, map, unmap";
-    t.columns = group_columns(analyses::transfer_groupings());
-    t.columns.push_back(column("device_type", "Kind", Type::Text, "",
-                               "device kind (CPU, GPU, ACCELERATOR, ...; null when unknown)")
-                            .allow_null());
-    t.label = t.columns.size();
-    t.columns.push_back(
-        column("op", "Op / size", Type::Text, "", "read, write, copy, fill, map or unmap"));
-    for (auto& c : figure_columns()) t.columns.push_back(c);
-    t.columns.push_back(
-        nested("sizes", "Sizes", sizes_schema(), "the op's transfers per size class")
-            .csv_label_as("size_class"));
+    std::vector<Column> own = {
+        column("device_type", "Kind", Type::Text, "",
+               "device kind (CPU, GPU, ACCELERATOR, ...; null when unknown)")
+            .allow_null(),
+        column("op", "Op / size", Type::Text, "", "read, write, copy, fill, map or unmap")};
+    for (auto& c : figure_columns()) own.push_back(c);
+    own.push_back(nested("sizes", "Sizes", sizes_schema(), "the op's transfers per size class")
+                      .csv_label_as("size_class"));
+    Schema t = grouped_schema(
+                   "transfers",
+                   "one row per device kind and op (with --by: per group too), its size classes "
+                   "nested",
+                   analyses::transfer_groupings(), own)
+                   .laid_out(Layout::Tree)
+                   .ordered_by("group, device kind, then op: read, write, copy, fill, map, unmap");
+    ++t.label;  // the op names a row; the device kind stands before it
     return t;
   }();
   return s;

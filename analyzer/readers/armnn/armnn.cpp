@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "readers/format_reader.hpp"
 #include "readers/import_json.hpp"
 #include "readers/limits.hpp"
 
@@ -337,6 +336,8 @@ class Importer {
   std::vector<uint32_t> backend_device_;
 };
 
+}  // namespace
+
 bool looks_like_armnn(std::string_view head) {
   size_t p = head.find("\"ArmNN\"");
   if (p == std::string_view::npos) return false;
@@ -344,11 +345,8 @@ bool looks_like_armnn(std::string_view head) {
   return q >= head.size() || head[q] == ':';
 }
 
-void read_armnn(const std::string& path, std::string_view content, model::Run& run,
-                Diagnostics& diagnostics) {
-  ij::Source src{path, content};
-  ij::check_input(src);
-  ij::Findings findings(path, "Arm NN measurements or values");
+void read_armnn(const ij::Source& src, model::Run& run, Diagnostics& diagnostics) {
+  ij::Findings findings(src.path, "Arm NN measurements or values");
   std::optional<Importer> importer;  // made with the process, at the first profile
   uint32_t process = 0;
   size_t short_measurements = 0, max_n = 0;
@@ -368,26 +366,26 @@ void read_armnn(const std::string& path, std::string_view content, model::Run& r
   // line starting with '{'. Every such document holding "ArmNN" is read, in order.
   size_t pos = 0;
   size_t first_brace = std::string_view::npos;
-  while (pos < content.size()) {
-    size_t line_end = content.find('\n', pos);
-    if (line_end == std::string_view::npos) line_end = content.size();
+  while (pos < src.content.size()) {
+    size_t line_end = src.content.find('\n', pos);
+    if (line_end == std::string_view::npos) line_end = src.content.size();
     size_t first = pos;
     while (first < line_end &&
-           (content[first] == ' ' || content[first] == '\t' || content[first] == '\r'))
+           (src.content[first] == ' ' || src.content[first] == '\t' || src.content[first] == '\r'))
       ++first;
     pos = line_end + 1;
-    if (first >= line_end || content[first] != '{') continue;
+    if (first >= line_end || src.content[first] != '{') continue;
     if (first_brace == std::string_view::npos) first_brace = first;
     // Only a document opening with "ArmNN" is parsed (its errors are real errors); other
     // lines starting with '{' are the program's own output.
-    size_t key = ij::skip_whitespace(content, first + 1);
-    if (content.substr(key, 7) != "\"ArmNN\"") continue;
+    size_t key = ij::skip_whitespace(src.content, first + 1);
+    if (src.content.substr(key, 7) != "\"ArmNN\"") continue;
     size_t end = 0;
     std::vector<Event> roots = import_doc(ij::parse_value(src, first, &end));
     pos = end;
     if (!importer) {
       model::Process proc;
-      proc.source = path;
+      proc.source = src.path;
       proc.source_format = "armnn";
       run.processes.push_back(proc);
       process = static_cast<uint32_t>(run.processes.size() - 1);
@@ -405,24 +403,15 @@ void read_armnn(const std::string& path, std::string_view content, model::Run& r
     base += doc_n;  // a second printed profile continues the inference numbering
   }
   if (!importer)
-    throw src.error_at(first_brace == std::string_view::npos ? content.size() : first_brace,
+    throw src.error_at(first_brace == std::string_view::npos ? src.content.size() : first_brace,
                        "expected an Arm NN profile: a line starting with {\"ArmNN\": {...}}");
   importer->finish();
   findings.finish(diagnostics);
   if (short_measurements > 0)
     diagnostics.warnings.push_back(
-        path + ": " + std::to_string(short_measurements) +
+        src.path + ": " + std::to_string(short_measurements) +
         " Arm NN kernel measurements have fewer values than inferences (" + std::to_string(max_n) +
         "); their values are taken as the first inferences' and the rest skipped");
-}
-
-}  // namespace
-
-const Reader& armnn_reader() {
-  static const FormatReader reader{
-      "armnn", "Arm NN ExecuteNetwork -e profile (JSON, or the whole stdout around it)",
-      looks_like_armnn, read_armnn};
-  return reader;
 }
 
 }  // namespace clprof::readers

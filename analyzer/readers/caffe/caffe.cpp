@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "readers/dvdt_prof/dvdt_prof.hpp"
-#include "readers/format_reader.hpp"
 #include "readers/import_json.hpp"
 #include "readers/limits.hpp"
 
@@ -196,6 +195,8 @@ void read_log(const ij::Source& s, model::Run& run, uint32_t process, Counters& 
   if (wall >= 0) run.processes[process].iteration_wall_ns = {wall};
 }
 
+}  // namespace
+
 bool looks_like_caffe(std::string_view head) {
   size_t p = ij::skip_whitespace(head, 0);
   if (p < head.size() && head[p] == '{')
@@ -205,38 +206,26 @@ bool looks_like_caffe(std::string_view head) {
   return head.find(" caffe.cpp:") != std::string_view::npos;
 }
 
-void read_caffe(const std::string& path, std::string_view content, model::Run& run,
-                Diagnostics& diagnostics) {
-  ij::Source src{path, content};
-  ij::check_input(src);
+void read_caffe(const ij::Source& src, model::Run& run, Diagnostics& diagnostics) {
   model::Process proc;
-  proc.source = path;
+  proc.source = src.path;
   proc.source_format = "caffe";
   run.processes.push_back(proc);
   uint32_t process = static_cast<uint32_t>(run.processes.size() - 1);
-  ij::Findings findings(path, "Caffe layer records");
+  ij::Findings findings(src.path, "Caffe layer records");
   Counters c;
   c.findings = &findings;
-  size_t first = ij::skip_whitespace(content, 0);
-  if (first < content.size() && content[first] == '{')
+  size_t first = ij::skip_whitespace(src.content, 0);
+  if (first < src.content.size() && src.content[first] == '{')
     read_json(src, first, run, process, c, diagnostics);
   else
     read_log(src, run, process, c);
   findings.finish(diagnostics);
   if (c.out_of_range)
     diagnostics.warnings.push_back(
-        path + ": " + std::to_string(c.out_of_range) +
+        src.path + ": " + std::to_string(c.out_of_range) +
         " Caffe layer times out of range (wrapped-around timers, first: " + c.first_out_of_range +
         ") were skipped");
-}
-
-}  // namespace
-
-const Reader& caffe_reader() {
-  static const FormatReader reader{
-      "caffe", "Caffe per-layer times (CK-Caffe per_layer_info JSON, or the caffe time log)",
-      looks_like_caffe, read_caffe};
-  return reader;
 }
 
 }  // namespace clprof::readers

@@ -6,7 +6,6 @@
 #include <utility>
 #include <vector>
 
-#include "readers/format_reader.hpp"
 #include "readers/import_json.hpp"
 #include "readers/limits.hpp"
 
@@ -469,6 +468,8 @@ void read_object(const ij::Source& src, size_t pos, Importer& importer) {
   if (!found) throw src.error_at(object, "expected member \"traceEvents\" in this object");
 }
 
+}  // namespace
+
 bool looks_like_chrome_trace(std::string_view head) {
   size_t p = ij::skip_whitespace(head, 0);
   if (p >= head.size()) return false;
@@ -481,34 +482,22 @@ bool looks_like_chrome_trace(std::string_view head) {
   return ph != std::string_view::npos && (close == std::string_view::npos || ph < close);
 }
 
-void read_chrome_trace(const std::string& path, std::string_view content, model::Run& run,
-                       Diagnostics& diagnostics) {
-  ij::Source src{path, content};
-  ij::check_input(src);
-  size_t p = ij::skip_whitespace(content, 0);
-  if (p >= content.size())
+void read_chrome_trace(const ij::Source& src, model::Run& run, Diagnostics& diagnostics) {
+  size_t p = ij::skip_whitespace(src.content, 0);
+  if (p >= src.content.size())
     throw src.error_at(
         p, "expected a Chrome trace ({\"traceEvents\": [...]} or [...]), found end of input");
   Importer importer(src, run, diagnostics);
-  if (content[p] == '{') {
+  if (src.content[p] == '{') {
     read_object(src, p, importer);
-  } else if (content[p] == '[') {
+  } else if (src.content[p] == '[') {
     const size_t end = read_events(src, p + 1, importer);
-    const size_t rest = ij::skip_whitespace(content, end);
-    if (rest < content.size()) throw src.error_at(rest, "expected end of input after ']'");
+    const size_t rest = ij::skip_whitespace(src.content, end);
+    if (rest < src.content.size()) throw src.error_at(rest, "expected end of input after ']'");
   } else {
     throw src.error_at(p, "expected a Chrome trace ({\"traceEvents\": [...]} or [...])");
   }
-  importer.finish(path);
-}
-
-}  // namespace
-
-const Reader& chrome_trace_reader() {
-  static const FormatReader reader{
-      "chrome", "Chrome Trace Event JSON (chrome://tracing, Perfetto, Neural Engine profiling)",
-      looks_like_chrome_trace, read_chrome_trace};
-  return reader;
+  importer.finish(src.path);
 }
 
 }  // namespace clprof::readers

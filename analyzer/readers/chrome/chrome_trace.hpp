@@ -5,14 +5,22 @@
 // ranges. See docs/importers.md.
 #pragma once
 
+#include <string_view>
+
+#include "readers/import_json.hpp"
 #include "readers/reader.hpp"
 
 namespace clprof::readers {
 
-// The reader named "chrome" (registry.cpp lists it). Sniffs true for {"traceEvents": ...} or an
-// array whose first event has a "ph" member. Reading appends one Process per pid (source_format
-// "chrome"): ranges for events that contain others, launches (duration_override_ns, host times,
-// args in Launch::extra) for the leaves, marks for instant events.
+// The reader named "chrome" (registry.cpp lists and defines it). Sniffs true for {"traceEvents":
+// ...} or an array whose first event has a "ph" member. Reading appends one Process per pid
+// (source_format "chrome"): ranges for events that contain others, launches (duration_override_ns,
+// host times, args in Launch::extra) for the leaves, marks for instant events.
 const Reader& chrome_trace_reader();
+// Its two halves, of which registry.cpp makes the reader: the sniffer, and the reading of
+// one input (FormatReader has checked it is text first).
+bool looks_like_chrome_trace(std::string_view head);
+void read_chrome_trace(const import_json::Source& source, model::Run& run,
+                       Diagnostics& diagnostics);
 
 }  // namespace clprof::readers

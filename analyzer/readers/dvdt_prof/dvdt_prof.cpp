@@ -5,15 +5,12 @@
 #include <utility>
 
 #include "readers/dvdt_prof/dvdt_text.hpp"
-#include "readers/format_reader.hpp"
 
 namespace clprof::readers {
 
 namespace ij = import_json;
 using dvdt::kPrefix;
 using dvdt::trim_cr;
-
-namespace {
 
 bool looks_like_dvdt_prof(std::string_view head) {
   if (head.find("[dv/dt] ") != std::string_view::npos) return true;
@@ -27,21 +24,18 @@ bool looks_like_dvdt_prof(std::string_view head) {
   return head.substr(q, 3) == "\"cl";
 }
 
-void read_dvdt_prof(const std::string& path, std::string_view content, model::Run& run,
-                    Diagnostics& diagnostics) {
-  ij::Source src{path, content};
-  ij::check_input(src);
+void read_dvdt_prof(const ij::Source& src, model::Run& run, Diagnostics& diagnostics) {
   model::Process proc;
-  proc.source = path;
+  proc.source = src.path;
   proc.source_format = "dvdt-prof";
-  size_t first = ij::skip_whitespace(content, 0);
+  size_t first = ij::skip_whitespace(src.content, 0);
   ij::Value calls;
-  if (first < content.size() && content[first] == '[' &&
-      content.substr(first, kPrefix.size()) != kPrefix) {
+  if (first < src.content.size() && src.content[first] == '[' &&
+      src.content.substr(first, kPrefix.size()) != kPrefix) {
     size_t end = 0;
     calls = ij::parse_value(src, first, &end);
-    size_t rest = ij::skip_whitespace(content, end);
-    if (rest < content.size())
+    size_t rest = ij::skip_whitespace(src.content, end);
+    if (rest < src.content.size())
       throw src.error_at(rest, "expected end of input after the call list");
   } else {
     // Program stdout: cJSON blocks "[dv/dt] <<" ... "[dv/dt] >>", else line mode.
@@ -49,17 +43,17 @@ void read_dvdt_prof(const std::string& path, std::string_view content, model::Ru
     calls.type = ij::Value::Type::Array;
     bool any_block = false;
     size_t pos = 0;
-    while (pos < content.size()) {
-      size_t eol = content.find('\n', pos);
-      if (eol == std::string_view::npos) eol = content.size();
-      std::string_view line = trim_cr(content.substr(pos, eol - pos));
+    while (pos < src.content.size()) {
+      size_t eol = src.content.find('\n', pos);
+      if (eol == std::string_view::npos) eol = src.content.size();
+      std::string_view line = trim_cr(src.content.substr(pos, eol - pos));
       if (line == "[dv/dt] <<") {
         size_t end = 0;
         ij::Value block = ij::parse_value(src, eol, &end);
         ij::expect_array(src, block, "the cJSON call list after [dv/dt] <<");
         for (auto& r : block.items) calls.items.push_back(std::move(r));
-        size_t close = ij::skip_whitespace(content, end);
-        if (content.substr(close, 10) != "[dv/dt] >>")
+        size_t close = ij::skip_whitespace(src.content, end);
+        if (src.content.substr(close, 10) != "[dv/dt] >>")
           throw src.error_at(close, "expected \"[dv/dt] >>\" closing the cJSON call list");
         any_block = true;
         pos = close + 10;
@@ -78,15 +72,6 @@ void read_dvdt_prof(const std::string& path, std::string_view content, model::Ru
   ij::expect_array(src, calls, "the list of dvdt-prof call records");
   run.processes.push_back(proc);
   import_dvdt_calls(src, calls, run, static_cast<uint32_t>(run.processes.size() - 1), diagnostics);
-}
-
-}  // namespace
-
-const Reader& dvdt_prof_reader() {
-  static const FormatReader reader{
-      "dvdt", "dvdt-prof OpenCL trace (JSON call list, or stdout in cJSON or line mode)",
-      looks_like_dvdt_prof, read_dvdt_prof};
-  return reader;
 }
 
 }  // namespace clprof::readers

@@ -4,15 +4,22 @@
 // See docs/importers.md for the mapping.
 #pragma once
 
+#include <string_view>
+
 #include "readers/import_json.hpp"
 #include "readers/reader.hpp"
 
 namespace clprof::readers {
 
-// The reader named "dvdt" (registry.cpp lists it). Sniffs true for "[dv/dt]" stdout or a JSON array
-// whose first record has "call": "cl...". Reading appends one Process (source_format "dvdt-prof")
-// with its programs, builds, devices, launches (device times from "profiling") and transfers.
+// The reader named "dvdt" (registry.cpp lists and defines it). Sniffs true for "[dv/dt]" stdout or
+// a JSON array whose first record has "call": "cl...". Reading appends one Process (source_format
+// "dvdt-prof") with its programs, builds, devices, launches (device times from "profiling") and
+// transfers.
 const Reader& dvdt_prof_reader();
+// Its two halves, of which registry.cpp makes the reader: the sniffer, and the reading of
+// one input (FormatReader has checked it is text first).
+bool looks_like_dvdt_prof(std::string_view head);
+void read_dvdt_prof(const import_json::Source& source, model::Run& run, Diagnostics& diagnostics);
 
 // Imports `calls` (a JSON array of dvdt-prof call records, in call order) into `run` as
 // process `process` (which must exist). Also used for the "dvdt_prof" member of CK run

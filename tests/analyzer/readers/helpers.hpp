@@ -59,6 +59,34 @@ inline std::string error_of(const readers::Reader& reader, const std::string& co
   return "";
 }
 
+// An input `reader` refuses and the message of its InputError (the file named bad.json).
+struct BadInput {
+  std::string content;
+  std::string message;
+};
+// Each of `inputs` gives its message.
+inline void check_errors(const readers::Reader& reader, const std::vector<BadInput>& inputs) {
+  for (const BadInput& in : inputs) {
+    CAPTURE(in.content);
+    CHECK(error_of(reader, in.content) == in.message);
+  }
+}
+
+// `reader` is named `name`, its sniffer takes each of `taken` and none of `refused`.
+inline void check_sniff(const readers::Reader& reader, const std::string& name,
+                        const std::vector<std::string>& taken,
+                        const std::vector<std::string>& refused) {
+  CHECK(reader.name() == name);
+  for (const std::string& head : taken) {
+    CAPTURE(head);
+    CHECK(reader.sniff(head));
+  }
+  for (const std::string& head : refused) {
+    CAPTURE(head);
+    CHECK_FALSE(reader.sniff(head));
+  }
+}
+
 inline const model::Range* range_by_id(const model::Run& run, uint64_t id) {
   for (const auto& r : run.ranges)
     if (r.id == id) return &r;

@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 #include <sstream>
 #include <string>
 
@@ -219,13 +220,16 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("endings: a fatal signal right after clFinish keeps every launch; same signal and core") {
-  struct Case {
-    const char* how;
-    int sig;
-  };
-  for (const Case c : {Case{"abort", SIGABRT}, Case{"segv", SIGSEGV}, Case{"raise_segv", SIGSEGV},
-                       Case{"bus", SIGBUS}, Case{"fpe", SIGFPE}, Case{"ill", SIGILL}}) {
+namespace {
+
+struct FatalEnding {
+  const char* how;
+  int sig;
+};
+
+// 3,000 launches, clFinish, then the fatal signal of each of `endings`.
+void check_fatal_signals(std::initializer_list<FatalEnding> endings) {
+  for (const FatalEnding c : endings) {
     CAPTURE(c.how);
     if (sanitizer_takes(c.how)) continue;
     const Ending e("end", c.how);
@@ -237,6 +241,21 @@ TEST_CASE("endings: a fatal signal right after clFinish keeps every launch; same
     check_seq_unique_and_complete(e.trace);
     check_end_counts(e.trace);
   }
+}
+
+}  // namespace
+
+TEST_CASE("endings: a fatal signal right after clFinish keeps every launch; same signal and core") {
+  check_fatal_signals({{"abort", SIGABRT}, {"ill", SIGILL}});
+}
+
+// The signals a sanitizer runtime takes (sanitizer_takes): a case of their own, skipped in
+// sanitizer builds (ctest shim.endings.sanitizer_signals).
+TEST_CASE(
+    "endings: SIGSEGV, SIGBUS, SIGFPE right after clFinish keep every launch; same signal and "
+    "core") {
+  check_fatal_signals(
+      {{"segv", SIGSEGV}, {"raise_segv", SIGSEGV}, {"bus", SIGBUS}, {"fpe", SIGFPE}});
 }
 
 TEST_CASE("endings: blocking reads are sync points too: abort() after them keeps every launch") {
@@ -268,8 +287,11 @@ TEST_CASE("endings: SIGTERM, SIGINT, SIGHUP, SIGQUIT from outside keep every lau
   }
 }
 
-TEST_CASE(
-    "endings: the app's own handler, installed before or after the shim's, runs as without it") {
+namespace {
+
+// The app's own handler of the signal `how` raises ("segv" or "abort"), each way it ends.
+void check_app_handlers(const std::string& how) {
+  if (sanitizer_takes(how)) return;
   // In layer mode too: the layer points the app's sigaction and signal calls at the shim's
   // (entry/plt_redirect.hpp); without that, a handler installed after the shim's replaced
   // it, and a re-raise kept 0 of 3,000 launches. (One installed before the layer is loaded
@@ -278,62 +300,84 @@ TEST_CASE(
     for (const char* when : {"before", "after"}) {
       if (layer && std::string(when) == "before") continue;
       for (const char* action : {"longjmp", "reraise", "exit", "abort", "oneshot"}) {
-        for (const char* how : {"segv", "abort"}) {
-          CAPTURE(layer);
-          CAPTURE(when);
-          CAPTURE(action);
-          CAPTURE(how);
-          if (sanitizer_takes(how)) continue;
-          if (std::string(how) == "abort" && std::string(action) == "abort") continue;
-          const Ending e("app_handler", how,
-                         {{"SHIM_TEST_HANDLER", action}, {"SHIM_TEST_HANDLER_WHEN", when}}, layer);
-          e.check_same_ending();
-          CHECK(app_value(e.shim, "handler_reported") == 1);
-          CHECK(e.shim.out.find("app_handler") != std::string::npos);
-          REQUIRE(e.trace_ok);
-          CHECK(completed_main_launches(e.trace) == 3000);
-          check_end_counts(e.trace);
-          const std::string action_s = action;
-          if (action_s == "longjmp") {
-            // Recovered: the trace goes on to the normal end, no signal warning.
-            CHECK(e.shim.exit_code == 0);
-            long long after = 0;
-            for (const Value* l : e.trace.of_type("launch")) after += nums(*l, "gws")[0] == 65;
-            CHECK(after == 10);
-            CHECK(e.signal_warning().empty());
-          } else if (action_s == "exit") {
-            CHECK(e.shim.exit_code == 42);
-            CHECK(e.signal_warning().empty());
-          } else {
-            // Ended by the signal's default action (re-raised, the handler reset, or abort()).
-            const int sig =
-                action_s == "abort" ? SIGABRT : (std::string(how) == "abort" ? SIGABRT : SIGSEGV);
-            CHECK(e.shim.exit_code == 128 + sig);
-            CHECK(e.signal_warning().find("signal " + std::to_string(sig) + " ") !=
-                  std::string::npos);
-          }
+        CAPTURE(layer);
+        CAPTURE(when);
+        CAPTURE(action);
+        CAPTURE(how);
+        if (how == "abort" && std::string(action) == "abort") continue;
+        const Ending e("app_handler", how,
+                       {{"SHIM_TEST_HANDLER", action}, {"SHIM_TEST_HANDLER_WHEN", when}}, layer);
+        e.check_same_ending();
+        CHECK(app_value(e.shim, "handler_reported") == 1);
+        CHECK(e.shim.out.find("app_handler") != std::string::npos);
+        REQUIRE(e.trace_ok);
+        CHECK(completed_main_launches(e.trace) == 3000);
+        check_end_counts(e.trace);
+        const std::string action_s = action;
+        if (action_s == "longjmp") {
+          // Recovered: the trace goes on to the normal end, no signal warning.
+          CHECK(e.shim.exit_code == 0);
+          long long after = 0;
+          for (const Value* l : e.trace.of_type("launch")) after += nums(*l, "gws")[0] == 65;
+          CHECK(after == 10);
+          CHECK(e.signal_warning().empty());
+        } else if (action_s == "exit") {
+          CHECK(e.shim.exit_code == 42);
+          CHECK(e.signal_warning().empty());
+        } else {
+          // Ended by the signal's default action (re-raised, the handler reset, or abort()).
+          const int sig = action_s == "abort" ? SIGABRT : (how == "abort" ? SIGABRT : SIGSEGV);
+          CHECK(e.shim.exit_code == 128 + sig);
+          CHECK(e.signal_warning().find("signal " + std::to_string(sig) + " ") !=
+                std::string::npos);
         }
       }
     }
   }
 }
 
+}  // namespace
+
+TEST_CASE(
+    "endings: the app's own handler, installed before or after the shim's, runs as without it") {
+  check_app_handlers("abort");
+}
+
+TEST_CASE(
+    "endings: the app's own handler of a SIGSEGV, installed before or after the shim's, runs as "
+    "without it") {
+  check_app_handlers("segv");
+}
+
+namespace {
+
+// A crash by `how` ("segv" or "abort") while other threads enqueue.
+void check_crash_while_busy(const std::string& how) {
+  CAPTURE(how);
+  if (sanitizer_takes(how)) return;
+  TempDir dir;
+  const std::string out = dir.file("x.json");
+  const RunResult r = run_app({"crash_while_busy", true, out, {}, how}, dir.path());
+  CHECK(r.exit_code == 128 + (how == "segv" ? SIGSEGV : SIGABRT));
+  Trace t;
+  REQUIRE(load_trace(out, t));
+  CHECK(completed_main_launches(t) == 3000);
+  check_seq_unique_and_complete(t);
+  check_end_counts(t);
+}
+
+}  // namespace
+
 TEST_CASE(
     "endings: a crash while other threads enqueue keeps every launch the crashing thread waited "
     "for") {
-  for (const char* how : {"segv", "abort"}) {
-    CAPTURE(how);
-    if (sanitizer_takes(how)) continue;
-    TempDir dir;
-    const std::string out = dir.file("x.json");
-    const RunResult r = run_app({"crash_while_busy", true, out, {}, how}, dir.path());
-    CHECK(r.exit_code == 128 + (std::string(how) == "segv" ? SIGSEGV : SIGABRT));
-    Trace t;
-    REQUIRE(load_trace(out, t));
-    CHECK(completed_main_launches(t) == 3000);
-    check_seq_unique_and_complete(t);
-    check_end_counts(t);
-  }
+  check_crash_while_busy("abort");
+}
+
+TEST_CASE(
+    "endings: a crash by a SIGSEGV while other threads enqueue keeps every launch the crashing "
+    "thread waited for") {
+  check_crash_while_busy("segv");
 }
 
 // The SigIgn mask of a "SigIgn:\t<hex>" line without signals 32 and 33, glibc's own
@@ -369,11 +413,13 @@ TEST_CASE("endings: an ignored SIGPIPE stays ignored, for the app and for what i
   }
 }
 
-TEST_CASE("endings: in layer mode, exit, quick_exit and fatal signals keep every launch") {
-  // Loaded by the OpenCL loader (OPENCL_LAYERS) the shim interposes no symbol: its exit
-  // handlers (registered when the loader opens it) and its signal handlers (installed when
-  // the trace starts) still run, so these endings keep what completed, as in preload mode.
-  for (const char* how : {"exit", "quick_exit", "abort", "segv", "ill"}) {
+namespace {
+
+// Loaded by the OpenCL loader (OPENCL_LAYERS) the shim interposes no symbol: its exit
+// handlers (registered when the loader opens it) and its signal handlers (installed when
+// the trace starts) still run, so these endings keep what completed, as in preload mode.
+void check_layer_endings(std::initializer_list<const char*> endings) {
+  for (const char* how : endings) {
     CAPTURE(how);
     if (sanitizer_takes(how)) continue;
     const Ending e("end", how, {}, /*layer=*/true);
@@ -383,6 +429,16 @@ TEST_CASE("endings: in layer mode, exit, quick_exit and fatal signals keep every
     check_seq_unique_and_complete(e.trace);
     check_end_counts(e.trace);
   }
+}
+
+}  // namespace
+
+TEST_CASE("endings: in layer mode, exit, quick_exit, abort and SIGILL keep every launch") {
+  check_layer_endings({"exit", "quick_exit", "abort", "ill"});
+}
+
+TEST_CASE("endings: in layer mode, a SIGSEGV keeps every launch") {
+  check_layer_endings({"segv"});
 }
 
 TEST_CASE("endings: in layer mode, _exit and _Exit keep every launch") {

@@ -194,33 +194,27 @@ TEST_CASE("armnn: ms/ns units, Neon timers, log lines around, missing kernels sk
 }
 
 TEST_CASE("armnn: sniff") {
-  CHECK(readers::armnn_reader().sniff("Info: ArmNN v25\n{\n\t\"ArmNN\": {"));
-  CHECK_FALSE(readers::armnn_reader().sniff("{\"traceEvents\": []}"));
-  CHECK(readers::armnn_reader().name() == "armnn");
+  test::check_sniff(readers::armnn_reader(), "armnn", {"Info: ArmNN v25\n{\n\t\"ArmNN\": {"},
+                    {"{\"traceEvents\": []}"});
 }
 
 TEST_CASE("armnn: malformed input points at file:line:column") {
-  using clprof::test::error_of;
-  const auto& r = readers::armnn_reader();
-  CHECK(error_of(r, "Info: no profile here\n") ==
-        "bad.json:2:1: expected an Arm NN profile: a line starting with {\"ArmNN\": {...}}");
-  CHECK(error_of(
-            r,
-            "log\n{\n \"ArmNN\": {\n  \"a_#1\": {\"type\": \"Event\",\n   \"Wall clock time_#1\": "
-            "{\"type\": \"Measurement\", \"raw\": [1], \"unit\": \"parsec\"}}}}\n") ==
-        "bad.json:5:70: expected unit \"ns\", \"us\", \"ms\" or \"s\", found \"parsec\"");
-  CHECK(error_of(
-            r,
-            "{\"ArmNN\": {\"a_#1\": {\"x_#1\": {\"type\": \"Measurement\", \"raw\": [\"1\"]}}}}") ==
-        "bad.json:1:61: expected a time (a number), found a string");
-  CHECK(error_of(
-            r,
-            "{\"ArmNN\": {\"a_#1\": {\"x_#1\": {\"type\": \"Measurement\", \"raw\": [1e300]}}}}") ==
-        "bad.json:1:61: expected a time in range, found 1e300");
-  CHECK(error_of(r, "{\"ArmNN\": {\n  \"a\": [1, 2,,]}}") ==
-        "bad.json:2:14: invalid JSON: Invalid value");
-  CHECK(error_of(r, "{\"ArmNN\": 3}") ==
-        "bad.json:1:11: expected the \"ArmNN\" profile (an object), found a number");
+  test::check_errors(
+      readers::armnn_reader(),
+      {
+          {"Info: no profile here\n",
+           "bad.json:2:1: expected an Arm NN profile: a line starting with {\"ArmNN\": {...}}"},
+          {"log\n{\n \"ArmNN\": {\n  \"a_#1\": {\"type\": \"Event\",\n   \"Wall clock time_#1\": "
+           "{\"type\": \"Measurement\", \"raw\": [1], \"unit\": \"parsec\"}}}}\n",
+           "bad.json:5:70: expected unit \"ns\", \"us\", \"ms\" or \"s\", found \"parsec\""},
+          {"{\"ArmNN\": {\"a_#1\": {\"x_#1\": {\"type\": \"Measurement\", \"raw\": [\"1\"]}}}}",
+           "bad.json:1:61: expected a time (a number), found a string"},
+          {"{\"ArmNN\": {\"a_#1\": {\"x_#1\": {\"type\": \"Measurement\", \"raw\": [1e300]}}}}",
+           "bad.json:1:61: expected a time in range, found 1e300"},
+          {"{\"ArmNN\": {\n  \"a\": [1, 2,,]}}", "bad.json:2:14: invalid JSON: Invalid value"},
+          {"{\"ArmNN\": 3}",
+           "bad.json:1:11: expected the \"ArmNN\" profile (an object), found a number"},
+      });
 }
 
 TEST_CASE("armnn: log lines starting with '{' that are not the profile are skipped") {

@@ -10,7 +10,6 @@
 #include "readers/caffe/caffe.hpp"
 
 using namespace clprof;
-using clprof::test::error_of;
 using clprof::test::fixture;
 using clprof::test::read_with;
 
@@ -85,27 +84,30 @@ TEST_CASE("caffe: CK point with two repetitions and dvdt_prof calls") {
 }
 
 TEST_CASE("caffe: sniff") {
-  const auto& r = readers::caffe_reader();
-  CHECK(r.sniff("{\n  \"REAL_ENV_CK_CAFFE_BATCH_SIZE\": \"4\",\n  \"per_layer_info\": ["));
-  CHECK(r.sniff("I0520 12:30:45.101337  2345 caffe.cpp:452] *** Benchmark begins ***\n"));
-  CHECK_FALSE(r.sniff("{\"traceEvents\": []}"));
-  CHECK(r.name() == "caffe");
+  test::check_sniff(readers::caffe_reader(), "caffe",
+                    {"{\n  \"REAL_ENV_CK_CAFFE_BATCH_SIZE\": \"4\",\n  \"per_layer_info\": [",
+                     "I0520 12:30:45.101337  2345 caffe.cpp:452] *** Benchmark begins ***\n"},
+                    {"{\"traceEvents\": []}"});
 }
 
 TEST_CASE("caffe: malformed input points at file:line:column") {
-  const auto& r = readers::caffe_reader();
-  CHECK(error_of(r, "{\"per_layer_info\": [{\"label\": \"00: a\", \"time_ms\": \"fast\"}]}") ==
-        "bad.json:1:51: expected a layer time (a number), found a string");
-  CHECK(error_of(r, "{\"per_layer_info\": [\n  {\"time_ms\": 1}]}") ==
-        "bad.json:2:3: expected member \"label\" in this object");
-  CHECK(error_of(r, "{\"per_layer_info\": {}}") ==
-        "bad.json:1:20: expected \"per_layer_info\" (an array), found an object");
-  CHECK(error_of(r, "{\"something\": 1}") ==
-        "bad.json:1:1: expected CK-Caffe run characteristics: an object with \"per_layer_info\"");
-  CHECK(error_of(r, "I0520 1  1 caffe.cpp:494]      conv1\tforward: fast ms.\n") ==
-        "bad.json:1:47: expected a time in ms after conv1, found \"fast\"");
-  CHECK(error_of(r, "I0520 1  1 caffe.cpp:494]      conv1\tforward: 1.5\n") ==
-        "bad.json:1:47: expected \"<time> ms.\" after conv1");
-  CHECK(error_of(r, "hello\n") ==
-        "bad.json:1:1: expected caffe time per-layer lines (\"<layer>\\tforward: <t> ms.\")");
+  test::check_errors(
+      readers::caffe_reader(),
+      {
+          {"{\"per_layer_info\": [{\"label\": \"00: a\", \"time_ms\": \"fast\"}]}",
+           "bad.json:1:51: expected a layer time (a number), found a string"},
+          {"{\"per_layer_info\": [\n  {\"time_ms\": 1}]}",
+           "bad.json:2:3: expected member \"label\" in this object"},
+          {"{\"per_layer_info\": {}}",
+           "bad.json:1:20: expected \"per_layer_info\" (an array), found an object"},
+          {"{\"something\": 1}",
+           "bad.json:1:1: expected CK-Caffe run characteristics: an object with "
+           "\"per_layer_info\""},
+          {"I0520 1  1 caffe.cpp:494]      conv1\tforward: fast ms.\n",
+           "bad.json:1:47: expected a time in ms after conv1, found \"fast\""},
+          {"I0520 1  1 caffe.cpp:494]      conv1\tforward: 1.5\n",
+           "bad.json:1:47: expected \"<time> ms.\" after conv1"},
+          {"hello\n",
+           "bad.json:1:1: expected caffe time per-layer lines (\"<layer>\\tforward: <t> ms.\")"},
+      });
 }

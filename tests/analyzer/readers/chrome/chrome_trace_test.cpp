@@ -9,7 +9,6 @@
 #include "readers/chrome/chrome_trace.hpp"
 
 using namespace clprof;
-using clprof::test::error_of;
 using clprof::test::fixture;
 using clprof::test::range_by_id;
 using clprof::test::read_with;
@@ -137,30 +136,32 @@ TEST_CASE("chrome: array form terminated, with or without trailing comma, gives 
 }
 
 TEST_CASE("chrome: sniff") {
-  const auto& r = readers::chrome_trace_reader();
-  CHECK(r.sniff("[\n{\"name\":\"process_name\",\"ph\":\"M\""));
-  CHECK(r.sniff("{\"otherData\": {}, \"traceEvents\": [{"));
-  CHECK_FALSE(r.sniff("[{\"call\": \"clFinish\"}, {\"ph\": 1}]"));
-  CHECK(r.name() == "chrome");
+  test::check_sniff(
+      readers::chrome_trace_reader(), "chrome",
+      {"[\n{\"name\":\"process_name\",\"ph\":\"M\"", "{\"otherData\": {}, \"traceEvents\": [{"},
+      {"[{\"call\": \"clFinish\"}, {\"ph\": 1}]"});
 }
 
 TEST_CASE("chrome: malformed input points at file:line:column") {
-  const auto& r = readers::chrome_trace_reader();
-  CHECK(error_of(r, "[{\"name\":\"a\",\"ts\":1}]") ==
-        "bad.json:1:2: expected member \"ph\" (the event phase) in this trace event");
-  CHECK(error_of(r, "[\n{\"ph\":\"X\",\"ts\":\"1\"}]") ==
-        "bad.json:2:16: expected ts (microseconds) (a number), found a string");
-  CHECK(error_of(r, "[{\"ph\":\"X\",\"ts\":1,\"dur\":-5}]") == "bad.json:1:25: expected dur >= 0");
-  CHECK(error_of(r, "[{\"ph\":\"X\",\"ts\":1} {\"ph\":\"X\",\"ts\":1}]") ==
-        "bad.json:1:20: expected ',' or ']' after a trace event");
-  CHECK(error_of(r, "{\"traceEvents\": 5}") ==
-        "bad.json:1:17: expected \"traceEvents\" (an array), found a number");
-  CHECK(error_of(r, "{\"events\": []}") ==
-        "bad.json:1:1: expected member \"traceEvents\" in this object");
-  CHECK(error_of(r, "[{\"ph\":\"X\",\"ts\":1e400}]") ==
-        "bad.json:1:17: invalid JSON: Number too big to be stored in double");
-  CHECK(error_of(r, "[3]") == "bad.json:1:2: expected a trace event (an object), found a number");
-  CHECK(error_of(r, "") ==
-        "bad.json:1:1: expected a Chrome trace ({\"traceEvents\": [...]} or [...]), found end of "
-        "input");
+  test::check_errors(
+      readers::chrome_trace_reader(),
+      {
+          {"[{\"name\":\"a\",\"ts\":1}]",
+           "bad.json:1:2: expected member \"ph\" (the event phase) in this trace event"},
+          {"[\n{\"ph\":\"X\",\"ts\":\"1\"}]",
+           "bad.json:2:16: expected ts (microseconds) (a number), found a string"},
+          {"[{\"ph\":\"X\",\"ts\":1,\"dur\":-5}]", "bad.json:1:25: expected dur >= 0"},
+          {"[{\"ph\":\"X\",\"ts\":1} {\"ph\":\"X\",\"ts\":1}]",
+           "bad.json:1:20: expected ',' or ']' after a trace event"},
+          {"{\"traceEvents\": 5}",
+           "bad.json:1:17: expected \"traceEvents\" (an array), found a number"},
+          {"{\"events\": []}", "bad.json:1:1: expected member \"traceEvents\" in this object"},
+          {"[{\"ph\":\"X\",\"ts\":1e400}]",
+           "bad.json:1:17: invalid JSON: Number too big to be stored in double"},
+          {"[3]", "bad.json:1:2: expected a trace event (an object), found a number"},
+          {"",
+           "bad.json:1:1: expected a Chrome trace ({\"traceEvents\": [...]} or [...]), found end "
+           "of "
+           "input"},
+      });
 }

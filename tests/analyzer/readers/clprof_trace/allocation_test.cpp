@@ -67,10 +67,9 @@ class DurationSum : public Analysis {
 };
 
 std::string launches_trace(int n) {
-  std::string t = R"({"format":"clprof-trace","version":1,"header":{"pid":1},"records":[)"
-                  "\n"
-                  R"({"type":"device","id":1,"name":"d"},)"
-                  "\n";
+  std::string t =
+      test::trace_lines({R"({"format":"clprof-trace","version":1,"header":{"pid":1},"records":[)",
+                         R"({"type":"device","id":1,"name":"d"},)"});
   for (int i = 0; i < n; ++i) {
     // Alternating shapes: argument counts, lws null or not, short and long names.
     if (i % 2)

@@ -241,12 +241,10 @@ TEST_CASE("version 99 is rejected, older versions and unknown fields are read") 
   test::TempDir dir;
   std::string path = dir.write(
       "v1.json",
-      R"({"format":"clprof-trace","version":1,"new_top":{"a":[1]},"header":{"pid":1,"new":1},"records":[)"
-      "\n"
-      R"({"type":"launch","seq":1,"kernel":"k","new_field":{"x":[1,2]},"device_ns":[0,0,1,4]},)"
-      "\n"
-      R"({"type":"end"}]})"
-      "\n");
+      test::trace_lines(
+          {R"({"format":"clprof-trace","version":1,"new_top":{"a":[1]},"header":{"pid":1,"new":1},"records":[)",
+           R"({"type":"launch","seq":1,"kernel":"k","new_field":{"x":[1,2]},"device_ns":[0,0,1,4]},)",
+           R"({"type":"end"}]})"}));
   model::Run run;
   readers::Diagnostics diag;
   readers::load_run({path}, "", run, diag);

@@ -14,45 +14,26 @@ using namespace clprof;
 
 namespace {
 
-const char kFullTrace[] =
-    R"({"format":"clprof-trace","version":1,"header":{"pid":4242,"ppid":1,"command_line":["./app","-n","3"],"start_unix_ns":1700000000123456789,"host_start_ns":5000000,"host_clock":"CLOCK_MONOTONIC","host_name":"box","clprof_version":"0.1.0","settings":{"CLPROF_OUTPUT":"t.json"}},"records":[)"
-    "\n"
-    R"({"type":"device","id":7,"name":"pthread-cpu","vendor":"GenuineIntel","platform":"Portable Computing Language","platform_version":"OpenCL 3.0 PoCL 3.1","version":"OpenCL 3.0 PoCL","driver_version":"3.1","device_type":"CPU","compute_units":2,"max_clock_mhz":3000,"global_mem_bytes":8589934592,"local_mem_bytes":524288,"timer_resolution_ns":1},)"
-    "\n"
-    R"({"type":"clock_sync","device_id":7,"method":"clGetDeviceAndHostTimer","offset_ns":-123,"uncertainty_ns":0},)"
-    "\n"
-    R"({"type":"queue","id":8,"context_id":2,"device_id":7,"properties":0,"profiling_added":true},)"
-    "\n"
-    R"({"type":"program","id":3,"context_id":2,"origin":"source","source_hash":"fnv1a64:0123456789abcdef","source_bytes":1234,"source":"kernel void k(){}"},)"
-    "\n"
-    R"({"type":"build","api":"clBuildProgram","program_id":3,"options":"-DX=1","device_ids":[7],"host_ns":[10,20],"rc":-11,"build_status":[-2],"kernels":[],"source_hash":"fnv1a64:0123456789abcdef"},)"
-    "\n"
-    R"({"type":"build","api":"clBuildProgram","program_id":3,"options":"-DM=64 -DN=64","device_ids":[7],"host_ns":[30,40],"rc":0,"build_status":[0],"kernels":["XgemmDirectTN","vadd"],"source_hash":"fnv1a64:0123456789abcdef"},)"
-    "\n"
-    R"({"type":"kernel","id":9,"program_id":3,"context_id":2,"name":"XgemmDirectTN","num_args":9},)"
-    "\n"
-    R"({"type":"range_begin","id":1,"parent":0,"name":"net","tid":77,"host_ns":100},)"
-    "\n"
-    R"({"type":"range_begin","id":2,"parent":1,"name":"conv1","tid":77,"host_ns":150},)"
-    "\n"
-    R"({"type":"launch","seq":7,"tid":77,"rc":0,"kernel":"XgemmDirectTN","kernel_id":9,"program_id":3,"queue_id":8,"context_id":2,"device_id":7,"gwo":null,"gws":[24,760],"lws":[8,8],"args":[["scalar",4,"60000000",96],["scalar",8,"d10b000000000000",3025],["scalar",12,"0102030405060708090a0b0c"],["buffer",8,11,4096],["image",8,12,65536],["pipe",8,13,256],["local",1024],["svm",0,"0x7f00dead0000"],["sampler",8,14],["unset"],["buffer",8,0,0]],"host_ns":[200,260],"device_ns":[1000,1100,1200,1300],"status":"complete","ranges":[1,2]},)"
-    "\n"
-    R"({"type":"launch","seq":8,"tid":78,"rc":-5,"api":"clEnqueueTask","kernel":"vadd","kernel_id":10,"program_id":3,"queue_id":8,"context_id":2,"device_id":7,"gwo":[4],"gws":[1],"lws":null,"args":[],"host_ns":[300,310],"device_ns":null,"status":"not_enqueued","ranges":[]},)"
-    "\n"
-    R"({"type":"transfer","seq":9,"tid":77,"rc":0,"api":"clEnqueueReadBuffer","op":"read","queue_id":8,"device_id":7,"bytes":4096,"blocking":true,"host_ns":[400,900],"device_ns":[1400,1450,1500,1800],"status":"complete","ranges":[1]},)"
-    "\n"
-    R"({"type":"sync","seq":10,"tid":77,"rc":0,"api":"clFinish","queue_id":8,"host_ns":[1000,5000]},)"
-    "\n"
-    R"({"type":"range_end","id":2,"tid":77,"host_ns":950},)"
-    "\n"
-    R"({"type":"mark","name":"weights loaded","tid":77,"host_ns":99},)"
-    "\n"
-    R"({"type":"warning","message":"clprof_range_pop with no open range: tid 77","host_ns":5},)"
-    "\n"
-    R"({"type":"range_end","id":1,"tid":77,"host_ns":6000,"open":true},)"
-    "\n"
-    R"({"type":"end","host_ns":123456,"counts":{"launch":2,"transfer":1},"incomplete":3,"dropped":4}]})"
-    "\n";
+const std::string kFullTrace = test::trace_lines(
+    {R"({"format":"clprof-trace","version":1,"header":{"pid":4242,"ppid":1,"command_line":["./app","-n","3"],"start_unix_ns":1700000000123456789,"host_start_ns":5000000,"host_clock":"CLOCK_MONOTONIC","host_name":"box","clprof_version":"0.1.0","settings":{"CLPROF_OUTPUT":"t.json"}},"records":[)",
+     R"({"type":"device","id":7,"name":"pthread-cpu","vendor":"GenuineIntel","platform":"Portable Computing Language","platform_version":"OpenCL 3.0 PoCL 3.1","version":"OpenCL 3.0 PoCL","driver_version":"3.1","device_type":"CPU","compute_units":2,"max_clock_mhz":3000,"global_mem_bytes":8589934592,"local_mem_bytes":524288,"timer_resolution_ns":1},)",
+     R"({"type":"clock_sync","device_id":7,"method":"clGetDeviceAndHostTimer","offset_ns":-123,"uncertainty_ns":0},)",
+     R"({"type":"queue","id":8,"context_id":2,"device_id":7,"properties":0,"profiling_added":true},)",
+     R"({"type":"program","id":3,"context_id":2,"origin":"source","source_hash":"fnv1a64:0123456789abcdef","source_bytes":1234,"source":"kernel void k(){}"},)",
+     R"({"type":"build","api":"clBuildProgram","program_id":3,"options":"-DX=1","device_ids":[7],"host_ns":[10,20],"rc":-11,"build_status":[-2],"kernels":[],"source_hash":"fnv1a64:0123456789abcdef"},)",
+     R"({"type":"build","api":"clBuildProgram","program_id":3,"options":"-DM=64 -DN=64","device_ids":[7],"host_ns":[30,40],"rc":0,"build_status":[0],"kernels":["XgemmDirectTN","vadd"],"source_hash":"fnv1a64:0123456789abcdef"},)",
+     R"({"type":"kernel","id":9,"program_id":3,"context_id":2,"name":"XgemmDirectTN","num_args":9},)",
+     R"({"type":"range_begin","id":1,"parent":0,"name":"net","tid":77,"host_ns":100},)",
+     R"({"type":"range_begin","id":2,"parent":1,"name":"conv1","tid":77,"host_ns":150},)",
+     R"({"type":"launch","seq":7,"tid":77,"rc":0,"kernel":"XgemmDirectTN","kernel_id":9,"program_id":3,"queue_id":8,"context_id":2,"device_id":7,"gwo":null,"gws":[24,760],"lws":[8,8],"args":[["scalar",4,"60000000",96],["scalar",8,"d10b000000000000",3025],["scalar",12,"0102030405060708090a0b0c"],["buffer",8,11,4096],["image",8,12,65536],["pipe",8,13,256],["local",1024],["svm",0,"0x7f00dead0000"],["sampler",8,14],["unset"],["buffer",8,0,0]],"host_ns":[200,260],"device_ns":[1000,1100,1200,1300],"status":"complete","ranges":[1,2]},)",
+     R"({"type":"launch","seq":8,"tid":78,"rc":-5,"api":"clEnqueueTask","kernel":"vadd","kernel_id":10,"program_id":3,"queue_id":8,"context_id":2,"device_id":7,"gwo":[4],"gws":[1],"lws":null,"args":[],"host_ns":[300,310],"device_ns":null,"status":"not_enqueued","ranges":[]},)",
+     R"({"type":"transfer","seq":9,"tid":77,"rc":0,"api":"clEnqueueReadBuffer","op":"read","queue_id":8,"device_id":7,"bytes":4096,"blocking":true,"host_ns":[400,900],"device_ns":[1400,1450,1500,1800],"status":"complete","ranges":[1]},)",
+     R"({"type":"sync","seq":10,"tid":77,"rc":0,"api":"clFinish","queue_id":8,"host_ns":[1000,5000]},)",
+     R"({"type":"range_end","id":2,"tid":77,"host_ns":950},)",
+     R"({"type":"mark","name":"weights loaded","tid":77,"host_ns":99},)",
+     R"({"type":"warning","message":"clprof_range_pop with no open range: tid 77","host_ns":5},)",
+     R"({"type":"range_end","id":1,"tid":77,"host_ns":6000,"open":true},)",
+     R"({"type":"end","host_ns":123456,"counts":{"launch":2,"transfer":1},"incomplete":3,"dropped":4}]})"});
 
 void check_full_run(const model::Run& run, const readers::Diagnostics& diag,
                     const std::string& path) {
@@ -385,19 +366,12 @@ TEST_CASE("several traces make one run of several processes with distinct ids") 
 }
 
 TEST_CASE("a launch before its device record still gets the device's Run id") {
-  const std::string trace =
-      R"({"format":"clprof-trace","version":1,"header":{"pid":1},"records":[)"
-      "\n"
-      R"({"type":"device","id":1,"name":"first"},)"
-      "\n"
-      R"({"type":"launch","seq":1,"kernel":"k","device_id":2,"device_ns":[0,0,0,1]},)"
-      "\n"
-      R"({"type":"launch","seq":2,"kernel":"k","device_id":1,"device_ns":[0,0,0,1]},)"
-      "\n"
-      R"({"type":"device","id":2,"name":"late"},)"
-      "\n"
-      R"({"type":"end"}]})"
-      "\n";
+  const std::string trace = test::trace_lines(
+      {R"({"format":"clprof-trace","version":1,"header":{"pid":1},"records":[)",
+       R"({"type":"device","id":1,"name":"first"},)",
+       R"({"type":"launch","seq":1,"kernel":"k","device_id":2,"device_ns":[0,0,0,1]},)",
+       R"({"type":"launch","seq":2,"kernel":"k","device_id":1,"device_ns":[0,0,0,1]},)",
+       R"({"type":"device","id":2,"name":"late"},)", R"({"type":"end"}]})"});
   test::TempDir dir;
   auto [run, diag, path] = test::load_text(dir, "late.json", trace);
   REQUIRE(run.launches.size() == 2);
@@ -465,14 +439,11 @@ TEST_CASE("the compact-launch fast path and the general path read launches ident
       R"({"type":"launch","kernel":"b","seq":18446744073709551615,"device_ns":[0,0,0,9]})",
       R"({"type":"launch","seq":5,"kernel":"b","unknown":{"x":1},"device_ns":[0,0,0,9]})",
   };
-  std::string head = R"({"format":"clprof-trace","version":1,"header":{"pid":1},"records":[)"
-                     "\n"
-                     R"({"type":"device","id":1,"name":"d"},)"
-                     "\n"
-                     R"({"type":"range_begin","id":1,"parent":0,"name":"r","tid":2,"host_ns":0},)"
-                     "\n"
-                     R"({"type":"range_begin","id":2,"parent":1,"name":"q","tid":2,"host_ns":0},)"
-                     "\n";
+  std::string head = test::trace_lines(
+      {R"({"format":"clprof-trace","version":1,"header":{"pid":1},"records":[)",
+       R"({"type":"device","id":1,"name":"d"},)",
+       R"({"type":"range_begin","id":1,"parent":0,"name":"r","tid":2,"host_ns":0},)",
+       R"({"type":"range_begin","id":2,"parent":1,"name":"q","tid":2,"host_ns":0},)"});
   std::string fast = head, general = head;
   for (const auto& line : compact) {
     fast += line + ",\n";

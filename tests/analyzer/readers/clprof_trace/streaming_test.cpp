@@ -17,10 +17,9 @@ namespace {
 // `pad`: every 7th line ends with that many spaces (the shim pads the line before each
 // aligned write so).
 std::string many_line_trace(int launches, bool with_end, size_t pad = 0) {
-  std::string t = R"({"format":"clprof-trace","version":1,"header":{"pid":1},"records":[)"
-                  "\n"
-                  R"({"type":"device","id":1,"name":"d"},)"
-                  "\n";
+  std::string t =
+      test::trace_lines({R"({"format":"clprof-trace","version":1,"header":{"pid":1},"records":[)",
+                         R"({"type":"device","id":1,"name":"d"},)"});
   int seq = 0;
   for (int i = 0; i < launches; ++i) {
     if (i % 10 == 0)

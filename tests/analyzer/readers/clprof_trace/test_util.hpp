@@ -7,10 +7,12 @@
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis.hpp"
@@ -51,6 +53,16 @@ class TempDir {
 
 // What readers::load_run made of one file: the Run, its diagnostics, and the file's path
 // (the warnings begin with it).
+// A trace (or a part of one) from its lines: each line, then a newline.
+inline std::string trace_lines(std::initializer_list<std::string_view> lines) {
+  std::string out;
+  for (std::string_view line : lines) {
+    out += line;
+    out += '\n';
+  }
+  return out;
+}
+
 struct Loaded {
   model::Run run;
   readers::Diagnostics diag;

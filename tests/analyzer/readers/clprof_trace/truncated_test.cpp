@@ -12,15 +12,11 @@ using namespace clprof;
 
 namespace {
 
-const std::string kHead =
-    R"({"format":"clprof-trace","version":1,"header":{"pid":1},"records":[)"
-    "\n"
-    R"({"type":"device","id":1,"name":"d"},)"
-    "\n"
-    R"({"type":"launch","seq":1,"kernel":"k1","device_id":1,"device_ns":[0,0,10,20]},)"
-    "\n"
-    R"({"type":"launch","seq":2,"kernel":"k2","device_id":1,"device_ns":[0,0,10,30]},)"
-    "\n";
+const std::string kHead = test::trace_lines(
+    {R"({"format":"clprof-trace","version":1,"header":{"pid":1},"records":[)",
+     R"({"type":"device","id":1,"name":"d"},)",
+     R"({"type":"launch","seq":1,"kernel":"k1","device_id":1,"device_ns":[0,0,10,20]},)",
+     R"({"type":"launch","seq":2,"kernel":"k2","device_id":1,"device_ns":[0,0,10,30]},)"});
 
 using Outcome = test::Loaded;
 
@@ -110,14 +106,11 @@ TEST_CASE(
     "a trace cut at any byte: the complete records before the cut, or an error in the header") {
   const std::string full =
       kHead +
-      R"({"type":"range_begin","id":1,"parent":0,"name":"r","tid":1,"host_ns":5},)"
-      "\n"
-      R"({"type":"launch","seq":3,"kernel":"k3","device_id":1,"args":[["scalar",4,"01000000",1]],"device_ns":[0,0,10,40]},)"
-      "\n"
-      R"({"type":"range_end","id":1,"tid":1,"host_ns":9},)"
-      "\n"
-      R"({"type":"end","incomplete":0,"dropped":0}]})"
-      "\n";
+      test::trace_lines(
+          {R"({"type":"range_begin","id":1,"parent":0,"name":"r","tid":1,"host_ns":5},)",
+           R"({"type":"launch","seq":3,"kernel":"k3","device_id":1,"args":[["scalar",4,"01000000",1]],"device_ns":[0,0,10,40]},)",
+           R"({"type":"range_end","id":1,"tid":1,"host_ns":9},)",
+           R"({"type":"end","incomplete":0,"dropped":0}]})"});
   const size_t header_end = full.find('\n') + 1;
   const size_t last_line = full.rfind('{');
   test::TempDir dir;

@@ -17,13 +17,10 @@ using namespace clprof;
 
 namespace {
 
-const std::string kHead =
-    R"({"format":"clprof-trace","version":2,"header":{"pid":1,"session_id":"s"},"records":[)"
-    "\n"
-    R"({"type":"device","id":1,"name":"d"},)"
-    "\n"
-    R"({"type":"range_begin","id":1,"parent":0,"name":"r","tid":1,"host_ns":0},)"
-    "\n";
+const std::string kHead = test::trace_lines(
+    {R"({"format":"clprof-trace","version":2,"header":{"pid":1,"session_id":"s"},"records":[)",
+     R"({"type":"device","id":1,"name":"d"},)",
+     R"({"type":"range_begin","id":1,"parent":0,"name":"r","tid":1,"host_ns":0},)"});
 const std::string kEnd = R"({"type":"end","host_ns":9}]})"
                          "\n";
 

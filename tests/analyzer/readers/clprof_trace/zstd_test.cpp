@@ -17,13 +17,10 @@ using namespace clprof;
 
 namespace {
 
-const std::string kFirst =
-    R"({"format":"clprof-trace","version":1,"header":{"pid":1},"records":[)"
-    "\n"
-    R"({"type":"device","id":1,"name":"d"},)"
-    "\n"
-    R"({"type":"launch","seq":1,"kernel":"k1","device_id":1,"device_ns":[0,0,10,20]},)"
-    "\n";
+const std::string kFirst = test::trace_lines(
+    {R"({"format":"clprof-trace","version":1,"header":{"pid":1},"records":[)",
+     R"({"type":"device","id":1,"name":"d"},)",
+     R"({"type":"launch","seq":1,"kernel":"k1","device_id":1,"device_ns":[0,0,10,20]},)"});
 const std::string kSecond =
     R"({"type":"launch","seq":2,"kernel":"k2","device_id":1,"device_ns":[0,0,10,30]},)"
     "\n"

@@ -8,7 +8,6 @@
 #include "readers/dvdt_prof/dvdt_prof.hpp"
 
 using namespace clprof;
-using clprof::test::error_of;
 using clprof::test::fixture;
 using clprof::test::read_with;
 using Kind = model::KernelArg::Kind;
@@ -172,40 +171,37 @@ TEST_CASE("dvdt: reused handles, args changed between launches, lws NULL, work_d
 }
 
 TEST_CASE("dvdt: sniff") {
-  const auto& r = readers::dvdt_prof_reader();
-  CHECK(r.sniff("[\n  {\n    \"call\": \"clCreateCommandQueue\""));
-  CHECK(r.sniff("hello\n[dv/dt] clCreateKernel\n"));
-  CHECK_FALSE(r.sniff("[{\"name\":\"x\",\"ph\":\"X\"}]"));
-  CHECK(r.name() == "dvdt");
+  test::check_sniff(
+      readers::dvdt_prof_reader(), "dvdt",
+      {"[\n  {\n    \"call\": \"clCreateCommandQueue\"", "hello\n[dv/dt] clCreateKernel\n"},
+      {"[{\"name\":\"x\",\"ph\":\"X\"}]"});
 }
 
 TEST_CASE("dvdt: malformed input points at file:line:column") {
-  const auto& r = readers::dvdt_prof_reader();
-  CHECK(error_of(r, "[{\"call\": \"clEnqueueNDRangeKernel\", \"gws\": [1, \"x\"]}]") ==
-        "bad.json:1:48: expected gws (an unsigned integer), found \"x\"");
-  CHECK(error_of(r, "[\n {\"kernel\": \"0x1\"}]") ==
-        "bad.json:2:2: expected member \"call\" in this object");
-  CHECK(error_of(r,
-                 "[{\"call\": \"clSetKernelArg\", \"kernel\": \"0x5\", \"arg_index\": 0, "
-                 "\"arg_size\": 4,\n"
-                 " \"arg_value_ptr\": \"0x1\", \"arg_value\": \"12345\"}]") ==
-        "bad.json:2:39: expected the argument bytes as hex digit pairs, found \"12345\"");
-  CHECK(error_of(r, "[{\"call\": \"clCreateKernel\", \"kernel\": \"0xZZ\"}]") ==
-        "bad.json:1:39: expected a kernel handle (a handle such as 0x55a2b3dc00), found \"0xZZ\"");
-  CHECK(error_of(r, "out\n[dv/dt] <<\n[{\"call\": \"clFinish\"}]\nno close\n") ==
-        "bad.json:4:1: expected \"[dv/dt] >>\" closing the cJSON call list");
-  CHECK(
-      error_of(
-          r, "[dv/dt] clEnqueueNDRangeKernel\n[dv/dt] clEnqueueNDRangeKernel profiling 1 2 3\n") ==
-      "bad.json:2:42: expected 4 profiling times (queued submit start end)");
-  CHECK(error_of(r, "[dv/dt] clFoo\n[dv/dt] clBar kernel 0x1\n") ==
-        "bad.json:2:1: expected \"[dv/dt] clBar\" opening this call before its fields");
-  CHECK(
-      error_of(
-          r,
-          "[{\"call\": \"clEnqueueNDRangeKernel\", \"timestamp\": {\"start\": \"yesterday\"}}]") ==
-      "bad.json:1:60: expected an ISO time like 2018-02-09T10:36:48.553314, found \"yesterday\"");
-  CHECK(error_of(r, "just text\n") ==
-        "bad.json:1:1: expected dvdt-prof output: a JSON call list, \"[dv/dt] <<\" or \"[dv/dt] "
-        "cl...\" lines");
+  test::check_errors(
+      readers::dvdt_prof_reader(),
+      {
+          {"[{\"call\": \"clEnqueueNDRangeKernel\", \"gws\": [1, \"x\"]}]",
+           "bad.json:1:48: expected gws (an unsigned integer), found \"x\""},
+          {"[\n {\"kernel\": \"0x1\"}]", "bad.json:2:2: expected member \"call\" in this object"},
+          {"[{\"call\": \"clSetKernelArg\", \"kernel\": \"0x5\", \"arg_index\": 0, "
+           "\"arg_size\": 4,\n"
+           " \"arg_value_ptr\": \"0x1\", \"arg_value\": \"12345\"}]",
+           "bad.json:2:39: expected the argument bytes as hex digit pairs, found \"12345\""},
+          {"[{\"call\": \"clCreateKernel\", \"kernel\": \"0xZZ\"}]",
+           "bad.json:1:39: expected a kernel handle (a handle such as 0x55a2b3dc00), found "
+           "\"0xZZ\""},
+          {"out\n[dv/dt] <<\n[{\"call\": \"clFinish\"}]\nno close\n",
+           "bad.json:4:1: expected \"[dv/dt] >>\" closing the cJSON call list"},
+          {"[dv/dt] clEnqueueNDRangeKernel\n[dv/dt] clEnqueueNDRangeKernel profiling 1 2 3\n",
+           "bad.json:2:42: expected 4 profiling times (queued submit start end)"},
+          {"[dv/dt] clFoo\n[dv/dt] clBar kernel 0x1\n",
+           "bad.json:2:1: expected \"[dv/dt] clBar\" opening this call before its fields"},
+          {"[{\"call\": \"clEnqueueNDRangeKernel\", \"timestamp\": {\"start\": \"yesterday\"}}]",
+           "bad.json:1:60: expected an ISO time like 2018-02-09T10:36:48.553314, found "
+           "\"yesterday\""},
+          {"just text\n",
+           "bad.json:1:1: expected dvdt-prof output: a JSON call list, \"[dv/dt] <<\" or \"[dv/dt] "
+           "cl...\" lines"},
+      });
 }
