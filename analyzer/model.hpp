@@ -207,6 +207,17 @@ struct Kernel {
   std::vector<std::string> arg_types;
 };
 
+// A kernel's work-group facts on one device (clprof traces, kernel_device records, from
+// version 4): given once per program, kernel name and device; look them up by all three.
+struct KernelDevice {
+  uint32_t process = 0;
+  uint64_t kernel_id = 0, program_id = 0;
+  std::string name;
+  uint32_t device = 0;                         // Device::id, 0 = unknown
+  std::optional<uint64_t> preferred_multiple;  // CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE
+  std::optional<uint64_t> work_group_size;     // CL_KERNEL_WORK_GROUP_SIZE
+};
+
 // A host API call known only as a call: an importer's API event (a Chrome trace's
 // clEnqueue... slices). The calls of launches, transfers, syncs and builds are in those.
 struct ApiCall {
@@ -267,6 +278,9 @@ struct Process {
   uint64_t dropped_records = 0;
   int64_t end_host_ns = kNoTime;                                // the end record's time
   std::vector<std::pair<std::string, uint64_t>> record_counts;  // the end record's counts
+  // The app's objects alive at the end (end.live, version 4): kind -> count, a kind the
+  // shim could not count absent; nullopt when the trace does not say.
+  std::optional<std::vector<std::pair<std::string, uint64_t>>> live_objects;
   std::vector<ShimWarning> warnings;                            // warning records of the shim
   std::vector<Capture> captures;                                // capture records, in order
   // Whole-inference wall times an importer knows (Arm NN "Wall clock time"), per iteration.
@@ -282,6 +296,7 @@ struct Run {
   std::vector<Build> builds;
   std::vector<Queue> queues;
   std::vector<Kernel> kernels;
+  std::vector<KernelDevice> kernel_devices;
   std::vector<Launch> launches;
   std::vector<Transfer> transfers;
   std::vector<Sync> syncs;

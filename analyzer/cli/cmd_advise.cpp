@@ -49,6 +49,7 @@ Runner setup_advise(CLI::App& app) {
     CommonOptions common;
     std::string fail_on;
     std::vector<std::string> thresholds;
+    PeakOptions peak;
   };
   auto o = std::make_shared<Options>();
   add_common_options(app, o->common);
@@ -59,6 +60,8 @@ Runner setup_advise(CLI::App& app) {
   add_repeatable(app, "--threshold", o->thresholds,
                  "Set a rule's threshold (repeatable; --list-rules shows them with their defaults)",
                  "RULE.KEY=VALUE");
+  add_peak_options(app, o->peak,
+                   "Peak GFLOPS of the device: evaluates gemm-below-peak (else not evaluated)");
   // Handled while parsing, before CLI11 asks for the TRACE it does not need (like --help).
   app.add_flag_callback(
       "--list-rules",
@@ -86,8 +89,10 @@ Runner setup_advise(CLI::App& app) {
       if (!fail_on)
         throw UsageError("--fail-on: expected info or warning, not '" + o->fail_on + "'");
     }
-    const Request r = make_request(o->common);
+    Request r = make_request(o->common);
+    if (!o->peak.peak_from.empty()) r.other_inputs.push_back(o->peak.peak_from);
     check_output_path(r);
+    load_peak(o->peak);
     std::string extra;
     const size_t sort = sort_column(output::tables::advise_schema(), {}, r, extra);
     auto session = run_session(
@@ -97,6 +102,7 @@ Runner setup_advise(CLI::App& app) {
     auto& c = static_cast<Collect&>(*session.analysis);
     session.run.launches = std::move(c.launches);
     session.run.transfers = std::move(c.transfers);
+    if (o->peak.given()) thresholds.set_peak_gflops(resolve_peak(o->peak, session.run));
     const auto report = analyses::advice::advise(session.run, thresholds);
     auto result = output::tables::advise_result(report);
     order(result, sort, r.top);

@@ -12,9 +12,6 @@
 
 namespace clprof::cli {
 
-namespace {
-
-// A small input (rules, clpeak output): a regular file, read whole, at most 16 MiB.
 std::string read_small_file(const std::string& path) {
   uint64_t size = 0;
   int fd = -1;
@@ -37,7 +34,31 @@ std::string read_small_file(const std::string& path) {
   return text;
 }
 
-}  // namespace
+void add_peak_options(CLI::App& app, PeakOptions& o, const std::string& peak_help) {
+  app.add_option("--peak", o.peak, peak_help)->type_name("GFLOPS");
+  app.add_option("--peak-from", o.peak_from,
+                 "Take the peak from clpeak's output (best Single-precision compute value)")
+      ->type_name("FILE");
+}
+
+void load_peak(PeakOptions& o) {
+  if (!o.peak.empty() && !o.peak_from.empty())
+    throw UsageError("give --peak or --peak-from, not both");
+  if (!o.peak.empty()) parse_positive("--peak", o.peak);
+  if (o.peak_from.empty()) return;
+  const std::string text = read_small_file(o.peak_from);
+  try {
+    o.clpeak = readers::parse_clpeak(text);
+  } catch (const std::invalid_argument& e) {
+    throw readers::InputError(o.peak_from, 0, 0, std::string("not a clpeak report: ") + e.what());
+  }
+}
+
+double resolve_peak(const PeakOptions& o, const model::Run& run) {
+  if (!o.peak.empty()) return parse_positive("--peak", o.peak);
+  if (o.clpeak.empty()) return 0;
+  return readers::pick_peak(o.clpeak, run.devices.empty() ? "" : run.devices.front().name);
+}
 
 Runner setup_gemm(CLI::App& app) {
   struct Options {
@@ -46,8 +67,7 @@ Runner setup_gemm(CLI::App& app) {
     std::vector<std::string> rules_files;
     bool no_builtin = false;
     bool list_rules = false;
-    std::string peak;
-    std::string peak_from;
+    PeakOptions peak;
   };
   auto o = std::make_shared<Options>();
   add_common_options(app, o->common);
@@ -61,11 +81,7 @@ Runner setup_gemm(CLI::App& app) {
                  "FILE");
   app.add_flag("--no-builtin-rules", o->no_builtin, "Use only the --rules files");
   app.add_flag("--list-rules", o->list_rules, "Print the rule table (JSON) and exit");
-  app.add_option("--peak", o->peak, "Peak GFLOPS of the device: adds a % of peak column")
-      ->type_name("GFLOPS");
-  app.add_option("--peak-from", o->peak_from,
-                 "Take the peak from clpeak's output (best Single-precision compute value)")
-      ->type_name("FILE");
+  add_peak_options(app, o->peak, "Peak GFLOPS of the device: adds a % of peak column");
   app.footer(help_footer(
       "gemm",
       "FLOPs = 2*M*N*K*batch; GFLOPS = FLOPs / device time. Rules marked padded decode padded "
@@ -73,7 +89,7 @@ Runner setup_gemm(CLI::App& app) {
   return [o]() -> int {
     Request r = make_request(o->common);
     r.other_inputs = o->rules_files;
-    if (!o->peak_from.empty()) r.other_inputs.push_back(o->peak_from);
+    if (!o->peak.peak_from.empty()) r.other_inputs.push_back(o->peak.peak_from);
     check_output_path(r);
     auto rules = std::make_shared<std::vector<gemm::Rule>>();
     for (const auto& f : o->rules_files) {
@@ -89,23 +105,11 @@ Runner setup_gemm(CLI::App& app) {
       return 0;
     }
     if (r.inputs.empty()) throw UsageError("gemm: a TRACE is required");
-    if (!o->peak.empty() && !o->peak_from.empty())
-      throw UsageError("give --peak or --peak-from, not both");
-    double peak = o->peak.empty() ? 0 : parse_positive("--peak", o->peak);
-    std::vector<readers::ClpeakDevice> clpeak;
-    if (!o->peak_from.empty()) {
-      const std::string text = read_small_file(o->peak_from);
-      try {
-        clpeak = readers::parse_clpeak(text);
-      } catch (const std::invalid_argument& e) {
-        throw readers::InputError(o->peak_from, 0, 0,
-                                  std::string("not a clpeak report: ") + e.what());
-      }
-    }
+    load_peak(o->peak);
     const auto& schema =
         o->group ? output::tables::gemm_group_schema() : output::tables::gemm_schema();
     std::string extra;
-    const bool with_peak = !o->peak.empty() || !o->peak_from.empty();
+    const bool with_peak = o->peak.given();
     const size_t sort = sort_column(
         schema, with_peak ? std::vector<std::string>{"--peak"} : std::vector<std::string>{}, r,
         extra);
@@ -113,9 +117,7 @@ Runner setup_gemm(CLI::App& app) {
     auto session = run_session(r, [rules, group](analyses::LaunchPredicate keep) {
       return std::make_unique<analyses::GemmAnalysis>(rules, std::move(keep), group);
     });
-    if (!clpeak.empty())
-      peak = readers::pick_peak(
-          clpeak, session.run.devices.empty() ? "" : session.run.devices.front().name);
+    const double peak = resolve_peak(o->peak, session.run);
     auto result = analyses::finish_gemm(
         std::move(static_cast<analyses::GemmAnalysis&>(*session.analysis)), session.run, peak);
     session.analysis.reset();

@@ -15,6 +15,7 @@
 #include "cli/request.hpp"
 #include "output/render.hpp"
 #include "output/schema_doc.hpp"
+#include "readers/clpeak/peak.hpp"
 
 namespace clprof::cli {
 
@@ -106,5 +107,21 @@ TableRun start_table_run(const TableOptions& options,
 // The end of a table command's run: `result` cut to its --sort and --top, then written as
 // the request says. Returns the exit status (0).
 int finish_table_run(output::Result& result, const TableRun& run);
+
+// --peak GFLOPS and --peak-from CLPEAK_OUTPUT (gemm, advise; cmd_gemm.cpp).
+struct PeakOptions {
+  std::string peak, peak_from;
+  std::vector<readers::ClpeakDevice> clpeak;  // load_peak's reading of --peak-from
+  bool given() const { return !peak.empty() || !peak_from.empty(); }
+};
+void add_peak_options(CLI::App& app, PeakOptions& o, const std::string& peak_help);
+// Checks them (not both; a positive --peak) and reads --peak-from's file (UsageError or
+// InputError on bad input). Call before the session (the file is an input: -o may not be it).
+void load_peak(PeakOptions& o);
+// The peak in GFLOPS: --peak, or clpeak's best single-precision value for the run's first
+// device; 0 when neither was given.
+double resolve_peak(const PeakOptions& o, const model::Run& run);
+// A small input (rules, clpeak output): a regular file, read whole, at most 16 MiB.
+std::string read_small_file(const std::string& path);
 
 }  // namespace clprof::cli

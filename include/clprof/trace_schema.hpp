@@ -41,8 +41,10 @@ inline constexpr std::string_view kFormatName = "clprof-trace";
 //   3: BLAS library calls: range_begin.blas (the call's arguments), range_end.status,
 //      launch/transfer/sync.call (the call a command belongs to); kernel.arg_types;
 //      build.logs.
+//   4: kernel_device records (a kernel's work-group facts on a device, at its first launch
+//      there); end.live (the app's objects still alive at the end).
 // Readers read every version from kOldestVersion to kVersion; writers write kVersion.
-inline constexpr int kVersion = 3;
+inline constexpr int kVersion = 4;
 inline constexpr int kOldestVersion = 1;
 
 // Scalar arguments keep at most this many bytes in their hex text.
@@ -145,6 +147,7 @@ enum class ArgKind : std::uint8_t { CLPROF_TRACE_ARG_KINDS(CLPROF_TRACE_ENUMERAT
   X(Program, program, "a program object")                                      \
   X(Build, build, "a clBuildProgram, clCompileProgram or clLinkProgram call")  \
   X(Kernel, kernel, "a kernel object")                                         \
+  X(KernelDevice, kernel_device, "a kernel's work-group facts on a device")    \
   X(Launch, launch, "a kernel launch (clEnqueueNDRangeKernel, clEnqueueTask)") \
   X(Transfer, transfer, "a read, write, copy, fill, map or unmap command")     \
   X(Sync, sync, "a host wait: clFinish, clWaitForEvents")                      \
@@ -249,6 +252,19 @@ enum class RecordType : std::uint8_t { CLPROF_TRACE_RECORD_TYPES(CLPROF_TRACE_EN
     "CL_KERNEL_ARG_TYPE_NAME of each argument (\"float\", \"float*\", ...) where the " \
     "driver answers; only in the first kernel record of each name and program; since " \
     "version 3")
+
+// At a kernel's first successful launch on a device: clGetKernelWorkGroupInfo, once per
+// program, kernel name and device (libraries that make a kernel object per call get one).
+#define CLPROF_TRACE_KERNEL_DEVICE_FIELDS(X)                                                \
+  X(kernel_id, Uint, None, None, Always, "the kernel object first launched there")          \
+  X(program_id, Uint, None, None, Always, "its program")                                    \
+  X(kernel, String, None, None, Required, "the kernel function name")                       \
+  X(device_id, Uint, None, None, Required, "the device")                                    \
+  X(preferred_multiple, UintOrNull, None, None, Always,                                     \
+    "CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE, null where the driver did not answer")   \
+  X(work_group_size, UintOrNull, None, None, Always,                                        \
+    "CL_KERNEL_WORK_GROUP_SIZE (the largest work-group the kernel can run in), null where " \
+    "the driver did not answer")
 
 #define CLPROF_TRACE_LAUNCH_FIELDS(X)                                                             \
   X(seq, Seq, None, None, Required, "order of the call among the process's commands")             \
@@ -378,7 +394,8 @@ enum class RecordType : std::uint8_t { CLPROF_TRACE_RECORD_TYPES(CLPROF_TRACE_EN
   X(host_ns, HostInstant, Ns, Host, Always, "when the trace was finished")                  \
   X(counts, CountMap, None, None, Always, "records written, per record type (all but end)") \
   X(incomplete, Uint, None, None, Always, "launches and transfers written with incomplete") \
-  X(dropped, Uint, None, None, Always, "records lost (0: clprof never drops one)")
+  X(dropped, Uint, None, None, Always, "records lost (0: clprof never drops one)")          \
+  X(live, CountMap, None, None, Optional, "objects alive at the end (Live objects); since 4")
 
 // ---- generated tables -----------------------------------------------------------------------
 
@@ -563,6 +580,7 @@ CLPROF_TRACE_RECORD(Queue, queue, CLPROF_TRACE_QUEUE_FIELDS)
 CLPROF_TRACE_RECORD(Program, program, CLPROF_TRACE_PROGRAM_FIELDS)
 CLPROF_TRACE_RECORD(Build, build, CLPROF_TRACE_BUILD_FIELDS)
 CLPROF_TRACE_RECORD(Kernel, kernel, CLPROF_TRACE_KERNEL_FIELDS)
+CLPROF_TRACE_RECORD(KernelDevice, kernel_device, CLPROF_TRACE_KERNEL_DEVICE_FIELDS)
 CLPROF_TRACE_RECORD(Launch, launch, CLPROF_TRACE_LAUNCH_FIELDS)
 CLPROF_TRACE_RECORD(Transfer, transfer, CLPROF_TRACE_TRANSFER_FIELDS)
 CLPROF_TRACE_RECORD(Sync, sync, CLPROF_TRACE_SYNC_FIELDS)

@@ -18,6 +18,10 @@
   X(clCreateCommandQueue)               \
   X(clCreateCommandQueueWithProperties) \
   X(clGetCommandQueueInfo)              \
+  X(clRetainContext)                    \
+  X(clReleaseContext)                   \
+  X(clRetainCommandQueue)               \
+  X(clReleaseCommandQueue)              \
   /* programs and kernels */            \
   X(clCreateProgramWithSource)          \
   X(clCreateProgramWithBinary)          \
@@ -30,6 +34,9 @@
   X(clCreateKernelsInProgram)           \
   X(clCloneKernel)                      \
   X(clReleaseKernel)                    \
+  X(clRetainKernel)                     \
+  X(clRetainProgram)                    \
+  X(clReleaseProgram)                   \
   X(clSetKernelArg)                     \
   X(clSetKernelArgSVMPointer)           \
   /* memory objects and samplers */     \
@@ -42,8 +49,11 @@
   X(clCreateImage3D)                    \
   X(clCreatePipe)                       \
   X(clReleaseMemObject)                 \
+  X(clRetainMemObject)                  \
   X(clCreateSampler)                    \
   X(clCreateSamplerWithProperties)      \
+  X(clRetainSampler)                    \
+  X(clReleaseSampler)                   \
   /* launches */                        \
   X(clEnqueueNDRangeKernel)             \
   X(clEnqueueTask)                      \
@@ -73,6 +83,9 @@
   X(clWaitForEvents)                    \
   X(clGetEventInfo)                     \
   X(clGetEventProfilingInfo)            \
+  X(clCreateUserEvent)                  \
+  X(clRetainEvent)                      \
+  X(clReleaseEvent)                     \
   /* extension lookup */                \
   X(clGetExtensionFunctionAddress)      \
   X(clGetExtensionFunctionAddressForPlatform)
@@ -89,9 +102,7 @@
   X(clGetKernelArgInfo)               \
   X(clGetMemObjectInfo)               \
   X(clGetImageInfo)                   \
-  X(clReleaseCommandQueue)            \
-  X(clRetainEvent)                    \
-  X(clReleaseEvent)
+  X(clGetKernelWorkGroupInfo)
 
 namespace clprof::shim {
 

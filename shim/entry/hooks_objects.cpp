@@ -18,6 +18,7 @@ void register_queue(cl_command_queue queue, cl_context context, cl_device_id dev
   const std::uint64_t context_id = context_id_of(context);
   const std::uint64_t device_id = device_id_of(device);
   QueueInfo* q = queues().create(queue);
+  live_created(LiveKind::Queue, queue);
   q->context_id = context_id;
   q->device_id = device_id;
   q->profiling_added = profiling_added;
@@ -42,6 +43,36 @@ cl_uint reference_count(GetInfo get_info, Handle h, cl_uint what) {
 std::uint64_t mem_size(cl_mem mem) {
   size_t n = 0;
   return real().clGetMemObjectInfo(mem, CL_MEM_SIZE, sizeof n, &n, nullptr) == CL_SUCCESS ? n : 0;
+}
+
+void register_image(cl_mem m, const cl_image_format* format) {
+  const std::uint64_t bytes = mem_size(m);
+  register_mem(m, ArgKind::Image, bytes, image_element_bytes(format));
+  live_created(LiveKind::Image, m, bytes);
+}
+
+// The app's retain or release of one of its objects: counted (live_objects.hpp) when the
+// driver accepted it.
+template <class Handle>
+cl_int counted(cl_int (*real_call)(Handle), Handle h, void (*count)(const void*)) {
+  HookScope scope;
+  const cl_int rc = real_call(h);
+  if (scope.active() && rc == CL_SUCCESS) count(h);
+  return rc;
+}
+template <class Handle>
+cl_int count_retain(cl_int (*real_call)(Handle), Handle h) {
+  return counted(real_call, h, live_retained);
+}
+template <class Handle>
+cl_int count_release(cl_int (*real_call)(Handle), Handle h) {
+  return counted(real_call, h, live_released);
+}
+cl_int count_event(cl_int (*real_call)(cl_event), cl_event e, void (*count)(int tid)) {
+  HookScope scope;
+  const cl_int rc = real_call(e);
+  if (scope.active() && rc == CL_SUCCESS) count(scope.thread().tid);
+  return rc;
 }
 
 }  // namespace
@@ -87,7 +118,10 @@ CLPROF_EXPORT cl_context CL_API_CALL clCreateContext(
   HookScope scope;
   cl_context ctx =
       real().clCreateContext(properties, num_devices, devices, pfn_notify, user_data, errcode_ret);
-  if (scope.active() && ctx) register_context(ctx);
+  if (scope.active() && ctx) {
+    register_context(ctx);
+    live_created(LiveKind::Context, ctx);
+  }
   return ctx;
 }
 
@@ -98,7 +132,10 @@ clCreateContextFromType(const cl_context_properties* properties, cl_device_type 
   HookScope scope;
   cl_context ctx =
       real().clCreateContextFromType(properties, device_type, pfn_notify, user_data, errcode_ret);
-  if (scope.active() && ctx) register_context(ctx);
+  if (scope.active() && ctx) {
+    register_context(ctx);
+    live_created(LiveKind::Context, ctx);
+  }
   return ctx;
 }
 
@@ -191,7 +228,10 @@ CLPROF_EXPORT cl_kernel CL_API_CALL clCreateKernel(cl_program program, const cha
                                                    cl_int* errcode_ret) {
   HookScope scope;
   cl_kernel k = real().clCreateKernel(program, kernel_name, errcode_ret);
-  if (scope.active() && k) register_kernel(k);
+  if (scope.active() && k) {
+    register_kernel(k);
+    live_created(LiveKind::Kernel, k);
+  }
   return k;
 }
 
@@ -203,7 +243,10 @@ CLPROF_EXPORT cl_int CL_API_CALL clCreateKernelsInProgram(cl_program program, cl
   const cl_int rc = real().clCreateKernelsInProgram(program, num_kernels, kernels_out, &made);
   if (num_kernels_ret) *num_kernels_ret = made;
   if (scope.active() && rc == CL_SUCCESS && kernels_out) {
-    for (cl_uint i = 0; i < made && i < num_kernels; ++i) register_kernel(kernels_out[i]);
+    for (cl_uint i = 0; i < made && i < num_kernels; ++i) {
+      register_kernel(kernels_out[i]);
+      live_created(LiveKind::Kernel, kernels_out[i]);
+    }
   }
   return rc;
 }
@@ -213,6 +256,7 @@ CLPROF_EXPORT cl_kernel CL_API_CALL clCloneKernel(cl_kernel source_kernel, cl_in
   cl_kernel k = real().clCloneKernel(source_kernel, errcode_ret);
   if (scope.active() && k) {
     KernelInfo* clone = register_kernel(k);
+    live_created(LiveKind::Kernel, k);
     // A clone starts with the source's arguments (OpenCL 2.1 semantics).
     if (const KernelInfo* src = kernels().find(source_kernel)) {
       std::memcpy(static_cast<void*>(clone->args), src->args, sizeof clone->args);
@@ -227,7 +271,10 @@ CLPROF_EXPORT cl_int CL_API_CALL clReleaseKernel(cl_kernel kernel) {
       scope.active() ? reference_count(real().clGetKernelInfo, kernel, CL_KERNEL_REFERENCE_COUNT)
                      : 0;
   const cl_int rc = real().clReleaseKernel(kernel);
-  if (scope.active() && rc == CL_SUCCESS && before == 1) kernels().erase(kernel);
+  if (scope.active() && rc == CL_SUCCESS) {
+    if (before == 1) kernels().erase(kernel);
+    live_released(kernel);
+  }
   return rc;
 }
 
@@ -235,7 +282,10 @@ CLPROF_EXPORT cl_mem CL_API_CALL clCreateBuffer(cl_context context, cl_mem_flags
                                                 void* host_ptr, cl_int* errcode_ret) {
   HookScope scope;
   cl_mem m = real().clCreateBuffer(context, flags, size, host_ptr, errcode_ret);
-  if (scope.active() && m) register_mem(m, ArgKind::Buffer, size, 0);
+  if (scope.active() && m) {
+    register_mem(m, ArgKind::Buffer, size, 0);
+    live_created(LiveKind::Buffer, m, size);
+  }
   return m;
 }
 
@@ -246,7 +296,10 @@ CLPROF_EXPORT cl_mem CL_API_CALL clCreateBufferWithProperties(cl_context context
   HookScope scope;
   cl_mem m =
       real().clCreateBufferWithProperties(context, properties, flags, size, host_ptr, errcode_ret);
-  if (scope.active() && m) register_mem(m, ArgKind::Buffer, size, 0);
+  if (scope.active() && m) {
+    register_mem(m, ArgKind::Buffer, size, 0);
+    live_created(LiveKind::Buffer, m, size);
+  }
   return m;
 }
 
@@ -259,6 +312,7 @@ CLPROF_EXPORT cl_mem CL_API_CALL clCreateSubBuffer(cl_mem buffer, cl_mem_flags f
     const auto* region = static_cast<const cl_buffer_region*>(info);
     register_mem(m, ArgKind::Buffer,
                  type == CL_BUFFER_CREATE_TYPE_REGION && region ? region->size : mem_size(m), 0);
+    live_created(LiveKind::SubBuffer, m);
   }
   return m;
 }
@@ -269,8 +323,7 @@ CLPROF_EXPORT cl_mem CL_API_CALL clCreateImage(cl_context context, cl_mem_flags 
                                                cl_int* errcode_ret) {
   HookScope scope;
   cl_mem m = real().clCreateImage(context, flags, format, desc, host_ptr, errcode_ret);
-  if (scope.active() && m)
-    register_mem(m, ArgKind::Image, mem_size(m), image_element_bytes(format));
+  if (scope.active() && m) register_image(m, format);
   return m;
 }
 
@@ -280,8 +333,7 @@ CLPROF_EXPORT cl_mem CL_API_CALL clCreateImageWithProperties(
   HookScope scope;
   cl_mem m = real().clCreateImageWithProperties(context, properties, flags, format, desc, host_ptr,
                                                 errcode_ret);
-  if (scope.active() && m)
-    register_mem(m, ArgKind::Image, mem_size(m), image_element_bytes(format));
+  if (scope.active() && m) register_image(m, format);
   return m;
 }
 
@@ -292,8 +344,7 @@ CLPROF_EXPORT cl_mem CL_API_CALL clCreateImage2D(cl_context context, cl_mem_flag
   HookScope scope;
   cl_mem m = real().clCreateImage2D(context, flags, format, width, height, row_pitch, host_ptr,
                                     errcode_ret);
-  if (scope.active() && m)
-    register_mem(m, ArgKind::Image, mem_size(m), image_element_bytes(format));
+  if (scope.active() && m) register_image(m, format);
   return m;
 }
 
@@ -305,8 +356,7 @@ CLPROF_EXPORT cl_mem CL_API_CALL clCreateImage3D(cl_context context, cl_mem_flag
   HookScope scope;
   cl_mem m = real().clCreateImage3D(context, flags, format, width, height, depth, row_pitch,
                                     slice_pitch, host_ptr, errcode_ret);
-  if (scope.active() && m)
-    register_mem(m, ArgKind::Image, mem_size(m), image_element_bytes(format));
+  if (scope.active() && m) register_image(m, format);
   return m;
 }
 
@@ -317,7 +367,9 @@ CLPROF_EXPORT cl_mem CL_API_CALL clCreatePipe(cl_context context, cl_mem_flags f
   HookScope scope;
   cl_mem m = real().clCreatePipe(context, flags, packet_size, max_packets, properties, errcode_ret);
   if (scope.active() && m) {
-    register_mem(m, ArgKind::Pipe, static_cast<std::uint64_t>(packet_size) * max_packets, 0);
+    const std::uint64_t bytes = static_cast<std::uint64_t>(packet_size) * max_packets;
+    register_mem(m, ArgKind::Pipe, bytes, 0);
+    live_created(LiveKind::Pipe, m, bytes);
   }
   return m;
 }
@@ -327,7 +379,10 @@ CLPROF_EXPORT cl_int CL_API_CALL clReleaseMemObject(cl_mem mem) {
   const cl_uint before =
       scope.active() ? reference_count(real().clGetMemObjectInfo, mem, CL_MEM_REFERENCE_COUNT) : 0;
   const cl_int rc = real().clReleaseMemObject(mem);
-  if (scope.active() && rc == CL_SUCCESS && before == 1) mems().erase(mem);
+  if (scope.active() && rc == CL_SUCCESS) {
+    if (before == 1) mems().erase(mem);
+    live_released(mem);
+  }
   return rc;
 }
 
@@ -336,7 +391,10 @@ CLPROF_EXPORT cl_sampler CL_API_CALL clCreateSampler(cl_context context, cl_bool
                                                      cl_filter_mode filter, cl_int* errcode_ret) {
   HookScope scope;
   cl_sampler s = real().clCreateSampler(context, normalized, addressing, filter, errcode_ret);
-  if (scope.active() && s) samplers().create(s);
+  if (scope.active() && s) {
+    samplers().create(s);
+    live_created(LiveKind::Sampler, s);
+  }
   return s;
 }
 
@@ -344,6 +402,41 @@ CLPROF_EXPORT cl_sampler CL_API_CALL clCreateSamplerWithProperties(
     cl_context context, const cl_sampler_properties* properties, cl_int* errcode_ret) {
   HookScope scope;
   cl_sampler s = real().clCreateSamplerWithProperties(context, properties, errcode_ret);
-  if (scope.active() && s) samplers().create(s);
+  if (scope.active() && s) {
+    samplers().create(s);
+    live_created(LiveKind::Sampler, s);
+  }
   return s;
+}
+
+// Retains and releases the shim only counts (live_objects.hpp); clReleaseKernel and
+// clReleaseMemObject are above (they also retire the registry entry).
+#define CLPROF_COUNTED_HOOK(fn, how, Handle)      \
+  CLPROF_EXPORT cl_int CL_API_CALL fn(Handle h) { \
+    return how(real().fn, h);                     \
+  }
+#define CLPROF_COUNTED_PAIR(Kind, Handle)                   \
+  CLPROF_COUNTED_HOOK(clRetain##Kind, count_retain, Handle) \
+  CLPROF_COUNTED_HOOK(clRelease##Kind, count_release, Handle)
+CLPROF_COUNTED_HOOK(clRetainKernel, count_retain, cl_kernel)
+CLPROF_COUNTED_HOOK(clRetainMemObject, count_retain, cl_mem)
+CLPROF_COUNTED_PAIR(Program, cl_program)
+CLPROF_COUNTED_PAIR(CommandQueue, cl_command_queue)
+CLPROF_COUNTED_PAIR(Context, cl_context)
+CLPROF_COUNTED_PAIR(Sampler, cl_sampler)
+#undef CLPROF_COUNTED_PAIR
+#undef CLPROF_COUNTED_HOOK
+
+// The app's events: counters only (the enqueue path takes no lock; live_objects.hpp).
+CLPROF_EXPORT cl_event CL_API_CALL clCreateUserEvent(cl_context context, cl_int* errcode_ret) {
+  HookScope scope;
+  cl_event e = real().clCreateUserEvent(context, errcode_ret);
+  if (scope.active() && e) live_event_given(scope.thread().tid);
+  return e;
+}
+CLPROF_EXPORT cl_int CL_API_CALL clRetainEvent(cl_event event) {
+  return count_event(real().clRetainEvent, event, live_event_retained);
+}
+CLPROF_EXPORT cl_int CL_API_CALL clReleaseEvent(cl_event event) {
+  return count_event(real().clReleaseEvent, event, live_event_released);
 }

@@ -22,6 +22,7 @@ void register_program(cl_program program, cl_context context, const char* origin
   const std::uint64_t context_id = context_id_of(context);
   ProgramInfo* p = programs().create(program);
   p->context_id = context_id;
+  live_created(LiveKind::Program, program);
   JsonLine line(tf::program::kTypeName);
   line.unum(tf::program::id, p->id)
       .unum(tf::program::context_id, context_id)

@@ -40,6 +40,8 @@ std::string_view line_kind_name(LineKind k) {
       return ts::build::kTypeName;
     case LineKind::Kernel:
       return ts::kernel::kTypeName;
+    case LineKind::KernelDevice:
+      return ts::kernel_device::kTypeName;
     case LineKind::RangeBegin:
       return ts::range_begin::kTypeName;
     case LineKind::RangeEnd:
@@ -197,7 +199,8 @@ std::string format_header_line(const HeaderFacts& h) {
 
 std::string format_end_record(std::int64_t host_ns,
                               const std::vector<std::pair<std::string, std::uint64_t>>& counts,
-                              std::uint64_t incomplete, std::uint64_t dropped) {
+                              std::uint64_t incomplete, std::uint64_t dropped,
+                              const LiveFacts* live) {
   rapidjson::StringBuffer sb;
   Writer w(sb);
   w.StartObject();
@@ -216,6 +219,15 @@ std::string format_end_record(std::int64_t host_ns,
   w.Uint64(incomplete);
   key(w, ts::end::dropped);
   w.Uint64(dropped);
+  if (live) {
+    key(w, ts::end::live);
+    w.StartObject();
+    for (const auto& [k, v] : live->counts) {
+      key(w, k);
+      w.Uint64(v);
+    }
+    w.EndObject();
+  }
   w.EndObject();
   return std::string(sb.GetString(), sb.GetSize());
 }

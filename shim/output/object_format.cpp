@@ -55,4 +55,23 @@ std::string format_kernel_line(const KernelFacts& f) {
   return line.finish();
 }
 
+std::string format_kernel_device_line(const KernelDeviceFacts& f) {
+  JsonLine line(tf::kernel_device::kTypeName);
+  line.unum(tf::kernel_device::kernel_id, f.kernel_id)
+      .unum(tf::kernel_device::program_id, f.program_id)
+      .str(tf::kernel_device::kernel, f.name)
+      .unum(tf::kernel_device::device_id, f.device_id);
+  if (f.has_preferred_multiple) {
+    line.unum(tf::kernel_device::preferred_multiple, f.preferred_multiple);
+  } else {
+    line.null(tf::kernel_device::preferred_multiple);
+  }
+  if (f.has_work_group_size) {
+    line.unum(tf::kernel_device::work_group_size, f.work_group_size);
+  } else {
+    line.null(tf::kernel_device::work_group_size);
+  }
+  return line.finish();
+}
+
 }  // namespace clprof::shim

@@ -15,5 +15,6 @@ std::string format_device_line(const DeviceFacts& f);
 std::string format_clock_sync_line(const ClockSyncFacts& f);
 std::string format_queue_line(const QueueFacts& f);
 std::string format_kernel_line(const KernelFacts& f);
+std::string format_kernel_device_line(const KernelDeviceFacts& f);
 
 }  // namespace clprof::shim

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "recording/object_facts.hpp"
 #include "recording/record.hpp"
 
 namespace clprof::shim {
@@ -136,9 +137,10 @@ struct HeaderFacts {
 // Line 1: {"format":"clprof-trace","version":2,"header":{...},"records":[ (no newline).
 std::string format_header_line(const HeaderFacts& h);
 
-// The "end" record object (no trailing text).
+// The "end" record object (no trailing text); "live" only when `live` is given.
 std::string format_end_record(std::int64_t host_ns,
                               const std::vector<std::pair<std::string, std::uint64_t>>& counts,
-                              std::uint64_t incomplete, std::uint64_t dropped);
+                              std::uint64_t incomplete, std::uint64_t dropped,
+                              const LiveFacts* live = nullptr);
 
 }  // namespace clprof::shim

@@ -56,7 +56,7 @@ void TraceOutput::warn_if_lost() {
   }
 }
 
-void TraceOutput::finish(std::int64_t end_ns, std::uint64_t incomplete) {
+void TraceOutput::finish(std::int64_t end_ns, std::uint64_t incomplete, const LiveFacts* live) {
   std::vector<std::pair<std::string, std::uint64_t>> counts;
   counts.emplace_back(std::string(tf::launch::kTypeName), op_counts_[0]);
   counts.emplace_back(std::string(tf::transfer::kTypeName), op_counts_[1]);
@@ -66,7 +66,7 @@ void TraceOutput::finish(std::int64_t end_ns, std::uint64_t incomplete) {
     if (static_cast<LineKind>(k) == LineKind::Capture && line_counts_[k] == 0) continue;
     counts.emplace_back(std::string(line_kind_name(static_cast<LineKind>(k))), line_counts_[k]);
   }
-  writer_.finish(format_end_record(end_ns, counts, incomplete, 0));
+  writer_.finish(format_end_record(end_ns, counts, incomplete, 0, live));
   warn_if_lost();
 }
 

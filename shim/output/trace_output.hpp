@@ -57,9 +57,9 @@ class TraceOutput {
   // the harvester goes on releasing events.
   void warn_if_lost();
 
-  // Writes the end record (the counts by kind and `incomplete`, at `end_ns` trace ns),
-  // "]}", and closes the file.
-  void finish(std::int64_t end_ns, std::uint64_t incomplete);
+  // Writes the end record (the counts by kind and `incomplete`, at `end_ns` trace ns, the
+  // app's live objects when `live` is given), "]}", and closes the file.
+  void finish(std::int64_t end_ns, std::uint64_t incomplete, const LiveFacts* live = nullptr);
 
  private:
   TraceWriter writer_;

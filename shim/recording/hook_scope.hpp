@@ -10,6 +10,7 @@
 
 #include "base/host_clock.hpp"
 #include "base/real_opencl.hpp"
+#include "recording/live_objects.hpp"
 #include "recording/record_sink.hpp"
 #include "recording/thread_state.hpp"
 
@@ -76,6 +77,7 @@ class EnqueueScope : public HookScope {
       private_event_ = nullptr;
       return e;
     }
+    if (app_event_ && *app_event_) live_event_given(thread().tid);
     if (app_event_ && *app_event_ && real().clRetainEvent(*app_event_) == CL_SUCCESS) {
       is_app_event = true;
       return *app_event_;

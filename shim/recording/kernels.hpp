@@ -10,6 +10,7 @@
 
 #include <CL/cl.h>
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -41,6 +42,9 @@ struct KernelInfo : ObjectInfo {
   // Zeroed (kind Unset) in a new entry: an argument the app never set must read as unset,
   // not as whatever the allocator's memory held (found by AddressSanitizer's malloc fill).
   ArgSnapshot args[kMaxRecordedArgs]{};
+  // The devices (clprof ids) this kernel object's work-group facts were looked at on
+  // (recording/work_groups.hpp): the launch path's one check; 0 = none.
+  std::atomic<std::uint64_t> wg_devices[2]{};
   // The handle of each mem object / sampler argument as set (CLPROF_CAPTURE reads the
   // buffers; never retained: the app keeps them alive while it launches the kernel).
   const void* handles[kMaxRecordedArgs]{};
@@ -48,6 +52,7 @@ struct KernelInfo : ObjectInfo {
   std::uint8_t capture_match = 0;
   void reset() {
     name = nullptr;
+    for (auto& d : wg_devices) d.store(0, std::memory_order_relaxed);
     program_id = context_id = 0;
     num_args = 0;
     capture_match = 0;

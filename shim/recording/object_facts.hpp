@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace clprof::shim {
@@ -53,6 +54,28 @@ struct KernelFacts {
   // CL_KERNEL_ARG_TYPE_NAME of each argument, once per kernel name and program; empty
   // when already given or unknown (then the line has no arg_types).
   std::vector<std::string> arg_types;
+};
+
+}  // namespace clprof::shim
+
+namespace clprof::shim {
+
+// A kernel's work-group facts on one device (clGetKernelWorkGroupInfo at its first launch
+// there); a query the driver refused is unknown (has_* false).
+struct KernelDeviceFacts {
+  std::uint64_t kernel_id = 0;
+  std::uint64_t program_id = 0;
+  std::uint64_t device_id = 0;
+  std::string name;  // the kernel function name
+  bool has_preferred_multiple = false, has_work_group_size = false;
+  std::uint64_t preferred_multiple = 0;  // CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE
+  std::uint64_t work_group_size = 0;     // CL_KERNEL_WORK_GROUP_SIZE
+};
+
+// The app's objects alive at the end (recording/live_objects.hpp), as the end record's
+// "live" object: kind name -> count (and *_bytes); events absent when unknown.
+struct LiveFacts {
+  std::vector<std::pair<std::string, std::uint64_t>> counts;
 };
 
 }  // namespace clprof::shim

@@ -6,6 +6,8 @@
 //   kernels.hpp           programs, kernels, their argument tables and type names
 //   memory.hpp            memory objects, samplers, live mappings
 //   event_refs.hpp        the references records hold on the app's events
+//   live_objects.hpp      the app's own references, for the end record's live counts
+//   work_groups.hpp       kernels' work-group facts per device, at their first launch
 // A registry returns facts (recording/object_facts.hpp) and hands them to the record
 // sink; output formats them. This header includes them all, and orders their fork hooks.
 //
@@ -16,7 +18,9 @@
 #include "recording/devices.hpp"
 #include "recording/event_refs.hpp"
 #include "recording/kernels.hpp"
+#include "recording/live_objects.hpp"
 #include "recording/memory.hpp"
+#include "recording/work_groups.hpp"
 
 namespace clprof::shim {
 

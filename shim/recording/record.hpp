@@ -44,6 +44,7 @@ enum class LineKind : std::uint8_t {
   Program,
   Build,
   Kernel,
+  KernelDevice,
   RangeBegin,
   RangeEnd,
   Mark,

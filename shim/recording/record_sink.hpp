@@ -61,12 +61,13 @@ void prefetch_claim();
 // may spell the trace: output, or the hooks through it). Threads: any.
 void emit_line(LineKind kind, const std::string& json);
 
-// An object's facts, as the line of its kind (device, clock_sync, queue, kernel), queued
-// as emit_line does (cold paths: the first time the shim sees each object). Threads: any.
+// An object's facts, as the line of its kind (device, clock_sync, queue, kernel, kernel_device),
+// queued as emit_line does (cold paths: the first time the shim sees each object). Threads: any.
 void emit_object(const DeviceFacts& facts);
 void emit_object(const ClockSyncFacts& facts);
 void emit_object(const QueueFacts& facts);
 void emit_object(const KernelFacts& facts);
+void emit_object(const KernelDeviceFacts& facts);
 
 // The kernel name `name` as the trace spells it (a JSON string, quotes included, escaped,
 // made well-formed UTF-8), interned for the process's life: launch records carry this

@@ -79,6 +79,7 @@ void record_launch(EnqueueScope& scope, const char* api, cl_int rc, cl_command_q
   }
   attach_event(r, scope, rc);
   publish_record(slot);
+  if (k && q && rc == CL_SUCCESS) note_work_group(*k, kernel, queue, q->device_id);
 }
 
 void record_transfer(EnqueueScope& scope, const char* api, TransferOp op, cl_int rc,

@@ -66,6 +66,10 @@ void emit_object(const KernelFacts& facts) {
   emit_line(LineKind::Kernel, format_kernel_line(facts));
 }
 
+void emit_object(const KernelDeviceFacts& facts) {
+  emit_line(LineKind::KernelDevice, format_kernel_device_line(facts));
+}
+
 const char* record_sink_kernel_name(const std::string& name) {
   return intern(json_quote(name));
 }

@@ -210,7 +210,9 @@ void end_trace(ProcessTrace& trace, bool abrupt, int abrupt_signal) {
   for (const ClockSyncFacts& c : final_clock_syncs(trace.completion.clocks().brackets())) {
     output.write_line(LineKind::ClockSync, format_clock_sync_line(c));
   }
-  output.finish(to_trace_ns(monotonic_now_ns()), incomplete);
+  LiveFacts live;
+  const bool live_known = live_facts(live, abrupt);
+  output.finish(to_trace_ns(monotonic_now_ns()), incomplete, live_known ? &live : nullptr);
 }
 
 // An abrupt ending's last round, on the harvester's thread (Harvester::request_final_round).

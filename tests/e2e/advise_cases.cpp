@@ -12,26 +12,16 @@
 //   good: one build; 20 launches over 1024 work-items in work-groups of 64 (the kernel
 //         guards i < n), no wait between them; one blocking read after the last launch.
 // Prints "ok SUM" (the same in both modes) and exits 0, or prints the failing call, exit 1.
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
-
 #include <cstdio>
 #include <cstring>
 #include <vector>
 
+#include "advise_app.hpp"
+
 namespace {
 
-const char* kSource =
-    "__kernel void scale_add(__global float* x, const float a, const int n) {\n"
-    "  int i = get_global_id(0);\n"
-    "  if (i < n) x[i] = x[i] * a + 1.0f;\n"
-    "}\n";
-
-bool check(cl_int rc, const char* what) {
-  if (rc == CL_SUCCESS) return true;
-  std::printf("%s failed: %d\n", what, rc);
-  return false;
-}
+using advise_app::check;
+using advise_app::kSource;
 
 }  // namespace
 

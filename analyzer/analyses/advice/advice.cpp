@@ -24,9 +24,6 @@ const std::vector<RuleInfo>& rule_catalog() {
   auto rule = [](std::string id, std::string summary, std::vector<Threshold> thresholds) {
     return RuleInfo{std::move(id), std::move(summary), std::move(thresholds), true, ""};
   };
-  auto missing = [](std::string id, std::string summary, std::string what) {
-    return RuleInfo{std::move(id), std::move(summary), {}, false, std::move(what)};
-  };
   static const std::vector<RuleInfo> all = {
       rule("sync-after-each-launch", "clFinish / clWaitForEvents right after most launches",
            {{"sync-after-each-launch.min_launches", 10,
@@ -74,18 +71,24 @@ const std::vector<RuleInfo>& rule_catalog() {
            {{"queue-serialisation.max_overlap", 0.01,
              "overlap share (0-1) of the smaller queues' busy time below which queues count as "
              "serial"}}),
-      missing("local-size-not-multiple",
-              "local size not a multiple of the preferred work-group multiple",
-
-              "CL_KERNEL_PREFERRED_WORK_GROUP_SIZE_MULTIPLE per kernel and device: the shim does "
-              "not query it"),
-      missing("object-leak", "OpenCL objects never released",
-              "live object counts: the shim does not record create, retain and release calls"),
-      missing("rank-imbalance", "some ranks wait for the others",
-              "a comparison of the ranks (the trace header records rank and world_size; the rule "
-              "is not written yet)"),
-      missing("gemm-below-peak", "GEMM far below the device's peak",
-              "the device's peak GFLOPS: advise takes no --peak (clprof gemm --peak does)"),
+      rule("local-size-not-multiple",
+           "local size not a multiple of the kernel's preferred work-group multiple",
+           {{"local-size-not-multiple.min_share", 0.1,
+             "share (0-1) of the explicit-local-size launches' device time that makes it a "
+             "warning"}}),
+      rule("object-leak", "OpenCL objects the app never released, alive at exit",
+           {{"object-leak.warning_count", 100,
+             "objects of one kind alive at exit that make it a warning"},
+            {"object-leak.warning_bytes", 268435456,
+             "bytes of memory objects of one kind alive at exit that make it a warning"}}),
+      rule("rank-imbalance", "the slow rank of a parallel job, and the kernel that makes it slow",
+           {{"rank-imbalance.share", 0.1,
+             "imbalance (slowest - mean) / slowest (0-1) that fires it (info)"},
+            {"rank-imbalance.warning_share", 0.25, "imbalance (0-1) that makes it a warning"}}),
+      rule("gemm-below-peak", "GEMMs far below the device's peak (--peak or --peak-from)",
+           {{"gemm-below-peak.share", 0.25, "share (0-1) of the peak below which it fires"},
+            {"gemm-below-peak.min_ns", 1000000,
+             "GEMM device time (ns) below which it never fires"}}),
   };
   return all;
 }
@@ -139,6 +142,9 @@ Report advise(const model::Run& run, const Thresholds& t) {
   rules::errors(run, t, out);
   rules::transfers(run, t, out);
   rules::gemm(run, t, out);
+  rules::gemm_peak(run, t, out);
+  rules::objects(run, t, out);
+  rules::ranks(run, t, out);
   for (const auto& r : rule_catalog())
     if (!r.evaluated) out.not_evaluated.push_back({r.id, "needs " + r.missing});
   std::stable_sort(out.findings.begin(), out.findings.end(),

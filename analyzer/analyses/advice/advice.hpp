@@ -63,9 +63,14 @@ class Thresholds {
   void set(const std::string& spec);
   // The value of "RULE.KEY" (throws std::out_of_range for a key the catalog lacks: a bug).
   double get(const std::string& rule, const std::string& key) const;
+  // The device's peak GFLOPS (advise --peak / --peak-from), for gemm-below-peak; nullopt:
+  // not given (the rule is then not evaluated).
+  void set_peak_gflops(double gflops) { peak_gflops_ = gflops; }
+  std::optional<double> peak_gflops() const { return peak_gflops_; }
 
  private:
   std::map<std::string, double> values_;
+  std::optional<double> peak_gflops_;
 };
 
 struct Report {
@@ -89,6 +94,10 @@ void device(const model::Run& run, const Thresholds& t,
 void errors(const model::Run& run, const Thresholds& t, Report& out);     // api-errors
 void transfers(const model::Run& run, const Thresholds& t, Report& out);  // transfer-bound
 void gemm(const model::Run& run, const Thresholds& t, Report& out);       // gemm-padding
+void gemm_peak(const model::Run& run, const Thresholds& t, Report& out);  // gemm-below-peak
+void objects(const model::Run& run, const Thresholds& t,
+             Report& out);  // local-size-not-multiple, object-leak
+void ranks(const model::Run& run, const Thresholds& t, Report& out);  // rank-imbalance
 }  // namespace rules
 
 }  // namespace clprof::analyses::advice

@@ -3,6 +3,7 @@
 
 #include <ctime>
 #include <functional>
+#include <map>
 #include <optional>
 
 #include "format.hpp"
@@ -63,6 +64,11 @@ svg circle.point{stroke:#fff;stroke-width:1.2}
 svg circle.outlier{stroke:#555;stroke-width:1}
 svg rect.box{stroke:#4477AA;stroke-width:1.2}
 .note{color:var(--muted);font-size:12.5px;margin:4px 0}
+ol.findings{margin:4px 0;padding-left:22px}
+ol.findings li{margin:0 0 10px;overflow-wrap:anywhere}
+ol.findings li.warning::marker{color:#CC3311;font-weight:600}
+ol.findings .rule{color:var(--muted);font-size:12px}
+ol.findings em{color:#CC3311;font-style:normal;font-weight:600}
 .table-wrap{max-height:480px;overflow:auto;border:1px solid var(--line);border-radius:6px;margin:6px 0 10px}
 table{border-collapse:collapse;width:100%;font-size:12.5px;font-variant-numeric:tabular-nums}
 th,td{padding:4px 9px;border-bottom:1px solid var(--line);text-align:left;white-space:nowrap}
@@ -284,9 +290,61 @@ std::string run_tables(const RunReport& r, double peak) {
   return h;
 }
 
+// The section of the page that holds a rule's evidence (its id without the prefix).
+std::string evidence_section(const std::string& rule) {
+  static const std::map<std::string, std::string> where = {{"sync-after-each-launch", "timeline"},
+                                                           {"blocking-transfer", "timeline"},
+                                                           {"device-idle", "timeline"},
+                                                           {"queue-serialisation", "timeline"},
+                                                           {"launch-bound", "distributions"},
+                                                           {"default-local-size", "kernels"},
+                                                           {"local-size-not-multiple", "kernels"},
+                                                           {"gemm-padding", "gemm"},
+                                                           {"gemm-below-peak", "gemm"},
+                                                           {"rank-imbalance", "ranks"}};
+  auto it = where.find(rule);
+  return it == where.end() ? "tables" : it->second;
+}
+
+// "What to fix first": clprof advise's findings, ranked by impact, each linked to the section
+// with its evidence; with `base`, a finding whose rule and subjects BASE lacks is marked new.
+std::string fix_first(const RunReport& r, const std::string& p, const RunReport* base,
+                      bool has_ranks) {
+  if (r.advice.findings.empty() && r.advice.not_evaluated.empty())
+    return note("clprof advise found nothing to fix in this run.");
+  std::string h = "<ol class=\"findings\">";
+  for (const auto& f : r.advice.findings) {
+    bool fresh = base != nullptr;
+    if (base)
+      for (const auto& b : base->advice.findings)
+        fresh = fresh && !(b.rule == f.rule && b.subjects == f.subjects);
+    std::string target = evidence_section(f.rule);
+    if (target == "ranks" && !has_ranks) target = "kernels";
+    const std::string severity = analyses::advice::severity_name(f.severity);
+    h += "<li class=\"" + severity + "\"><b>" + escape(f.title) + "</b> <span class=\"rule\">" +
+         escape(f.rule) + " · " + severity +
+         (f.impact_ns ? " · saves up to " + escape(format_ns(*f.impact_ns)) : std::string()) +
+         (fresh ? " · <em>new in OTHER</em>" : "") + "</span><br>" + escape(f.evidence) +
+         "<br><i>" + escape(f.advice) + "</i> <a href=\"#" + escape(p + target) +
+         "\">evidence</a></li>";
+  }
+  h += "</ol>";
+  if (!r.advice.not_evaluated.empty()) {
+    std::string ne;
+    for (const auto& n : r.advice.not_evaluated)
+      ne += (ne.empty() ? "" : "; ") + n.rule + ": " + n.why;
+    h += note("Not evaluated: " + ne + ".");
+  }
+  return h;
+}
+
 // The sections of one run; ids prefixed by `p` (two runs on one page).
-std::string run_sections(const RunReport& r, const std::string& p, double peak, bool with_cards) {
-  std::string h;
+std::string run_sections(const RunReport& r, const std::string& p, double peak, bool with_cards,
+                         const RunReport* base = nullptr) {
+  std::string h = section(p + "fix", "What to fix first",
+                          "clprof advise's findings, the largest estimated saving first; each "
+                          "links to its evidence (docs/advice.md).",
+                          fix_first(r, p, base, r.ranks.has_value()));
   if (with_cards) h += section(p + "summary", "Summary", "", single_cards(r));
   if (r.ranks)
     h += section(p + "ranks", "Time per rank",
@@ -344,7 +402,8 @@ std::string render_page(const std::vector<RunReport>& runs, const analyses::Comp
   std::string body;
   std::vector<std::pair<std::string, std::string>> links;
   if (runs.size() == 2 && c) {
-    links = {{"summary", "Summary"},
+    links = {{"other-fix", "What to fix first"},
+             {"summary", "Summary"},
              {"compare", "Comparison"},
              {"other", "OTHER run"},
              {"base", "BASE run"}};
@@ -360,19 +419,20 @@ std::string render_page(const std::vector<RunReport>& runs, const analyses::Comp
                     "faster.",
                     cmp);
     body += "<div id=\"other\"><details open><summary>OTHER run: " + escape(runs[1].label) +
-            "</summary>" + run_sections(runs[1], "other-", o.peak_gflops, true) +
+            "</summary>" + run_sections(runs[1], "other-", o.peak_gflops, true, &runs[0]) +
             "</details></div>";
     body += "<div id=\"base\"><details><summary>BASE run: " + escape(runs[0].label) + "</summary>" +
             run_sections(runs[0], "base-", o.peak_gflops, true) + "</details></div>";
   } else {
-    links = {{"summary", "Summary"},
+    links = {{"fix", "What to fix first"},
+             {"summary", "Summary"},
              {"kernels", "Kernels"},
              {"layers", "Layers"},
              {"gemm", "GEMM"},
              {"distributions", "Launch times"},
              {"timeline", "Timeline"},
              {"tables", "Tables"}};
-    if (runs.front().ranks) links.insert(links.begin() + 1, {"ranks", "Ranks"});
+    if (runs.front().ranks) links.insert(links.begin() + 2, {"ranks", "Ranks"});
     body += run_sections(runs.front(), "", o.peak_gflops, true);
   }
   std::string sources;

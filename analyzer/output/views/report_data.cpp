@@ -69,6 +69,7 @@ void ReportAnalysis::add_launch(const model::Launch& l) {
   spans.add_launch(l);
   api.add_launch(l);
   ranks.add_launch(l);
+  advice_launches.push_back(l);
 }
 
 void ReportAnalysis::add_transfer(const model::Transfer& t) {
@@ -76,6 +77,7 @@ void ReportAnalysis::add_transfer(const model::Transfer& t) {
   spans.add_transfer(t);
   transfers.add_transfer(t);
   api.add_transfer(t);
+  advice_transfers.push_back(t);
 }
 
 void ReportAnalysis::merge(Analysis&& other) {
@@ -86,6 +88,9 @@ void ReportAnalysis::merge(Analysis&& other) {
   transfers.merge(std::move(o.transfers));
   api.merge(std::move(o.api));
   ranks.merge(std::move(o.ranks));
+  advice_launches.insert(advice_launches.end(), o.advice_launches.begin(), o.advice_launches.end());
+  advice_transfers.insert(advice_transfers.end(), o.advice_transfers.begin(),
+                          o.advice_transfers.end());
 }
 
 namespace {
@@ -285,6 +290,14 @@ RunReport finish_report(std::string label, ReportAnalysis&& a, const model::Run&
     if (acc == a.profile.kernels.accumulators().end() || acc->second.durations_ns.empty()) continue;
     std::vector<int64_t> v = acc->second.durations_ns;
     r.distributions.push_back(distribution(k.name, v));
+  }
+  {
+    model::Run with_commands = run;
+    with_commands.launches = std::move(a.advice_launches);
+    with_commands.transfers = std::move(a.advice_transfers);
+    analyses::advice::Thresholds t;
+    if (peak_gflops > 0) t.set_peak_gflops(peak_gflops);
+    r.advice = analyses::advice::advise(with_commands, t);
   }
   r.timeline = make_timeline(a.spans, run);
   r.transfers = analyses::transfer_rows(a.transfers, run);

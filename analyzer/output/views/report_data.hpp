@@ -17,6 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analyses/advice/advice.hpp"
 #include "analyses/api.hpp"
 #include "analyses/builds.hpp"
 #include "analyses/compare.hpp"
@@ -81,6 +82,10 @@ class ReportAnalysis : public Analysis {
   analyses::TransfersAnalysis transfers;
   analyses::ApiAnalysis api;       // launches and transfers; the run's other calls at the end
   analyses::ProcessKernels ranks;  // per-process kernel totals (the ranks chart)
+  // The selection's launches and the transfers, kept for clprof advise's rules (the "What to
+  // fix first" section), which read the host's order of calls.
+  std::vector<model::Launch> advice_launches;
+  std::vector<model::Transfer> advice_transfers;
 
  private:
   analyses::LaunchPredicate keep_;
@@ -141,6 +146,7 @@ struct RunReport {
   std::vector<analyses::ApiRow> api;             // as clprof api
   std::optional<analyses::RunFigures> figures;   // for a comparison
   std::optional<analyses::RankTable> ranks;      // a job of several ranks (is_multi_rank)
+  analyses::advice::Report advice;               // clprof advise's findings, ranked
 };
 
 // Where a device timestamp lands on the host clock (absolute ns: the process's host time 0

@@ -548,6 +548,27 @@ void TraceParser::parse_warning(od::object& obj) {
   });
 }
 
+void TraceParser::parse_kernel_device(od::object& obj) {
+  KernelDeviceRecord& r = meta_->add(RecordType::KernelDevice, meta_->kernel_devices);
+  r.facts.process = process_;
+  // Every field is a number or a name: read through its schema row (fields[i]).
+  const auto& fields = ts::kernel_device::kFields;
+  for_each_schema_field(obj, fields, "kernel_device record", [&](size_t i, od::value& v) {
+    using F = ts::kernel_device::F;
+    const F which = static_cast<F>(i);
+    if (which == F::kernel) {
+      r.facts.name.assign(get_string(v, fields[i]));
+    } else if (which == F::preferred_multiple || which == F::work_group_size) {
+      (which == F::work_group_size ? r.facts.work_group_size : r.facts.preferred_multiple) =
+          get_uint_or_null(v, fields[i]);
+    } else if (which != F::kCount) {
+      (which == F::kernel_id    ? r.facts.kernel_id
+       : which == F::program_id ? r.facts.program_id
+                                : r.device) = get_uint(v, fields[i]);
+    }
+  });
+}
+
 void TraceParser::parse_end(od::object& obj) {
   EndRecord& e = meta_->add(RecordType::End, meta_->ends);
   using F = ts::end::F;
@@ -564,6 +585,10 @@ void TraceParser::parse_end(od::object& obj) {
         break;
       case F::dropped:
         e.dropped = get_uint(v, CLPROF_FIELD(end, dropped, Uint));
+        break;
+      case F::live:
+        e.live.emplace();
+        get_count_map(v, CLPROF_FIELD(end, live, CountMap), *e.live);
         break;
       case F::kCount:
         break;

@@ -14,6 +14,7 @@ void MetaBatch::clear() {
   programs.clear();
   builds.clear();
   kernels.clear();
+  kernel_devices.clear();
   syncs.clear();
   range_begins.clear();
   blas_calls.clear();
@@ -46,6 +47,9 @@ void MetaBatch::drop_last() {
       break;
     case RecordType::Kernel:
       kernels.resize(e.index);
+      break;
+    case RecordType::KernelDevice:
+      kernel_devices.resize(e.index);
       break;
     case RecordType::Sync:
       syncs.resize(e.index);
@@ -121,6 +125,12 @@ void TraceBuilder::apply(MetaBatch& batch) {
       case RecordType::Kernel:
         run.kernels.push_back(std::move(batch.kernels[i]));
         break;
+      case RecordType::KernelDevice: {
+        KernelDeviceRecord& k = batch.kernel_devices[i];
+        k.facts.device = device_or_zero(k.device);
+        run.kernel_devices.push_back(std::move(k.facts));
+        break;
+      }
       case RecordType::Sync:
         run.syncs.push_back(std::move(batch.syncs[i]));
         break;
@@ -187,6 +197,7 @@ void TraceBuilder::apply(MetaBatch& batch) {
         proc().dropped_records = e.dropped;
         proc().end_host_ns = e.host_ns;
         proc().record_counts = std::move(e.counts);
+        proc().live_objects = std::move(e.live);
         end_seen = true;
         break;
       }

@@ -58,9 +58,14 @@ struct RangeEndRecord {
   bool open = false;
   std::optional<int32_t> status;  // a BLAS call's
 };
+struct KernelDeviceRecord {
+  model::KernelDevice facts;
+  uint64_t device = 0;  // trace id, mapped when applied
+};
 struct EndRecord {
   int64_t host_ns = model::kNoTime;
   std::vector<std::pair<std::string, uint64_t>> counts;
+  std::optional<std::vector<std::pair<std::string, uint64_t>>> live;
   uint64_t incomplete = 0, dropped = 0;
 };
 
@@ -81,6 +86,7 @@ struct MetaBatch {
   std::vector<model::Program> programs;
   std::vector<BuildRecord> builds;
   std::vector<model::Kernel> kernels;
+  std::vector<KernelDeviceRecord> kernel_devices;
   std::vector<model::Sync> syncs;
   std::vector<model::Range> range_begins;
   std::vector<model::BlasCall> blas_calls;  // range_begin records with a "blas" object

@@ -173,6 +173,8 @@ void TraceParser::parse_body(RecordType type, od::object& obj) {
       return parse_build(obj);
     case RecordType::Kernel:
       return parse_kernel(obj);
+    case RecordType::KernelDevice:
+      return parse_kernel_device(obj);
     case RecordType::Sync:
       return parse_sync(obj);
     case RecordType::RangeBegin:

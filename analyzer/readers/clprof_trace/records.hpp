@@ -255,6 +255,7 @@ class TraceParser {
   void parse_program(simdjson::ondemand::object& obj);
   void parse_build(simdjson::ondemand::object& obj);
   void parse_kernel(simdjson::ondemand::object& obj);
+  void parse_kernel_device(simdjson::ondemand::object& obj);
   void parse_sync(simdjson::ondemand::object& obj);
   void parse_range_begin(simdjson::ondemand::object& obj);
   void parse_range_end(simdjson::ondemand::object& obj);

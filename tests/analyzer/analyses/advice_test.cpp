@@ -428,3 +428,136 @@ TEST_CASE("advise: ranking, thresholds, the rules the trace cannot support") {
   t.set("device-idle.share=0.75");
   CHECK(t.get("device-idle", "share") == 0.75);
 }
+
+TEST_CASE("advise local-size-not-multiple: work-groups of 48 where the kernel prefers 32") {
+  // kernel_device: k prefers multiples of 32 on device 1. Two launches of lws 48 (not a
+  // multiple: 48 % 32 = 16), 1000 ns each, one of lws 64 (a multiple), 1000 ns: bad 2000 of
+  // 3000 ns = 66.7% >= 10%: warning. Impact: each lws-48 group fills round_up(48, 32) = 64
+  // lanes, 16 idle: 2000 * 16 / 64 = 500 ns.
+  model::Run run;
+  // process 0, kernel 0, program 0, "k" on device 1: multiple 32, at most 256.
+  run.kernel_devices.push_back(model::KernelDevice{0, 0, 0, "k", 1, 32, 256});
+  for (int i = 0; i < 3; ++i) {
+    run.launches.push_back(launch_at("k", i * 2000, 10, i * 2000, 1000));
+    run.launches.back().lws = std::vector<uint64_t>{i < 2 ? 48u : 64u};
+  }
+  auto f = of_rule(analyses::advice::advise(run), "local-size-not-multiple");
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].severity == Severity::Warning);
+  REQUIRE(f[0].impact_ns);
+  CHECK(*f[0].impact_ns == 500);
+  CHECK(f[0].title ==
+        "2 launches with a work-group that is not a multiple of the kernel's preferred size");
+  CHECK(f[0].evidence.find("k: work-group 48 against a preferred multiple of 32") !=
+        std::string::npos);
+  // 2D lws 8x4 = 32: a multiple; nothing fires.
+  for (auto& l : run.launches) l.lws = std::vector<uint64_t>{8, 4};
+  CHECK(of_rule(analyses::advice::advise(run), "local-size-not-multiple").empty());
+  CHECK_FALSE(not_evaluated(analyses::advice::advise(run), "local-size-not-multiple"));
+}
+
+TEST_CASE("advise object-leak: live counts in the end record") {
+  // 200 buffers of 4 KiB (800 KiB) and 1 kernel alive: 200 >= 100: warning, no impact.
+  // A process with 3 buffers and nothing else: info. All zero: nothing.
+  model::Run run;
+  run.processes.resize(1);
+  run.processes[0].pid = 42;
+  run.processes[0].live_objects = std::vector<std::pair<std::string, uint64_t>>{
+      {"buffers", 200},   {"buffer_bytes", 819200}, {"images", 0},
+      {"image_bytes", 0}, {"kernels", 1},           {"events", 0}};
+  auto f = of_rule(analyses::advice::advise(run), "object-leak");
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].severity == Severity::Warning);
+  CHECK_FALSE(f[0].impact_ns.has_value());
+  CHECK(f[0].title == "OpenCL objects still alive at exit: 200 buffers (800.0 KiB), 1 kernels");
+  run.processes[0].live_objects = std::vector<std::pair<std::string, uint64_t>>{
+      {"buffers", 3}, {"buffer_bytes", 12}, {"events", 0}};
+  f = of_rule(analyses::advice::advise(run), "object-leak");
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].severity == Severity::Info);
+  run.processes[0].live_objects =
+      std::vector<std::pair<std::string, uint64_t>>{{"buffers", 0}, {"events", 0}};
+  const auto r = analyses::advice::advise(run);
+  CHECK(of_rule(r, "object-leak").empty());
+  CHECK_FALSE(not_evaluated(r, "object-leak"));
+  run.processes[0].live_objects.reset();  // a trace before version 4
+  CHECK(not_evaluated(analyses::advice::advise(run), "object-leak"));
+}
+
+TEST_CASE("advise rank-imbalance: rank 1 runs three times the kernel time of rank 0") {
+  // Work = launches x median device time per kernel (the lower median). Each kernel's
+  // first launch in each process is left out (it may hold the driver's
+  // compilation): the 500 ns and 100 ns launches at host 0 and 10. Rank 0: a 1000 ns;
+  // rank 1: a 1000 + b 2000 = 3000 ns. Mean 2000, slowest 3000: imbalance
+  // (3000 - 2000) / 3000 = 33.3% >= 25%: warning; impact 1000 ns. The kernel: b's excess
+  // on rank 1 = 2000 - 2000/2 = 1000 > a's 1000 - 2000/2 = 0.
+  model::Run run;
+  run.processes.resize(2);
+  run.processes[0].rank = 0;
+  run.processes[1].rank = 1;
+  run.processes[0].world_size = run.processes[1].world_size = 2;
+  auto on = [&](uint32_t process, const std::string& name, int64_t host, int64_t duration) {
+    run.launches.push_back(launch_at(name, host, 5, host, duration));
+    run.launches.back().process = process;
+  };
+  on(0, "a", 0, 500);
+  on(0, "a", 1000, 1000);
+  on(1, "a", 0, 500);
+  on(1, "b", 10, 100);
+  on(1, "a", 1000, 1000);
+  on(1, "b", 3000, 2000);
+  auto f = of_rule(analyses::advice::advise(run), "rank-imbalance");
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].severity == Severity::Warning);
+  REQUIRE(f[0].impact_ns);
+  CHECK(*f[0].impact_ns == 1000);
+  CHECK(f[0].subjects == std::vector<std::string>{"rank 1", "b"});
+  CHECK(f[0].title == "rank 1 runs 50.0% more kernel time than the ranks' mean; most of it in b");
+  // Balanced: rank 0 also runs b (its first launch left out, then 2000 ns).
+  on(0, "b", 10, 100);
+  on(0, "b", 3000, 2000);
+  CHECK(of_rule(analyses::advice::advise(run), "rank-imbalance").empty());
+  // One preempted launch: rank 0's b [2000, 20000] counts 2 x 2000 (its lower median), as
+  // rank 1's b [2000, 2000] does: still balanced (summed, 22000 against 4000 would fire).
+  on(0, "b", 6000, 20000);
+  on(1, "b", 6000, 2000);
+  CHECK(of_rule(analyses::advice::advise(run), "rank-imbalance").empty());
+  // One rank only: not evaluated.
+  run.processes[1].rank = 0;
+  CHECK(not_evaluated(analyses::advice::advise(run), "rank-imbalance"));
+}
+
+TEST_CASE("advise gemm-below-peak: a 1024^3 SGEMM at 107 GFLOPS against a 1000 GFLOPS peak") {
+  // A recorded CLBlastSgemm call (m = n = k = 1024) whose one kernel ran 20 ms:
+  // 2*1024^3 = 2147483648 FLOP in 20000000 ns = 107.37 GFLOPS, 10.7% < 25% of 1000:
+  // warning; impact 20000000 - 2147483648 / (0.25 * 1000) = 20000000 - 8589934 (truncated)
+  // = 11410066 ns. Against 100 GFLOPS it is 107% >= 25%: nothing. Without a peak: not
+  // evaluated.
+  model::Run run;
+  run.processes.resize(1);
+  model::BlasCall c;
+  c.id = 7;
+  c.library = "clblast";
+  c.api = "CLBlastSgemm";
+  c.routine = "gemm";
+  c.precision = "s";
+  c.m = c.n = c.k = 1024;
+  c.batch = 1;
+  c.host_begin_ns = 0;
+  c.host_end_ns = 30000000;
+  c.status = 0;
+  run.blas_calls.push_back(c);
+  run.launches.push_back(launch_at("Xgemm", 0, 10, 0, 20000000));
+  run.launches.back().call = 7;
+  Thresholds t;
+  CHECK(not_evaluated(analyses::advice::advise(run, t), "gemm-below-peak"));
+  t.set_peak_gflops(1000);
+  auto f = of_rule(analyses::advice::advise(run, t), "gemm-below-peak");
+  REQUIRE(f.size() == 1);
+  CHECK(f[0].severity == Severity::Warning);
+  REQUIRE(f[0].impact_ns);
+  CHECK(*f[0].impact_ns == 11410066);
+  CHECK(f[0].title == "GEMMs reach 107.4 GFLOPS, 10.7% of the 1000 GFLOPS peak");
+  t.set_peak_gflops(100);
+  CHECK(of_rule(analyses::advice::advise(run, t), "gemm-below-peak").empty());
+}

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "clprof/trace_schema.hpp"
+#include "output/object_format.hpp"
 #include "output/record_format.hpp"
 #include "output/utf8.hpp"
 
@@ -332,7 +333,7 @@ TEST_CASE("header line opens the records array; end record closes counts") {
   h.session_id = "0123456789abcdef";
   CHECK(
       format_header_line(h) ==
-      R"({"format":"clprof-trace","version":3,"header":{"pid":10,"ppid":1,"command_line":["./app","-n","3"],)"
+      R"({"format":"clprof-trace","version":4,"header":{"pid":10,"ppid":1,"command_line":["./app","-n","3"],)"
       R"("start_unix_ns":1700000000000000000,"host_start_ns":5000,"host_clock":"CLOCK_MONOTONIC",)"
       R"("host_name":"box","rank":null,"world_size":null,"clprof_version":"0.1.0",)"
       R"("settings":{"CLPROF_OUTPUT":"t.json"},"session_id":"0123456789abcdef"},"records":[)");
@@ -342,6 +343,20 @@ TEST_CASE("header line opens the records array; end record closes counts") {
             R"("host_name":"box","rank":2,"world_size":4,"clprof_version")") != std::string::npos);
   CHECK(format_end_record(99, {{"launch", 3}, {"mark", 0}}, 1, 0) ==
         R"({"type":"end","host_ns":99,"counts":{"launch":3,"mark":0},"incomplete":1,"dropped":0})");
+  // With the live objects (events unknown: absent).
+  LiveFacts live;
+  live.counts = {{"buffers", 2}, {"buffer_bytes", 8192}};
+  CHECK(format_end_record(99, {{"launch", 3}}, 0, 0, &live) ==
+        R"({"type":"end","host_ns":99,"counts":{"launch":3},"incomplete":0,"dropped":0,)"
+        R"("live":{"buffers":2,"buffer_bytes":8192}})");
+}
+
+TEST_CASE("kernel_device line: known values, and null for what the driver refused") {
+  // kernel 3, program 2, device 1, name k"q: a multiple of 32, no work-group size.
+  const KernelDeviceFacts f{3, 2, 1, "k\"q", true, false, 32, 0};
+  CHECK(format_kernel_device_line(f) ==
+        R"({"type":"kernel_device","kernel_id":3,"program_id":2,"kernel":"k\"q","device_id":1,)"
+        R"("preferred_multiple":32,"work_group_size":null})");
 }
 
 TEST_CASE("integer formatter: every digit count and the extremes, as std::to_string") {

@@ -188,3 +188,35 @@ TEST_CASE("report: two runs open with their comparison") {
   CHECK(p.find(">new<") != std::string::npos);       // fused
   CHECK(p.find("clprof report — a.json → b.json") != std::string::npos);
 }
+
+TEST_CASE("report: What to fix first lists advise's findings, linked to their evidence") {
+  // run_with's launches pass no local size (unit::launch): default-local-size fires at info
+  // for all 3 kernels x 2 iterations = 6 launches; its evidence is the kernels section.
+  const std::string p = page(run_with({"gemm", "relu", "pool"}));
+  const size_t fix = p.find("<section id=\"fix\"><h2>What to fix first</h2>");
+  REQUIRE(fix != std::string::npos);
+  CHECK(fix < p.find("<section id=\"summary\">"));  // the page's first section
+  CHECK(p.find("<a href=\"#fix\">What to fix first</a>") != std::string::npos);
+  const size_t item = p.find("<b>6 launches with a NULL local size</b>", fix);
+  REQUIRE(item != std::string::npos);
+  CHECK(p.find("default-local-size · info", item) != std::string::npos);
+  CHECK(p.find("<a href=\"#kernels\">evidence</a>", item) != std::string::npos);
+  CHECK(p.find("Not evaluated: ", fix) != std::string::npos);
+}
+
+TEST_CASE("report: with two runs, OTHER's findings that BASE lacks are marked new") {
+  // BASE: gemm and relu without a local size (one finding, subjects gemm, relu); OTHER: the
+  // same plus 'fused' (subjects differ: new). OTHER with BASE's kernels again: not new.
+  const auto base = finished(run_with({"gemm", "relu"}), "a.json", true);
+  const auto other = finished(run_with({"gemm", "relu", "fused"}), "b.json", true);
+  auto c = analyses::compare_runs(*base.figures, *other.figures);
+  std::string p = report::render_page({base, other}, &c, {});
+  const size_t fix = p.find("<section id=\"other-fix\">");
+  REQUIRE(fix != std::string::npos);
+  CHECK(p.find("new in OTHER", fix) < p.find("<section id=\"base-fix\">"));
+  CHECK(p.find("<a href=\"#other-kernels\">evidence</a>", fix) != std::string::npos);
+  const auto same = finished(run_with({"gemm", "relu"}), "c.json", true);
+  c = analyses::compare_runs(*base.figures, *same.figures);
+  p = report::render_page({base, same}, &c, {});
+  CHECK(p.find("new in OTHER") == std::string::npos);
+}

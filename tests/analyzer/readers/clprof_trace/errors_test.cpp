@@ -235,7 +235,7 @@ TEST_CASE("version 99 is rejected, older versions and unknown fields are read") 
   CHECK(f.line == 1);
   CHECK(f.column == v99.find("99") + 1);
   CHECK(f.message ==
-        "unsupported trace version 99 (this clprof reads versions <= 3); use a newer clprof");
+        "unsupported trace version 99 (this clprof reads versions <= 4); use a newer clprof");
   CHECK(stream_error(v99 + "\n").what == f.what);
 
   test::TempDir dir;

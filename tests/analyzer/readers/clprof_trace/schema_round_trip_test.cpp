@@ -13,6 +13,7 @@
 
 #include "clprof/trace_schema.hpp"
 #include "every_way.hpp"
+#include "output/object_format.hpp"
 #include "output/record_format.hpp"
 #include "run_dump.hpp"
 #include "test_util.hpp"
@@ -179,6 +180,15 @@ Written write_trace() {
              .strs(ts::kernel::arg_types,
                    big ? std::vector<std::string>{"float", "int*"} : std::vector<std::string>{})
              .finish());
+    // Its work-group facts: the largest numbers, or both unknown (null).
+    shim::KernelDeviceFacts kd;
+    kd.kernel_id = id;
+    kd.program_id = id;
+    kd.device_id = id;
+    kd.name = str(s);
+    kd.has_preferred_multiple = kd.has_work_group_size = big;
+    kd.preferred_multiple = kd.work_group_size = kU64Max;
+    line(shim::format_kernel_device_line(kd));
   }
   // Ranges: the smallest and the largest id; one left open (closed at exit).
   line(JsonLine(ts::range_begin::kTypeName)
@@ -359,7 +369,9 @@ Written write_trace() {
   for (std::string_view type : ts::kRecordTypeNames)
     if (type != ts::end::kTypeName)
       counts.emplace_back(std::string(type), counts.size() ? kU64Max : 0);
-  t += shim::format_end_record(kI64Min, counts, kU64Max, 0) + "]}\n";
+  shim::LiveFacts live;
+  live.counts = {{"buffers", kU64Max}, {"events", 0}};
+  t += shim::format_end_record(kI64Min, counts, kU64Max, 0, &live) + "]}\n";
   return w;
 }
 
@@ -495,6 +507,9 @@ void check_metadata(const model::Run& run, const Written& w, const std::string& 
   REQUIRE(p.record_counts.size() == ts::kRecordTypeCount - 1);
   CHECK(p.record_counts[0] == std::make_pair(std::string("device"), uint64_t{0}));
   CHECK(p.record_counts[1] == std::make_pair(std::string("clock_sync"), kU64Max));
+  REQUIRE(p.live_objects);
+  CHECK(*p.live_objects ==
+        std::vector<std::pair<std::string, uint64_t>>{{"buffers", kU64Max}, {"events", 0}});
   REQUIRE(p.warnings.size() == kStrings.size());
   for (size_t i = 0; i < kStrings.size(); ++i) {
     CHECK(p.warnings[i].message == str(i));
@@ -562,6 +577,13 @@ void check_metadata(const model::Run& run, const Written& w, const std::string& 
     CHECK(kern.context_id == id);
     CHECK(kern.name == str(s));
     CHECK(kern.num_args == (big ? kU32Max : 0));
+
+    const model::KernelDevice& kd = run.kernel_devices.at(k);
+    CHECK(kd.kernel_id == id);
+    CHECK(kd.program_id == id);
+    CHECK(kd.name == str(s));
+    CHECK(kd.preferred_multiple == (big ? std::optional<uint64_t>(kU64Max) : std::nullopt));
+    CHECK(kd.work_group_size == (big ? std::optional<uint64_t>(kU64Max) : std::nullopt));
   }
 
   REQUIRE(run.ranges.size() == 2);

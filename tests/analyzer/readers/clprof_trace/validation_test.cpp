@@ -88,8 +88,8 @@ TEST_CASE("records that do not match the schema are skipped, counted and the fir
       {R"({"type":"lunch","seq":5},)",
        "5:9: skipped 1 record that does not" + kSkipped +
            "unknown record type \"lunch\" (expected one of device, clock_sync, queue, program, "
-           "build, kernel, launch, transfer, sync, range_begin, range_end, mark, warning, capture, "
-           "end)"},
+           "build, kernel, kernel_device, launch, transfer, sync, range_begin, range_end, mark, "
+           "warning, capture, end)"},
       {launch(6, R"(,"status":"done")").substr(0, launch(6, R"(,"status":"done")").size() - 1),
        "5:86: skipped 1 record that does not" + kSkipped +
            "\"status\": expected a status (complete, incomplete, error or not_enqueued), got "
