@@ -84,7 +84,8 @@ struct Launch {
   int32_t exec_status = 0;       // with status "error": the negative execution status
   uint32_t args_total = 0;       // the kernel's argument count when args holds fewer, else 0
   std::vector<uint64_t> ranges;  // Range ids, outermost first
-  uint64_t call = 0;  // the BlasCall::id it was made in (0 = none; clprof traces, version 3)
+  uint64_t call = 0;     // the BlasCall::id it was made in (0 = none; clprof traces, version 3)
+  uint64_t capture = 0;  // the Capture::id of its process that captured it (0 = none)
   // Importers that only know a duration set this and leave device times kNoTime.
   std::optional<int64_t> duration_override_ns;
   // Free-form facts an importer keeps (e.g. Arm NN measurement name).
@@ -233,6 +234,16 @@ struct ShimWarning {
   }
 };
 
+// A capture record (CLPROF_CAPTURE): one launch kept for `clprof replay` (docs/replay.md).
+struct Capture {
+  uint64_t id = 0;  // the launch's `capture`, per process
+  std::string kernel;
+  std::string status;  // captured, refused, failed
+  std::string reason;  // why not captured ("" when captured)
+  std::string dir;     // relative to the trace's folder; "" when none
+  std::vector<std::string> files;
+};
+
 struct Process {
   int64_t pid = 0;
   int64_t ppid = 0;
@@ -257,6 +268,7 @@ struct Process {
   int64_t end_host_ns = kNoTime;                                // the end record's time
   std::vector<std::pair<std::string, uint64_t>> record_counts;  // the end record's counts
   std::vector<ShimWarning> warnings;                            // warning records of the shim
+  std::vector<Capture> captures;                                // capture records, in order
   // Whole-inference wall times an importer knows (Arm NN "Wall clock time"), per iteration.
   std::vector<int64_t> iteration_wall_ns;
 };

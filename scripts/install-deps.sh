@@ -14,6 +14,8 @@ packages=(
   chromium libpng-dev
   clang libclang-rt-14-dev  # scripts/fuzz.sh: libFuzzer targets (clang's -fsanitize=fuzzer)
   clang-format  # scripts/check-format.sh (ctest style.clang_format)
+  python3-dask python3-distributed  # scripts/clprof-dask (docs/scale.md)
+  oclgrind  # a second, simulated OpenCL device for device checks
 )
 
 missing=()

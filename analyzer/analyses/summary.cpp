@@ -9,15 +9,25 @@ namespace clprof::analyses {
 
 using model::kNoTime;
 
-void SummaryAnalysis::extend(uint32_t process, int64_t begin, int64_t end) {
+namespace {
+
+// Widens spans[process] to [begin, end] (either kNoTime: the other alone).
+void extend_span(std::map<uint32_t, std::pair<int64_t, int64_t>>& spans, uint32_t process,
+                 int64_t begin, int64_t end) {
   if (begin == kNoTime && end == kNoTime) return;
   if (begin == kNoTime) begin = end;
   if (end == kNoTime) end = begin;
-  auto [it, fresh] = spans_.try_emplace(process, begin, end);
+  auto [it, fresh] = spans.try_emplace(process, begin, end);
   if (!fresh) {
     it->second.first = std::min(it->second.first, begin);
     it->second.second = std::max(it->second.second, end);
   }
+}
+
+}  // namespace
+
+void SummaryAnalysis::extend(uint32_t process, int64_t begin, int64_t end) {
+  extend_span(spans_, process, begin, end);
 }
 
 void SummaryAnalysis::add_launch(const model::Launch& l) {
@@ -110,6 +120,23 @@ int64_t union_length(std::vector<std::pair<int64_t, int64_t>>& iv) {
   return add_ns(total, sub_ns(cur_end, cur_begin));
 }
 
+std::map<uint32_t, std::pair<int64_t, int64_t>> absolute_host_spans(const SummaryAnalysis& a,
+                                                                    const model::Run& run) {
+  std::map<uint32_t, std::pair<int64_t, int64_t>> spans = a.host_spans();
+  auto extend = [&](uint32_t p, int64_t b, int64_t e) { extend_span(spans, p, b, e); };
+  for (const auto& r : run.ranges) extend(r.process, r.host_begin_ns, r.host_end_ns);
+  for (const auto& b : run.builds) extend(b.process, b.host_begin_ns, b.host_end_ns);
+  for (const auto& y : run.syncs) extend(y.process, y.host_begin_ns, y.host_end_ns);
+  for (const auto& m : run.marks) extend(m.process, m.host_ns, m.host_ns);
+  for (auto& [p, span] : spans) {
+    int64_t base = 0;
+    if (p < run.processes.size() && run.processes[p].host_start_ns != kNoTime)
+      base = run.processes[p].host_start_ns;
+    span = {add_ns(base, span.first), add_ns(base, span.second)};
+  }
+  return spans;
+}
+
 Summary make_summary(SummaryAnalysis& a, const model::Run& run,
                      const std::map<uint32_t, double>& gflop_per_device,
                      std::optional<std::pair<int64_t, int64_t>> window_ns,
@@ -132,35 +159,16 @@ Summary make_summary(SummaryAnalysis& a, const model::Run& run,
   // Wall time: from the earliest to the latest host event of the run, on the absolute
   // host clock so that several processes line up; importers without host times give
   // the sum of their per-iteration wall times instead.
-  std::map<uint32_t, std::pair<int64_t, int64_t>> spans = a.host_spans();
-  auto extend = [&](uint32_t p, int64_t b, int64_t e) {
-    if (b == kNoTime && e == kNoTime) return;
-    if (b == kNoTime) b = e;
-    if (e == kNoTime) e = b;
-    auto [it, fresh] = spans.try_emplace(p, b, e);
-    if (!fresh) {
-      it->second.first = std::min(it->second.first, b);
-      it->second.second = std::max(it->second.second, e);
-    }
-  };
-  for (const auto& r : run.ranges) extend(r.process, r.host_begin_ns, r.host_end_ns);
-  for (const auto& b : run.builds) extend(b.process, b.host_begin_ns, b.host_end_ns);
-  for (const auto& y : run.syncs) extend(y.process, y.host_begin_ns, y.host_end_ns);
-  for (const auto& m : run.marks) extend(m.process, m.host_ns, m.host_ns);
   bool have_span = false;
   int64_t lo = 0, hi = 0;
-  for (const auto& [p, span] : spans) {
-    int64_t base = 0;
-    if (p < run.processes.size() && run.processes[p].host_start_ns != kNoTime)
-      base = run.processes[p].host_start_ns;
-    const int64_t b = add_ns(base, span.first), e = add_ns(base, span.second);
+  for (const auto& [p, span] : absolute_host_spans(a, run)) {
     if (!have_span) {
-      lo = b;
-      hi = e;
+      lo = span.first;
+      hi = span.second;
       have_span = true;
     } else {
-      lo = std::min(lo, b);
-      hi = std::max(hi, e);
+      lo = std::min(lo, span.first);
+      hi = std::max(hi, span.second);
     }
   }
   if (have_span && window_ns) {

@@ -57,6 +57,11 @@ std::optional<double> utilization_or_warn(int64_t busy_ns, std::optional<int64_t
 // Total length of the union of [start, end] intervals (reordered in place).
 int64_t union_length(std::vector<std::pair<int64_t, int64_t>>& intervals);
 
+// Per process index: the earliest and latest host event (launches and transfers fed to `a`,
+// ranges, builds, syncs and marks of `run`) on the absolute host clock (host_start_ns added).
+std::map<uint32_t, std::pair<int64_t, int64_t>> absolute_host_spans(const SummaryAnalysis& a,
+                                                                    const model::Run& run);
+
 struct SummaryFigures {
   std::optional<int64_t> wall_ns;
   int64_t device_busy_ns = 0;

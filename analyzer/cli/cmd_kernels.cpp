@@ -6,6 +6,7 @@
 #include "cli/session.hpp"
 #include "output/tables/grouping.hpp"
 #include "output/tables/kernels.hpp"
+#include "output/views/partial.hpp"
 
 namespace clprof::cli {
 
@@ -13,6 +14,7 @@ Runner setup_kernels(CLI::App& app) {
   struct Options {
     TableOptions table;
     std::vector<std::string> speedup;
+    bool partial = false, from_partials = false;
   };
   static const auto& groupings = analyses::launch_groupings();
   auto o = std::make_shared<Options>();
@@ -23,6 +25,7 @@ Runner setup_kernels(CLI::App& app) {
                  "Estimate times if kernels matching REGEX ran FACTOR times faster (repeatable; "
                  "first match wins)",
                  "'REGEX=FACTOR'");
+  add_partial_options(app, o->partial, o->from_partials);
   return [o]() -> int {
     const auto speedup = parse_speedup_options(o->speedup);
     const bool estimate = !speedup.empty();
@@ -31,10 +34,34 @@ Runner setup_kernels(CLI::App& app) {
     const TableRun t =
         start_table_run(o->table, groupings, output::tables::kernels_schema(), in_force);
     const analyses::GroupBy by = t.by;
+    if ((o->partial || o->from_partials) && by != analyses::GroupBy::None)
+      throw UsageError("--by does not take --partial or --from-partials");
+    if (o->from_partials) {
+      const auto acc = output::partial::read_kernels(t.request.inputs);
+      auto rows = analyses::make_kernel_rows(acc, analyses::total_kernel_ns(acc),
+                                             estimate ? &speedup : nullptr);
+      std::optional<int64_t> estimated;
+      if (estimate) {
+        estimated = 0;
+        for (const auto& k : rows) *estimated += k.est_total_ns.value_or(k.stats.total_ns);
+      }
+      if (t.sort_extra == "order") analyses::sort_kernel_rows(rows, "order");
+      auto result = output::tables::kernels_result(rows, estimate, analyses::total_kernel_ns(acc),
+                                                   acc.size(), estimated, by);
+      order(result, t.sort, t.request.top);
+      emit(result, t.request);
+      return 0;
+    }
     auto session = run_session(t.request, [by](analyses::LaunchPredicate keep) {
       return analyses::maybe_grouped(
           by, [keep] { return std::make_unique<analyses::KernelsAnalysis>(keep); });
     });
+    if (o->partial) {
+      const auto& a = static_cast<const analyses::KernelsAnalysis&>(*session.analysis);
+      emit_text(output::partial::kernels_json(a.accumulators(), session.run.processes.size()),
+                t.request);
+      return 0;
+    }
     auto table =
         analyses::kernel_table(*session.analysis, by, session.run, estimate ? &speedup : nullptr);
     if (t.sort_extra == "order") analyses::sort_kernel_rows(table.rows, "order");

@@ -38,8 +38,10 @@ struct Command {
   X(transfers, "Reads, writes, copies, fills, maps: count, bytes, time, GB/s per op and size")  \
   X(builds, "Program builds: source, options, devices, time, status, kernels (--source ID)")    \
   X(api, "Host time per OpenCL function: calls, total, mean, max, errors")                      \
+  X(ranks, "One row per rank of a parallel job: wall, kernel time, deviation, outlier")         \
   X(compare, "BASE against OTHER runs: per kernel, layer, GEMM shape; delta, speedup")          \
   X(advise, "What to fix first: findings ranked by estimated impact, with the evidence")        \
+  X(replay, "Run a launch captured with CLPROF_CAPTURE again: time, verify, sweep local sizes") \
   X(report, "One self-contained HTML page with charts and tables (two runs: their comparison)") \
   X(timeline, "The run as Chrome Trace Event JSON for Perfetto UI / chrome://tracing")          \
   X(export, "Every record as flat tables: SQLite, CSV or JSON Lines")
@@ -73,6 +75,11 @@ struct TableOptions {
   CommonOptions common;
   std::string by;
 };
+// Registers --partial (write the mergeable partial aggregates instead of the table) and
+// --from-partials (the inputs are such partials: merge them and print the table) on `app`
+// (docs/scale.md; scripts/clprof-dask runs them).
+void add_partial_options(CLI::App& app, bool& partial, bool& from_partials);
+
 // Registers `options` on `app` (the common options, then --by over `groupings`) and the
 // help footer (help_footer(command, intro)). A command's own options come after.
 void add_table_options(CLI::App& app, TableOptions& options,

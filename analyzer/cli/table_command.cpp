@@ -58,6 +58,24 @@ std::shared_ptr<TableOptions> table_options(CLI::App& app,
   return options;
 }
 
+constexpr const char* kPartialGroup = "For scripts/clprof-dask (docs/scale.md)";
+
+void add_partial_options(CLI::App& app, bool& partial, bool& from_partials) {
+  // scripts/clprof-dask's interface (docs/scale.md), listed apart in --help.
+  app.add_flag("--partial", partial,
+               "Write mergeable partial aggregates (JSON) instead of the table")
+      ->group(kPartialGroup);
+  // Checked here rather than by CLI11's excludes(), whose note would crowd --help (--partial,
+  // declared first, is set when this runs).
+  app.add_flag("--from-partials", from_partials,
+               "The inputs are --partial outputs: merge them (in the order given) and print "
+               "the table")
+      ->group(kPartialGroup)
+      ->check([&partial](const std::string&) {
+        return partial ? std::string("--partial and --from-partials exclude each other") : "";
+      });
+}
+
 TableRun start_table_run(const TableOptions& options,
                          const std::vector<analyses::GroupBy>& groupings,
                          const output::Schema& schema, std::vector<std::string> in_force) {

@@ -188,10 +188,7 @@ std::string csv_text(const Column& c, const Value& v) {
 
 // ---- sorting ----
 
-namespace {
-
-// -1, 0, 1 comparing two values of one column in the column's sort direction; unknown last.
-int compare(const Column& c, const Value& a, const Value& b) {
+int compare_values(const Column& c, const Value& a, const Value& b) {
   if (a.is_null() || b.is_null()) return a.is_null() == b.is_null() ? 0 : a.is_null() ? 1 : -1;
   int r = 0;
   if (a.kind() == Value::Kind::Text && b.kind() == Value::Kind::Text) {
@@ -208,8 +205,6 @@ int compare(const Column& c, const Value& a, const Value& b) {
   return c.sort == SortOrder::Descending ? -r : r;
 }
 
-}  // namespace
-
 void order_rows(Result& result, size_t column, size_t top) {
   const Column& c = result.schema->columns.at(column);
   const size_t n = result.size();
@@ -220,8 +215,9 @@ void order_rows(Result& result, size_t column, size_t top) {
     const Row& r = result.row(i, scratch);
     keys.emplace_back(r[column], result.ordered ? result.order[i] : i);
   }
-  std::stable_sort(keys.begin(), keys.end(),
-                   [&c](const auto& x, const auto& y) { return compare(c, x.first, y.first) < 0; });
+  std::stable_sort(keys.begin(), keys.end(), [&c](const auto& x, const auto& y) {
+    return compare_values(c, x.first, y.first) < 0;
+  });
   result.order.clear();
   result.order.reserve(n);
   for (const auto& k : keys) result.order.push_back(k.second);

@@ -56,6 +56,10 @@ struct Result {
 void check_row_shape(const Schema& schema, const Row& row,
                      const std::vector<std::string>& options = {});
 
+// -1, 0, 1 comparing two values of column `c` in its sort direction (order_rows' order);
+// unknown (null) last.
+int compare_values(const Column& c, const Value& a, const Value& b);
+
 // Sorts the rows by the column `column` (Column::sort: numbers descending, texts ascending;
 // unknown values last; ties keep the given order) and keeps the first `top` (0 = all).
 void order_rows(Result& result, size_t column, size_t top);

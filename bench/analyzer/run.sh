@@ -10,6 +10,9 @@
 #                            GB of RAM per GB of trace, so pandas never gets the full size
 #   THREADS   (default 0 = all cores) reading threads of clprof_bench_reader
 #   KEEP=1    keep the temporary directory with the traces
+#   RECORDED=FILE  a recorded trace: every command runs on it too ("recorded")
+#   COMMANDS=0     only the reader, kernels, gemm and pandas (issue 3's run), not every command
+#   TMPDIR_BENCH   where the traces go (default /tmp); 1 GB of trace needs ~1.1 GB there
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -27,7 +30,7 @@ for tool in "$gen" "$reader"; do
 done
 if awk "BEGIN {exit !($pandas_mb > $size_mb)}"; then pandas_mb=$size_mb; fi
 
-tmp=$(mktemp -d /tmp/clprof_bench.XXXXXX)
+tmp=$(mktemp -d "${TMPDIR_BENCH:-/tmp}/clprof_bench.XXXXXX")
 if [[ ${KEEP:-0} != 1 ]]; then trap 'rm -rf "$tmp"' EXIT; fi
 
 echo "== $(date -u '+%Y-%m-%d %H:%M UTC') on $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -64,13 +67,33 @@ mbs_of() {
   echo ""
 }
 
+# every_command FILE LABEL: each clprof command on FILE, the floor (wc -l, a plain read) first.
+# timeline and export write next to the traces and are deleted at once.
+every_command() {
+  local file=$1 label=$2 c
+  measure "read, dd bs=8M ($label)" "$file" dd if="$file" of=/dev/null bs=8M status=none
+  measure "wc -l ($label)" "$file" wc -l "$file"
+  for c in summary kernels "launches --top 10" layers gemm transfers api ranks advise; do
+    # shellcheck disable=SC2086
+    measure "clprof $c ($label)" "$file" "$clprof" $c "$file"
+  done
+  measure "clprof timeline ($label)" "$file" "$clprof" timeline "$file" -o "$tmp/out.timeline.json"
+  rm -f "$tmp/out.timeline.json"
+  measure "clprof export sqlite ($label)" "$file" "$clprof" export "$file" -o "$tmp/out.db"
+  rm -f "$tmp/out.db"
+}
+
 echo "== timings (wall clock; CPU = user + sys; peak RSS; all from /usr/bin/time -v)"
+if [[ ${COMMANDS:-1} != 0 && -x $clprof ]]; then
+  every_command "$tmp/trace.json" full
+  [[ -n ${RECORDED:-} ]] && every_command "$RECORDED" recorded
+fi
 measure "bench_reader stream (full)" "$tmp/trace.json" "$reader" --threads "$threads" "$tmp/trace.json"
-if [[ -x $clprof ]]; then
+if [[ ${COMMANDS:-1} == 0 && -x $clprof ]]; then
   measure "clprof kernels (full)" "$tmp/trace.json" "$clprof" kernels "$tmp/trace.json"
   measure "clprof gemm (full)" "$tmp/trace.json" "$clprof" gemm "$tmp/trace.json"
   measure "clprof kernels (slice)" "$tmp/slice.json" "$clprof" kernels "$tmp/slice.json"
-else
+elif [[ ! -x $clprof ]]; then
   echo "(no $clprof yet: only the reader driver is timed)"
 fi
 measure "bench_reader stream (slice)" "$tmp/slice.json" "$reader" --threads "$threads" "$tmp/slice.json"

@@ -9,7 +9,10 @@
 //     Path      a file path of at most `max` bytes, no control characters, not ending in '/'
 //     LogLevel  "trace","debug","info","warn","error","off"
 //     Name      at most `max` letters, digits, '-', '_' or '.'
-//   min and max are used by Uint (the range), Path and Name (max: the length); 0 elsewhere.
+//     Regex     a regular expression (RE2 syntax) of at most `max` bytes, no control
+//               characters; compiled where it is used (an invalid one: one warning)
+//   min and max are used by Uint (the range), Path, Name and Regex (max: the length); 0
+//   elsewhere.
 // An empty value counts as unset. A value that does not pass turns the shim off for the
 // process: one warning on stderr, and the program runs untouched on its usual OpenCL.
 #pragma once
@@ -39,6 +42,13 @@
   X(capture_source, "CLPROF_CAPTURE_SOURCE", Bool, "0", 0, 0,                             \
     "1 stores each program's full OpenCL C source in its program record (the hash is "    \
     "always stored).")                                                                    \
+  X(capture, "CLPROF_CAPTURE", Regex, "", 0, 4096,                                        \
+    "Kernel names to capture for `clprof replay` (an RE2 regular expression, searched "   \
+    "anywhere in the name; empty: none). A captured launch waits for the work before it " \
+    "and for itself, and its program, arguments and buffer contents before and after "    \
+    "are written to TRACE.capture/ beside the trace (docs/replay.md).")                   \
+  X(capture_limit, "CLPROF_CAPTURE_LIMIT", Uint, "1", 1, 1000000,                         \
+    "With CLPROF_CAPTURE: launches captured per kernel name (later ones run as usual).")  \
   X(hook_blas, "CLPROF_HOOK_BLAS", Bool, "1", 0, 0,                                       \
     "1 records each GEMM call into CLBlast or clBLAS (its sizes, its kernels); 0 passes " \
     "them through unrecorded (clprof gemm then groups their kernels by rules).")          \
@@ -70,7 +80,7 @@
 
 namespace clprof::settings {
 
-enum class Type { Bool, Uint, Path, LogLevel, Name };
+enum class Type { Bool, Uint, Path, LogLevel, Name, Regex };
 
 // One row of the table, for printing and documentation.
 struct Description {
@@ -100,6 +110,8 @@ inline constexpr std::string_view type_name(Type t) {
       return "level";
     case Type::Name:
       return "name";
+    case Type::Regex:
+      return "regex";
   }
   return "?";
 }
@@ -119,6 +131,9 @@ inline std::string allowed_values(const Description& d) {
       return "trace, debug, info, warn, error or off";
     case Type::Name:
       return "at most " + std::to_string(d.max) + " letters, digits, -, _ or .";
+    case Type::Regex:
+      return "an RE2 regular expression of at most " + std::to_string(d.max) +
+             " bytes, no control characters";
   }
   return "?";
 }

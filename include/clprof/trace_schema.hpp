@@ -152,6 +152,7 @@ enum class ArgKind : std::uint8_t { CLPROF_TRACE_ARG_KINDS(CLPROF_TRACE_ENUMERAT
   X(RangeEnd, range_end, "a range closed (clprof_range_pop, or at exit)")      \
   X(Mark, mark, "an instant marker (clprof_mark)")                             \
   X(Warning, warning, "something the shim noticed while recording")            \
+  X(Capture, capture, "a launch captured for clprof replay (CLPROF_CAPTURE)")  \
   X(End, end, "the last record of a complete trace")
 
 enum class RecordType : std::uint8_t { CLPROF_TRACE_RECORD_TYPES(CLPROF_TRACE_ENUMERATOR) };
@@ -271,7 +272,9 @@ enum class RecordType : std::uint8_t { CLPROF_TRACE_RECORD_TYPES(CLPROF_TRACE_EN
   X(exec_status, Int32, None, None, Optional, "the negative execution status, with error")        \
   X(ranges, RangeIds, None, None, Always, "the caller's open ranges, outermost first (<= 16)")    \
   X(call, RangeId, None, None, Optional,                                                          \
-    "the BLAS call (its range id) that made this command; absent outside one; since version 3")
+    "the BLAS call (its range id) that made this command; absent outside one; since version 3")   \
+  X(capture, Uint, None, None, Optional,                                                          \
+    "the capture record's id when CLPROF_CAPTURE captured (or tried to capture) this launch")
 
 #define CLPROF_TRACE_TRANSFER_FIELDS(X)                                                           \
   X(seq, Seq, None, None, Required, "order of the call among the process's commands")             \
@@ -358,6 +361,18 @@ enum class RecordType : std::uint8_t { CLPROF_TRACE_RECORD_TYPES(CLPROF_TRACE_EN
 #define CLPROF_TRACE_WARNING_FIELDS(X)                      \
   X(message, String, None, None, Required, "what happened") \
   X(host_ns, HostInstant, Ns, Host, Always, "when")
+
+// One launch captured for `clprof replay` (docs/replay.md); the launch names it (capture).
+#define CLPROF_TRACE_CAPTURE_FIELDS(X)                                                       \
+  X(id, Id, None, None, Required, "the capture's number in the process, from 1")             \
+  X(kernel, String, None, None, Required, "the kernel function name")                        \
+  X(status, String, None, None, Always,                                                      \
+    "captured; refused (an argument or program clprof cannot capture: reason); failed (an "  \
+    "OpenCL or file error: reason; capture is then off for the rest of the run)")            \
+  X(reason, String, None, None, Optional, "why it is not captured, naming the argument")     \
+  X(dir, String, None, None, Always,                                                         \
+    "the capture's folder, relative to the trace's folder (TRACE.capture/ID); \"\" if none") \
+  X(files, Strings, None, None, Always, "the files in dir: capture.json first")
 
 #define CLPROF_TRACE_END_FIELDS(X)                                                          \
   X(host_ns, HostInstant, Ns, Host, Always, "when the trace was finished")                  \
@@ -555,6 +570,7 @@ CLPROF_TRACE_RECORD(RangeBegin, range_begin, CLPROF_TRACE_RANGE_BEGIN_FIELDS)
 CLPROF_TRACE_RECORD(RangeEnd, range_end, CLPROF_TRACE_RANGE_END_FIELDS)
 CLPROF_TRACE_RECORD(Mark, mark, CLPROF_TRACE_MARK_FIELDS)
 CLPROF_TRACE_RECORD(Warning, warning, CLPROF_TRACE_WARNING_FIELDS)
+CLPROF_TRACE_RECORD(Capture, capture, CLPROF_TRACE_CAPTURE_FIELDS)
 CLPROF_TRACE_RECORD(End, end, CLPROF_TRACE_END_FIELDS)
 #undef CLPROF_TRACE_RECORD
 #undef CLPROF_TRACE_OBJECT

@@ -89,6 +89,7 @@
   X(clGetKernelArgInfo)               \
   X(clGetMemObjectInfo)               \
   X(clGetImageInfo)                   \
+  X(clReleaseCommandQueue)            \
   X(clRetainEvent)                    \
   X(clReleaseEvent)
 

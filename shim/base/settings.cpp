@@ -96,7 +96,8 @@ bool check_setting(const settings::Description& row, std::string_view text, std:
     }
     return parse_setting(text, out);
   }
-  if (!text.empty() && text.back() == '/') return false;
+  // A regex may end in '/' (it names kernels, not files); it is compiled where it is used.
+  if (row.type != settings::Type::Regex && !text.empty() && text.back() == '/') return false;
   for (const char c : text) {
     if (is_control(static_cast<unsigned char>(c))) return false;
   }

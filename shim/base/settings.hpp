@@ -20,6 +20,7 @@ using SettingUint = std::uint64_t;
 using SettingPath = std::string;
 using SettingLogLevel = LogLevel;
 using SettingName = std::string;
+using SettingRegex = std::string;
 
 // One member per row of CLPROF_SETTINGS, typed by the row's type. Value type; the
 // defaults of a default-constructed Settings are the table's defaults.

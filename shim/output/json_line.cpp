@@ -48,6 +48,8 @@ std::string_view line_kind_name(LineKind k) {
       return ts::mark::kTypeName;
     case LineKind::Warning:
       return ts::warning::kTypeName;
+    case LineKind::Capture:
+      return ts::capture::kTypeName;
     case LineKind::Count:
       break;
   }

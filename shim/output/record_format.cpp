@@ -455,6 +455,10 @@ char* format_op(const OpRecord& r, char* buffer, LaunchTextCache* cache) {
       }
       o = host_times(o, r, cache);
       o = device_and_status(o, r, cache);
+      if (r.capture != 0) {  // CLPROF_CAPTURE: rare, last
+        o.lit(ts::launch::capture.member);
+        o.u64(r.capture);
+      }
       break;
     case RecordKind::Transfer:
       o = head(o, kTransferHead, r, cache);

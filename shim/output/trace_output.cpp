@@ -62,6 +62,8 @@ void TraceOutput::finish(std::int64_t end_ns, std::uint64_t incomplete) {
   counts.emplace_back(std::string(tf::transfer::kTypeName), op_counts_[1]);
   counts.emplace_back(std::string(tf::sync::kTypeName), op_counts_[2]);
   for (int k = 0; k < static_cast<int>(LineKind::Count); ++k) {
+    // Captures are rare and new: their count is written only when there are some.
+    if (static_cast<LineKind>(k) == LineKind::Capture && line_counts_[k] == 0) continue;
     counts.emplace_back(std::string(line_kind_name(static_cast<LineKind>(k))), line_counts_[k]);
   }
   writer_.finish(format_end_record(end_ns, counts, incomplete, 0));

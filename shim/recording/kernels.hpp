@@ -41,11 +41,18 @@ struct KernelInfo : ObjectInfo {
   // Zeroed (kind Unset) in a new entry: an argument the app never set must read as unset,
   // not as whatever the allocator's memory held (found by AddressSanitizer's malloc fill).
   ArgSnapshot args[kMaxRecordedArgs]{};
+  // The handle of each mem object / sampler argument as set (CLPROF_CAPTURE reads the
+  // buffers; never retained: the app keeps them alive while it launches the kernel).
+  const void* handles[kMaxRecordedArgs]{};
+  // CLPROF_CAPTURE's verdict on the name: 0 not asked yet, 1 no, 2 yes (recording/capture).
+  std::uint8_t capture_match = 0;
   void reset() {
     name = nullptr;
     program_id = context_id = 0;
     num_args = 0;
+    capture_match = 0;
     for (auto& a : args) a.kind = ArgKind::Unset;
+    for (auto& h : handles) h = nullptr;
   }
 };
 

@@ -48,6 +48,7 @@ enum class LineKind : std::uint8_t {
   RangeEnd,
   Mark,
   Warning,
+  Capture,  // CLPROF_CAPTURE (entry/capture_launch.cpp); counted in the end record when any
   Count
 };
 
@@ -77,7 +78,10 @@ struct OpRecord {
                              // the process; nullptr: the empty name
   std::uint64_t kernel_id, program_id, queue_id, context_id, device_id;
   std::uint64_t gwo[3], gws[3], lws[3];
-  std::uint64_t bytes;  // Transfer only
+  union {
+    std::uint64_t bytes;    // Transfer only
+    std::uint64_t capture;  // Launch only: its capture record's id (CLPROF_CAPTURE), 0 = none
+  };
   // Host ticks (host_ticks_now) while in the ring; the harvester converts them to the
   // host clock relative to header.host_start_ns when it drains the record.
   std::int64_t host_begin_ns;

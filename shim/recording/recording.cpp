@@ -44,8 +44,8 @@ void attach_event(OpRecord& r, EnqueueScope& scope, cl_int rc) {
 
 void record_launch(EnqueueScope& scope, const char* api, cl_int rc, cl_command_queue queue,
                    cl_kernel kernel, cl_uint work_dim, const size_t* gwo, const size_t* gws,
-                   const size_t* lws) {
-  const std::uint64_t end_ticks = host_ticks_now();
+                   const size_t* lws, std::uint64_t capture, std::uint64_t end_ticks) {
+  if (end_ticks == 0) end_ticks = host_ticks_now();
   QueueInfo* q = queue_info(queue);
   KernelInfo* k = kernel_info(kernel);
   auto slot = claim_record();
@@ -61,6 +61,7 @@ void record_launch(EnqueueScope& scope, const char* api, cl_int rc, cl_command_q
   // without a kernel (an app's error, passed through) or one whose name is not known:
   // the formatter writes the empty name.
   r.kernel_name = k ? k->name : nullptr;
+  r.capture = capture;
   const unsigned dims = work_dim <= 3 ? work_dim : 3;
   r.work_dim = static_cast<std::uint8_t>(dims);
   r.has_gwo = gwo != nullptr;

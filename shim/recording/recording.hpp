@@ -12,10 +12,12 @@
 namespace clprof::shim {
 
 // A kernel launch (clEnqueueNDRangeKernel / clEnqueueTask). api: nullptr for the
-// default clEnqueueNDRangeKernel. Call only when scope.active().
+// default clEnqueueNDRangeKernel. Call only when scope.active(). `capture`: the capture
+// record's id for a launch CLPROF_CAPTURE took (0: none); `end_ticks`: when the enqueue
+// call returned (host_ticks_now; 0: now).
 void record_launch(EnqueueScope& scope, const char* api, cl_int rc, cl_command_queue queue,
                    cl_kernel kernel, cl_uint work_dim, const size_t* gwo, const size_t* gws,
-                   const size_t* lws);
+                   const size_t* lws, std::uint64_t capture = 0, std::uint64_t end_ticks = 0);
 
 // A transfer. Call only when scope.active().
 void record_transfer(EnqueueScope& scope, const char* api, TransferOp op, cl_int rc,

@@ -19,6 +19,7 @@
 #include "base/process_facts.hpp"
 #include "base/real_opencl.hpp"
 #include "clprof/trace_schema.hpp"
+#include "output/capture_files.hpp"
 #include "output/object_format.hpp"
 #include "output/output_file.hpp"
 #include "output/output_names.hpp"
@@ -140,6 +141,7 @@ int start_trace() {
     return kPassThrough;
   }
   claim.release();  // the header is there: the run's next process reads it
+  set_capture_trace_path(path);
   log_message(LogLevel::Info, "recording to %s", path.c_str());
   g_ticks_are_tsc.store(tsc_is_host_clock());
   trace->completion.clocks().start();

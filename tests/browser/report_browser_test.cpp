@@ -117,6 +117,45 @@ const Recorded& recorded() {
   return r;
 }
 
+// A script that sets, on <body>, data-min-text: the smallest rendered font size of the chart
+// labels under `scope` (a CSS selector; font size times the chart's scale on screen), and
+// data-cut: how many header cells of the table of `schema` lie past its scroll box's edge
+// (-1: no such table).
+std::string size_probe(const std::string& scope, const std::string& schema) {
+  return R"js(<script>
+(function () {
+  var min = 1e9;
+  document.querySelectorAll(')js" +
+         scope + R"js( svg.chart text').forEach(function (t) {
+    var px = parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a;
+    if (t.textContent.length > 0) min = Math.min(min, px);
+  });
+  document.body.setAttribute('data-min-text', String(min));
+  var t = document.querySelector('table.sortable[data-schema=")js" +
+         schema + R"js("]'), cut = -1;
+  if (t) {
+    var right = t.parentNode.getBoundingClientRect().right;
+    cut = 0;
+    Array.prototype.forEach.call(t.tHead.rows[0].cells, function (c) {
+      if (c.getBoundingClientRect().right > right + 1) ++cut;
+    });
+  }
+  document.body.setAttribute('data-cut', String(cut));
+})();
+</script>)js";
+}
+
+// `html` with `scripts` inserted before </body>, written to work()/name.
+fs::path with_probe(const fs::path& html, const std::string& scripts, const std::string& name) {
+  std::string page = slurp(html.string());
+  const size_t end = page.rfind("</body>");
+  REQUIRE(end != std::string::npos);
+  page.insert(end, scripts);
+  const fs::path probed = work() / name;
+  std::ofstream(probed) << page;
+  return probed;
+}
+
 }  // namespace
 
 TEST_CASE("the report of a PoCL run renders in chromium: charts and tables in the DOM") {
@@ -205,29 +244,8 @@ TEST_CASE("chart text stays readable at 800 px and wide tables fit at 1400 px") 
   // any chart label (its font size times the chart's scale on screen), and at 1400 px how
   // many kernel-table columns lie past the visible edge of their scroll box. Before the fix:
   // 7.0 px at 800 and 2 columns cut at 1400 (measured with this probe on the old page).
-  const Recorded& r = recorded();
-  std::string page = slurp(r.html.string());
-  const std::string probe = R"js(<script>
-(function () {
-  var min = 1e9;
-  document.querySelectorAll('svg.chart text').forEach(function (t) {
-    var px = parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a;
-    if (t.textContent.length > 0) min = Math.min(min, px);
-  });
-  document.body.setAttribute('data-min-text', String(min));
-  var t = document.querySelector('table.sortable[data-schema="kernels"]');
-  var wrap = t.parentNode, right = wrap.getBoundingClientRect().right, cut = 0;
-  Array.prototype.forEach.call(t.tHead.rows[0].cells, function (c) {
-    if (c.getBoundingClientRect().right > right + 1) ++cut;
-  });
-  document.body.setAttribute('data-cut', String(cut));
-})();
-</script>)js";
-  const size_t end = page.rfind("</body>");
-  REQUIRE(end != std::string::npos);
-  page.insert(end, probe);
-  const fs::path probed = work() / "probed_sizes.html";
-  std::ofstream(probed) << page;
+  const fs::path probed =
+      with_probe(recorded().html, size_probe("", "kernels"), "probed_sizes.html");
   for (const char* window : {"800,3000", "1400,3000"}) {
     CAPTURE(window);
     const auto dom = chromium("--dump-dom", probed, window);
@@ -305,4 +323,40 @@ int main(int argc, char** argv) {
   }
   doctest::Context context(argc, argv);
   return context.run();
+}
+
+TEST_CASE("the report of a multi-rank run shows the ranks chart, readable at 800 and 1400 px") {
+  // tests/analyzer/data/ranks: 4 ranks, kernel time 2100 2200 2000 6100 ns; rank 3 is the one
+  // outlier (tests/golden/ranks-four-table/cmd): 4 bars in the ranks section, one of them in
+  // the slower colour, and the ranks table fully visible at 1400 px.
+  const std::string d = std::string(CLPROF_TEST_DATA) + "/ranks/";
+  const fs::path html = work() / "ranks.html";
+  const auto rep =
+      run({CLPROF_BIN, "report",
+           d + "rank0.json," + d + "rank1.json," + d + "rank2.json," + d + "rank3.json", "-o",
+           html.string()});
+  INFO(rep.err);
+  REQUIRE(rep.status == 0);
+  // The ranks section's bars, and those in the slower colour.
+  const std::string bars = R"js(<script>
+(function () {
+  var bars = document.querySelectorAll('#ranks rect.bar'), slow = 0;
+  Array.prototype.forEach.call(bars, function (b) {
+    if ((b.getAttribute('fill') || '').toUpperCase() === '#CC3311') ++slow;
+  });
+  document.body.setAttribute('data-bars', String(bars.length));
+  document.body.setAttribute('data-slow', String(slow));
+})();
+</script>)js";
+  const fs::path probed =
+      with_probe(html, bars + size_probe("#ranks", "ranks"), "ranks_probed.html");
+  for (const char* window : {"800,3000", "1400,3000"}) {
+    CAPTURE(window);
+    const auto dom = chromium("--dump-dom", probed, window);
+    REQUIRE(dom.status == 0);
+    CHECK(attribute(dom.out, "data-bars") == "4");
+    CHECK(attribute(dom.out, "data-slow") == "1");
+    CHECK(std::stod(attribute(dom.out, "data-min-text")) >= 10.0);
+    if (std::string(window) == "1400,3000") CHECK(attribute(dom.out, "data-cut") == "0");
+  }
 }

@@ -10,6 +10,8 @@
 #include "output/tables/kernels.hpp"
 #include "output/tables/launches.hpp"
 #include "output/tables/layers.hpp"
+#include "output/tables/ranks.hpp"
+#include "output/tables/replay.hpp"
 #include "output/tables/summary.hpp"
 #include "output/tables/transfers.hpp"
 
@@ -25,8 +27,10 @@ const std::vector<CommandViews>& all_commands() {
       {"transfers", {&transfers_schema()}},
       {"builds", {&builds_schema()}},
       {"api", {&api_schema()}},
+      {"ranks", {&ranks_schema(), &rank_kernel_schema()}},
       {"compare", {&compare_schema()}},
       {"advise", {&advise_schema()}},
+      {"replay", {&replay_schema()}},
   };
   return all;
 }

@@ -11,6 +11,7 @@
 #include "output/tables/gemm.hpp"
 #include "output/tables/kernels.hpp"
 #include "output/tables/layers.hpp"
+#include "output/tables/ranks.hpp"
 #include "output/tables/summary.hpp"
 #include "output/tables/transfers.hpp"
 #include "output/views/report_charts.hpp"
@@ -273,6 +274,9 @@ std::string run_tables(const RunReport& r, double peak) {
   if (!r.builds.empty())
     h += "<details open><summary>Builds (clprof builds)</summary>" +
          html_tables(tables::builds_result(r.builds)) + "</details>";
+  if (r.ranks)
+    h += "<details open><summary>Ranks (clprof ranks)</summary>" +
+         html_tables(tables::ranks_result(*r.ranks)) + "</details>";
   if (!r.api.empty())
     h += "<details><summary>API calls (clprof api)</summary>" +
          html_tables(tables::api_result(r.api, analyses::GroupBy::None, nullptr)) + "</details>";
@@ -283,6 +287,9 @@ std::string run_tables(const RunReport& r, double peak) {
 std::string run_sections(const RunReport& r, const std::string& p, double peak, bool with_cards) {
   std::string h;
   if (with_cards) h += section(p + "summary", "Summary", "", single_cards(r));
+  if (r.ranks)
+    h += section(p + "ranks", "Time per rank",
+                 "Kernel time of each rank (process) of the job, in rank order.", ranks_chart(r));
   h += section(p + "kernels", "Time per kernel",
                "Device time of each kernel over the run, most first.", kernels_chart(r));
   h += section(p + "layers", "Time per layer",

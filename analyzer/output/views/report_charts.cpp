@@ -411,6 +411,38 @@ const analyses::CompareSection* section(const analyses::Comparison& c, analyses:
 
 }  // namespace
 
+std::string ranks_chart(const RunReport& r) {
+  if (!r.ranks) return "";
+  const auto& t = *r.ranks;
+  std::vector<svg::Bar> bars;
+  uint64_t outliers = 0;
+  for (size_t i = 0; i < t.rows.size() && i < kMaxBars; ++i) {
+    const auto& row = t.rows[i];
+    svg::Bar b;
+    b.label = (row.rank ? "rank " + std::to_string(*row.rank) : "pid " + std::to_string(row.pid)) +
+              (row.host.empty() ? "" : " · " + row.host);
+    b.value = seconds(static_cast<double>(row.kernel_ns));
+    b.value_text = si_ns(static_cast<double>(row.kernel_ns)) +
+                   (row.deviation_percent ? " · " + signed_percent(*row.deviation_percent) : "") +
+                   (row.outlier ? " · outlier" : "");
+    b.tip = b.label + "\nkernel time " + format_ns(row.kernel_ns) + ", busy " +
+            format_ns(row.busy_ns) + "\n" + count_text(row.launches, "launch", "launches") +
+            (row.top_kernel.empty() ? "" : ", top kernel " + row.top_kernel);
+    if (row.outlier) b.colour = svg::kSlowerColour;
+    outliers += row.outlier ? 1 : 0;
+    bars.push_back(std::move(b));
+  }
+  std::string h = svg::bar_chart("Kernel time per rank", bars, "s");
+  h += note(std::to_string(outliers) +
+            " outlier(s): more than 3 MADs and 10 % from the median rank" +
+            (t.median_ns ? " (" + format_ns(*t.median_ns) + ")" : std::string()) +
+            "; clprof ranks lists them.");
+  if (t.rows.size() > kMaxBars)
+    h += note("The first " + std::to_string(kMaxBars) + " of " + std::to_string(t.rows.size()) +
+              " ranks.");
+  return h;
+}
+
 std::string compare_kernels_chart(const analyses::Comparison& c) {
   const auto* s = section(c, analyses::Section::Kernels);
   if (!s || s->items.empty()) return note("No kernels in either run.");

@@ -23,6 +23,8 @@ std::string layers_chart(const RunReport& run);
 std::string gemm_chart(const RunReport& run, double peak_gflops);
 std::string distributions_chart(const RunReport& run);
 std::string timeline_overview(const RunReport& run);
+// Kernel time per rank (a multi-rank run), outliers in the warning colour.
+std::string ranks_chart(const RunReport& run);
 std::string compare_kernels_chart(const analyses::Comparison& comparison);
 std::string compare_layers_chart(const analyses::Comparison& comparison);
 

@@ -67,6 +67,7 @@ void ReportAnalysis::add_launch(const model::Launch& l) {
   profile.add_launch(l);
   spans.add_launch(l);
   api.add_launch(l);
+  ranks.add_launch(l);
 }
 
 void ReportAnalysis::add_transfer(const model::Transfer& t) {
@@ -83,6 +84,7 @@ void ReportAnalysis::merge(Analysis&& other) {
   spans.merge(std::move(o.spans));
   transfers.merge(std::move(o.transfers));
   api.merge(std::move(o.api));
+  ranks.merge(std::move(o.ranks));
 }
 
 namespace {
@@ -264,6 +266,8 @@ RunReport finish_report(std::string label, ReportAnalysis&& a, const model::Run&
     if (run.processes.front().start_unix_ns != model::kNoTime)
       r.start_unix_ns = run.processes.front().start_unix_ns;
   }
+  if (analyses::is_multi_rank(run))
+    r.ranks = analyses::rank_table(a.summary.summary, a.ranks, run, analyses::RankMetric::Kernel);
   r.summary = analyses::summarize(std::move(a.summary), run, &r.gemm, peak_gflops);
   r.kernels = a.profile.kernels.rows();
   r.layers = analyses::layer_rows(a.profile.layers, run, nullptr);

@@ -20,6 +20,7 @@
 #include "analyses/api.hpp"
 #include "analyses/builds.hpp"
 #include "analyses/compare.hpp"
+#include "analyses/ranks.hpp"
 #include "analyses/run_summary.hpp"
 #include "analyses/transfers.hpp"
 #include "analysis.hpp"
@@ -78,7 +79,8 @@ class ReportAnalysis : public Analysis {
   analyses::ProfileAnalysis profile;
   QueueSpans spans;
   analyses::TransfersAnalysis transfers;
-  analyses::ApiAnalysis api;  // launches and transfers; the run's other calls at the end
+  analyses::ApiAnalysis api;       // launches and transfers; the run's other calls at the end
+  analyses::ProcessKernels ranks;  // per-process kernel totals (the ranks chart)
 
  private:
   analyses::LaunchPredicate keep_;
@@ -138,6 +140,7 @@ struct RunReport {
   std::vector<analyses::BuildRow> builds;        // as clprof builds
   std::vector<analyses::ApiRow> api;             // as clprof api
   std::optional<analyses::RunFigures> figures;   // for a comparison
+  std::optional<analyses::RankTable> ranks;      // a job of several ranks (is_multi_rank)
 };
 
 // Where a device timestamp lands on the host clock (absolute ns: the process's host time 0

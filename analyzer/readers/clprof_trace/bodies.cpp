@@ -90,6 +90,9 @@ void TraceParser::parse_launch(od::object& obj) {
       case F::call:
         l.call = get_range_id(v, CLPROF_FIELD(launch, call, RangeId));
         break;
+      case F::capture:
+        l.capture = get_uint(v, CLPROF_FIELD(launch, capture, Uint));
+        break;
       case F::kCount:
         break;
     }
@@ -504,6 +507,35 @@ void TraceParser::parse_mark(od::object& obj) {
         break;
       case F::host_ns:
         m.host_ns = get_host_instant(v, CLPROF_FIELD(mark, host_ns, HostInstant));
+        break;
+      case F::kCount:
+        break;
+    }
+  });
+}
+
+void TraceParser::parse_capture(od::object& obj) {
+  model::Capture& c = meta_->add(RecordType::Capture, meta_->captures);
+  using F = ts::capture::F;
+  for_each_schema_field(obj, ts::capture::kFields, "capture record", [&](size_t i, od::value& v) {
+    switch (static_cast<F>(i)) {
+      case F::id:
+        c.id = get_uint(v, CLPROF_FIELD(capture, id, Id));
+        break;
+      case F::kernel:
+        c.kernel.assign(get_string(v, CLPROF_FIELD(capture, kernel, String)));
+        break;
+      case F::status:
+        c.status.assign(get_string(v, CLPROF_FIELD(capture, status, String)));
+        break;
+      case F::reason:
+        c.reason.assign(get_string(v, CLPROF_FIELD(capture, reason, String)));
+        break;
+      case F::dir:
+        c.dir.assign(get_string(v, CLPROF_FIELD(capture, dir, String)));
+        break;
+      case F::files:
+        get_strings(v, CLPROF_FIELD(capture, files, Strings), c.files);
         break;
       case F::kCount:
         break;

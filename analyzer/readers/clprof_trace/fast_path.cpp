@@ -530,6 +530,10 @@ bool TraceParser::fast_launch(const char* text, size_t n) {
         ok = sc.u64(x) && x < (uint64_t{1} << kRangeIdBits);
         l.call = run_range_id(process_, x);
         break;
+      case LaunchField::capture:
+        ok = sc.u64(x);
+        l.capture = x;
+        break;
       default:
         ok = false;
     }

@@ -20,6 +20,7 @@ void MetaBatch::clear() {
   range_ends.clear();
   marks.clear();
   warnings.clear();
+  captures.clear();
   ends.clear();
 }
 
@@ -64,6 +65,9 @@ void MetaBatch::drop_last() {
       break;
     case RecordType::Warning:
       warnings.resize(e.index);
+      break;
+    case RecordType::Capture:
+      captures.resize(e.index);
       break;
     case RecordType::End:
       ends.resize(e.index);
@@ -173,6 +177,9 @@ void TraceBuilder::apply(MetaBatch& batch) {
         break;
       case RecordType::Warning:
         proc().warnings.push_back(std::move(batch.warnings[i]));
+        break;
+      case RecordType::Capture:
+        proc().captures.push_back(std::move(batch.captures[i]));
         break;
       case RecordType::End: {
         EndRecord& e = batch.ends[i];

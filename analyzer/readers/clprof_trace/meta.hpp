@@ -86,6 +86,7 @@ struct MetaBatch {
   std::vector<RangeEndRecord> range_ends;
   std::vector<model::Run::Mark> marks;
   std::vector<model::ShimWarning> warnings;
+  std::vector<model::Capture> captures;
   std::vector<EndRecord> ends;
 
   // Appends a default record of `type` to `v` (the vector of that type) and returns it;

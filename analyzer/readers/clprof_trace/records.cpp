@@ -183,6 +183,8 @@ void TraceParser::parse_body(RecordType type, od::object& obj) {
       return parse_mark(obj);
     case RecordType::Warning:
       return parse_warning(obj);
+    case RecordType::Capture:
+      return parse_capture(obj);
     case RecordType::End:
       return parse_end(obj);
   }

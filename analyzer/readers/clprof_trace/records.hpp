@@ -260,6 +260,7 @@ class TraceParser {
   void parse_range_end(simdjson::ondemand::object& obj);
   void parse_mark(simdjson::ondemand::object& obj);
   void parse_warning(simdjson::ondemand::object& obj);
+  void parse_capture(simdjson::ondemand::object& obj);
   void parse_end(simdjson::ondemand::object& obj);
   // The "header" object into `proc`.
   void parse_header(simdjson::ondemand::value& hv, model::Process& proc);
@@ -326,6 +327,7 @@ class TraceParser {
     l.args_total = 0;
     l.ranges.clear();
     l.call = 0;
+    l.capture = 0;
     l.duration_override_ns.reset();
     if (!l.extra.empty()) l.extra.clear();
   }

@@ -1,0 +1,35 @@
+// Mergeable partial aggregates (`clprof kernels|ranks --partial`, read back with
+// `--from-partials`): what scripts/clprof-dask's tasks emit for a shard of traces, merges
+// exactly (counts, sums, min/max, a value -> count histogram of 1 ns buckets, the per-process
+// rows) and hands back to clprof to render, so that its figures are the one-machine ones
+// (docs/scale.md, "The partial format").
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "analyses/kernels.hpp"
+#include "analyses/ranks.hpp"
+
+namespace clprof::output::partial {
+
+inline constexpr int kVersion = 1;
+
+// `processes`: the shard's process count (the merge numbers the next shard's after them).
+std::string kernels_json(const std::map<std::string, analyses::KernelAccumulator>& kernels,
+                         size_t processes);
+// `rows` as rank_table made them (in process order) with their processes' kernel totals.
+std::string ranks_json(const analyses::RankTable& table, const analyses::ProcessKernels& kernels);
+
+// Reads the partials `paths` (each one of `command`), merged in the order given: a later
+// file's processes come after the earlier ones'. Throws readers::InputError naming the file.
+std::map<std::string, analyses::KernelAccumulator> read_kernels(
+    const std::vector<std::string>& paths);
+struct RanksPartial {
+  std::vector<analyses::RankRow> rows;  // process = index in the merged list
+  analyses::ProcessKernels kernels;
+};
+RanksPartial read_ranks(const std::vector<std::string>& paths);
+
+}  // namespace clprof::output::partial
