@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "analyses/row_order.hpp"
 #include "analyses/stats.hpp"
 
 namespace clprof::analyses {
@@ -148,11 +149,8 @@ bool sort_kernel_rows(std::vector<KernelRow>& rows, const std::string& field_in)
     key = [](const KernelRow& r) { return r.enqueue_ns.value_or(-1); };
   else
     return false;
-  std::stable_sort(rows.begin(), rows.end(), [key](const KernelRow& a, const KernelRow& b) {
-    const auto ka = key(a), kb = key(b);
-    if (ka != kb) return ka > kb;
-    return a.name < b.name;
-  });
+  sort_by_key_descending(rows, key,
+                         [](const KernelRow& r) -> const std::string& { return r.name; });
   return true;
 }
 

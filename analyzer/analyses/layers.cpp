@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "analyses/row_order.hpp"
 #include "analyses/stats.hpp"
 
 namespace clprof::analyses {
@@ -106,11 +107,8 @@ bool sort_layer_rows(std::vector<LayerRow>& rows, const std::string& field_in) {
     key = [](const LayerRow& r) { return r.est_total_ns.value_or(r.total_ns); };
   else
     return false;
-  std::stable_sort(rows.begin(), rows.end(), [key](const LayerRow& a, const LayerRow& b) {
-    const auto ka = key(a), kb = key(b);
-    if (ka != kb) return ka > kb;
-    return a.layer < b.layer;
-  });
+  sort_by_key_descending(rows, key,
+                         [](const LayerRow& r) -> const std::string& { return r.layer; });
   return true;
 }
 

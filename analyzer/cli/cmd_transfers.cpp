@@ -12,33 +12,29 @@ namespace clprof::cli {
 
 Runner setup_transfers(CLI::App& app) {
   using analyses::GroupBy;
-  static const auto& groupings = analyses::transfer_groupings();
-  auto o = table_options(app, groupings, "transfers",
-                         "Bytes moved: a read's, write's, copy's or fill's size; a map or unmap "
-                         "moves nothing on a CPU device and "
-                         "an unknown amount elsewhere (copy or zero-copy), so maps are never "
-                         "counted as moved. GB/s = bytes moved / "
-                         "device time over the timed transfers. Size classes: <4 KiB, 4-64 KiB, 64 "
-                         "KiB-1 MiB, 1-16 MiB, >=16 MiB.");
-  return [o]() -> int {
-    const TableRun t = start_table_run(*o, groupings, output::tables::transfers_schema());
-    const GroupBy by = t.by;
-    auto session = run_session(t.request, [by](analyses::LaunchPredicate) {
-      return analyses::maybe_grouped(
-          by, [] { return std::make_unique<analyses::TransfersAnalysis>(); });
-    });
-    std::vector<analyses::TransferRow> rows;
-    if (by == GroupBy::None) {
-      rows = analyses::transfer_rows(static_cast<analyses::TransfersAnalysis&>(*session.analysis),
-                                     session.run);
-    } else {
-      const auto& g = static_cast<analyses::GroupedAnalysis&>(*session.analysis);
-      rows = analyses::grouped_transfer_rows(
-          g, analyses::GroupLabels(session.run, by, &g.devices()), session.run);
-    }
-    auto result = output::tables::transfers_result(rows, by);
-    return finish_table_run(result, t);
-  };
+  return table_command(
+      app, analyses::transfer_groupings(), "transfers",
+      "Bytes moved: a read's, write's, copy's or fill's size; a map or unmap moves nothing on a "
+      "CPU device and an unknown amount elsewhere (copy or zero-copy), so maps are never counted "
+      "as moved. GB/s = bytes moved / device time over the timed transfers. Size classes: <4 "
+      "KiB, 4-64 KiB, 64 KiB-1 MiB, 1-16 MiB, >=16 MiB.",
+      output::tables::transfers_schema(), [](const TableRun& t) {
+        const GroupBy by = t.by;
+        auto session = run_session(t.request, [by](analyses::LaunchPredicate) {
+          return analyses::maybe_grouped(
+              by, [] { return std::make_unique<analyses::TransfersAnalysis>(); });
+        });
+        std::vector<analyses::TransferRow> rows;
+        if (by == GroupBy::None) {
+          rows = analyses::transfer_rows(
+              static_cast<analyses::TransfersAnalysis&>(*session.analysis), session.run);
+        } else {
+          const auto& g = static_cast<analyses::GroupedAnalysis&>(*session.analysis);
+          rows = analyses::grouped_transfer_rows(
+              g, analyses::GroupLabels(session.run, by, &g.devices()), session.run);
+        }
+        return output::tables::transfers_result(rows, by);
+      });
 }
 
 }  // namespace clprof::cli

@@ -104,6 +104,15 @@ struct TableRun {
 TableRun start_table_run(const TableOptions& options,
                          const std::vector<analyses::GroupBy>& groupings,
                          const output::Schema& schema, std::vector<std::string> in_force = {});
+// A table command with no options of its own, whole: its options (table_options), and a
+// runner that starts the run (start_table_run over `schema`), makes the result with `make`
+// and ends the run (finish_table_run). The result must hold its rows: what `make` read (the
+// session, its run) is gone when the rows are written, so no lazy Result::source (launches
+// keeps its own runner for that).
+Runner table_command(CLI::App& app, const std::vector<analyses::GroupBy>& groupings,
+                     const std::string& command, const std::string& intro,
+                     const output::Schema& schema,
+                     std::function<output::Result(const TableRun&)> make);
 // The end of a table command's run: `result` cut to its --sort and --top, then written as
 // the request says. Returns the exit status (0).
 int finish_table_run(output::Result& result, const TableRun& run);

@@ -87,6 +87,18 @@ TableRun start_table_run(const TableOptions& options,
   return run;
 }
 
+Runner table_command(CLI::App& app, const std::vector<analyses::GroupBy>& groupings,
+                     const std::string& command, const std::string& intro,
+                     const output::Schema& schema,
+                     std::function<output::Result(const TableRun&)> make) {
+  auto options = table_options(app, groupings, command, intro);
+  return [options, &groupings, &schema, make = std::move(make)]() -> int {
+    const TableRun t = start_table_run(*options, groupings, schema);
+    output::Result result = make(t);
+    return finish_table_run(result, t);
+  };
+}
+
 int finish_table_run(output::Result& result, const TableRun& run) {
   order(result, run.sort, run.request.top);
   emit(result, run.request);

@@ -57,11 +57,13 @@ bool parse_setting(std::string_view text, std::string& out) {
   return true;
 }
 
+// The log levels' names: CLPROF_LOG_LEVEL takes each; a level is written as its first.
+constexpr std::pair<std::string_view, LogLevel> kLevels[] = {
+    {"trace", LogLevel::Trace}, {"debug", LogLevel::Debug},  {"info", LogLevel::Info},
+    {"warn", LogLevel::Warn},   {"warning", LogLevel::Warn}, {"error", LogLevel::Error},
+    {"off", LogLevel::Off}};
+
 bool parse_setting(std::string_view text, LogLevel& out) {
-  static constexpr std::pair<std::string_view, LogLevel> kLevels[] = {
-      {"trace", LogLevel::Trace}, {"debug", LogLevel::Debug},  {"info", LogLevel::Info},
-      {"warn", LogLevel::Warn},   {"warning", LogLevel::Warn}, {"error", LogLevel::Error},
-      {"off", LogLevel::Off}};
   const std::string t = lower(trim(text));
   for (const auto& [name, level] : kLevels) {
     if (t == name) {
@@ -118,20 +120,8 @@ std::string format_setting(const std::string& v) {
   return v;
 }
 std::string format_setting(LogLevel v) {
-  switch (v) {
-    case LogLevel::Trace:
-      return "trace";
-    case LogLevel::Debug:
-      return "debug";
-    case LogLevel::Info:
-      return "info";
-    case LogLevel::Warn:
-      return "warn";
-    case LogLevel::Error:
-      return "error";
-    case LogLevel::Off:
-      return "off";
-  }
+  for (const auto& [name, level] : kLevels)
+    if (level == v) return std::string(name);
   return "warn";
 }
 

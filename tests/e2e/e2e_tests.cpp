@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include "e2e_support.hpp"
+#include "output_lines.hpp"  // tests/support
 
 #include <clprof/trace_schema.hpp>
 
@@ -465,10 +466,7 @@ struct PrintedLayer {
 // "layer conv1 M=48 N=3025 K=363 path=indirect"
 std::vector<PrintedLayer> printed_layers(const std::string& out) {
   std::vector<PrintedLayer> layers;
-  std::istringstream lines(out);
-  std::string line;
-  while (std::getline(lines, line)) {
-    if (line.rfind("layer ", 0) != 0) continue;
+  for (const std::string& line : clprof::test::lines_starting_with(out, "layer ")) {
     PrintedLayer l;
     char name[64] = {}, path[16] = {};
     unsigned long long m = 0, n = 0, k = 0;

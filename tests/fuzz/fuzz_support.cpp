@@ -49,4 +49,10 @@ void analyse_run(const model::Run& run) {
   attribute_by_host_time(target, run, options);
 }
 
+int read_and_analyse(const readers::Reader& reader, const uint8_t* data, size_t size) {
+  model::Run run;
+  if (read_with(reader, text(data, size), run)) analyse_run(run);
+  return 0;
+}
+
 }  // namespace clprof::fuzz

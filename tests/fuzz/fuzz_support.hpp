@@ -26,4 +26,8 @@ bool read_with(const readers::Reader& reader, std::string_view data, model::Run&
 // --layers-from (the run onto a copy of itself) over `run`, as the CLI computes them.
 void analyse_run(const model::Run& run);
 
+// A reader's fuzz target: `data` read with `reader`, then analysed when it was read.
+// Returns 0 (libFuzzer's "go on").
+int read_and_analyse(const readers::Reader& reader, const uint8_t* data, size_t size);
+
 }  // namespace clprof::fuzz

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "intern.hpp"
+
 namespace clprof::analyses {
 
 bool GemmAnalysis::Shape::operator==(const Shape& o) const {
@@ -30,9 +32,7 @@ GemmAnalysis::GemmAnalysis(std::shared_ptr<const std::vector<gemm::Rule>> rules,
     : rules_(std::move(rules)), keep_(std::move(keep)), group_(group) {}
 
 uint32_t GemmAnalysis::intern(const std::string& name) {
-  auto [it, fresh] = name_ids_.try_emplace(name, static_cast<uint32_t>(names_.size()));
-  if (fresh) names_.push_back(name);
-  return it->second;
+  return clprof::intern(name, name_ids_, names_);
 }
 
 uint32_t GemmAnalysis::intern(const Shape& shape) {

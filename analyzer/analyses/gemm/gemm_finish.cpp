@@ -5,6 +5,7 @@
 
 #include "analyses/gemm/gemm.hpp"
 #include "analyses/stats.hpp"
+#include "intern.hpp"
 
 namespace clprof::analyses {
 
@@ -213,9 +214,7 @@ class CallBuilder {
         shapes_(out) {}
 
   uint32_t name_id(const std::string& name) {
-    auto [it, fresh] = extra_names_.try_emplace(name, static_cast<uint32_t>(out_.names.size()));
-    if (fresh) out_.names.push_back(name);
-    return it->second;
+    return clprof::intern(name, extra_names_, out_.names);
   }
 
   void standalone(const GemmAnalysis::Record& rec) {

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <tuple>
 
+#include "intern.hpp"
+
 namespace clprof::output::report {
 
 bool QueueSpans::LaneKey::operator<(const LaneKey& o) const {
@@ -13,15 +15,11 @@ bool QueueSpans::LaneKey::operator<(const LaneKey& o) const {
 }
 
 uint32_t QueueSpans::name_id(const std::string& name) {
-  auto [it, fresh] = name_ids_.try_emplace(name, static_cast<uint32_t>(names_.size()));
-  if (fresh) names_.push_back(name);
-  return it->second;
+  return intern(name, name_ids_, names_);
 }
 
 uint32_t QueueSpans::lane_id(const LaneKey& key) {
-  auto [it, fresh] = lane_ids_.try_emplace(key, static_cast<uint32_t>(lanes_.size()));
-  if (fresh) lanes_.push_back(key);
-  return it->second;
+  return intern(key, lane_ids_, lanes_);
 }
 
 void QueueSpans::add(uint32_t process, uint32_t device, uint64_t queue, int64_t start, int64_t end,
@@ -163,11 +161,7 @@ namespace {
 void add_host_lanes(Timeline& t, const model::Run& run) {
   std::unordered_map<std::string, uint32_t> ids;
   for (uint32_t i = 0; i < t.names.size(); ++i) ids.emplace(t.names[i], i);
-  auto name_id = [&](const std::string& n) {
-    auto [it, fresh] = ids.try_emplace(n, static_cast<uint32_t>(t.names.size()));
-    if (fresh) t.names.push_back(n);
-    return it->second;
-  };
+  auto name_id = [&](const std::string& n) { return intern(n, ids, t.names); };
   // Per (process, kind): one lane each for ranges, library calls, builds and waits, which
   // nest in one another (a build inside the first GEMM call inside a range).
   static const char* const kKinds[] = {"ranges", "library calls", "builds", "waits"};

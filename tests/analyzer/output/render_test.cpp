@@ -16,36 +16,27 @@ using namespace clprof::output;
 namespace {
 
 const Schema& kernel_schema() {
-  static const Schema s = [] {
-    Schema k;
-    k.name = "kernels";
-    k.title = "kernels";
-    k.columns = {column("name", "Kernel", Type::Text, "", "name").shrink(),
-                 column("count", "Calls", Type::Int, "", "launches"),
-                 column("total_ns", "Total", Type::Duration, "ns", "time").alias("time"),
-                 column("percent", "%", Type::Real, "%", "share").allow_null(),
-                 column("bytes", "Bytes", Type::Bytes, "bytes", "moved").wide(),
-                 column("est_ns", "Est.", Type::Duration, "ns", "estimate").only_with("--speedup")};
-    return k;
-  }();
+  static const Schema s =
+      schema("kernels", "kernels",
+             {column("name", "Kernel", Type::Text, "", "name").shrink(),
+              column("count", "Calls", Type::Int, "", "launches"),
+              column("total_ns", "Total", Type::Duration, "ns", "time").alias("time"),
+              column("percent", "%", Type::Real, "%", "share").allow_null(),
+              column("bytes", "Bytes", Type::Bytes, "bytes", "moved").wide(),
+              column("est_ns", "Est.", Type::Duration, "ns", "estimate").only_with("--speedup")});
   return s;
 }
 
 const Schema& layer_schema() {
-  static const Schema s = [] {
-    Schema l;
-    l.name = "layers";
-    l.title = "layers";
-    l.layout = Layout::Tree;
-    l.columns = {column("layer", "Layer / kernel", Type::Text, "", "path"),
-                 column("count", "Calls", Type::Int, "", "launches"),
-                 column("total_ns", "Total", Type::Duration, "ns", "time"),
-                 column("instances", "Iter", Type::Int, "", "instances"),
-                 nested("kernels", "Kernels", kernel_schema(), "kernels")
-                     .csv_label_as("kernel")
-                     .unless("--flat")};
-    return l;
-  }();
+  static const Schema s = schema("layers", "layers",
+                                 {column("layer", "Layer / kernel", Type::Text, "", "path"),
+                                  column("count", "Calls", Type::Int, "", "launches"),
+                                  column("total_ns", "Total", Type::Duration, "ns", "time"),
+                                  column("instances", "Iter", Type::Int, "", "instances"),
+                                  nested("kernels", "Kernels", kernel_schema(), "kernels")
+                                      .csv_label_as("kernel")
+                                      .unless("--flat")})
+                              .laid_out(Layout::Tree);
   return s;
 }
 

@@ -8,22 +8,15 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include "output/schema_doc.hpp"
 #include "output/tables/registry.hpp"
+#include "run_child.hpp"  // tests/support: slurp
 
 using namespace clprof;
 
 namespace {
-
-std::string read(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
 
 bool updating() {
   const char* u = std::getenv("CLPROF_UPDATE_DOCS");
@@ -43,14 +36,14 @@ TEST_CASE("docs/schema/<command>.schema.json is what the columns declare") {
     REQUIRE(!d.HasParseError());
     rapidjson::SchemaDocument usable(d);  // RapidJSON reads it as a schema
     if (updating()) std::ofstream(path, std::ios::binary) << schema;
-    const bool current = read(path) == schema;
+    const bool current = test::slurp(path) == schema;
     CHECK_MESSAGE(current, path << " is stale: run analyzer_unit_tests with CLPROF_UPDATE_DOCS=1");
   }
 }
 
 TEST_CASE("docs/cli.md's column tables are what the columns declare") {
   const std::string path = std::string(CLPROF_DOCS_DIR) + "/cli.md";
-  std::string doc = read(path);
+  std::string doc = test::slurp(path);
   for (const auto& cmd : output::tables::all_commands()) {
     CAPTURE(cmd.command);
     const std::string begin = "<!-- columns:" + cmd.command + " -->\n", end = "<!-- /columns -->";

@@ -59,6 +59,15 @@ inline std::string error_of(const readers::Reader& reader, const std::string& co
   return "";
 }
 
+// The fixture `name` read by `reader` (its warnings in `diag`): one process, of `format`.
+inline model::Run read_one_process(const readers::Reader& reader, const std::string& name,
+                                   readers::Diagnostics& diag, const std::string& format) {
+  model::Run run = read_with(reader, fixture(name), &diag);
+  REQUIRE(run.processes.size() == 1);
+  CHECK(run.processes[0].source_format == format);
+  return run;
+}
+
 // An input `reader` refuses and the message of its InputError (the file named bad.json).
 struct BadInput {
   std::string content;

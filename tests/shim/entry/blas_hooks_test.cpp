@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "clprof/trace_schema.hpp"
+#include "output_lines.hpp"
 #include "run_child.hpp"
 
 namespace fs = std::filesystem;
@@ -40,10 +41,7 @@ struct Printed {
 
 std::vector<Printed> printed_calls(const std::string& out) {
   std::vector<Printed> calls;
-  std::istringstream lines(out);
-  std::string line;
-  while (std::getline(lines, line)) {
-    if (line.rfind("call ", 0) != 0) continue;
+  for (const std::string& line : clprof::test::lines_starting_with(out, "call ")) {
     std::istringstream in(line.substr(5));
     Printed p;
     std::string rc;

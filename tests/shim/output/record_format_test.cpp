@@ -9,8 +9,10 @@
 #include "output/object_format.hpp"
 #include "output/record_format.hpp"
 #include "output/utf8.hpp"
+#include "record_text.hpp"
 
 using namespace clprof::shim;
+using shim_test::record_text;
 
 namespace {
 
@@ -71,17 +73,11 @@ std::unique_ptr<OpRecord> vadd_launch() {
   return r;
 }
 
-std::string format(const OpRecord& r) {
-  std::string s;
-  format_op(r, s);
-  return s;
-}
-
 }  // namespace
 
 TEST_CASE("launch record: the documented example, byte for byte") {
   CHECK(
-      format(*vadd_launch()) ==
+      record_text(*vadd_launch()) ==
       R"({"type":"launch","seq":7,"tid":1234,"rc":0,"kernel":"vadd","kernel_id":1,"program_id":1,)"
       R"("queue_id":1,"context_id":1,"device_id":1,"gwo":null,"gws":[1024],"lws":[64],)"
       R"("args":[["buffer",8,1,4096],["buffer",8,2,4096],["scalar",4,"00040000",1024]],)"
@@ -105,7 +101,7 @@ TEST_CASE("a 3-argument launch stays under 400 bytes with realistic numbers") {
   r->host_end_ns = 60000012345;
   for (auto& t : r->device_ns) t = 1034372325729ULL;
   r->n_ranges = 0;
-  CHECK(format(*r).size() + 2 <= 400);  // + ",\n"
+  CHECK(record_text(*r).size() + 2 <= 400);  // + ",\n"
 }
 
 TEST_CASE("launch variants: task api, 3-D offsets, error status, not enqueued") {
@@ -123,7 +119,7 @@ TEST_CASE("launch variants: task api, 3-D offsets, error status, not enqueued") 
   r->exec_status = -5;
   r->n_ranges = 0;
   CHECK(
-      format(*r) ==
+      record_text(*r) ==
       R"({"type":"launch","seq":7,"tid":1234,"rc":0,"api":"clEnqueueTask","kernel":"vadd","kernel_id":1,)"
       R"("program_id":1,"queue_id":1,"context_id":1,"device_id":1,"gwo":[1,2,3],"gws":[1024,2,2],)"
       R"("lws":[64,1,1],"args":[],"host_ns":[100,200],"device_ns":[1000,1100,1200,1300],)"
@@ -132,7 +128,7 @@ TEST_CASE("launch variants: task api, 3-D offsets, error status, not enqueued") 
   r->rc = -48;
   r->status = OpStatus::NotEnqueued;
   r->has_device_ns = false;
-  const std::string s = format(*r);
+  const std::string s = record_text(*r);
   CHECK(s.find(R"("rc":-48,)") != std::string::npos);
   CHECK(s.find(R"("device_ns":null,"status":"not_enqueued","ranges":[])") != std::string::npos);
 }
@@ -176,7 +172,7 @@ TEST_CASE("every argument kind") {
     hex64 += d[i >> 4];
     hex64 += d[i & 15];
   }
-  const std::string s = format(*r);
+  const std::string s = record_text(*r);
   CHECK(s.find(R"("args":[["local",256],["svm",0,"0x7f00dead0000"],["sampler",8,3],["unset"],)"
                R"(["image",8,5,65536],["pipe",8,6,1024],["scalar",3,"0102ff"],)"
                R"(["scalar",8,"0807060504030201",72623859790382856],["scalar",80,")" +
@@ -207,7 +203,7 @@ TEST_CASE("scalar arguments of 1 to 9 bytes: hex and value for every byte value"
       const bool integer = size == 1 || size == 2 || size == 4 || size == 8;
       const std::string want = R"("args":[["scalar",)" + std::to_string(size) + ",\"" + hex + "\"" +
                                (integer ? "," + std::to_string(value) : "") + "]],";
-      const std::string got = format(*r);
+      const std::string got = record_text(*r);
       INFO("size " << size << " first byte " << v);
       CHECK(got.find(want) != std::string::npos);
     }
@@ -218,13 +214,13 @@ TEST_CASE("an argument kind out of range reads as unset") {
   auto r = vadd_launch();
   r->n_args = r->total_args = 1;
   std::memset(static_cast<void*>(&r->args[0]), 0xbe, sizeof r->args[0]);
-  CHECK(format(*r).find(R"("args":[["unset"]],)") != std::string::npos);
+  CHECK(record_text(*r).find(R"("args":[["unset"]],)") != std::string::npos);
 }
 
 TEST_CASE("more arguments than the record keeps are counted") {
   auto r = vadd_launch();
   r->total_args = 40;
-  CHECK(format(*r).find(R"(["scalar",4,"00040000",1024]],"args_total":40,"host_ns")") !=
+  CHECK(record_text(*r).find(R"(["scalar",4,"00040000",1024]],"args_total":40,"host_ns")") !=
         std::string::npos);
 }
 
@@ -242,7 +238,7 @@ TEST_CASE("transfer and sync records") {
   t->host_end_ns = 900;
   t->status = OpStatus::Incomplete;
   CHECK(
-      format(*t) ==
+      record_text(*t) ==
       R"({"type":"transfer","seq":8,"tid":1234,"rc":0,"api":"clEnqueueReadBuffer","op":"read","queue_id":1,)"
       R"("device_id":1,"bytes":4096,"blocking":true,"host_ns":[300,900],"device_ns":null,)"
       R"("status":"incomplete","ranges":[]})");
@@ -254,12 +250,12 @@ TEST_CASE("transfer and sync records") {
   s->host_begin_ns = 1000;
   s->host_end_ns = 5000;
   CHECK(
-      format(*s) ==
+      record_text(*s) ==
       R"({"type":"sync","seq":9,"tid":1234,"rc":0,"api":"clWaitForEvents","queue_id":0,"host_ns":[1000,5000]})");
 }
 
 TEST_CASE("records parse as JSON") {
-  const std::string s = format(*vadd_launch());
+  const std::string s = record_text(*vadd_launch());
   rapidjson::Document d;
   d.Parse(s.c_str());
   REQUIRE_FALSE(d.HasParseError());
@@ -388,7 +384,7 @@ TEST_CASE("integer formatter: every digit count and the extremes, as std::to_str
 
 TEST_CASE("format_op into a buffer: same text, room bound holds a long kernel name") {
   auto r = vadd_launch();
-  const std::string expected = format(*r);
+  const std::string expected = record_text(*r);
   std::string buf(op_chars_bound(*r), '\0');
   CHECK(std::string(buf.data(), format_op(*r, buf.data())) == expected);
 
@@ -404,7 +400,7 @@ TEST_CASE("format_op into a buffer: same text, room bound holds a long kernel na
   const std::size_t n = static_cast<std::size_t>(format_op(*r, big.data()) - big.data());
   CHECK(n <= bound);
   CHECK(n > 20000);
-  const std::string via_string = format(*r);
+  const std::string via_string = record_text(*r);
   CHECK(via_string == std::string(big.data(), n));
   rapidjson::Document d;
   d.Parse(via_string.c_str());
@@ -414,7 +410,7 @@ TEST_CASE("format_op into a buffer: same text, room bound holds a long kernel na
 TEST_CASE("room bound with a cache: a cached kernel name needs no strlen, a long one still fits") {
   LaunchTextCache cache;
   auto r = vadd_launch();
-  const std::string expected = format(*r);
+  const std::string expected = record_text(*r);
   for (int i = 0; i < 2; ++i) {  // the second launch finds its name in the cache
     const std::size_t bound = op_chars_bound(*r, &cache);
     CHECK(bound >= kMaxOpChars + std::strlen(r->kernel_name));
@@ -435,7 +431,7 @@ TEST_CASE("room bound with a cache: a cached kernel name needs no strlen, a long
   std::string big(bound, '\0');
   const std::size_t n = static_cast<std::size_t>(format_op(*r, big.data(), &cache) - big.data());
   CHECK(n <= bound);
-  CHECK(std::string(big.data(), n) == format(*r));
+  CHECK(std::string(big.data(), n) == record_text(*r));
   CHECK_FALSE(cache.launch.valid);
 }
 
@@ -518,7 +514,7 @@ TEST_CASE("launch text cache: output identical to formatting without it") {
       default:
         break;  // the same launch again
     }
-    const std::string plain = format(*r);
+    const std::string plain = record_text(*r);
     const std::size_t n = static_cast<std::size_t>(format_op(*r, buf.data(), &cache) - buf.data());
     REQUIRE(std::string(buf.data(), n) == plain);
   }
@@ -534,7 +530,7 @@ TEST_CASE("launch text cache: an argument that changes at every launch, then rep
   auto check_same = [&](std::uint64_t value, std::uint32_t size) {
     r->seq = ++seq;
     r->args[2] = scalar_arg(&value, size);  // size <= 8: the low bytes of value
-    const std::string plain = format(*r);
+    const std::string plain = record_text(*r);
     const std::size_t n = static_cast<std::size_t>(format_op(*r, buf.data(), &cache) - buf.data());
     REQUIRE(std::string(buf.data(), n) == plain);
   };
@@ -567,7 +563,7 @@ TEST_CASE("the formatter writes each record type's schema fields, in order") {
   for (const auto& [r, type] : records) {
     CAPTURE(ts::name(type));
     const auto& schema = ts::kRecordFields[static_cast<unsigned>(type)];
-    const std::string s = format(*r);
+    const std::string s = record_text(*r);
     rapidjson::Document d;
     d.Parse(s.c_str());
     REQUIRE_FALSE(d.HasParseError());

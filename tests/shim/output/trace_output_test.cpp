@@ -11,10 +11,12 @@
 
 #include "output/record_format.hpp"
 #include "output/trace_output.hpp"
+#include "record_text.hpp"
 #include "test_files.hpp"
 
 using namespace clprof::shim;
 using shim_test::read_file;
+using shim_test::record_text;
 using shim_test::TempFile;
 
 namespace {
@@ -45,12 +47,6 @@ std::unique_ptr<OpRecord> record(RecordKind kind, std::uint64_t seq) {
   return r;
 }
 
-std::string text_of(const OpRecord& r) {
-  std::string s;
-  format_op(r, s);
-  return s;
-}
-
 }  // namespace
 
 TEST_CASE(
@@ -74,9 +70,10 @@ TEST_CASE(
   out.finish(/*end_ns=*/900, /*incomplete=*/3);
 
   const std::string text = read_file(file.path);
-  const std::string expected_records =
-      std::string(kHeader) + "\n" + text_of(*launch1) + ",\n" + mark + ",\n" + text_of(*launch2) +
-      ",\n" + text_of(*transfer) + ",\n" + text_of(*sync) + ",\n" + range_end + ",\n";
+  const std::string expected_records = std::string(kHeader) + "\n" + record_text(*launch1) + ",\n" +
+                                       mark + ",\n" + record_text(*launch2) + ",\n" +
+                                       record_text(*transfer) + ",\n" + record_text(*sync) + ",\n" +
+                                       range_end + ",\n";
   REQUIRE(text.compare(0, expected_records.size(), expected_records) == 0);
   rapidjson::Document d;
   d.Parse(text.c_str());

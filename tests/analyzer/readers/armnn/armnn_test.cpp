@@ -41,11 +41,9 @@ std::vector<test::VisonWorkload> model_listing(const model::Run& run, uint64_t i
 
 TEST_CASE("armnn: mobilenet stdout reproduces vison's per-workload listing and totals") {
   readers::Diagnostics diag;
-  model::Run run = read_with(readers::armnn_reader(),
-                             fixture("armnn_executenetwork_stdout_mobilenet_v2.txt"), &diag);
-  REQUIRE(run.processes.size() == 1);
+  model::Run run = test::read_one_process(
+      readers::armnn_reader(), "armnn_executenetwork_stdout_mobilenet_v2.txt", diag, "armnn");
   const auto& proc = run.processes[0];
-  CHECK(proc.source_format == "armnn");
   // vison: "Inference time:  557918.542 us"
   REQUIRE(proc.iteration_wall_ns.size() == 1);
   CHECK(proc.iteration_wall_ns[0] == 557918542);

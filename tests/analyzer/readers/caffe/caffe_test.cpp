@@ -28,10 +28,8 @@ std::vector<Row> rows(const model::Run& run) {
 
 TEST_CASE("caffe: SqueezeNet per_layer_info, forward and backward") {
   readers::Diagnostics diag;
-  model::Run run = read_with(readers::caffe_reader(),
-                             fixture("caffe_per_layer_info_squeezenet_sample.json"), &diag);
-  REQUIRE(run.processes.size() == 1);
-  CHECK(run.processes[0].source_format == "caffe");
+  model::Run run = test::read_one_process(
+      readers::caffe_reader(), "caffe_per_layer_info_squeezenet_sample.json", diag, "caffe");
   CHECK(run.processes[0].iteration_wall_ns == std::vector<int64_t>{8414690000});
   CHECK(run.launches.empty());
   CHECK(run.ranges.empty());  // timestamps are print times: nothing is placed on a timeline

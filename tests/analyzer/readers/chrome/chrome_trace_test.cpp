@@ -32,11 +32,10 @@ const model::Launch& launch_named(const model::Run& run, const std::string& name
 
 TEST_CASE("chrome: unterminated array form (trailing comma, no ']')") {
   readers::Diagnostics diag;
-  model::Run run = read_with(readers::chrome_trace_reader(),
-                             fixture("chrome_trace_array_unterminated_sample.json"), &diag);
-  REQUIRE(run.processes.size() == 1);
+  model::Run run =
+      test::read_one_process(readers::chrome_trace_reader(),
+                             "chrome_trace_array_unterminated_sample.json", diag, "chrome");
   const auto& p = run.processes[0];
-  CHECK(p.source_format == "chrome");
   CHECK(p.pid == 1);
   CHECK(p.command_line == std::vector<std::string>{"clprof (app.exe)"});
   CHECK(p.host_start_ns == 1000000);  // ts 1000.0 us
