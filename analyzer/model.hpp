@@ -281,8 +281,8 @@ struct Process {
   // The app's objects alive at the end (end.live, version 4): kind -> count, a kind the
   // shim could not count absent; nullopt when the trace does not say.
   std::optional<std::vector<std::pair<std::string, uint64_t>>> live_objects;
-  std::vector<ShimWarning> warnings;                            // warning records of the shim
-  std::vector<Capture> captures;                                // capture records, in order
+  std::vector<ShimWarning> warnings;  // warning records of the shim
+  std::vector<Capture> captures;      // capture records, in order
   // Whole-inference wall times an importer knows (Arm NN "Wall clock time"), per iteration.
   std::vector<int64_t> iteration_wall_ns;
 };

@@ -395,7 +395,9 @@ enum class RecordType : std::uint8_t { CLPROF_TRACE_RECORD_TYPES(CLPROF_TRACE_EN
   X(counts, CountMap, None, None, Always, "records written, per record type (all but end)") \
   X(incomplete, Uint, None, None, Always, "launches and transfers written with incomplete") \
   X(dropped, Uint, None, None, Always, "records lost (0: clprof never drops one)")          \
-  X(live, CountMap, None, None, Optional, "objects alive at the end (Live objects); since 4")
+  X(live, CountMap, None, None, Optional,                                                   \
+    "the app's OpenCL objects still alive when the trace ended, by kind (see \"Live "       \
+    "objects\"); a kind the shim could not count is absent; since version 4")
 
 // ---- generated tables -----------------------------------------------------------------------
 

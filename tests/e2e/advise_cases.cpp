@@ -47,7 +47,8 @@ int main(int argc, char** argv) {
   cl_program program = nullptr;
   for (int b = 0; b < (bad ? 3 : 1); ++b) {
     if (program) clReleaseProgram(program);
-    program = clCreateProgramWithSource(context, 1, &kSource, nullptr, &rc);
+    const char* source = kSource;  // the API takes a non-const pointer to the array
+    program = clCreateProgramWithSource(context, 1, &source, nullptr, &rc);
     if (!check(rc, "clCreateProgramWithSource")) return 1;
     rc = clBuildProgram(program, 1, &device, "-cl-fast-relaxed-math", nullptr, nullptr);
     if (!check(rc, "clBuildProgram")) return 1;

@@ -139,7 +139,8 @@ int main(int argc, char** argv) {
   Cl c;
   if (!advise_app::open_first_device(device, c.context, c.queue)) return 1;
   cl_int rc = CL_SUCCESS;
-  c.program = clCreateProgramWithSource(c.context, 1, &kSource, nullptr, &rc);
+  const char* source = kSource;  // the API takes a non-const pointer to the array
+  c.program = clCreateProgramWithSource(c.context, 1, &source, nullptr, &rc);
   if (!check(rc, "clCreateProgramWithSource")) return 1;
   rc = clBuildProgram(c.program, 1, &device, "", nullptr, nullptr);
   if (!check(rc, "clBuildProgram")) return 1;

@@ -424,14 +424,10 @@ std::string render_page(const std::vector<RunReport>& runs, const analyses::Comp
     body += "<div id=\"base\"><details><summary>BASE run: " + escape(runs[0].label) + "</summary>" +
             run_sections(runs[0], "base-", o.peak_gflops, true) + "</details></div>";
   } else {
-    links = {{"fix", "What to fix first"},
-             {"summary", "Summary"},
-             {"kernels", "Kernels"},
-             {"layers", "Layers"},
-             {"gemm", "GEMM"},
-             {"distributions", "Launch times"},
-             {"timeline", "Timeline"},
-             {"tables", "Tables"}};
+    links = {
+        {"fix", "What to fix first"}, {"summary", "Summary"}, {"kernels", "Kernels"},
+        {"layers", "Layers"},         {"gemm", "GEMM"},       {"distributions", "Launch times"},
+        {"timeline", "Timeline"},     {"tables", "Tables"}};
     if (runs.front().ranks) links.insert(links.begin() + 2, {"ranks", "Ranks"});
     body += run_sections(runs.front(), "", o.peak_gflops, true);
   }

@@ -104,8 +104,8 @@ void check_end_counts(const Trace& t) {
   std::vector<std::string> keys;
   for (const auto& m : counts.GetObject()) keys.emplace_back(m.name.GetString());
   CHECK(keys == std::vector<std::string>{"launch", "transfer", "sync", "device", "clock_sync",
-                                         "queue", "program", "build", "kernel", "range_begin",
-                                         "range_end", "mark", "warning"});
+                                         "queue", "program", "build", "kernel", "kernel_device",
+                                         "range_begin", "range_end", "mark", "warning"});
   for (const auto& m : counts.GetObject()) {
     CAPTURE(m.name.GetString());
     CHECK(m.value.GetInt64() == static_cast<long long>(t.of_type(m.name.GetString()).size()));
