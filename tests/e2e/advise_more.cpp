@@ -10,7 +10,9 @@
 //          good: 20 launches in work-groups of 64 over the same 1020 items rounded to 1024
 //   copy   bad: each of 20 iterations writes 4 MiB, then one launch over 256 items
 //                                                               -> transfer-bound (warning)
-//          good: one 4 MiB write, then the 20 launches over all of it
+//          good: one 4 MiB write, then 200 launches over all of it (kernel time some 10x the
+//                write's, so a loaded machine or a sanitizer build, where the write took
+//                7 ms against 8 ms of 20 launches, cannot make it transfer-bound)
 //   tiny   bad: 300 launches of one work-item each              -> launch-bound
 //          good: one launch of 300 work-items
 //   rank   (run with OMPI_COMM_WORLD_RANK / _SIZE): bad: rank r runs (1 + 3r) x 40 launches
@@ -86,7 +88,7 @@ bool run_case(const Cl& c, const std::string& which, bool bad) {
     cl_mem x = clCreateBuffer(c.context, CL_MEM_READ_WRITE, sizeof(float) * n, nullptr, &rc);
     if (!check(rc, "clCreateBuffer") || !set_args(c.kernel, x, bad ? 256 : n)) return false;
     const size_t local = 64;
-    for (int it = 0; it < 20; ++it) {
+    for (int it = 0; it < (bad ? 20 : 200); ++it) {
       if (bad || it == 0)
         if (!check(clEnqueueWriteBuffer(c.queue, x, CL_FALSE, 0, sizeof(float) * n, host.data(), 0,
                                         nullptr, nullptr),
