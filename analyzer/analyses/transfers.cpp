@@ -65,7 +65,13 @@ std::optional<double> TransferFigures::gbps(Moves m) const {
 
 std::optional<int64_t> TransferFigures::mean_ns() const {
   if (timed == 0) return std::nullopt;
-  return (time_ns + static_cast<int64_t>(timed / 2)) / static_cast<int64_t>(timed);
+  // Rounded to nearest without forming time_ns + timed / 2, which overflows when the total
+  // saturated at INT64_MAX (a hostile trace's sum, said elsewhere as out of range).
+  const auto n = static_cast<int64_t>(timed);
+  int64_t q = time_ns / n;
+  const int64_t r = time_ns % n;
+  if (r >= n - r) ++q;  // r >= n / 2 with n odd or even, never overflowing
+  return q;
 }
 
 void TransfersAnalysis::add_transfer(const model::Transfer& t) {

@@ -228,7 +228,7 @@ class Bench {
     out.min_ns = times.front();
     out.max_ns = times.back();
     const size_t n = times.size();
-    out.median_ns = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
+    out.median_ns = n % 2 ? times[n / 2] : times[n / 2 - 1] + (times[n / 2] - times[n / 2 - 1]) / 2;
     out.verified = verified;
     return CL_SUCCESS;
   }
