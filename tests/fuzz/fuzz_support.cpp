@@ -55,7 +55,7 @@ void analyse_run(const model::Run& run) {
   analyses::make_summary(summary, run, gemm.gflop_per_device);
   // The slowest factor --speedup accepts: estimates grow 1000-fold.
   static const analyses::Speedup speedup({analyses::parse_speedup(".=0.001")});
-  kernels.rows(&speedup);
+  kernels.rows(run, &speedup);
   analyses::layer_rows(layers, run, &speedup);
   analyses::layer_timing_rows(run);
   analyses::iteration_details(layers, run, analyses::find_iterations(run));
