@@ -261,6 +261,15 @@ TEST_CASE("replay_sweep_advise") {
           std::string::npos);
     CHECK(a.out.find("\"impact_ns\": 400,") != std::string::npos);
     CHECK(a.out.find("64x1") == std::string::npos);
+    // The report's advice reads it too (HTML: the apostrophe escaped).
+    const fs::path page = dir / "r.html";
+    const RunResult h =
+        run_program({paths().clprof_cli.string(), "report", trace.string(), "-o", page.string()},
+                    {}, dir, "h", 60);
+    CHECK(h.exit_code == 0);
+    std::ifstream in(page);
+    const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(html.find("local size 16x4 is 1.40x faster than the app&#39;s 8x4") != std::string::npos);
   }
   // 2000 / 1000 = 2.00x: a warning, --fail-on warning exits 3.
   store(2000, 1000, "true");
