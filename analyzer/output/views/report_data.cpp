@@ -253,7 +253,8 @@ Timeline make_timeline(const QueueSpans& q, const model::Run& run) {
 RunReport finish_report(std::string label, ReportAnalysis&& a, const model::Run& run,
                         const analyses::Iterations& iterations,
                         const std::unordered_set<uint64_t>* selected, double peak_gflops,
-                        bool with_figures, analyses::Stat stat) {
+                        bool with_figures, analyses::Stat stat,
+                        const std::vector<model::LocalSweep>& sweeps) {
   RunReport r;
   r.label = std::move(label);
   for (const auto& p : run.processes) r.sources.push_back(p.source);
@@ -292,7 +293,7 @@ RunReport finish_report(std::string label, ReportAnalysis&& a, const model::Run&
     with_commands.transfers = std::move(a.advice_transfers);
     analyses::advice::Thresholds t;
     if (peak_gflops > 0) t.set_peak_gflops(peak_gflops);
-    r.advice = analyses::advice::advise(with_commands, t);
+    r.advice = analyses::advice::advise(with_commands, t, sweeps);
   }
   r.timeline = make_timeline(a.spans, run);
   r.transfers = analyses::transfer_rows(a.transfers, run);
