@@ -1,4 +1,6 @@
 // clprof layers: per-layer breakdown, or every iteration in detail (--per-iteration).
+#include <stdexcept>
+
 #include "analyses/grouping.hpp"
 #include "analyses/layers.hpp"
 #include "analyses/selection.hpp"
@@ -9,6 +11,31 @@
 #include "output/tables/layers.hpp"
 
 namespace clprof::cli {
+
+namespace {
+
+// Stops with an error when a LayersAnalysis (each group's, with --by) reached
+// kMaxLayerBuckets: the rows it would print are incomplete.
+void check_layer_ceiling(const Analysis& analysis, analyses::GroupBy by) {
+  uint64_t dropped = 0;
+  if (by == analyses::GroupBy::None) {
+    dropped = static_cast<const analyses::LayersAnalysis&>(analysis).dropped();
+  } else {
+    for (const auto& [key, g] : static_cast<const analyses::GroupedAnalysis&>(analysis).groups())
+      dropped += static_cast<const analyses::LayersAnalysis&>(*g).dropped();
+  }
+  if (dropped == 0) return;
+  throw std::runtime_error(
+      "layers: more than " + std::to_string(analyses::kMaxLayerBuckets) +
+      " layers (distinct range paths with launches; --per-iteration: layers of all iterations"
+      ", --by: per group), the ceiling that bounds its memory; " +
+      std::to_string(dropped) +
+      " launch(es) were past it. Range names that differ per instance (a numbered "
+      "iteration) make one layer per instance: select fewer with --filter, --iteration or "
+      "--time-window (docs/performance.md, memory ceilings)");
+}
+
+}  // namespace
 
 Runner setup_layers(CLI::App& app) {
   struct Options {
@@ -52,13 +79,43 @@ Runner setup_layers(CLI::App& app) {
           "--per-iteration lists every iteration as it ran: --speedup, --no-kernels, --sort, "
           "--top and --by do not apply to it");
     const size_t sort = t.sort;
+    // Decided from the run's metadata, before the launches: whether the iterations are shown
+    // in detail, and so what the analysis keeps a bucket per (layer_rows or iteration_details).
+    bool detail = o->per_iteration && by == GroupBy::None;
+    analyses::Iterations its;
+    std::shared_ptr<const analyses::LayerKeys> keys;
+    auto metadata = [&](const model::Run& run) {
+      if (!given && by == GroupBy::None) {
+        // Profiles that come with per-iteration wall times (Arm NN) print as vison prints
+        // them, in the human formats; JSON and CSV keep one shape whatever the input.
+        const bool human =
+            r.format == output::Format::Table || r.format == output::Format::Markdown;
+        const auto found = analyses::find_iterations(run, r.selection.iteration_range);
+        for (const auto& p : run.processes)
+          detail |= human && !found.range_ids.empty() && !p.iteration_wall_ns.empty();
+        detail &= speedup.empty() && !o->no_kernels && r.sort.empty() && !r.top;
+      }
+      if (!detail) {
+        keys = std::make_shared<const analyses::LayerKeys>(run);
+        return;
+      }
+      // An --iteration-range that names no top-level range is its own error (run_session's).
+      if (!r.selection.iteration_range.empty()) analyses::iterations_for(run, r.selection, false);
+      try {
+        its = analyses::iterations_for(run, r.selection, true);
+      } catch (const analyses::SelectionError& e) {
+        throw UsageError(std::string("--per-iteration: ") + e.what());
+      }
+      keys = std::make_shared<const analyses::LayerKeys>(run, its);
+    };
     auto session = run_session(
         r,
-        [by](analyses::LaunchPredicate keep) {
+        [by, &keys](analyses::LaunchPredicate keep) {
           return analyses::maybe_grouped(
-              by, [keep] { return std::make_unique<analyses::LayersAnalysis>(keep); });
+              by, [keep, keys] { return std::make_unique<analyses::LayersAnalysis>(keep, keys); });
         },
-        SessionNeeds{false, (!given || o->per_iteration) && by == GroupBy::None});
+        SessionNeeds{false, (!given || o->per_iteration) && by == GroupBy::None, metadata});
+    check_layer_ceiling(*session.analysis, by);
     if (by != GroupBy::None) {
       const auto& g = static_cast<analyses::GroupedAnalysis&>(*session.analysis);
       auto rows =
@@ -72,19 +129,8 @@ Runner setup_layers(CLI::App& app) {
     }
     const auto& a = static_cast<analyses::LayersAnalysis&>(*session.analysis);
     const auto& run = session.run;
-    bool detail = o->per_iteration;
-    if (!given) {
-      // Profiles that come with per-iteration wall times (Arm NN) print as vison prints
-      // them, in the human formats; JSON and CSV keep one shape whatever the input.
-      const bool human = r.format == output::Format::Table || r.format == output::Format::Markdown;
-      const auto its = analyses::find_iterations(run, r.selection.iteration_range);
-      for (const auto& p : run.processes)
-        detail |= human && !its.range_ids.empty() && !p.iteration_wall_ns.empty();
-      detail &= speedup.empty() && !o->no_kernels && r.sort.empty() && !r.top;
-    }
     if (detail) {
       try {
-        const auto its = analyses::iterations_for(run, r.selection, true);
         const auto keep = r.selection.selects_iterations()
                               ? analyses::selected_iterations(its, r.selection)
                               : std::unordered_set<uint64_t>{};
