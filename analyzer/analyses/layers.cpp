@@ -63,11 +63,19 @@ const LayerKeys::Slot* LayerKeys::find(uint64_t range_id) const {
   return it == slots_.end() ? nullptr : &it->second;
 }
 
+LayerCeilingError::LayerCeilingError()
+    : std::runtime_error(
+          "layers: more than " + std::to_string(kMaxLayerBuckets) +
+          " layers (distinct range paths with launches; --per-iteration: layers of all "
+          "iterations; --by: in one group), the ceiling that bounds its memory. Range names that "
+          "differ per instance (a numbered iteration) make one layer per instance: select fewer "
+          "with --filter, --iteration or --time-window (docs/performance.md, memory ceilings)") {}
+
 template <typename Map, typename K>
 LayersAnalysis::Bucket* LayersAnalysis::bucket(Map& map, const K& key) {
   auto it = map.find(key);
   if (it != map.end()) return &it->second;
-  if (buckets_.size() + key_buckets_.size() >= kMaxLayerBuckets) return nullptr;
+  if (buckets_.size() + key_buckets_.size() >= kMaxLayerBuckets) throw LayerCeilingError();
   return &map[key];
 }
 
@@ -77,10 +85,6 @@ void LayersAnalysis::add_launch(const model::Launch& launch) {
   const LayerKeys::Slot* slot = keys_ ? keys_->find(range) : nullptr;
   if (keys_ && !slot && keys_->by_iteration()) return;  // outside every iteration
   Bucket* b = slot ? bucket(key_buckets_, slot->key) : bucket(buckets_, range);
-  if (!b) {
-    ++dropped_;
-    return;
-  }
   b->kernels[launch.name].add(launch);
   b->first_order = std::min(b->first_order, launch_order(launch));
   if (!slot || keys_->by_iteration()) return;
@@ -94,14 +98,9 @@ void LayersAnalysis::add_launch(const model::Launch& launch) {
 
 void LayersAnalysis::merge(Analysis&& other) {
   auto& o = dynamic_cast<LayersAnalysis&>(other);
-  auto absorb = [this, &o](auto& into, auto& from) {
+  auto absorb = [this](auto& into, auto& from) {
     for (auto& [id, ob] : from) {
       Bucket* b = bucket(into, id);
-      if (!b) {
-        for (const auto& [name, acc] : ob.kernels)
-          dropped_ += acc.durations_ns.size() + acc.untimed;
-        continue;
-      }
       for (auto& [name, acc] : ob.kernels) b->kernels[name].merge(std::move(acc));
       b->first_order = std::min(b->first_order, ob.first_order);
     }
@@ -118,8 +117,6 @@ void LayersAnalysis::merge(Analysis&& other) {
       instance_seen_[i] |= o.instance_seen_[i];
     }
   }
-  dropped_ += o.dropped_;
-  o.dropped_ = 0;
 }
 
 std::vector<LayerRow> layer_rows(const LayersAnalysis& analysis, const model::Run& run,

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -20,10 +21,16 @@ namespace clprof::analyses {
 
 // The most buckets (layer rows, or --per-iteration's layer rows of every iteration) one
 // LayersAnalysis keeps: what bounds its memory when range names differ per instance
-// (numbered iterations: one path per instance). Launches that would need a bucket past it are
-// dropped and counted (LayersAnalysis::dropped); the command then stops with an error
-// (docs/performance.md, "Memory ceilings", says what a bucket costs).
+// (numbered iterations: one path per instance). A launch that would need a bucket past it
+// throws LayerCeilingError (from a reading thread: the readers stop and rethrow it), so the
+// command stops with that error (docs/performance.md, "Memory ceilings", says what a
+// bucket costs).
 inline constexpr size_t kMaxLayerBuckets = size_t{1} << 16;
+
+class LayerCeilingError : public std::runtime_error {
+ public:
+  LayerCeilingError();
+};
 
 // Which bucket a launch's innermost range belongs to, resolved once from the run's ranges
 // (after the metadata pass, before the launches) and then read by every reading thread
@@ -85,8 +92,6 @@ class LayersAnalysis : public Analysis {
   // Per LayerKeys instance (by path): its kernel time, and whether it holds a launch.
   const std::vector<int64_t>& instance_ns() const { return instance_ns_; }
   const std::vector<uint8_t>& instance_seen() const { return instance_seen_; }
-  // Launches dropped because their bucket would have been past kMaxLayerBuckets.
-  uint64_t dropped() const { return dropped_; }
 
  private:
   template <typename Map, typename K>
@@ -97,7 +102,6 @@ class LayersAnalysis : public Analysis {
   std::unordered_map<uint32_t, Bucket> key_buckets_;
   std::vector<int64_t> instance_ns_;
   std::vector<uint8_t> instance_seen_;
-  uint64_t dropped_ = 0;
 };
 
 struct LayerRow {

@@ -20,9 +20,10 @@ namespace {
 
 // The most launches and transfers `advise` keeps: its rules read the run as a whole (host
 // order per thread, device timelines, medians), so it holds each command, slimmed to what
-// the rules read (~0.5 KB a launch, docs/performance.md). Past it the command stops with an
-// error instead of growing without bound.
-constexpr uint64_t kMaxAdviseCommands = uint64_t{1} << 18;
+// the rules read; with the rules' own working copies ~1.2 KB a launch (docs/performance.md). Past
+// it the command stops with an error instead of growing without bound (thrown from a reading
+// thread: the readers stop and rethrow it).
+constexpr uint64_t kMaxAdviseCommands = uint64_t{1} << 17;
 
 // Keeps the launches and transfers of the selection, for the rules to read as a run: one
 // instance per reading thread, merged in file order; `kept` counts for all of them together.
@@ -57,18 +58,18 @@ class Collect : public Analysis {
                      std::make_move_iterator(o.transfers.end()));
     std::vector<model::Launch>().swap(o.launches);
     std::vector<model::Transfer>().swap(o.transfers);
-    dropped += o.dropped;
-    o.dropped = 0;
   }
   std::vector<model::Launch> launches;
   std::vector<model::Transfer> transfers;
-  uint64_t dropped = 0;  // commands past kMaxAdviseCommands
 
  private:
   bool take() {
     if (kept_->fetch_add(1, std::memory_order_relaxed) < kMaxAdviseCommands) return true;
-    ++dropped;
-    return false;
+    throw std::runtime_error(
+        "advise: the selection has more than " + std::to_string(kMaxAdviseCommands) +
+        " launches and transfers, the ceiling that bounds its memory (its rules read them "
+        "all): select a part with --time-window, --iteration or --filter (docs/performance.md, "
+        "memory ceilings)");
   }
   // The rules read a command's innermost range only (util::innermost_range).
   static void innermost_only(std::vector<uint64_t>& ranges) {
@@ -163,14 +164,6 @@ Runner setup_advise(CLI::App& app) {
         },
         needs);
     auto& c = static_cast<Collect&>(*session.analysis);
-    if (c.dropped > 0)
-      throw std::runtime_error(
-          "advise: the selection has more than " + std::to_string(kMaxAdviseCommands) +
-          " launches and transfers, the ceiling that bounds its memory (its rules read them "
-          "all; " +
-          std::to_string(c.dropped) +
-          " were past it): select a part with --time-window, --iteration or --filter "
-          "(docs/performance.md, memory ceilings)");
     session.run.launches = std::move(c.launches);
     session.run.transfers = std::move(c.transfers);
     if (o->peak.given()) thresholds.set_peak_gflops(resolve_peak(o->peak, session.run));

@@ -1,6 +1,4 @@
 // clprof layers: per-layer breakdown, or every iteration in detail (--per-iteration).
-#include <stdexcept>
-
 #include "analyses/grouping.hpp"
 #include "analyses/layers.hpp"
 #include "analyses/selection.hpp"
@@ -11,31 +9,6 @@
 #include "output/tables/layers.hpp"
 
 namespace clprof::cli {
-
-namespace {
-
-// Stops with an error when a LayersAnalysis (each group's, with --by) reached
-// kMaxLayerBuckets: the rows it would print are incomplete.
-void check_layer_ceiling(const Analysis& analysis, analyses::GroupBy by) {
-  uint64_t dropped = 0;
-  if (by == analyses::GroupBy::None) {
-    dropped = static_cast<const analyses::LayersAnalysis&>(analysis).dropped();
-  } else {
-    for (const auto& [key, g] : static_cast<const analyses::GroupedAnalysis&>(analysis).groups())
-      dropped += static_cast<const analyses::LayersAnalysis&>(*g).dropped();
-  }
-  if (dropped == 0) return;
-  throw std::runtime_error(
-      "layers: more than " + std::to_string(analyses::kMaxLayerBuckets) +
-      " layers (distinct range paths with launches; --per-iteration: layers of all iterations"
-      ", --by: per group), the ceiling that bounds its memory; " +
-      std::to_string(dropped) +
-      " launch(es) were past it. Range names that differ per instance (a numbered "
-      "iteration) make one layer per instance: select fewer with --filter, --iteration or "
-      "--time-window (docs/performance.md, memory ceilings)");
-}
-
-}  // namespace
 
 Runner setup_layers(CLI::App& app) {
   struct Options {
@@ -115,7 +88,6 @@ Runner setup_layers(CLI::App& app) {
               by, [keep, keys] { return std::make_unique<analyses::LayersAnalysis>(keep, keys); });
         },
         SessionNeeds{false, (!given || o->per_iteration) && by == GroupBy::None, metadata});
-    check_layer_ceiling(*session.analysis, by);
     if (by != GroupBy::None) {
       const auto& g = static_cast<analyses::GroupedAnalysis&>(*session.analysis);
       auto rows =
