@@ -9,21 +9,115 @@
 
 namespace clprof::analyses {
 
+LayerKeys::LayerKeys(const model::Run& run) {
+  const RangeIndex index(run);
+  slots_.reserve(run.ranges.size() + 1);
+  instance_keys_.reserve(run.ranges.size() + 1);
+  slots_[0] = Slot{intern(std::string(kNoLayer), 0), 0};
+  instance_keys_.push_back(slots_[0].key);
+  for (const auto& r : run.ranges) {
+    // A repeated id is the last range of that id, as RangeIndex has it.
+    const Slot s{intern(index.path(r.id), 0), static_cast<uint32_t>(instance_keys_.size())};
+    auto [it, fresh] = slots_.try_emplace(r.id, s);
+    if (fresh)
+      instance_keys_.push_back(s.key);
+    else
+      instance_keys_[it->second.instance] = s.key;
+  }
+}
+
+LayerKeys::LayerKeys(const model::Run& run, const Iterations& iterations) : by_iteration_(true) {
+  const RangeIndex index(run);
+  std::unordered_map<uint64_t, size_t> iteration_of_range;
+  for (size_t i = 0; i < iterations.range_ids.size(); ++i)
+    iteration_of_range[iterations.range_ids[i]] = i;
+  for (const auto& r : run.ranges) {
+    if (slots_.count(r.id)) continue;
+    // The iteration containing the range (itself or an ancestor); bounded against a cycle.
+    uint64_t at = r.id;
+    for (size_t depth = 0; at != 0 && depth < 256; ++depth) {
+      auto it = iteration_of_range.find(at);
+      if (it != iteration_of_range.end()) {
+        auto below = index.path_below(r.id, at);
+        if (below) slots_[r.id] = Slot{intern(std::move(*below), it->second), 0};
+        break;
+      }
+      const model::Range* p = index.find(at);
+      if (!p) break;
+      at = p->parent;
+    }
+  }
+}
+
+uint32_t LayerKeys::intern(std::string path, size_t iteration) {
+  auto [it, fresh] =
+      interned_.try_emplace({iteration, std::move(path)}, static_cast<uint32_t>(paths_.size()));
+  if (fresh) {
+    paths_.push_back(&it->first.second);
+    iterations_.push_back(static_cast<uint32_t>(iteration));
+  }
+  return it->second;
+}
+
+const LayerKeys::Slot* LayerKeys::find(uint64_t range_id) const {
+  auto it = slots_.find(range_id);
+  return it == slots_.end() ? nullptr : &it->second;
+}
+
+LayerCeilingError::LayerCeilingError()
+    : std::runtime_error(
+          "layers: more than " + std::to_string(kMaxLayerBuckets) +
+          " layers (distinct range paths with launches; --per-iteration: layers of all "
+          "iterations; --by: in one group), the ceiling that bounds its memory. Range names that "
+          "differ per instance (a numbered iteration) make one layer per instance: select fewer "
+          "with --filter, --iteration or --time-window (docs/performance.md, memory ceilings)") {}
+
+template <typename Map, typename K>
+LayersAnalysis::Bucket* LayersAnalysis::bucket(Map& map, const K& key) {
+  auto it = map.find(key);
+  if (it != map.end()) return &it->second;
+  if (buckets_.size() + key_buckets_.size() >= kMaxLayerBuckets) throw LayerCeilingError();
+  return &map[key];
+}
+
 void LayersAnalysis::add_launch(const model::Launch& launch) {
   if (keep_ && !keep_(launch)) return;
-  auto& b = buckets_[innermost_range(launch)];
-  b.kernels[{launch.name, launch.process, launch.program_id}].add(launch);
-  b.first_order = std::min(b.first_order, launch_order(launch));
+  const uint64_t range = innermost_range(launch);
+  const LayerKeys::Slot* slot = keys_ ? keys_->find(range) : nullptr;
+  if (keys_ && !slot && keys_->by_iteration()) return;  // outside every iteration
+  Bucket* b = slot ? bucket(key_buckets_, slot->key) : bucket(buckets_, range);
+  b->kernels[{launch.name, launch.process, launch.program_id}].add(launch);
+  b->first_order = std::min(b->first_order, launch_order(launch));
+  if (!slot || keys_->by_iteration()) return;
+  if (instance_ns_.empty()) {
+    instance_ns_.assign(keys_->instances(), 0);
+    instance_seen_.assign(keys_->instances(), 0);
+  }
+  instance_seen_[slot->instance] = 1;
+  if (auto d = launch.duration_ns()) add_to(instance_ns_[slot->instance], *d);
 }
 
 void LayersAnalysis::merge(Analysis&& other) {
   auto& o = dynamic_cast<LayersAnalysis&>(other);
-  for (auto& [id, ob] : o.buckets_) {
-    auto& b = buckets_[id];
-    for (auto& [name, acc] : ob.kernels) b.kernels[name].merge(std::move(acc));
-    b.first_order = std::min(b.first_order, ob.first_order);
+  auto absorb = [this](auto& into, auto& from) {
+    for (auto& [id, ob] : from) {
+      Bucket* b = bucket(into, id);
+      for (auto& [name, acc] : ob.kernels) b->kernels[name].merge(std::move(acc));
+      b->first_order = std::min(b->first_order, ob.first_order);
+    }
+    from.clear();
+  };
+  absorb(buckets_, o.buckets_);
+  absorb(key_buckets_, o.key_buckets_);
+  if (instance_ns_.empty()) {
+    instance_ns_ = std::move(o.instance_ns_);
+    instance_seen_ = std::move(o.instance_seen_);
+  } else {
+    for (size_t i = 0; i < o.instance_ns_.size() && i < instance_ns_.size(); ++i) {
+      add_to(instance_ns_[i], o.instance_ns_[i]);
+      instance_seen_[i] |= o.instance_seen_[i];
+    }
   }
-  o.buckets_.clear();
 }
 
 namespace {
@@ -33,6 +127,8 @@ std::map<KernelVariant, std::string> variant_labels_of(const LayersAnalysis& ana
                                                        const ProgramVariants& programs) {
   std::set<KernelVariant> all;
   for (const auto& [id, b] : analysis.buckets())
+    for (const auto& [k, acc] : b.kernels) all.insert(programs.of(k));
+  for (const auto& [key, b] : analysis.key_buckets())
     for (const auto& [k, acc] : b.kernels) all.insert(programs.of(k));
   return variant_labels(all);
 }
@@ -51,21 +147,44 @@ std::vector<LayerRow> layer_rows(const LayersAnalysis& analysis, const model::Ru
   };
   std::map<std::string, Group> groups;
   int64_t grand_total = 0;
+  auto absorb = [&labels, &programs](Group& g, const LayersAnalysis::Bucket& b) {
+    g.first_order = std::min(g.first_order, b.first_order);
+    for (const auto& [k, acc] : b.kernels) {
+      KernelAccumulator copy = acc;
+      g.kernels[labels.at(programs.of(k))].merge(std::move(copy));
+    }
+  };
   // Buckets are visited in a fixed order so that the merged duration vectors (and thus
   // nothing observable, but also debugging output) do not depend on hash order.
   std::vector<uint64_t> ids;
   for (const auto& [id, b] : analysis.buckets()) ids.push_back(id);
   std::sort(ids.begin(), ids.end());
-  for (uint64_t id : ids) {
+  for (uint64_t id : ids) {  // each one range instance
     const auto& b = analysis.buckets().at(id);
     auto& g = groups[index.path(id)];
     const int64_t t = total_kernel_ns(b.kernels);
     g.instance_totals.push_back(t);
     add_to(grand_total, t);
-    g.first_order = std::min(g.first_order, b.first_order);
-    for (const auto& [k, acc] : b.kernels) {
-      KernelAccumulator copy = acc;
-      g.kernels[labels.at(programs.of(k))].merge(std::move(copy));
+    absorb(g, b);
+  }
+  if (const LayerKeys* keys = analysis.keys()) {
+    std::vector<uint32_t> key_ids;
+    for (const auto& [key, b] : analysis.key_buckets()) key_ids.push_back(key);
+    std::sort(key_ids.begin(), key_ids.end());
+    std::unordered_map<uint32_t, Group*> group_of_key;
+    for (uint32_t key : key_ids) {
+      auto& g = groups[keys->path(key)];
+      group_of_key[key] = &g;
+      absorb(g, analysis.key_buckets().at(key));
+    }
+    const auto& seen = analysis.instance_seen();
+    for (size_t i = 0; i < seen.size(); ++i) {
+      if (!seen[i]) continue;
+      auto it = group_of_key.find(keys->instance_key(static_cast<uint32_t>(i)));
+      if (it == group_of_key.end()) continue;
+      const int64_t t = analysis.instance_ns()[i];
+      it->second->instance_totals.push_back(t);
+      add_to(grand_total, t);
     }
   }
   std::vector<LayerRow> rows;
@@ -190,13 +309,7 @@ std::vector<IterationDetail> iteration_details(const LayersAnalysis& analysis,
     auto below = index.path_below(r.id, iterations.range_ids[*i]);
     if (below) note_range(layers[*i][*below], r.id);
   }
-  for (const auto& [id, b] : analysis.buckets()) {
-    auto i = iteration_containing(id);
-    if (!i) continue;
-    auto below = index.path_below(id, iterations.range_ids[*i]);
-    if (!below) continue;
-    auto& la = layers[*i][*below];
-    if (below->empty()) note_range(la, id);
+  auto absorb = [&](LayerAcc& la, const LayersAnalysis::Bucket& b) {
     la.first_order = std::min(la.first_order, b.first_order);
     for (const auto& [pk, acc] : b.kernels) {
       KernelVariant variant = programs.of(pk);
@@ -209,6 +322,25 @@ std::vector<IterationDetail> iteration_details(const LayersAnalysis& analysis,
       k.count += acc.durations_ns.size();
       for (int64_t v : acc.durations_ns) add_to(k.total_ns, v);
     }
+  };
+  for (const auto& [id, b] : analysis.buckets()) {
+    auto i = iteration_containing(id);
+    if (!i) continue;
+    auto below = index.path_below(id, iterations.range_ids[*i]);
+    if (!below) continue;
+    auto& la = layers[*i][*below];
+    if (below->empty()) note_range(la, id);
+    absorb(la, b);
+  }
+  // Keys by iteration (LayerKeys made from these iterations): the bucket is the layer.
+  const LayerKeys* keys = analysis.keys();
+  for (const auto& [key, b] : analysis.key_buckets()) {
+    if (!keys || !keys->by_iteration()) break;
+    const size_t i = keys->iteration(key);
+    if (i >= layers.size()) continue;
+    auto& la = layers[i][keys->path(key)];
+    if (keys->path(key).empty()) note_range(la, iterations.range_ids[i]);
+    absorb(la, b);
   }
   // Per process, the k-th iteration instance gets the k-th importer wall time.
   std::map<uint32_t, size_t> seen_per_process;

@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -17,23 +19,89 @@
 
 namespace clprof::analyses {
 
-// Streams launches into per-range-instance, per-kernel accumulators; everything else is
-// resolved against the Run's ranges afterwards, so it works on the streaming path too.
+// The most buckets (layer rows, or --per-iteration's layer rows of every iteration) one
+// LayersAnalysis keeps: what bounds its memory when range names differ per instance
+// (numbered iterations: one path per instance). A launch that would need a bucket past it
+// throws LayerCeilingError (from a reading thread: the readers stop and rethrow it), so the
+// command stops with that error (docs/performance.md, "Memory ceilings", says what a
+// bucket costs).
+inline constexpr size_t kMaxLayerBuckets = size_t{1} << 16;
+
+class LayerCeilingError : public std::runtime_error {
+ public:
+  LayerCeilingError();
+};
+
+// Which bucket a launch's innermost range belongs to, resolved once from the run's ranges
+// (after the metadata pass, before the launches) and then read by every reading thread
+// (immutable, so shared without locks). Memory: ~100 bytes per range plus each distinct
+// path once.
+class LayerKeys {
+ public:
+  // One key per distinct range path (the layer rows); range id 0 is kNoLayer's key. Every
+  // range is also an instance (its launches' kernel time: Iter, Median/Min/Max).
+  explicit LayerKeys(const model::Run& run);
+  // One key per (iteration, path below the iteration range) (--per-iteration); ranges
+  // outside every iteration of `iterations`, and launches outside ranges, have none.
+  LayerKeys(const model::Run& run, const Iterations& iterations);
+  struct Slot {
+    uint32_t key = 0;
+    uint32_t instance = 0;  // 0..instances()-1
+  };
+  // The slot of innermost range `range_id`, or nullptr when it has none.
+  const Slot* find(uint64_t range_id) const;
+  bool by_iteration() const { return by_iteration_; }
+  // The key's path: the full path, or (by_iteration) the path below its iteration range.
+  const std::string& path(uint32_t key) const { return *paths_[key]; }
+  size_t iteration(uint32_t key) const { return iterations_[key]; }  // by_iteration: index
+  size_t instances() const { return instance_keys_.size(); }
+  uint32_t instance_key(uint32_t instance) const { return instance_keys_[instance]; }
+
+ private:
+  uint32_t intern(std::string path, size_t iteration);
+  bool by_iteration_ = false;
+  std::unordered_map<uint64_t, Slot> slots_;
+  std::vector<const std::string*> paths_;  // per key, into interned_
+  std::vector<uint32_t> iterations_;       // per key
+  std::vector<uint32_t> instance_keys_;    // per instance
+  std::map<std::pair<size_t, std::string>, uint32_t> interned_;
+};
+
+// Streams launches into per-bucket, per-kernel accumulators. With LayerKeys a bucket is a
+// key (a layer path, or an iteration's layer) and each range instance's kernel time is
+// summed on the side (8 bytes per range): memory grows with the distinct paths, not the
+// instances. Without (compare, report), or for a range the keys do not know, a bucket is an
+// innermost range id, resolved against the Run's ranges afterwards.
 class LayersAnalysis : public Analysis {
  public:
   struct Bucket {
     ProgramKernels kernels;  // resolved to variants against the run's programs
     uint64_t first_order = UINT64_MAX;
   };
-  explicit LayersAnalysis(LaunchPredicate keep = {}) : keep_(std::move(keep)) {}
+  explicit LayersAnalysis(LaunchPredicate keep = {},
+                          std::shared_ptr<const LayerKeys> keys = nullptr)
+      : keep_(std::move(keep)), keys_(std::move(keys)) {}
   void add_launch(const model::Launch& launch) override;
   void merge(Analysis&& other) override;
-  // Key: innermost range id (0 = no range).
+  // Key: innermost range id (0 = no range): every bucket without LayerKeys, else those of
+  // ranges the keys lack (by path only).
   const std::unordered_map<uint64_t, Bucket>& buckets() const { return buckets_; }
+  // Key: a LayerKeys key.
+  const std::unordered_map<uint32_t, Bucket>& key_buckets() const { return key_buckets_; }
+  const LayerKeys* keys() const { return keys_.get(); }
+  // Per LayerKeys instance (by path): its kernel time, and whether it holds a launch.
+  const std::vector<int64_t>& instance_ns() const { return instance_ns_; }
+  const std::vector<uint8_t>& instance_seen() const { return instance_seen_; }
 
  private:
+  template <typename Map, typename K>
+  Bucket* bucket(Map& map, const K& key);
   LaunchPredicate keep_;
+  std::shared_ptr<const LayerKeys> keys_;
   std::unordered_map<uint64_t, Bucket> buckets_;
+  std::unordered_map<uint32_t, Bucket> key_buckets_;
+  std::vector<int64_t> instance_ns_;
+  std::vector<uint8_t> instance_seen_;
 };
 
 struct LayerRow {

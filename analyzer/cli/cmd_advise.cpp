@@ -1,8 +1,12 @@
 // clprof advise: findings about the run ranked by estimated impact; --fail-on makes it a CI
 // gate (exit status 3), --threshold RULE.KEY=VALUE tunes a rule.
+#include <atomic>
 #include <iostream>
+#include <memory>
+#include <stdexcept>
 
 #include "analyses/advice/advice.hpp"
+#include "analyses/selection.hpp"
 #include "cli/commands.hpp"
 #include "cli/emit.hpp"
 #include "cli/session.hpp"
@@ -15,20 +19,68 @@ namespace clprof::cli {
 
 namespace {
 
-// Keeps the launches and transfers of the selection, for the rules to read as a run.
+// The most launches and transfers `advise` keeps: its rules read the run as a whole (host
+// order per thread, device timelines, medians), so it holds each command, slimmed to what
+// the rules read; with the rules' own working copies ~1.2 KB a launch (docs/performance.md). Past
+// it the command stops with an error instead of growing without bound (thrown from a reading
+// thread: the readers stop and rethrow it).
+constexpr uint64_t kMaxAdviseCommands = uint64_t{1} << 17;
+
+// Keeps the launches and transfers of the selection, for the rules to read as a run: one
+// instance per reading thread, merged in file order; `kept` counts for all of them together.
 class Collect : public Analysis {
  public:
-  explicit Collect(analyses::LaunchPredicate keep) : keep_(std::move(keep)) {}
+  Collect(analyses::LaunchPredicate keep, analyses::TransferPredicate keep_transfer, bool with_args,
+          std::shared_ptr<std::atomic<uint64_t>> kept)
+      : keep_(std::move(keep)),
+        keep_transfer_(std::move(keep_transfer)),
+        with_args_(with_args),
+        kept_(std::move(kept)) {}
   void add_launch(const model::Launch& l) override {
-    if (!keep_ || keep_(l)) launches.push_back(l);
+    if ((keep_ && !keep_(l)) || !take()) return;
+    launches.push_back(l);
+    auto& c = launches.back();
+    // What no rule reads (gemm-below-peak, with --peak, decodes the arguments).
+    if (!with_args_) std::vector<model::KernelArg>().swap(c.args);
+    std::vector<uint64_t>().swap(c.gwo);
+    c.extra.clear();
+    innermost_only(c.ranges);
   }
-  void add_transfer(const model::Transfer& t) override { transfers.push_back(t); }
-  void merge(Analysis&&) override {}  // in memory: one instance
+  void add_transfer(const model::Transfer& t) override {
+    if ((keep_transfer_ && !keep_transfer_(t)) || !take()) return;
+    transfers.push_back(t);
+    innermost_only(transfers.back().ranges);
+  }
+  void merge(Analysis&& other) override {
+    auto& o = static_cast<Collect&>(other);
+    launches.insert(launches.end(), std::make_move_iterator(o.launches.begin()),
+                    std::make_move_iterator(o.launches.end()));
+    transfers.insert(transfers.end(), std::make_move_iterator(o.transfers.begin()),
+                     std::make_move_iterator(o.transfers.end()));
+    std::vector<model::Launch>().swap(o.launches);
+    std::vector<model::Transfer>().swap(o.transfers);
+  }
   std::vector<model::Launch> launches;
   std::vector<model::Transfer> transfers;
 
  private:
+  bool take() {
+    if (kept_->fetch_add(1, std::memory_order_relaxed) < kMaxAdviseCommands) return true;
+    throw std::runtime_error(
+        "advise: the selection has more than " + std::to_string(kMaxAdviseCommands) +
+        " launches and transfers, the ceiling that bounds its memory (its rules read them "
+        "all): select a part with --time-window, --iteration or --filter (docs/performance.md, "
+        "memory ceilings)");
+  }
+  // The rules read a command's innermost range only (util::innermost_range).
+  static void innermost_only(std::vector<uint64_t>& ranges) {
+    if (ranges.size() > 1) ranges.erase(ranges.begin(), ranges.end() - 1);
+    ranges.shrink_to_fit();
+  }
   analyses::LaunchPredicate keep_;
+  analyses::TransferPredicate keep_transfer_;
+  bool with_args_;
+  std::shared_ptr<std::atomic<uint64_t>> kept_;
 };
 
 std::string list_rules() {
@@ -96,10 +148,22 @@ Runner setup_advise(CLI::App& app) {
     load_peak(o->peak);
     std::string extra;
     const size_t sort = sort_column(output::tables::advise_schema(), {}, r, extra);
+    // Streamed: only the commands the rules read are kept, slimmed. A selection reads the
+    // metadata first; its transfers are selected here (the stream selects launches only).
+    analyses::TransferPredicate keep_transfer;
+    SessionNeeds needs;
+    if (r.selection.needs_run())
+      needs.metadata = [&](const model::Run& run) {
+        keep_transfer = analyses::make_transfer_predicate(run, r.selection);
+      };
+    const auto kept = std::make_shared<std::atomic<uint64_t>>(0);
+    const bool with_args = o->peak.given();
     auto session = run_session(
         r,
-        [](analyses::LaunchPredicate keep) { return std::make_unique<Collect>(std::move(keep)); },
-        SessionNeeds{true, false});
+        [&](analyses::LaunchPredicate keep) {
+          return std::make_unique<Collect>(std::move(keep), keep_transfer, with_args, kept);
+        },
+        needs);
     auto& c = static_cast<Collect&>(*session.analysis);
     session.run.launches = std::move(c.launches);
     session.run.transfers = std::move(c.transfers);

@@ -52,13 +52,42 @@ Runner setup_layers(CLI::App& app) {
           "--per-iteration lists every iteration as it ran: --speedup, --no-kernels, --sort, "
           "--top and --by do not apply to it");
     const size_t sort = t.sort;
+    // Decided from the run's metadata, before the launches: whether the iterations are shown
+    // in detail, and so what the analysis keeps a bucket per (layer_rows or iteration_details).
+    bool detail = o->per_iteration && by == GroupBy::None;
+    analyses::Iterations its;
+    std::shared_ptr<const analyses::LayerKeys> keys;
+    auto metadata = [&](const model::Run& run) {
+      if (!given && by == GroupBy::None) {
+        // Profiles that come with per-iteration wall times (Arm NN) print as vison prints
+        // them, in the human formats; JSON and CSV keep one shape whatever the input.
+        const bool human =
+            r.format == output::Format::Table || r.format == output::Format::Markdown;
+        const auto found = analyses::find_iterations(run, r.selection.iteration_range);
+        for (const auto& p : run.processes)
+          detail |= human && !found.range_ids.empty() && !p.iteration_wall_ns.empty();
+        detail &= speedup.empty() && !o->no_kernels && r.sort.empty() && !r.top;
+      }
+      if (!detail) {
+        keys = std::make_shared<const analyses::LayerKeys>(run);
+        return;
+      }
+      // An --iteration-range that names no top-level range is its own error (run_session's).
+      if (!r.selection.iteration_range.empty()) analyses::iterations_for(run, r.selection, false);
+      try {
+        its = analyses::iterations_for(run, r.selection, true);
+      } catch (const analyses::SelectionError& e) {
+        throw UsageError(std::string("--per-iteration: ") + e.what());
+      }
+      keys = std::make_shared<const analyses::LayerKeys>(run, its);
+    };
     auto session = run_session(
         r,
-        [by](analyses::LaunchPredicate keep) {
+        [by, &keys](analyses::LaunchPredicate keep) {
           return analyses::maybe_grouped(
-              by, [keep] { return std::make_unique<analyses::LayersAnalysis>(keep); });
+              by, [keep, keys] { return std::make_unique<analyses::LayersAnalysis>(keep, keys); });
         },
-        SessionNeeds{false, (!given || o->per_iteration) && by == GroupBy::None});
+        SessionNeeds{false, (!given || o->per_iteration) && by == GroupBy::None, metadata});
     if (by != GroupBy::None) {
       const auto& g = static_cast<analyses::GroupedAnalysis&>(*session.analysis);
       auto rows =
@@ -72,19 +101,8 @@ Runner setup_layers(CLI::App& app) {
     }
     const auto& a = static_cast<analyses::LayersAnalysis&>(*session.analysis);
     const auto& run = session.run;
-    bool detail = o->per_iteration;
-    if (!given) {
-      // Profiles that come with per-iteration wall times (Arm NN) print as vison prints
-      // them, in the human formats; JSON and CSV keep one shape whatever the input.
-      const bool human = r.format == output::Format::Table || r.format == output::Format::Markdown;
-      const auto its = analyses::find_iterations(run, r.selection.iteration_range);
-      for (const auto& p : run.processes)
-        detail |= human && !its.range_ids.empty() && !p.iteration_wall_ns.empty();
-      detail &= speedup.empty() && !o->no_kernels && r.sort.empty() && !r.top;
-    }
     if (detail) {
       try {
-        const auto its = analyses::iterations_for(run, r.selection, true);
         const auto keep = r.selection.selects_iterations()
                               ? analyses::selected_iterations(its, r.selection)
                               : std::unordered_set<uint64_t>{};

@@ -135,9 +135,10 @@ Session run_session(const Request& r, const AnalysisMaker& make, SessionNeeds ne
   // there a --filter, --iteration or --skip-first leaves the transfers whole.
   const bool memory = needs.memory || !r.layers_from.empty() || !all_clprof(r) || sel.window ||
                       sel.skip_first_launch;
-  output::ReadProgress progress(bytes_to_read(r, !memory && sel.needs_run() ? 2 : 1));
+  const bool two_passes = sel.needs_run() || needs.metadata;
+  output::ReadProgress progress(bytes_to_read(r, !memory && two_passes ? 2 : 1));
   try {
-    if (!memory && !sel.needs_run()) {
+    if (!memory && !two_passes) {
       readers::StreamOptions so;
       so.threads = r.threads;
       so.allow_unrelated = r.merge;
@@ -152,6 +153,7 @@ Session run_session(const Request& r, const AnalysisMaker& make, SessionNeeds ne
       stream_metadata(r, s, progress.counter());
       const model::Run& run = s.run;
       analyses::make_predicate(run, sel);  // a selection the run cannot satisfy fails here, once
+      if (needs.metadata) needs.metadata(run);
       s.analysis = stream_records(
           r, [&] { return make(analyses::make_predicate(run, sel)); }, r.threads,
           progress.counter());
@@ -170,6 +172,7 @@ Session run_session(const Request& r, const AnalysisMaker& make, SessionNeeds ne
               "--time-window: " + std::to_string(timeless) +
               " command(s) without a host or device time were left out");
       }
+      if (needs.metadata) needs.metadata(s.run);
       s.analysis = make(analyses::make_predicate(s.run, sel));
       // Transfers are selected here, for every analysis alike (--filter by layer path,
       // --iteration and --skip-first by their ranges).

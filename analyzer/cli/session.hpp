@@ -30,6 +30,10 @@ using AnalysisMaker = std::function<std::unique_ptr<Analysis>(analyses::LaunchPr
 struct SessionNeeds {
   bool memory = false;      // the analysis needs the launches in the run
   bool iterations = false;  // the command reads the iteration range (layers --per-iteration)
+  // Called with the run's metadata (its ranges, ...) before any launch reaches an analysis,
+  // from the main thread: clprof traces are then read in two passes, metadata first (as for a
+  // selection). Where the input is read into memory whole, after reading it.
+  std::function<void(const model::Run&)> metadata;
 };
 
 // Reads the inputs of `request` and runs one Analysis over them. Throws UsageError (a

@@ -3,7 +3,11 @@
 // writer (shim/output/record_format.hpp: format_op for launches, transfers and syncs,
 // JsonLine with the schema's keys for the rest), so the trace is what libclprof.so writes.
 //
-//   clprof_gen_trace OUTPUT SIZE_MB [SEED]
+//   clprof_gen_trace OUTPUT SIZE_MB [SEED [ITERATION_NAME]]
+//
+// Each iteration is a top-level range "iteration N" (N from 0: one distinct layer path per
+// iteration and layer), or, with ITERATION_NAME, a range of that name every time (23 layer
+// paths whatever the size: the shape of a real network's trace).
 //
 // A deterministic function of SEED: a smaller SIZE_MB gives a prefix of the same records
 // (plus the end record), which is how run.sh makes the slice it gives to pandas.
@@ -150,11 +154,12 @@ void buffer(clprof::shim::ArgSnapshot& a, uint64_t id, uint64_t bytes) {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: clprof_gen_trace OUTPUT SIZE_MB [SEED]\n");
+    std::fprintf(stderr, "usage: clprof_gen_trace OUTPUT SIZE_MB [SEED [ITERATION_NAME]]\n");
     return 2;
   }
   const uint64_t limit = static_cast<uint64_t>(std::atof(argv[2]) * 1e6);
   Rng rng{argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 1};
+  const char* iteration_name = argc > 4 ? argv[4] : nullptr;
   FILE* f = std::fopen(argv[1], "wb");
   if (!f) {
     std::perror(argv[1]);
@@ -266,7 +271,10 @@ int main(int argc, char** argv) {
   while (out.written() + 512 < limit) {
     const uint64_t iter_range = range_id++;
     ++ranges;
-    range_begin(iter_range, 0, "iteration " + std::to_string(iteration), host);
+    range_begin(
+        iter_range, 0,
+        iteration_name ? std::string(iteration_name) : "iteration " + std::to_string(iteration),
+        host);
     OpRecord& w = blank(*record, RecordKind::Transfer, seq++, host, host + 2000);
     w.api = "clEnqueueWriteBuffer";
     w.op = clprof::shim::TransferOp::Write;
