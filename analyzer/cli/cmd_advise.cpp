@@ -11,6 +11,7 @@
 #include "cli/emit.hpp"
 #include "cli/session.hpp"
 #include "format.hpp"
+#include "memory_limit.hpp"
 #include "output/log.hpp"
 #include "output/tables/advise.hpp"
 #include "readers/sweeps.hpp"
@@ -21,10 +22,18 @@ namespace {
 
 // The most launches and transfers `advise` keeps: its rules read the run as a whole (host
 // order per thread, device timelines, medians), so it holds each command, slimmed to what
-// the rules read; with the rules' own working copies ~1.2 KB a launch (docs/performance.md). Past
-// it the command stops with an error instead of growing without bound (thrown from a reading
-// thread: the readers stop and rethrow it).
-constexpr uint64_t kMaxAdviseCommands = uint64_t{1} << 17;
+// the rules read; with the rules' own working copies ~1.2 KiB a command (docs/performance.md).
+// The ceiling is the --max-memory limit (default: half of the RAM) at kAdviseBytesPerCommand
+// a command (the 1.2 KiB, the rules' peak and the readers' buffers, with room to spare), so
+// that past it the command stops with an error that names the limit, before an allocation
+// fails (thrown from a reading thread: the readers stop and rethrow it). No limit (0, or a
+// sanitizer build, which applies none): no ceiling.
+constexpr uint64_t kAdviseBytesPerCommand = 4096;
+
+uint64_t advise_command_ceiling() {
+  const uint64_t limit = applied_memory_limit();
+  return limit == 0 ? UINT64_MAX : limit / kAdviseBytesPerCommand;
+}
 
 // Keeps the launches and transfers of the selection, for the rules to read as a run: one
 // instance per reading thread, merged in file order; `kept` counts for all of them together.
@@ -65,12 +74,14 @@ class Collect : public Analysis {
 
  private:
   bool take() {
-    if (kept_->fetch_add(1, std::memory_order_relaxed) < kMaxAdviseCommands) return true;
+    if (kept_->fetch_add(1, std::memory_order_relaxed) < ceiling_) return true;
     throw std::runtime_error(
-        "advise: the selection has more than " + std::to_string(kMaxAdviseCommands) +
-        " launches and transfers, the ceiling that bounds its memory (its rules read them "
-        "all): select a part with --time-window, --iteration or --filter (docs/performance.md, "
-        "memory ceilings)");
+        "advise: the selection has more than " + std::to_string(ceiling_) +
+        " launches and transfers, what --max-memory " +
+        std::to_string(applied_memory_limit() >> 20) + " MiB holds at " +
+        std::to_string(kAdviseBytesPerCommand) +
+        " bytes each (its rules read them all): raise --max-memory, or select a part with "
+        "--time-window, --iteration or --filter (docs/performance.md, memory ceilings)");
   }
   // The rules read a command's innermost range only (util::innermost_range).
   static void innermost_only(std::vector<uint64_t>& ranges) {
@@ -81,6 +92,7 @@ class Collect : public Analysis {
   analyses::TransferPredicate keep_transfer_;
   bool with_args_;
   std::shared_ptr<std::atomic<uint64_t>> kept_;
+  uint64_t ceiling_ = advise_command_ceiling();
 };
 
 std::string list_rules() {

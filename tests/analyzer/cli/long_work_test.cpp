@@ -146,10 +146,12 @@ TEST_CASE("long work: bounded memory on a 300 MB trace") {
 //   256 MiB (measured: 214 MiB, up to 65,536 buckets in each of the two threads when it
 //   stops); the code before printed 137 k rows in 920 MiB.
 // * `advise` on 50 MB (~103 k launches and ~2 k transfers: 50/1024 of the 1 GB trace's
-//   2,075,294 and 40,088, under the 131,072 of kMaxAdviseCommands): streamed and slimmed,
-//   under 190 MiB (measured: 158 MiB); the code before loaded the run whole and copied it:
-//   219 MiB. On the 100 MB trace (206,490 launches and 3,990 transfers, over the
-//   ceiling) it stops with the ceiling's error, exit 1.
+//   2,075,294 and 40,088; the default --max-memory, half of the RAM, holds millions at
+//   kAdviseBytesPerCommand = 4 KiB): streamed and slimmed, under 190 MiB (measured:
+//   158 MiB); the code before loaded the run whole and copied it: 219 MiB. On the 100 MB
+//   trace (206,490 launches and 3,990 transfers) with --max-memory 256M, whose ceiling is
+//   256 MiB / 4 KiB = 65,536 commands, it stops with the ceiling's error, exit 1 (the code
+//   before read them all: 418 MiB, past the limit, an allocation failure instead).
 TEST_CASE("long work: layers and advise in bounded memory") {
   struct Case {
     std::vector<std::string> args;
@@ -163,10 +165,11 @@ TEST_CASE("long work: layers and advise in bounded memory") {
         Case{
             {"layers", "--threads", "2", generated(300)}, 256, 1, "layers: more than 65536 layers"},
         Case{{"advise", "--threads", "2", generated(50)}, 190, 0, ""},
-        Case{{"advise", "--threads", "2", generated(100)},
+        Case{{"advise", "--threads", "2", "--max-memory", "256M", generated(100)},
              200,
              1,
-             "advise: the selection has more than 131072 launches and transfers"}}) {
+             "advise: the selection has more than 65536 launches and transfers, what "
+             "--max-memory 256 MiB holds"}}) {
     std::string command;
     for (size_t i = 0; i + 1 < c.args.size(); ++i) command += c.args[i] + " ";
     CAPTURE(command);
