@@ -9,9 +9,14 @@
 #   pyopencl  pyopencl's own pytest suite, from its source at the release of Debian's
 #             python3-pyopencl (not in Debian's binary package; see --pyopencl-src): the
 #             same passed / failed / skipped counts as bare
+#   clpeak    Debian's clpeak (--quick: its kernel-latency test, 20,002 launches each
+#             followed by clFinish): the same test and unit lines as bare, numbers masked
+#             (they are its measurements)
 # and, under the shim, the traces must be complete (an end record with nothing dropped or
 # incomplete) and hold every kernel launch PoCL itself counted (POCL_DEBUG=events logs one
-# "Command ndrange_kernel" event per launch, in every run, bare too).
+# "Command ndrange_kernel" event per launch, in every run, bare too), and `clprof advise`
+# must read them (exit 0, a JSON array of findings): the rules that fired are printed on
+# the run's line, to be read (docs/advice.md, "On real traces", says why each is right).
 #
 #   bash scripts/peer-suites.sh            # whole suites (about an hour on a 2-core machine)
 #   bash scripts/peer-suites.sh --quick    # the selection ctest runs (peers.clinfo, .clblast, .pyopencl)
@@ -25,7 +30,7 @@
 #                        preloaded ahead of the shim in every mode (it must come first)
 #   --work DIR           where outputs and traces go (default: BUILD/peer-suites)
 #   --modes "M ..."      preload, layer, both (default: "preload layer")
-#   --suites "S ..."     clinfo, clblast, pyopencl (default: all three)
+#   --suites "S ..."     clinfo, clblast, pyopencl, clpeak (default: all four)
 #   --clblast "T ..."    only these CLBlast programs (xgemm, xgemv, ...; to resume a
 #                        whole run). Default: all clblast_test_x* (--quick: the three above)
 #   --pyopencl "F ..."   only these files of pyopencl's test/ (test_wrapper.py, ...).
@@ -48,7 +53,7 @@ shim=""
 preload_first=""
 work=""
 modes="preload layer"
-suites="clinfo clblast pyopencl"
+suites="clinfo clblast pyopencl clpeak"
 pyopencl_src=""
 clblast_tests=""
 pyopencl_tests=""
@@ -72,6 +77,7 @@ done
 [ -n "$shim" ] || shim="$build/lib/libclprof.so"
 [ -n "$work" ] || work="$build/peer-suites"
 shim=$(realpath "$shim" 2>/dev/null || echo "$shim")
+clprof="$build/bin/clprof"
 if [ ! -f "$shim" ]; then
   echo "peer-suites: no shim at '$shim' (build it, or give --build/--shim)" >&2
   exit 2
@@ -80,7 +86,7 @@ for m in $modes; do
   case "$m" in preload|layer|both) ;; *) echo "peer-suites: unknown mode '$m' (preload, layer, both)" >&2; exit 2 ;; esac
 done
 for s in $suites; do
-  case "$s" in clinfo|clblast|pyopencl) ;; *) echo "peer-suites: unknown suite '$s' (clinfo, clblast, pyopencl)" >&2; exit 2 ;; esac
+  case "$s" in clinfo|clblast|pyopencl|clpeak) ;; *) echo "peer-suites: unknown suite '$s' (clinfo, clblast, pyopencl, clpeak)" >&2; exit 2 ;; esac
 done
 mkdir -p "$work"
 work=$(realpath "$work")
@@ -145,6 +151,25 @@ check_traces() {
   [ "$launches" = "$pocl" ]
 }
 
+# check_advise TAG: `clprof advise --format json` over the traces of run TAG exits 0 with a
+# JSON array. Sets $advise_note (the rules fired, "rule/severity", or why it failed);
+# returns 1 when advise failed.
+check_advise() {
+  local dir="$work/$1" out rc=0
+  local traces=("$dir"/trace-*.json)
+  [ -e "${traces[0]}" ] || { advise_note="advise: no trace"; return 0; }
+  out=$("$clprof" advise --format json "${traces[@]}" 2>"$dir/advise-err.txt") || rc=$?
+  printf '%s\n' "$out" >"$dir/advise.json"
+  if [ "$rc" -ne 0 ] || [ "${out:0:1}" != "[" ]; then
+    advise_note="clprof advise exited $rc: $(head -c 200 "$dir/advise-err.txt")"
+    return 1
+  fi
+  local fired
+  fired=$(printf '%s\n' "$out" | tr -d '\n' | grep -oE '"rule": *"[a-z-]+", *"severity": *"[a-z]+"' |
+    sed -E 's/"rule": *"([a-z-]+)", *"severity": *"([a-z]+)"/\1\/\2/' | tr '\n' ' ')
+  advise_note="advise: ${fired:-no finding}"
+}
+
 # under_shim SUITE NAME RESULT_FN CMD...: the bare run and one run per mode; RESULT_FN TAG
 # prints the run's result summary, which must equal the bare run's.
 under_shim() {
@@ -164,8 +189,10 @@ under_shim() {
       fail "$what: bare gave $bare_result"
     elif ! check_traces "$tag"; then
       fail "$what: $trace_note"
+    elif ! check_advise "$tag"; then
+      fail "$what: $advise_note"
     else
-      ok "$what, as bare; $trace_note"
+      ok "$what, as bare; $trace_note; $advise_note"
     fi
   done
 }
@@ -193,6 +220,13 @@ pytest_result() {
   local line
   line=$(grep -E '^(=+ )?[0-9]+ (passed|failed|skipped|error)' "$work/$1/out.txt" | tail -n 1)
   echo "$line" | sed -E 's/^=+ //; s/ in [0-9.]+s.*$//; s/, [0-9]+ warnings?//'
+}
+
+# ---- clpeak: its test and unit lines, numbers masked -------------------------------------
+clpeak_result() {
+  local masked
+  masked=$(sed -E 's/[0-9]+([.][0-9]+)?/N/g' "$work/$1/out.txt")
+  echo "$(wc -l <"$work/$1/out.txt") lines, sha256 $(echo "$masked" | sha256sum | cut -c1-12)"
 }
 
 if [[ " $suites " == *" clinfo "* ]]; then
@@ -247,6 +281,18 @@ if [[ " $suites " == *" pyopencl "* ]]; then
     # -s: PoCL's event log must reach err.txt (pytest would capture it per test).
     under_shim pyopencl tests pytest_result /usr/bin/python3 -m pytest -q -s -p no:cacheprovider \
       --rootdir "$test_dir" "${selection[@]}"
+  fi
+fi
+
+if [[ " $suites " == *" clpeak "* ]]; then
+  if command -v clpeak >/dev/null; then
+    if [ $quick = 1 ]; then
+      under_shim clpeak kernel-latency clpeak_result clpeak --kernel-latency
+    else
+      under_shim clpeak all clpeak_result clpeak
+    fi
+  else
+    fail "clpeak: not installed (apt-get install clpeak)"
   fi
 fi
 

@@ -150,7 +150,8 @@ void device(const model::Run& run, const Thresholds& t, Report& out) {
         "launches or overlap it with device work, and drop waits the next command does not need "
         "(clprof timeline shows the gaps).";
     f.impact_ns = idle;
-    f.subjects = {device_name(run, dev), before.what, after.what};
+    f.subjects = {device_name(run, dev), before.what};
+    if (after.what != before.what) f.subjects.push_back(after.what);  // clpeak: X then X
     if (!after.range.empty()) f.subjects.push_back(after.range);
     out.findings.push_back(std::move(f));
   }
