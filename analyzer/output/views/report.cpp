@@ -1,6 +1,7 @@
 #include "output/views/report.hpp"
 #include "analyses/stats.hpp"
 
+#include <algorithm>
 #include <ctime>
 #include <functional>
 #include <map>
@@ -312,12 +313,11 @@ std::string fix_first(const RunReport& r, const std::string& p, const RunReport*
                       bool has_ranks) {
   if (r.advice.findings.empty() && r.advice.not_evaluated.empty())
     return note("clprof advise found nothing to fix in this run.");
+  std::vector<const analyses::advice::Finding*> fresh_ones;
+  if (base) fresh_ones = analyses::advice::new_findings(base->advice, r.advice);
   std::string h = "<ol class=\"findings\">";
   for (const auto& f : r.advice.findings) {
-    bool fresh = base != nullptr;
-    if (base)
-      for (const auto& b : base->advice.findings)
-        fresh = fresh && !(b.rule == f.rule && b.subjects == f.subjects);
+    const bool fresh = std::find(fresh_ones.begin(), fresh_ones.end(), &f) != fresh_ones.end();
     std::string target = evidence_section(f.rule);
     if (target == "ranks" && !has_ranks) target = "kernels";
     const std::string severity = analyses::advice::severity_name(f.severity);
