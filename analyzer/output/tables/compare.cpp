@@ -241,11 +241,11 @@ Result compare_result(const std::vector<analyses::Comparison>& comparisons) {
     }
     out.rows.push_back({Value::text("findings"), Value::text(c.base_label),
                         Value::text(c.other_label), Value::text(analyses::stat_name(c.stat)),
-                        Value::text("new in the other run"),
-                        iterations(c.base_iterations), iterations(c.other_iterations),
-                        Value::integer(c.base_total_ns), Value::integer(c.other_total_ns),
-                        Value::integer(c.total_delta_ns()), Value::real(c.total_delta_percent()),
-                        Value::real(c.total_speedup()), Value(), findings_rows(c.new_findings)});
+                        Value::text("new in the other run"), iterations(c.base_iterations),
+                        iterations(c.other_iterations), Value::integer(c.base_total_ns),
+                        Value::integer(c.other_total_ns), Value::integer(c.total_delta_ns()),
+                        Value::real(c.total_delta_percent()), Value::real(c.total_speedup()),
+                        Value(), findings_rows(c.new_findings)});
     const auto speedup = c.total_speedup();
     out.notes.push_back(total_label(c) + ": " + c.base_label + " " + format_ns(c.base_total_ns) +
                         " -> " + c.other_label + " " + format_ns(c.other_total_ns) + " (" +
