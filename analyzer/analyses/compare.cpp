@@ -73,6 +73,14 @@ void ProfileAnalysis::merge(Analysis&& other) {
   if (gemm && o.gemm) gemm->merge(std::move(*o.gemm));
 }
 
+std::string variant_key(const KernelVariant& v) {
+  std::string key = v.name;
+  key += '\0';
+  key += v.known ? '1' : '0';
+  key += '\0' + v.source_hash + '\0' + v.options;
+  return key;
+}
+
 std::string layer_key(std::string_view path) {
   std::string out;
   size_t begin = 0;
@@ -136,8 +144,11 @@ void iteration_figures(RunFigures& f, const ProfileAnalysis& a, const model::Run
     const auto& d = details[i];
     totals.push_back(d.kernel_ns);
     for (const auto& k : d.kernels) {
-      auto& s = kernels[k.name];
+      const std::string key = variant_key(k.variant);
+      f.kernel_variants.emplace(key, k.variant);
+      auto& s = kernels[key];
       if (s.times.empty()) s.times.assign(n, 0);
+      s.display = k.name;
       add_to(s.times[i], k.total_ns);
       s.count += k.count;
       inside += k.count;
@@ -159,16 +170,21 @@ void iteration_figures(RunFigures& f, const ProfileAnalysis& a, const model::Run
   }
   f.total_ns = apply_stat(stat, totals);
   // Kernels in first-launch order, as `kernels --sort order` lists them.
+  std::map<std::string, uint64_t> first;  // variant_key -> first launch
+  const ProgramVariants programs(run);
+  for (const auto& [k, acc] : a.kernels.accumulators()) {
+    auto [it, fresh] = first.try_emplace(variant_key(programs.of(k)), acc.first_order);
+    it->second = std::min(it->second, acc.first_order);
+  }
   std::vector<std::pair<uint64_t, std::string>> order;
-  for (const auto& [name, s] : kernels) {
-    auto acc = a.kernels.accumulators().find(name);
-    order.emplace_back(acc == a.kernels.accumulators().end() ? UINT64_MAX : acc->second.first_order,
-                       name);
+  for (const auto& [key, s] : kernels) {
+    auto at = first.find(key);
+    order.emplace_back(at == first.end() ? UINT64_MAX : at->second, key);
   }
   std::stable_sort(order.begin(), order.end());
-  for (const auto& [o, name] : order) {
-    auto& s = kernels[name];
-    f.kernels.push_back({name, Figure{s.count, apply_stat(stat, s.times), std::nullopt, name}});
+  for (const auto& [o, key] : order) {
+    auto& s = kernels[key];
+    f.kernels.push_back({key, Figure{s.count, apply_stat(stat, s.times), std::nullopt, s.display}});
   }
   for (const auto& key : layer_order) {
     auto& s = layers[key];
@@ -180,11 +196,17 @@ void iteration_figures(RunFigures& f, const ProfileAnalysis& a, const model::Run
 }
 
 void whole_run_figures(RunFigures& f, const ProfileAnalysis& a, const model::Run& run, Stat stat) {
-  auto rows = a.kernels.rows();
+  VariantKernels variants = a.kernels.variants(run);
+  const auto labels = labels_of(variants);
+  std::map<std::string, const KernelVariant*> variant_named;
+  for (const auto& [v, name] : labels) variant_named.emplace(name, &v);
+  auto rows = make_kernel_rows(by_row_name(std::move(variants), labels), 0, nullptr);
   sort_kernel_rows(rows, "order");
   for (const auto& r : rows) {
     const int64_t t = whole_run_time(stat, r.stats);
-    f.kernels.push_back({r.name, Figure{r.stats.count, t, std::nullopt, r.name}});
+    const KernelVariant& v = *variant_named.at(r.name);
+    f.kernels.push_back({variant_key(v), Figure{r.stats.count, t, std::nullopt, r.name}});
+    f.kernel_variants.emplace(variant_key(v), v);
     add_to(f.total_ns, t);
   }
   LayerKeys keys;
@@ -327,6 +349,30 @@ std::vector<CompareItem> match(const std::vector<std::pair<std::string, Figure>>
   return items;
 }
 
+// `f`'s kernels keyed and named for matching: a name with at most one variant in each run
+// by its name alone (a kernel rebuilt with other options or from a changed source is the
+// kernel compared), else by its variant, named over the variants of both runs (a variant
+// of which only one run has a sibling then says so in both). `variants`: the most variants a
+// name has in one of the runs.
+std::vector<std::pair<std::string, Figure>> matched_kernels(
+    const RunFigures& f, const std::map<std::string, size_t>& variants,
+    const std::map<KernelVariant, std::string>& labels) {
+  auto out = f.kernels;
+  for (auto& [key, fig] : out) {
+    auto v = f.kernel_variants.find(key);
+    if (v == f.kernel_variants.end()) continue;
+    auto n = variants.find(v->second.name);
+    if (n == variants.end() || n->second <= 1) {
+      key = v->second.name;  // no '\0' in it: never a variant_key
+      fig.display = v->second.name;
+      continue;
+    }
+    auto name = labels.find(v->second);
+    if (name != labels.end()) fig.display = name->second;
+  }
+  return out;
+}
+
 int64_t larger_time(const CompareItem& i) {
   return std::max(i.base ? i.base->time_ns : 0, i.other ? i.other->time_ns : 0);
 }
@@ -363,7 +409,19 @@ Comparison compare_runs(const RunFigures& base, const RunFigures& other) {
   for (const auto* f : advice::new_findings(base.advice, other.advice))
     c.new_findings.push_back(*f);
   const std::string unit = unit_of(base, other);
-  CompareSection kernels{Section::Kernels, unit, match(base.kernels, other.kernels, base.total_ns)};
+  std::set<KernelVariant> variants;
+  std::map<std::string, size_t> most;  // name -> the most variants it has in one run
+  for (const RunFigures* r : {&base, &other}) {
+    std::map<std::string, size_t> here;
+    for (const auto& [key, v] : r->kernel_variants) {
+      variants.insert(v);
+      most[v.name] = std::max(most[v.name], ++here[v.name]);
+    }
+  }
+  const auto labels = variant_labels(variants);
+  CompareSection kernels{Section::Kernels, unit,
+                         match(matched_kernels(base, most, labels),
+                               matched_kernels(other, most, labels), base.total_ns)};
   by_time(kernels.items);
   c.sections.push_back(std::move(kernels));
   c.sections.push_back(

@@ -76,13 +76,20 @@ struct RunFigures {
   uint64_t iterations = 0;  // selected iterations; 0: the run has no iteration range
   std::string iteration_range;
   int64_t total_ns = 0;  // `stat` over the iterations of their kernel time (else the sum)
-  std::vector<std::pair<std::string, Figure>> kernels;  // by name, in first-launch order
-  std::vector<std::pair<std::string, Figure>> layers;   // by layer_key, in execution order
+  // By variant_key, in first-launch order; kernel_variants: each key's variant. compare_runs
+  // matches a name with one variant in each run by name, else variant by variant, and names
+  // the variants over both runs (kernel_variants.hpp).
+  std::vector<std::pair<std::string, Figure>> kernels;
+  std::map<std::string, KernelVariant> kernel_variants;
+  std::vector<std::pair<std::string, Figure>> layers;  // by layer_key, in execution order
   std::map<GemmShape, GemmFigure> gemm;
   bool gemm_known = false;          // GEMM figures were asked for
   uint64_t outside_iterations = 0;  // timed launches outside every selected iteration
   advice::Report advice;            // clprof advise's findings over the run's selection
 };
+
+// The matching key of a kernel variant: its name, source hash and build options (one string).
+std::string variant_key(const KernelVariant& variant);
 
 // The matching key of a layer path: every '/'-separated part without a trailing `_#<digits>`.
 std::string layer_key(std::string_view path);
@@ -99,7 +106,9 @@ const char* section_name(Section section);
 
 // One kernel, layer or GEMM shape in both runs (unset: absent from that run).
 struct CompareItem {
-  std::string name;  // kernel name; layer path as the base spells it; a shape's kernels
+  // kernel variant's row name (over both runs); layer path as the base spells it; a shape's
+  // kernels
+  std::string name;
   std::optional<GemmShape> shape;
   std::optional<Figure> base, other;
   std::optional<double> base_share;  // percent of the base total (kernels, layers)

@@ -184,21 +184,31 @@ void GroupedAnalysis::merge(Analysis&& other) {
 }
 
 std::vector<KernelRow> grouped_kernel_rows(const GroupedAnalysis& a, const GroupLabels& labels,
-                                           const Speedup* speedup, int64_t& total_ns,
-                                           uint64_t& kernels) {
+                                           const model::Run& run, const Speedup* speedup,
+                                           int64_t& total_ns, uint64_t& kernels) {
   total_ns = 0;
-  std::set<std::string> names;
+  // Variants are named over every group, so that one variant has one name in all of them.
+  const ProgramVariants programs(run);
+  std::vector<VariantKernels> per_group;
+  VariantKernels all;
   for (const auto& [key, g] : a.groups()) {
     const auto& k = static_cast<const KernelsAnalysis&>(*g);
     add_to(total_ns, total_kernel_ns(k.accumulators()));
-    for (const auto& [name, acc] : k.accumulators()) names.insert(name);
+    per_group.emplace_back();
+    add_variants(k.accumulators(), programs, per_group.back());
+    for (const auto& [v, acc] : per_group.back()) all[v];
   }
+  // By program, a group holds one program: its label says which, the kernels keep their names.
+  auto names = labels_of(all);
+  if (a.by() == GroupBy::Program)
+    for (auto& [v, name] : names) name = v.name;
   kernels = names.size();
   std::vector<KernelRow> rows;
+  size_t i = 0;
   for (const auto& [key, g] : a.groups()) {
     const std::string label = labels(key);
-    for (auto& r : make_kernel_rows(static_cast<const KernelsAnalysis&>(*g).accumulators(),
-                                    total_ns, speedup)) {
+    for (auto& r :
+         make_kernel_rows(by_row_name(std::move(per_group[i++]), names), total_ns, speedup)) {
       r.group = label;
       rows.push_back(std::move(r));
     }
@@ -216,13 +226,13 @@ KernelTable kernel_table(const Analysis& analysis, GroupBy by, const model::Run&
   KernelTable t;
   if (by == GroupBy::None) {
     const auto& a = static_cast<const KernelsAnalysis&>(analysis);
-    t.rows = a.rows(speedup);
+    t.rows = a.rows(run, speedup);
     t.total_ns = total_kernel_ns(a.accumulators());
-    t.kernels = a.accumulators().size();
+    t.kernels = t.rows.size();
   } else {
     const auto& g = static_cast<const GroupedAnalysis&>(analysis);
-    t.rows =
-        grouped_kernel_rows(g, GroupLabels(run, by, &g.devices()), speedup, t.total_ns, t.kernels);
+    t.rows = grouped_kernel_rows(g, GroupLabels(run, by, &g.devices()), run, speedup, t.total_ns,
+                                 t.kernels);
   }
   if (speedup) {
     t.estimated_total_ns = 0;

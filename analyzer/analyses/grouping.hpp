@@ -98,10 +98,12 @@ class GroupedAnalysis : public Analysis {
 // The rows of a grouped analysis, group after group (in key order), each group's rows in
 // their analysis's order and KernelRow/LayerRow/TransferRow::group set. Percentages are of
 // the whole selection (every group), as without --by.
-// `analysis` holds KernelsAnalysis groups; `kernels`: distinct kernel names over the groups.
+// `analysis` holds KernelsAnalysis groups; `kernels`: distinct kernel variants over the groups
+// (named over all of them, from `run`'s programs; by program, with their plain names).
 std::vector<KernelRow> grouped_kernel_rows(const GroupedAnalysis& analysis,
-                                           const GroupLabels& labels, const Speedup* speedup,
-                                           int64_t& total_ns, uint64_t& kernels);
+                                           const GroupLabels& labels, const model::Run& run,
+                                           const Speedup* speedup, int64_t& total_ns,
+                                           uint64_t& kernels);
 // `analysis` holds LayersAnalysis groups.
 std::vector<LayerRow> grouped_layer_rows(const GroupedAnalysis& analysis, const GroupLabels& labels,
                                          const model::Run& run, const Speedup* speedup);
@@ -117,7 +119,7 @@ std::unique_ptr<Analysis> maybe_grouped(GroupBy by, GroupedAnalysis::Make make);
 struct KernelTable {
   std::vector<KernelRow> rows;  // make_kernel_rows' order; group after group with --by
   int64_t total_ns = 0;         // kernel time of the selection (every group)
-  uint64_t kernels = 0;         // distinct kernel names
+  uint64_t kernels = 0;         // distinct kernel variants (rows without --by)
   std::optional<int64_t> estimated_total_ns;  // with a speedup: the estimated total
 };
 // `run`: labels the groups; `speedup`: nullptr or the estimate to add.

@@ -1,6 +1,7 @@
 #include "analyses/kernels.hpp"
 
 #include <algorithm>
+#include <set>
 
 #include "analyses/row_order.hpp"
 #include "analyses/stats.hpp"
@@ -49,23 +50,36 @@ void KernelAccumulator::merge(KernelAccumulator&& o) {
   }
 }
 
-int64_t total_kernel_ns(const std::map<std::string, KernelAccumulator>& accumulators) {
-  int64_t total = 0;
-  for (const auto& [name, acc] : accumulators)
-    for (int64_t d : acc.durations_ns) add_to(total, d);
-  return total;
+void add_variants(const ProgramKernels& kernels, const ProgramVariants& variants,
+                  VariantKernels& into) {
+  for (const auto& [key, acc] : kernels) {
+    KernelAccumulator copy = acc;
+    into[variants.of(key)].merge(std::move(copy));
+  }
 }
 
-std::vector<KernelRow> make_kernel_rows(
-    const std::map<std::string, KernelAccumulator>& accumulators, int64_t percent_base_ns,
-    const Speedup* speedup) {
+std::map<KernelVariant, std::string> labels_of(const VariantKernels& kernels) {
+  std::set<KernelVariant> all;
+  for (const auto& [v, acc] : kernels) all.insert(all.end(), v);
+  return variant_labels(all);
+}
+
+NamedKernels by_row_name(VariantKernels&& kernels,
+                         const std::map<KernelVariant, std::string>& labels) {
+  NamedKernels out;
+  for (auto& [v, acc] : kernels) out[labels.at(v)].merge(std::move(acc));
+  kernels.clear();
+  return out;
+}
+
+std::vector<KernelRow> make_kernel_rows(NamedKernels accumulators, int64_t percent_base_ns,
+                                        const Speedup* speedup) {
   std::vector<KernelRow> rows;
   rows.reserve(accumulators.size());
-  for (const auto& [name, acc] : accumulators) {
+  for (auto& [name, acc] : accumulators) {
     KernelRow r;
     r.name = name;
-    std::vector<int64_t> copy = acc.durations_ns;
-    r.stats = compute_stats(copy);
+    r.stats = compute_stats(acc.durations_ns);
     if (percent_base_ns > 0)
       r.percent =
           100.0 * static_cast<double>(r.stats.total_ns) / static_cast<double>(percent_base_ns);
@@ -100,7 +114,7 @@ std::vector<const KernelRow*> first_launch_dominates(const std::vector<KernelRow
 
 void KernelsAnalysis::add_launch(const model::Launch& launch) {
   if (keep_ && !keep_(launch)) return;
-  kernels_[launch.name].add(launch);
+  kernels_[{launch.name, launch.process, launch.program_id}].add(launch);
 }
 
 void KernelsAnalysis::merge(Analysis&& other) {
@@ -109,8 +123,20 @@ void KernelsAnalysis::merge(Analysis&& other) {
   o.kernels_.clear();
 }
 
-std::vector<KernelRow> KernelsAnalysis::rows(const Speedup* speedup) const {
-  return make_kernel_rows(kernels_, total_kernel_ns(kernels_), speedup);
+VariantKernels KernelsAnalysis::variants(const model::Run& run) const {
+  VariantKernels out;
+  add_variants(kernels_, ProgramVariants(run), out);
+  return out;
+}
+
+NamedKernels KernelsAnalysis::named(const model::Run& run) const {
+  VariantKernels v = variants(run);
+  const auto labels = labels_of(v);
+  return by_row_name(std::move(v), labels);
+}
+
+std::vector<KernelRow> KernelsAnalysis::rows(const model::Run& run, const Speedup* speedup) const {
+  return make_kernel_rows(named(run), total_kernel_ns(kernels_), speedup);
 }
 
 bool sort_kernel_rows(std::vector<KernelRow>& rows, const std::string& field_in) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "analyses/kernel_variants.hpp"
 #include "analyses/ranges.hpp"
 #include "analyses/speedup.hpp"
 #include "analyses/stats.hpp"
@@ -19,7 +20,8 @@ inline uint64_t launch_order(const model::Launch& l) {
   return (static_cast<uint64_t>(l.process) << 40) | (l.seq & ((uint64_t{1} << 40) - 1));
 }
 
-// Everything kept per kernel name: 8 bytes per timed launch plus fixed sums.
+// Everything kept per kernel (name, or variant, or program kernel): 8 bytes per timed launch plus
+// fixed sums.
 struct KernelAccumulator {
   std::vector<int64_t> durations_ns;  // device time of each timed launch
   uint64_t untimed = 0;               // launches without a device time (failed, incomplete)
@@ -60,28 +62,54 @@ struct KernelRow {
 std::vector<const KernelRow*> first_launch_dominates(const std::vector<KernelRow>& rows,
                                                      int64_t total_ns);
 
-// Rows for `accumulators`, ordered by total time (descending, then name); `percent_base_ns`
-// is the denominator of `percent` (the total kernel time of the whole selection).
-std::vector<KernelRow> make_kernel_rows(
-    const std::map<std::string, KernelAccumulator>& accumulators, int64_t percent_base_ns,
-    const Speedup* speedup);
+// Accumulators per row name (`kernels`), per variant and per program kernel (while
+// streaming: kernel_variants.hpp).
+using NamedKernels = std::map<std::string, KernelAccumulator>;
+using VariantKernels = std::map<KernelVariant, KernelAccumulator>;
+using ProgramKernels = std::map<ProgramKernel, KernelAccumulator>;
 
-// Sum of all timed launch durations in `accumulators`.
-int64_t total_kernel_ns(const std::map<std::string, KernelAccumulator>& accumulators);
+// Rows for `accumulators` (keyed by row name), ordered by total time (descending, then name);
+// `percent_base_ns` is the denominator of `percent` (the total kernel time of the whole
+// selection). Taken by value: a caller done with them moves them in (no copy of the durations).
+std::vector<KernelRow> make_kernel_rows(NamedKernels accumulators, int64_t percent_base_ns,
+                                        const Speedup* speedup);
 
-// Streams launches into per-kernel accumulators.
+// Sum of all timed launch durations in `accumulators` (any of the maps above).
+template <class Map>
+int64_t total_kernel_ns(const Map& accumulators) {
+  int64_t total = 0;
+  for (const auto& [key, acc] : accumulators)
+    for (int64_t d : acc.durations_ns) add_to(total, d);
+  return total;
+}
+
+// Adds copies of `kernels` into `into`, merged per variant.
+void add_variants(const ProgramKernels& kernels, const ProgramVariants& variants,
+                  VariantKernels& into);
+// The row names of the variants in `kernels` (variant_labels).
+std::map<KernelVariant, std::string> labels_of(const VariantKernels& kernels);
+// `kernels` (moved from) keyed by their row names in `labels` (which holds each of them).
+NamedKernels by_row_name(VariantKernels&& kernels,
+                         const std::map<KernelVariant, std::string>& labels);
+
+// Streams launches into per-program-kernel accumulators; rows are per variant, resolved
+// against the run's programs (kernel_variants.hpp).
 class KernelsAnalysis : public Analysis {
  public:
   explicit KernelsAnalysis(LaunchPredicate keep = {}) : keep_(std::move(keep)) {}
   void add_launch(const model::Launch& launch) override;
   void merge(Analysis&& other) override;
-  const std::map<std::string, KernelAccumulator>& accumulators() const { return kernels_; }
+  const ProgramKernels& accumulators() const { return kernels_; }
+  // The accumulators merged per variant of `run`'s programs.
+  VariantKernels variants(const model::Run& run) const;
+  // Per row name (labels_of the variants).
+  NamedKernels named(const model::Run& run) const;
   // The rows, percent over this analysis's total kernel time.
-  std::vector<KernelRow> rows(const Speedup* speedup = nullptr) const;
+  std::vector<KernelRow> rows(const model::Run& run, const Speedup* speedup = nullptr) const;
 
  private:
   LaunchPredicate keep_;
-  std::map<std::string, KernelAccumulator> kernels_;
+  ProgramKernels kernels_;
 };
 
 // Sorts rows by a field name (name, count, total, mean, median, min, max, stddev, percent;

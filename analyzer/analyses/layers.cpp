@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <set>
 
 #include "analyses/row_order.hpp"
 #include "analyses/stats.hpp"
@@ -11,7 +12,7 @@ namespace clprof::analyses {
 void LayersAnalysis::add_launch(const model::Launch& launch) {
   if (keep_ && !keep_(launch)) return;
   auto& b = buckets_[innermost_range(launch)];
-  b.kernels[launch.name].add(launch);
+  b.kernels[{launch.name, launch.process, launch.program_id}].add(launch);
   b.first_order = std::min(b.first_order, launch_order(launch));
 }
 
@@ -25,11 +26,26 @@ void LayersAnalysis::merge(Analysis&& other) {
   o.buckets_.clear();
 }
 
+namespace {
+
+// The row names of every variant in `analysis`'s buckets.
+std::map<KernelVariant, std::string> variant_labels_of(const LayersAnalysis& analysis,
+                                                       const ProgramVariants& programs) {
+  std::set<KernelVariant> all;
+  for (const auto& [id, b] : analysis.buckets())
+    for (const auto& [k, acc] : b.kernels) all.insert(programs.of(k));
+  return variant_labels(all);
+}
+
+}  // namespace
+
 std::vector<LayerRow> layer_rows(const LayersAnalysis& analysis, const model::Run& run,
                                  const Speedup* speedup) {
   const RangeIndex index(run);
+  const ProgramVariants programs(run);
+  const auto labels = variant_labels_of(analysis, programs);
   struct Group {
-    std::map<std::string, KernelAccumulator> kernels;
+    NamedKernels kernels;
     std::vector<int64_t> instance_totals;
     uint64_t first_order = UINT64_MAX;
   };
@@ -47,16 +63,16 @@ std::vector<LayerRow> layer_rows(const LayersAnalysis& analysis, const model::Ru
     g.instance_totals.push_back(t);
     add_to(grand_total, t);
     g.first_order = std::min(g.first_order, b.first_order);
-    for (const auto& [name, acc] : b.kernels) {
+    for (const auto& [k, acc] : b.kernels) {
       KernelAccumulator copy = acc;
-      g.kernels[name].merge(std::move(copy));
+      g.kernels[labels.at(programs.of(k))].merge(std::move(copy));
     }
   }
   std::vector<LayerRow> rows;
   for (auto& [path, g] : groups) {
     LayerRow r;
     r.layer = path;
-    r.kernels = make_kernel_rows(g.kernels, grand_total, speedup);
+    r.kernels = make_kernel_rows(std::move(g.kernels), grand_total, speedup);
     for (const auto& k : r.kernels) {
       r.count += k.stats.count;
       add_to(r.total_ns, k.stats.total_ns);
@@ -134,6 +150,8 @@ std::vector<IterationDetail> iteration_details(const LayersAnalysis& analysis,
                                                const model::Run& run,
                                                const Iterations& iterations) {
   const RangeIndex index(run);
+  const ProgramVariants programs(run);
+  const auto labels = variant_labels_of(analysis, programs);
   std::unordered_map<uint64_t, size_t> iteration_of_range;  // iteration range id -> index
   for (size_t i = 0; i < iterations.range_ids.size(); ++i)
     iteration_of_range[iterations.range_ids[i]] = i;
@@ -180,11 +198,14 @@ std::vector<IterationDetail> iteration_details(const LayersAnalysis& analysis,
     auto& la = layers[*i][*below];
     if (below->empty()) note_range(la, id);
     la.first_order = std::min(la.first_order, b.first_order);
-    for (const auto& [name, acc] : b.kernels) {
+    for (const auto& [pk, acc] : b.kernels) {
+      KernelVariant variant = programs.of(pk);
+      const std::string& name = labels.at(variant);
       auto& [order, k] = la.kernels[name];
       if (k.name.empty()) order = UINT64_MAX;
       order = std::min(order, acc.first_order);
       k.name = name;
+      k.variant = std::move(variant);
       k.count += acc.durations_ns.size();
       for (int64_t v : acc.durations_ns) add_to(k.total_ns, v);
     }
@@ -223,6 +244,7 @@ std::vector<IterationDetail> iteration_details(const LayersAnalysis& analysis,
         add_to(l.total_ns, k.total_ns);
         auto& t = totals[k.name];
         t.name = k.name;
+        t.variant = k.variant;
         t.count += k.count;
         add_to(t.total_ns, k.total_ns);
         l.kernels.push_back(k);

@@ -22,7 +22,7 @@ namespace clprof::analyses {
 class LayersAnalysis : public Analysis {
  public:
   struct Bucket {
-    std::map<std::string, KernelAccumulator> kernels;
+    ProgramKernels kernels;  // resolved to variants against the run's programs
     uint64_t first_order = UINT64_MAX;
   };
   explicit LayersAnalysis(LaunchPredicate keep = {}) : keep_(std::move(keep)) {}
@@ -55,7 +55,8 @@ struct LayerRow {
   std::string direction;  // timing_only: "forward", "backward" or ""
 };
 
-// Rows in execution order (first launch first).
+// Rows in execution order (first launch first). Each layer's kernels are rows per variant,
+// named over every layer (a variant has one name in all of them).
 std::vector<LayerRow> layer_rows(const LayersAnalysis& analysis, const model::Run& run,
                                  const Speedup* speedup);
 // Sorts by "order" (default), "layer"/"name", "count", "total", "percent", "instances",
@@ -70,7 +71,8 @@ struct IterationDetail {
   std::optional<int64_t> wall_ns;  // importer's wall time, else the range's host duration
   int64_t kernel_ns = 0;
   struct Kernel {
-    std::string name;
+    std::string name;       // the row name of its variant, named over the whole analysis
+    KernelVariant variant;  // what compare matches it by
     uint64_t count = 0;
     int64_t total_ns = 0;
     std::optional<double> percent;  // of this iteration's kernel time

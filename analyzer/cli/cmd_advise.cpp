@@ -9,6 +9,7 @@
 #include "format.hpp"
 #include "output/log.hpp"
 #include "output/tables/advise.hpp"
+#include "readers/sweeps.hpp"
 
 namespace clprof::cli {
 
@@ -103,7 +104,8 @@ Runner setup_advise(CLI::App& app) {
     session.run.launches = std::move(c.launches);
     session.run.transfers = std::move(c.transfers);
     if (o->peak.given()) thresholds.set_peak_gflops(resolve_peak(o->peak, session.run));
-    const auto report = analyses::advice::advise(session.run, thresholds);
+    const auto report =
+        analyses::advice::advise(session.run, thresholds, readers::load_sweeps(session.run));
     auto result = output::tables::advise_result(report);
     order(result, sort, r.top);
     emit(result, r);

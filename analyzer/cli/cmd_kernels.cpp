@@ -20,7 +20,8 @@ Runner setup_kernels(CLI::App& app) {
   auto o = std::make_shared<Options>();
   add_table_options(
       app, o->table, groupings, "kernels",
-      "Kernel time is device end - start. Percent is the share of the total kernel time.");
+      "Kernel time is device end - start. Percent is the share of the total kernel time. Kernels "
+      "of one name from programs of other sources or build options are rows apart: NAME [TAG].");
   add_repeatable(app, "--speedup", o->speedup,
                  "Estimate times if kernels matching REGEX ran FACTOR times faster (repeatable; "
                  "first match wins)",
@@ -37,17 +38,19 @@ Runner setup_kernels(CLI::App& app) {
     if ((o->partial || o->from_partials) && by != analyses::GroupBy::None)
       throw UsageError("--by does not take --partial or --from-partials");
     if (o->from_partials) {
-      const auto acc = output::partial::read_kernels(t.request.inputs);
-      auto rows = analyses::make_kernel_rows(acc, analyses::total_kernel_ns(acc),
-                                             estimate ? &speedup : nullptr);
+      auto variants = output::partial::read_kernels(t.request.inputs);
+      const int64_t total_ns = analyses::total_kernel_ns(variants);
+      const auto labels = analyses::labels_of(variants);
+      auto rows = analyses::make_kernel_rows(analyses::by_row_name(std::move(variants), labels),
+                                             total_ns, estimate ? &speedup : nullptr);
       std::optional<int64_t> estimated;
       if (estimate) {
         estimated = 0;
         for (const auto& k : rows) *estimated += k.est_total_ns.value_or(k.stats.total_ns);
       }
       if (t.sort_extra == "order") analyses::sort_kernel_rows(rows, "order");
-      auto result = output::tables::kernels_result(rows, estimate, analyses::total_kernel_ns(acc),
-                                                   acc.size(), estimated, by);
+      auto result =
+          output::tables::kernels_result(rows, estimate, total_ns, rows.size(), estimated, by);
       return finish_table_run(result, t);
     }
     auto session = run_session(t.request, [by](analyses::LaunchPredicate keep) {
@@ -56,8 +59,9 @@ Runner setup_kernels(CLI::App& app) {
     });
     if (o->partial) {
       const auto& a = static_cast<const analyses::KernelsAnalysis&>(*session.analysis);
-      emit_text(output::partial::kernels_json(a.accumulators(), session.run.processes.size()),
-                t.request);
+      emit_text(
+          output::partial::kernels_json(a.variants(session.run), session.run.processes.size()),
+          t.request);
       return 0;
     }
     auto table =

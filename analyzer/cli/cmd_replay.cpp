@@ -101,6 +101,8 @@ int run_replay_command(const Options& o) {
     const replay::Capture c = replay::load_capture(dir.string());
     const replay::Outcome out = replay::run_replay(c, ro);
     const bool with_candidates = ro.sweep_local || ro.build_options.has_value();
+    // A sweep at the captured options is what `clprof advise` reads (local-size-sweep).
+    if (ro.sweep_local && !ro.build_options) replay::store_sweep(c, out, o.repeat);
     emit(output::tables::replay_result(c, out,
                                        launch ? std::optional<uint64_t>(launch->seq) : std::nullopt,
                                        o.repeat, with_candidates),

@@ -5,6 +5,7 @@
 #include "output/log.hpp"
 #include "output/views/report.hpp"
 #include "readers/gemm_rules/gemm_rules.hpp"
+#include "readers/sweeps.hpp"
 
 #ifndef CLPROF_VERSION
 #define CLPROF_VERSION "unknown"
@@ -67,7 +68,8 @@ Runner setup_report(CLI::App& app) {
       const auto its = select_iterations(session.run, r, run.label, &holding);
       reports.push_back(output::report::finish_report(
           run.label, std::move(static_cast<output::report::ReportAnalysis&>(*session.analysis)),
-          session.run, its.iterations, its.selected(), peak, compare, *stat));
+          session.run, its.iterations, its.selected(), peak, compare, *stat,
+          readers::load_sweeps(session.run)));
     }
     std::optional<analyses::Comparison> comparison;
     if (compare) {

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -17,6 +18,7 @@
 #endif
 
 #include "memory_limit.hpp"
+#include "readers/decompressed_limit.hpp"
 
 namespace clprof::readers {
 
@@ -84,6 +86,8 @@ std::string printable(std::string_view text, size_t max_bytes) {
 
 namespace {
 
+std::atomic<uint64_t> g_decompressed_limit{0};  // set_decompressed_limit
+
 // The first bytes of every zstd frame (RFC 8878), little-endian 0xFD2FB528.
 constexpr unsigned char kZstdMagic[4] = {0x28, 0xB5, 0x2F, 0xFD};
 
@@ -135,7 +139,10 @@ int decompress_zstd(int fd, const std::string& path, uint64_t& size_bytes) {
                                                               ZSTD_freeDStream);
   if (!ds || ZSTD_isError(ZSTD_initDStream(ds.get())))
     throw InputError(path, 0, 0, "cannot decompress: out of memory");
-  const uint64_t limit = applied_memory_limit() / 2;
+  const uint64_t from_memory = applied_memory_limit() / 2, own = g_decompressed_limit.load();
+  const uint64_t limit = own != 0 && (from_memory == 0 || own < from_memory) ? own : from_memory;
+  const std::string bound =
+      limit == own ? " bytes, the reader's bound)" : " bytes, half of --max-memory)";
   std::vector<char> in(ZSTD_DStreamInSize()), buf(ZSTD_DStreamOutSize());
   uint64_t consumed = 0;               // compressed bytes before `in`
   uint64_t frame_start = 0;            // compressed offset of the frame being read
@@ -159,9 +166,9 @@ int decompress_zstd(int fd, const std::string& path, uint64_t& size_bytes) {
       written += ob.pos;
       if (limit != 0 && written > limit) {
         throw InputError(path, 0, 0,
-                         "the decompressed trace exceeds half of --max-memory (" +
-                             std::to_string(limit) +
-                             " bytes): raise it, or decompress the file with zstd -d first");
+                         "the decompressed trace exceeds its bound (" + std::to_string(limit) +
+                             bound +
+                             ": raise --max-memory, or decompress the file with zstd -d first");
       }
       if (r == 0) {  // a frame ended here
         complete = written;
@@ -182,6 +189,10 @@ int decompress_zstd(int fd, const std::string& path, uint64_t& size_bytes) {
 #endif
 
 }  // namespace
+
+void set_decompressed_limit(uint64_t bytes) {
+  g_decompressed_limit.store(bytes);
+}
 
 int open_regular_file(const std::string& path, uint64_t& size_bytes) {
   // O_NONBLOCK: opening a FIFO without a writer must not hang; it is rejected below.

@@ -1,9 +1,14 @@
 // Reading a capture's folder (shim/output/capture_files.hpp writes it).
+#define CL_TARGET_OPENCL_VERSION 300
+#include <CL/cl.h>
 #include <simdjson.h>
 
 #include <fstream>
 #include <iterator>
 
+#include "clprof/cl_text.hpp"
+
+#include "readers/json_fields.hpp"
 #include "replay/replay.hpp"
 
 namespace clprof::replay {
@@ -17,25 +22,24 @@ std::string read_file(const std::string& path, const std::string& what) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
-struct Manifest {
+struct Manifest : readers::JsonFields {
+  explicit Manifest(std::string p) : path(std::move(p)) {}
   std::string path;
-  [[noreturn]] void bad(const std::string& why) const {
+  [[noreturn]] void bad(const std::string& why) const override {
     throw ReplayError(path + ": damaged capture manifest: " + why);
   }
-  dom::element at(dom::element obj, const char* key) const {
-    dom::element v;
-    if (obj.at_key(key).get(v)) bad(std::string("no \"") + key + "\"");
-    return v;
-  }
-  std::string str(dom::element obj, const char* key) const {
-    std::string_view s;
-    if (at(obj, key).get(s)) bad(std::string("\"") + key + "\" is not a string");
-    return std::string(s);
-  }
-  uint64_t uint(dom::element obj, const char* key) const {
-    uint64_t x;
-    if (at(obj, key).get(x)) bad(std::string("\"") + key + "\" is not a whole number");
-    return x;
+  // The value of the word at `key` in `table` (cl_text's words).
+  template <size_t N>
+  unsigned word(dom::element obj, const char* key, const cl_text::Word (&table)[N]) const {
+    const std::string w = str(obj, key);
+    const std::optional<unsigned> v = cl_text::value_of(table, w);
+    if (!v) {
+      std::string words;
+      for (const cl_text::Word& t : table)
+        words += (words.empty() ? "" : ", ") + std::string(t.word);
+      bad(std::string("\"") + key + "\" is \"" + w + "\", not one of " + words);
+    }
+    return *v;
   }
   std::vector<uint64_t> sizes(dom::element v, const char* key, unsigned dims) const {
     dom::array a;
@@ -64,20 +68,65 @@ std::vector<unsigned char> hex_bytes(const Manifest& m, const std::string& hex) 
   return out;
 }
 
+// A memory object's contents file: `key` ("before" or "after") of `entry`, `bytes` long.
+// False when `key` is null (nothing captured).
+bool read_contents(const Manifest& m, const std::string& dir, dom::element entry, const char* key,
+                   const char* what, uint64_t bytes, std::vector<unsigned char>& out) {
+  const dom::element v = m.at(entry, key);
+  if (v.is_null()) return false;
+  std::string_view name;
+  if (v.get(name)) m.bad(std::string("a ") + what + "'s \"" + key + "\" is not a string");
+  const std::string file = dir + "/" + std::string(name);
+  const std::string data =
+      read_file(file, std::string("a ") + what + "'s contents " + key + " the launch");
+  if (data.size() != bytes)
+    throw ReplayError(file + ": damaged capture: " + std::to_string(data.size()) + " bytes, the " +
+                      what + " has " + std::to_string(bytes));
+  out.assign(data.begin(), data.end());
+  return true;
+}
+
+CapturedImage read_image(const Manifest& m, const std::string& dir, dom::element e) {
+  CapturedImage img;
+  img.type = m.word(e, "type", cl_text::kImageTypes);
+  img.channel_order = static_cast<unsigned>(m.uint(e, "channel_order"));
+  img.channel_type = static_cast<unsigned>(m.uint(e, "channel_type"));
+  img.element_size = m.uint(e, "element_size");
+  img.width = m.uint(e, "width");
+  img.height = m.uint(e, "height");
+  img.depth = m.uint(e, "depth");
+  img.array_size = m.uint(e, "array_size");
+  img.bytes = m.uint(e, "bytes");
+  img.flags = m.uint(e, "flags");
+  // The file's bytes must be the format's size over the region: checked without overflow
+  // (a hostile manifest's sizes are arbitrary).
+  size_t region[3];
+  cl_text::image_region(img.type, img.width, img.height, img.depth, img.array_size, region);
+  uint64_t bytes = img.element_size;
+  for (size_t d : region)
+    if (d == 0 || __builtin_mul_overflow(bytes, static_cast<uint64_t>(d), &bytes))
+      m.bad("an image's size is zero or too large");
+  if (img.element_size == 0 || img.element_size > 16)
+    m.bad("an image's \"element_size\" is not 1 to 16 bytes");
+  if (bytes != img.bytes)
+    m.bad(
+        "an image's \"bytes\" is not element_size times its width, height, depth and "
+        "array_size");
+  if (!read_contents(m, dir, e, "before", "image", img.bytes, img.before))
+    m.bad("an image has no \"before\" contents");
+  img.has_after = read_contents(m, dir, e, "after", "image", img.bytes, img.after);
+  return img;
+}
+
 }  // namespace
 
 Capture load_capture(const std::string& dir) {
   Capture c;
   c.dir = dir;
-  Manifest m{dir + "/capture.json"};
+  Manifest m(dir + "/capture.json");
   const std::string text = read_file(m.path, "the capture manifest");
   dom::parser parser;
-  dom::element root;
-  if (auto e = parser.parse(text).get(root)) m.bad(simdjson::error_message(e));
-  if (m.str(root, "format") != "clprof-capture") m.bad("\"format\" is not \"clprof-capture\"");
-  if (m.uint(root, "version") != 1)
-    m.bad("unsupported version " + std::to_string(m.uint(root, "version")) +
-          " (this clprof reads 1)");
+  const dom::element root = m.document(parser, text, "clprof-capture");
   c.id = m.uint(root, "id");
   c.kernel = m.str(root, "kernel");
   if (c.kernel.empty()) m.bad("empty \"kernel\"");
@@ -110,27 +159,17 @@ Capture load_capture(const std::string& dir) {
     CapturedBuffer buf;
     buf.bytes = m.uint(b, "bytes");
     buf.flags = m.uint(b, "flags");
-    const std::string before = m.str(b, "before");
-    const std::string file = dir + "/" + before;
-    std::string data = read_file(file, "a buffer's contents before the launch");
-    if (data.size() != buf.bytes)
-      throw ReplayError(file + ": damaged capture: " + std::to_string(data.size()) +
-                        " bytes, the buffer has " + std::to_string(buf.bytes));
-    buf.before.assign(data.begin(), data.end());
-    buf.has_before = true;
-    const dom::element after = m.at(b, "after");
-    if (!after.is_null()) {
-      std::string_view name;
-      if (after.get(name)) m.bad("a buffer's \"after\" is not a string");
-      const std::string afile = dir + "/" + std::string(name);
-      data = read_file(afile, "a buffer's contents after the launch");
-      if (data.size() != buf.bytes)
-        throw ReplayError(afile + ": damaged capture: " + std::to_string(data.size()) +
-                          " bytes, the buffer has " + std::to_string(buf.bytes));
-      buf.after.assign(data.begin(), data.end());
-      buf.has_after = true;
-    }
+    m.str(b, "before");
+    buf.has_before = read_contents(m, dir, b, "before", "buffer", buf.bytes, buf.before);
+    buf.has_after = read_contents(m, dir, b, "after", "buffer", buf.bytes, buf.after);
     c.buffers.push_back(std::move(buf));
+  }
+  // "images": absent in a capture without images (clprof before images were captured).
+  dom::element images;
+  if (!root.at_key("images").get(images)) {
+    dom::array list;
+    if (images.get(list)) m.bad("\"images\" is not an array");
+    for (dom::element e : list) c.images.push_back(read_image(m, dir, e));
   }
   dom::array args;
   if (m.at(root, "args").get(args)) m.bad("\"args\" is not an array");
@@ -153,8 +192,16 @@ Capture load_capture(const std::string& dir) {
         if (arg.offset + arg.bytes_used > c.buffers[index].bytes || arg.bytes_used == 0)
           m.bad("an argument's part lies outside its buffer");
       }
+    } else if (arg.kind == "image") {
+      uint64_t index = m.uint(a, "image");
+      if (index >= c.images.size()) m.bad("an argument names no image");
+      arg.image = static_cast<int>(index);
+    } else if (arg.kind == "sampler") {
+      arg.normalized = m.boolean(a, "normalized");
+      arg.addressing = m.word(a, "addressing", cl_text::kAddressingModes);
+      arg.filter = m.word(a, "filter", cl_text::kFilterModes);
     } else if (arg.kind != "local") {
-      m.bad("argument kind \"" + arg.kind + "\" is not scalar, buffer or local");
+      m.bad("argument kind \"" + arg.kind + "\" is not scalar, buffer, local, image or sampler");
     }
     c.args.push_back(std::move(arg));
   }

@@ -1,6 +1,7 @@
 // `clprof replay`: one captured launch (CLPROF_CAPTURE, docs/replay.md) run again on its
-// own. Reads a capture's folder (capture.json, the program, the buffers' contents),
-// rebuilds the program on a device, restores the arguments and the buffers before every
+// own. Reads a capture's folder (capture.json, the program, the buffers' and images'
+// contents), rebuilds the program on a device, restores the arguments (samplers made
+// anew from their captured modes) and the buffers' and images' contents before every
 // run, times the launch with profiling events and checks its outputs against the
 // captured post-launch contents byte for byte; optionally over the local sizes the device
 // accepts (--sweep local) and other build options (--options).
@@ -33,11 +34,15 @@ class ReplayError : public std::runtime_error {
 };
 
 struct CapturedArg {
-  std::string kind;  // scalar, buffer, local
+  std::string kind;  // scalar, buffer, local, image, sampler
   uint32_t size = 0;
   std::vector<unsigned char> bytes;  // scalar
   int buffer = -1;                   // buffer: index into Capture::buffers, -1 = NULL
   uint64_t offset = 0, bytes_used = 0;
+  int image = -1;  // image: index into Capture::images
+  // sampler: cl_bool, cl_addressing_mode, cl_filter_mode (the manifest's words, decoded).
+  bool normalized = false;
+  unsigned addressing = 0, filter = 0;
   std::string type;  // CL_KERNEL_ARG_TYPE_NAME, "" unknown
 };
 
@@ -46,6 +51,18 @@ struct CapturedBuffer {
   uint64_t flags = 0;
   std::vector<unsigned char> before, after;
   bool has_before = false, has_after = false;
+};
+
+// An image: its format and size as the app made it, its contents packed (rows of
+// width * element_size bytes, no padding, then the next slice or layer).
+struct CapturedImage {
+  unsigned type = 0;  // CL_MEM_OBJECT_IMAGE2D, ...
+  unsigned channel_order = 0, channel_type = 0;
+  uint64_t element_size = 0, width = 0, height = 0, depth = 0, array_size = 0;
+  uint64_t bytes = 0;  // element_size * the region's product (checked on reading)
+  uint64_t flags = 0;
+  std::vector<unsigned char> before, after;
+  bool has_after = false;
 };
 
 struct Capture {
@@ -62,6 +79,7 @@ struct Capture {
   std::optional<std::vector<uint64_t>> lws;  // nullopt: the app passed NULL
   std::vector<CapturedArg> args;
   std::vector<CapturedBuffer> buffers;
+  std::vector<CapturedImage> images;  // none in a manifest without "images"
   std::optional<int64_t> recorded_ns;
 };
 
@@ -95,6 +113,12 @@ std::vector<std::string> device_list();
 
 // Runs the capture; throws ReplayError when the device cannot build or run it.
 Outcome run_replay(const Capture& capture, const Options& options);
+
+// Stores a --sweep local outcome (run with the captured build options) as sweep.json in the
+// capture's folder (capture.dir), replacing an earlier one, for `clprof advise`
+// (readers/sweeps.hpp reads it; model::LocalSweep, docs/replay.md). Returns its path;
+// throws ReplayError naming the file when it cannot be written.
+std::string store_sweep(const Capture& capture, const Outcome& outcome, unsigned repeat);
 
 // The local sizes --sweep local tries on a device accepting `max_group` work-items per
 // group, `max_items` per dimension, preferring multiples of `preferred`: every product of

@@ -74,8 +74,39 @@ class Bench {
       if (!m) fail("cannot make a buffer of " + std::to_string(b.bytes) + " bytes", rc);
       roots_.push_back(m);
     }
+    for (const CapturedImage& img : c.images) {
+      cl_image_format format{img.channel_order, img.channel_type};
+      cl_image_desc desc{};
+      desc.image_type = img.type;
+      desc.image_width = img.width;
+      desc.image_height = img.height;
+      desc.image_depth = img.depth;
+      desc.image_array_size = img.array_size;
+      // The app's kernel access (read-only, write-only or both): the formats a device
+      // supports may differ by access.
+      const cl_mem_flags access =
+          img.flags & (CL_MEM_READ_WRITE | CL_MEM_WRITE_ONLY | CL_MEM_READ_ONLY);
+      cl_mem m = clCreateImage(context_, access ? access : CL_MEM_READ_WRITE, &format, &desc,
+                               nullptr, &rc);
+      if (!m)
+        fail("cannot make a " + std::string(cl_text::word_of(cl_text::kImageTypes, img.type)) +
+                 " of " + std::to_string(img.width) + "x" + std::to_string(img.height) + "x" +
+                 std::to_string(img.depth) + " (array " + std::to_string(img.array_size) +
+                 ") in channel order " + std::to_string(img.channel_order) + ", type " +
+                 std::to_string(img.channel_type),
+             rc);
+      images_.push_back(m);
+    }
     for (const CapturedArg& a : c.args) {
       cl_mem m = nullptr;
+      cl_sampler s = nullptr;
+      if (a.kind == "image") m = images_[a.image];
+      if (a.kind == "sampler") {
+        s = clCreateSampler(context_, a.normalized ? CL_TRUE : CL_FALSE, a.addressing, a.filter,
+                            &rc);
+        if (!s) fail("cannot make the sampler of argument " + std::to_string(arg_mems_.size()), rc);
+      }
+      arg_samplers_.push_back(s);
       if (a.kind == "buffer" && a.buffer >= 0) {
         m = roots_[a.buffer];
         if (a.offset != 0 || a.bytes_used != c.buffers[a.buffer].bytes) {
@@ -97,6 +128,9 @@ class Bench {
       if (k.kernel) clReleaseKernel(k.kernel);
       if (k.program) clReleaseProgram(k.program);
     }
+    for (cl_sampler s : arg_samplers_)
+      if (s) clReleaseSampler(s);
+    for (cl_mem m : images_) clReleaseMemObject(m);
     for (cl_mem m : subs_) clReleaseMemObject(m);
     for (cl_mem m : roots_) clReleaseMemObject(m);
     if (queue_) clReleaseCommandQueue(queue_);
@@ -153,6 +187,8 @@ class Bench {
         rc = clSetKernelArg(b.kernel, i, a.bytes.size(), a.bytes.data());
       } else if (a.kind == "local") {
         rc = clSetKernelArg(b.kernel, i, a.size, nullptr);
+      } else if (a.kind == "sampler") {
+        rc = clSetKernelArg(b.kernel, i, sizeof(cl_sampler), &arg_samplers_[i]);
       } else {
         rc = clSetKernelArg(b.kernel, i, sizeof(cl_mem), &arg_mems_[i]);
       }
@@ -175,6 +211,15 @@ class Bench {
           clEnqueueWriteBuffer(queue_, roots_[b], CL_TRUE, 0, buf.bytes, data, 0, nullptr, nullptr);
       if (rc != CL_SUCCESS) fail("cannot write buffer " + std::to_string(b), rc);
     }
+    for (size_t i = 0; i < images_.size(); ++i) {
+      const CapturedImage& img = c_.images[i];
+      size_t region[3];
+      cl_text::image_region(img.type, img.width, img.height, img.depth, img.array_size, region);
+      // Packed rows and slices (pitch 0), as captured.
+      const cl_int rc = clEnqueueWriteImage(queue_, images_[i], CL_TRUE, kOrigin, region, 0, 0,
+                                            img.before.data(), 0, nullptr, nullptr);
+      if (rc != CL_SUCCESS) fail("cannot write image " + std::to_string(i), rc);
+    }
   }
 
   // Whether every buffer equals its captured post-launch contents (nullopt: none captured).
@@ -189,6 +234,18 @@ class Bench {
                                             nullptr, nullptr);
       if (rc != CL_SUCCESS) fail("cannot read buffer " + std::to_string(b), rc);
       const bool same = std::memcmp(now.data(), buf.after.data(), buf.bytes) == 0;
+      verdict = verdict.value_or(true) && same;
+    }
+    for (size_t i = 0; i < images_.size(); ++i) {
+      const CapturedImage& img = c_.images[i];
+      if (!img.has_after) continue;
+      size_t region[3];
+      cl_text::image_region(img.type, img.width, img.height, img.depth, img.array_size, region);
+      now.resize(img.bytes);
+      const cl_int rc = clEnqueueReadImage(queue_, images_[i], CL_TRUE, kOrigin, region, 0, 0,
+                                           now.data(), 0, nullptr, nullptr);
+      if (rc != CL_SUCCESS) fail("cannot read image " + std::to_string(i), rc);
+      const bool same = std::memcmp(now.data(), img.after.data(), img.bytes) == 0;
       verdict = verdict.value_or(true) && same;
     }
     return verdict;
@@ -244,7 +301,11 @@ class Bench {
   const Device& d_;
   cl_context context_ = nullptr;
   cl_command_queue queue_ = nullptr;
-  std::vector<cl_mem> roots_, subs_, arg_mems_;
+  static constexpr size_t kOrigin[3] = {0, 0, 0};
+  std::vector<cl_mem> roots_, subs_, images_;
+  // Per argument: its buffer, sub-buffer or image; its sampler; nullptr for neither.
+  std::vector<cl_mem> arg_mems_;
+  std::vector<cl_sampler> arg_samplers_;
   std::map<std::string, Built> kernels_;
 };
 
@@ -326,6 +387,7 @@ Outcome run_replay(const Capture& c, const Options& o) {
     zero = zero || !b.has_before;
     no_after = no_after && !b.has_after;
   }
+  for (const CapturedImage& img : c.images) no_after = no_after && !img.has_after;
   if (zero) out.notes.push_back("Some buffers have no captured contents: they start zero-filled.");
   if (no_after) out.notes.push_back("No post-launch contents were captured: verified is null.");
 

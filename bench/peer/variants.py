@@ -8,6 +8,7 @@ Standard library only (Debian's /usr/bin/python3); single-threaded.
 import json
 import os
 import re
+import subprocess
 from dataclasses import dataclass, field
 
 
@@ -21,6 +22,7 @@ class Variant:
     loop_only: bool = False  # only the plain enqueue_bench loop cases run it
     to_null: bool = False    # clprof writes its trace to /dev/null
     shim: str = ""           # another libclprof.so than the build's (--shim LABEL=PATH)
+    zst: bool = False        # clprof writes its trace compressed (trace.json.zst)
 
 
 VARIANTS = (
@@ -37,6 +39,7 @@ VARIANTS = (
             args=("--app-work-ns", "1000"), loop_only=True),
     Variant("clprof", "clprof (trace file)", "clprof"),
     Variant("clprof-null", "clprof, trace to /dev/null", "clprof", to_null=True),
+    Variant("clprof-zst", "clprof (trace file compressed, .zst)", "clprof", zst=True),
     Variant("cli-dpt", "clIntercept DevicePerformanceTiming (summary)", "clintercept",
             env={"CLI_DevicePerformanceTiming": "1"}),
     Variant("cli-chrome", "clIntercept ChromePerformanceTiming (per-launch trace)",
@@ -49,7 +52,9 @@ def other_shim(label, path):
     """The clprof variants again with another build of the shim: builds side by side."""
     return (Variant(f"clprof@{label}", f"clprof@{label} (trace file)", "clprof", shim=path),
             Variant(f"clprof-null@{label}", f"clprof@{label}, trace to /dev/null", "clprof",
-                    to_null=True, shim=path))
+                    to_null=True, shim=path),
+            Variant(f"clprof-zst@{label}", f"clprof@{label} (trace file compressed, .zst)",
+                    "clprof", zst=True, shim=path))
 
 # Variables of the tools and of this benchmark: never inherited from the caller's shell, where
 # a CLPROF_* or CLI_* setting would change what is measured.
@@ -66,13 +71,41 @@ def environment(variant, tools, run_dir):
     if variant.tool == "clprof":
         env["LD_PRELOAD"] = variant.shim or tools["shim"]
         env["CLPROF_OUTPUT"] = "/dev/null" if variant.to_null else \
-            os.path.join(run_dir, "trace.json")
+            os.path.join(run_dir, _trace_name(variant))
         env["CLPROF_LOG_LEVEL"] = "info"  # one line at start: the proof it recorded
     elif variant.tool == "clintercept":
         env["LD_PRELOAD"] = tools["peer"]
         env["CLI_DumpDir"] = os.path.join(run_dir, "cli")
         env["CLI_OpenCLFileName"] = tools["loader"]  # the ICD loader, never ./real_libOpenCL.so
     return env
+
+
+def _trace_name(variant):
+    return "trace.json.zst" if variant.zst else "trace.json"
+
+
+def _tail(path, zst, keep=65536):
+    """The last `keep` bytes of the trace's text: a .zst trace through `zstd -dc` (the zstd
+    tool; Python's standard library has no zstd), which also proves every frame decodes."""
+    if not zst:
+        with open(path, "rb") as f:
+            f.seek(max(0, os.path.getsize(path) - keep))
+            return f.read().decode("utf-8", "replace")
+    try:
+        proc = subprocess.Popen(["zstd", "-dcq", path], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+    except OSError as e:
+        raise Unverified(f"{path}: cannot run zstd to check the trace: {e}") from None
+    tail = b""
+    while True:
+        chunk = proc.stdout.read(1 << 20)
+        if not chunk:
+            break
+        tail = (tail + chunk)[-keep:]
+    err = proc.stderr.read().decode("utf-8", "replace").strip()
+    if proc.wait() != 0:
+        raise Unverified(f"{path}: zstd -d fails: {err}")
+    return tail.decode("utf-8", "replace")
 
 
 class Unverified(Exception):
@@ -109,13 +142,11 @@ def _verify_clprof(variant, run_dir, stderr_text, expected):
         if "clprof: recording to /dev/null" not in stderr_text:
             raise Unverified("no 'clprof: recording to /dev/null' line: the shim did not record")
         return {}
-    path = os.path.join(run_dir, "trace.json")
+    path = os.path.join(run_dir, _trace_name(variant))
     if not os.path.isfile(path) or os.path.getsize(path) == 0:
         raise Unverified(f"no trace at {path}")
     size = os.path.getsize(path)
-    with open(path, "rb") as f:
-        f.seek(max(0, size - 65536))
-        tail = f.read().decode("utf-8", "replace")
+    tail = _tail(path, variant.zst)
     at = tail.rfind('{"type":"end"')
     if at < 0:
         raise Unverified(f"{path}: no end record (truncated trace)")

@@ -102,6 +102,7 @@
   X(clGetKernelArgInfo)               \
   X(clGetMemObjectInfo)               \
   X(clGetImageInfo)                   \
+  X(clGetSamplerInfo)                 \
   X(clGetKernelWorkGroupInfo)
 
 namespace clprof::shim {

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "clprof/cl_text.hpp"
 #include "clprof/trace_schema.hpp"
 #include "output/json_text.hpp"
 #include "output/record_format.hpp"
@@ -78,9 +79,49 @@ std::string hex(const std::vector<unsigned char>& bytes) {
   return s;
 }
 
+// A memory object's "before" and "after" file names ("" after: none captured).
+struct ContentFiles {
+  std::vector<std::string> before, after;
+};
+
+void content_keys(Writer& w, const ContentFiles& files, size_t i) {
+  key(w, "before");
+  w.String(files.before[i].c_str());
+  key(w, "after");
+  if (files.after[i].empty()) {
+    w.Null();
+  } else {
+    w.String(files.after[i].c_str());
+  }
+}
+
+void image_entry(Writer& w, const CapturedImage& img, const ContentFiles& files, size_t i) {
+  w.StartObject();
+  key(w, "mem_id");
+  w.Uint64(img.mem_id);
+  key(w, "type");
+  w.String(cl_text::word_of(cl_text::kImageTypes, img.type));
+  key(w, "channel_order");
+  w.Uint(img.channel_order);
+  key(w, "channel_type");
+  w.Uint(img.channel_type);
+  const std::pair<const char*, std::uint64_t> sizes[] = {{"element_size", img.element_size},
+                                                         {"width", img.width},
+                                                         {"height", img.height},
+                                                         {"depth", img.depth},
+                                                         {"array_size", img.array_size},
+                                                         {"bytes", img.bytes},
+                                                         {"flags", img.flags}};
+  for (const auto& [k, v] : sizes) {
+    key(w, k);
+    w.Uint64(v);
+  }
+  content_keys(w, files, i);
+  w.EndObject();
+}
+
 std::string manifest(const CaptureFacts& f, const std::string& program_file,
-                     const std::vector<std::string>& before,
-                     const std::vector<std::string>& after) {
+                     const ContentFiles& buffer_files, const ContentFiles& image_files) {
   rapidjson::StringBuffer sb;
   Writer w(sb);
   w.StartObject();
@@ -134,6 +175,16 @@ std::string manifest(const CaptureFacts& f, const std::string& program_file,
     if (a.kind == ArgKind::Scalar) {
       key(w, "hex");
       w.String(hex(a.bytes).c_str());
+    } else if (a.kind == ArgKind::Image) {
+      key(w, "image");
+      w.Int(a.image);
+    } else if (a.kind == ArgKind::Sampler) {
+      key(w, "normalized");
+      w.Bool(a.normalized);
+      key(w, "addressing");
+      w.String(cl_text::word_of(cl_text::kAddressingModes, a.addressing));
+      key(w, "filter");
+      w.String(cl_text::word_of(cl_text::kFilterModes, a.filter));
     } else if (a.kind == ArgKind::Buffer) {
       key(w, "buffer");
       if (a.buffer < 0) {
@@ -160,16 +211,13 @@ std::string manifest(const CaptureFacts& f, const std::string& program_file,
     w.Uint64(buf.bytes);
     key(w, "flags");
     w.Uint64(buf.flags);
-    key(w, "before");
-    w.String(before[b].c_str());
-    key(w, "after");
-    if (after[b].empty()) {
-      w.Null();
-    } else {
-      w.String(after[b].c_str());
-    }
+    content_keys(w, buffer_files, b);
     w.EndObject();
   }
+  w.EndArray();
+  key(w, "images");
+  w.StartArray();
+  for (size_t i = 0; i < f.images.size(); ++i) image_entry(w, f.images[i], image_files, i);
   w.EndArray();
   key(w, "recorded_ns");
   if (f.recorded_ns < 0) {
@@ -181,16 +229,42 @@ std::string manifest(const CaptureFacts& f, const std::string& program_file,
   return std::string(sb.GetString(), sb.GetSize());
 }
 
+// The names of `items`' content files: PREFIX + index + ".before.bin" / ".after.bin".
+template <class Item>
+ContentFiles content_files(const std::vector<Item>& items, const char* prefix) {
+  ContentFiles files;
+  for (size_t i = 0; i < items.size(); ++i) {
+    const std::string base = prefix + std::to_string(i);
+    files.before.push_back(base + ".before.bin");
+    files.after.push_back(items[i].has_after ? base + ".after.bin" : "");
+  }
+  return files;
+}
+
+// Writes `items`' content files into `dir`, naming them in `written`.
+template <class Item>
+bool write_contents(const std::vector<Item>& items, const ContentFiles& names,
+                    const std::string& dir, std::vector<std::string>& written, std::string& why) {
+  for (size_t i = 0; i < items.size(); ++i) {
+    written.push_back(names.before[i]);
+    if (!write_file(dir + "/" + names.before[i], items[i].before.data(), items[i].before.size(),
+                    why))
+      return false;
+    if (names.after[i].empty()) continue;
+    written.push_back(names.after[i]);
+    if (!write_file(dir + "/" + names.after[i], items[i].after.data(), items[i].after.size(), why))
+      return false;
+  }
+  return true;
+}
+
 // The folder's files; false with `why` when one cannot be written.
 bool write_files(const CaptureFacts& f, const std::string& dir, std::vector<std::string>& files,
                  std::string& why) {
   const std::string program_file = f.origin == "binary" ? "program.bin" : "program.cl";
-  std::vector<std::string> before(f.buffers.size()), after(f.buffers.size());
-  for (size_t b = 0; b < f.buffers.size(); ++b) {
-    before[b] = "buffer" + std::to_string(b) + ".before.bin";
-    if (f.buffers[b].has_after) after[b] = "buffer" + std::to_string(b) + ".after.bin";
-  }
-  const std::string m = manifest(f, program_file, before, after);
+  const ContentFiles buffer_files = content_files(f.buffers, "buffer");
+  const ContentFiles image_files = content_files(f.images, "image");
+  const std::string m = manifest(f, program_file, buffer_files, image_files);
   files.push_back(kCaptureManifest);
   files.push_back(program_file);
   if (!write_file(dir + "/" + kCaptureManifest, m.data(), m.size(), why)) return false;
@@ -199,15 +273,8 @@ bool write_files(const CaptureFacts& f, const std::string& dir, std::vector<std:
                   source ? static_cast<const void*>(f.source.data()) : f.binary.data(),
                   source ? f.source.size() : f.binary.size(), why))
     return false;
-  for (size_t b = 0; b < f.buffers.size(); ++b) {
-    const CapturedBuffer& buf = f.buffers[b];
-    files.push_back(before[b]);
-    if (!write_file(dir + "/" + before[b], buf.before.data(), buf.before.size(), why)) return false;
-    if (after[b].empty()) continue;
-    files.push_back(after[b]);
-    if (!write_file(dir + "/" + after[b], buf.after.data(), buf.after.size(), why)) return false;
-  }
-  return true;
+  return write_contents(f.buffers, buffer_files, dir, files, why) &&
+         write_contents(f.images, image_files, dir, files, why);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // CLPROF_CAPTURE's files: a captured launch's facts (recording/capture.hpp) become the
-// folder TRACE.capture/ID/ beside the trace (capture.json, the program, the buffers'
+// folder TRACE.capture/ID/ beside the trace (capture.json, the program, the buffers' and images'
 // contents) and the trace's capture record. docs/replay.md describes the folder.
 //
 // Threads: set_capture_trace_path once, before recording starts (runtime/lifecycle.cpp);

@@ -49,6 +49,8 @@ class TraceOutput {
   // Writes what waits unless the file was written less than `gap_ns` ago. True when
   // nothing waits any more (written now, or nothing to write); false: ask again later.
   bool flush_if_older(std::int64_t now_ns, std::int64_t gap_ns);
+  // Whether the trace is written compressed (a ".zst" path with libzstd at hand).
+  bool compressed() const { return writer_.compressed(); }
   // Writes what waits, now (an abrupt ending: runtime/lifecycle.hpp).
   void flush() { writer_.flush(); }
 

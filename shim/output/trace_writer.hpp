@@ -23,7 +23,7 @@ class TraceWriter {
   // Opens `path` as open_output_file does (creates it, or empties a file of the user's;
   // output_file.hpp) and writes `header_line` + "\n". False with `error` set when the
   // file cannot be opened or written.
-  // A path ending in ".zst" is written as zstd frames, one per write, the header line also
+  // A path ending in ".zst" is written as zstd frames, a block per write, the header line also
   // in a skippable frame ahead of them (zstd_frames.hpp); without libzstd, as plain JSON
   // after one warning.
   bool open(const std::string& path, std::string_view header_line, std::string& error);
@@ -118,7 +118,8 @@ class TraceWriter {
   void reserve_ahead(std::size_t n);
   // Whether fd_ still refers to the file open() made (same device and inode).
   bool still_ours() const;
-  // A ".zst" path: every write_out is one zstd frame (zstd_frames.hpp), from zbuf_.
+  // A ".zst" path: every write_out ends a zstd block (a frame every kFrameBytes;
+  // zstd_frames.hpp), from zbuf_.
   bool compress_ = false;
   ZstdFrames zstd_;
   char* zbuf_ = nullptr;

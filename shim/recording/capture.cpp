@@ -257,9 +257,13 @@ bool LaunchCapture::before(cl_uint work_dim, const size_t* gwo, const size_t* gw
       case ArgKind::Pipe:
         return refuse(what + " is a pipe: pipes are not captured");
       case ArgKind::Image:
-        return refuse(what + " is an image: images are not captured yet");
+        if (!take_image(static_cast<cl_mem>(const_cast<void*>(info_.handles[i])), what, c))
+          return false;
+        break;
       case ArgKind::Sampler:
-        return refuse(what + " is a sampler: samplers are not captured yet");
+        if (!take_sampler(static_cast<cl_sampler>(const_cast<void*>(info_.handles[i])), what, c))
+          return false;
+        break;
       case ArgKind::Local:
         break;
       case ArgKind::Scalar:
@@ -326,24 +330,131 @@ bool LaunchCapture::before(cl_uint work_dim, const size_t* gwo, const size_t* gw
   }
   rc = cl.clFinish(queue_);
   if (rc != CL_SUCCESS) return fail("clFinish on the app's queue failed", rc);
-  if (!facts.buffers.empty()) {
+  if (!facts.buffers.empty() || !facts.images.empty()) {
     private_queue_ = cl.clCreateCommandQueue(context_, device_, 0, &rc);
     if (!private_queue_ || rc != CL_SUCCESS)
       return fail("a queue of clprof's own cannot be made", rc);
   }
-  return read_buffers(false);
+  return read_buffers(false) && read_images(false);
+}
+
+bool LaunchCapture::take_image(cl_mem mem, const std::string& what, CapturedArg& c) {
+  const RealTable& cl = real();
+  if (!mem) return refuse(what + " is a NULL image");
+  size_t b = 0;
+  for (; b < images_.size() && images_[b] != mem; ++b) {
+  }
+  c.image = static_cast<int>(b);
+  if (b < images_.size()) return true;  // the same image as an earlier argument
+  CapturedImage img;
+  cl_mem_object_type mt = 0;
+  cl_mem parent = nullptr;
+  cl_image_format format{};
+  size_t element = 0, width = 0, height = 0, depth = 0, array_size = 0;
+  cl_uint mips = 0;
+  cl_mem_flags flags = 0;
+  if (cl.clGetMemObjectInfo(mem, CL_MEM_TYPE, sizeof mt, &mt, nullptr) != CL_SUCCESS ||
+      cl.clGetMemObjectInfo(mem, CL_MEM_FLAGS, sizeof flags, &flags, nullptr) != CL_SUCCESS ||
+      cl.clGetImageInfo(mem, CL_IMAGE_FORMAT, sizeof format, &format, nullptr) != CL_SUCCESS ||
+      cl.clGetImageInfo(mem, CL_IMAGE_ELEMENT_SIZE, sizeof element, &element, nullptr) !=
+          CL_SUCCESS ||
+      cl.clGetImageInfo(mem, CL_IMAGE_WIDTH, sizeof width, &width, nullptr) != CL_SUCCESS ||
+      cl.clGetImageInfo(mem, CL_IMAGE_HEIGHT, sizeof height, &height, nullptr) != CL_SUCCESS ||
+      cl.clGetImageInfo(mem, CL_IMAGE_DEPTH, sizeof depth, &depth, nullptr) != CL_SUCCESS)
+    return refuse(what + ": its image answers no type, format or size");
+  // OpenCL 1.2's: a 1.1 driver has no arrays (0 then).
+  cl.clGetImageInfo(mem, CL_IMAGE_ARRAY_SIZE, sizeof array_size, &array_size, nullptr);
+  cl.clGetImageInfo(mem, CL_IMAGE_NUM_MIP_LEVELS, sizeof mips, &mips, nullptr);
+  cl.clGetMemObjectInfo(mem, CL_MEM_ASSOCIATED_MEMOBJECT, sizeof parent, &parent, nullptr);
+  if (!cl_text::word_of(cl_text::kImageTypes, mt))
+    return refuse(what + " is an image of a kind not captured (a 1-D image made from a buffer)");
+  if (parent)
+    return refuse(what + " is an image made from a buffer or another image: not captured");
+  if (mips > 1) return refuse(what + " is a mipmapped image: not captured");
+  if (flags & (CL_MEM_HOST_NO_ACCESS | CL_MEM_HOST_WRITE_ONLY))
+    return refuse(what +
+                  ": its image was made host-unreadable (CL_MEM_HOST_NO_ACCESS or "
+                  "CL_MEM_HOST_WRITE_ONLY)");
+  img.type = static_cast<unsigned>(mt);
+  img.flags = flags;
+  img.channel_order = format.image_channel_order;
+  img.channel_type = format.image_channel_data_type;
+  img.element_size = element;
+  img.width = width;
+  img.height = height;
+  img.depth = depth;
+  img.array_size = array_size;
+  cl_text::image_region(img.type, width, height, depth, array_size, img.region);
+  // The driver's sizes: their product checked for overflow, not trusted.
+  std::uint64_t bytes = element;
+  for (size_t d : img.region) {
+    if (d == 0 || __builtin_mul_overflow(bytes, static_cast<std::uint64_t>(d), &bytes))
+      return refuse(what + ": its image's size is zero or overflows");
+  }
+  img.bytes = bytes;
+  MemInfo* m = mems().find(mem);
+  img.mem_id = m ? m->id : 0;
+  facts.images.push_back(std::move(img));
+  images_.push_back(mem);
+  return true;
+}
+
+bool LaunchCapture::take_sampler(cl_sampler sampler, const std::string& what, CapturedArg& c) {
+  const RealTable& cl = real();
+  cl_bool normalized = CL_FALSE;
+  cl_addressing_mode addressing = 0;
+  cl_filter_mode filter = 0;
+  if (!sampler ||
+      cl.clGetSamplerInfo(sampler, CL_SAMPLER_NORMALIZED_COORDS, sizeof normalized, &normalized,
+                          nullptr) != CL_SUCCESS ||
+      cl.clGetSamplerInfo(sampler, CL_SAMPLER_ADDRESSING_MODE, sizeof addressing, &addressing,
+                          nullptr) != CL_SUCCESS ||
+      cl.clGetSamplerInfo(sampler, CL_SAMPLER_FILTER_MODE, sizeof filter, &filter, nullptr) !=
+          CL_SUCCESS)
+    return refuse(what + ": its sampler answers no coordinates, addressing or filter mode");
+  if (!cl_text::word_of(cl_text::kAddressingModes, addressing) ||
+      !cl_text::word_of(cl_text::kFilterModes, filter))
+    return refuse(what + ": its sampler has an addressing or filter mode not captured (" +
+                  std::to_string(addressing) + ", " + std::to_string(filter) + ")");
+  c.normalized = normalized != CL_FALSE;
+  c.addressing = addressing;
+  c.filter = filter;
+  return true;
+}
+
+bool LaunchCapture::make_room(std::vector<unsigned char>& out, std::uint64_t bytes,
+                              const std::string& what) {
+  try {
+    out.resize(bytes);
+  } catch (const std::bad_alloc&) {
+    return fail("no memory for a copy of " + what + " (" + std::to_string(bytes) + " bytes)",
+                CL_OUT_OF_HOST_MEMORY);
+  }
+  return true;
+}
+
+bool LaunchCapture::read_images(bool after) {
+  static const size_t kOrigin[3] = {0, 0, 0};
+  for (size_t b = 0; b < images_.size(); ++b) {
+    CapturedImage& img = facts.images[b];
+    std::vector<unsigned char>& out = after ? img.after : img.before;
+    const std::string what = "image " + std::to_string(b);
+    if (!make_room(out, img.bytes, what)) return false;
+    // Row and slice pitch 0: packed rows and slices, whatever the image's own pitches.
+    const cl_int rc = real().clEnqueueReadImage(private_queue_, images_[b], CL_TRUE, kOrigin,
+                                                img.region, 0, 0, out.data(), 0, nullptr, nullptr);
+    if (rc != CL_SUCCESS)
+      return fail("reading " + what + " (" + std::to_string(img.bytes) + " bytes) failed", rc);
+    img.has_after = after;
+  }
+  return true;
 }
 
 bool LaunchCapture::read_buffers(bool after) {
   for (size_t b = 0; b < roots_.size(); ++b) {
     CapturedBuffer& buf = facts.buffers[b];
     std::vector<unsigned char>& out = after ? buf.after : buf.before;
-    try {
-      out.resize(buf.bytes);
-    } catch (const std::bad_alloc&) {
-      return fail("no memory for a copy of a " + std::to_string(buf.bytes) + "-byte buffer",
-                  CL_OUT_OF_HOST_MEMORY);
-    }
+    if (!make_room(out, buf.bytes, "buffer " + std::to_string(b))) return false;
     if (buf.bytes == 0) continue;
     const cl_int rc = real().clEnqueueReadBuffer(private_queue_, roots_[b], CL_TRUE, 0, buf.bytes,
                                                  out.data(), 0, nullptr, nullptr);
@@ -378,7 +489,7 @@ void LaunchCapture::after(cl_event event) {
       return;
     }
   }
-  read_buffers(true);
+  if (read_buffers(true)) read_images(true);
 }
 
 }  // namespace clprof::shim

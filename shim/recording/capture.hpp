@@ -14,7 +14,9 @@
 // Threads: any app thread. capture_claim is cheap while off (one relaxed load); a
 // capture holds one process-wide mutex from its claim to the end of its files (captures
 // are serialised: their order of ids is their launch records' order).
-// Ownership: CaptureFacts own their bytes. Units: bytes, ns.
+// Images are read with clEnqueueReadImage on the same private queue, samplers answer
+// clGetSamplerInfo (neither is retained).
+// Ownership: CaptureFacts own their bytes. Units: bytes, ns, pixels.
 #pragma once
 
 #include <CL/cl.h>
@@ -39,15 +41,35 @@ struct CapturedBuffer {
   bool has_after = false;
 };
 
+// One image a launch's arguments use. Its contents are packed whatever the driver's
+// pitches: rows of width * element_size bytes, then rows of the next slice or layer
+// (clEnqueueReadImage with row and slice pitch 0 over cl_text::image_region).
+struct CapturedImage {
+  std::uint64_t mem_id = 0;  // clprof id (0: not seen being made)
+  std::uint64_t flags = 0;   // CL_MEM_FLAGS as made
+  unsigned type = 0;         // CL_MEM_OBJECT_IMAGE2D, ... (cl_text::kImageTypes)
+  unsigned channel_order = 0, channel_type = 0;                    // its cl_image_format
+  std::uint64_t element_size = 0;                                  // bytes per pixel
+  std::uint64_t width = 0, height = 0, depth = 0, array_size = 0;  // clGetImageInfo's
+  size_t region[3]{};                                              // cl_text::image_region
+  std::uint64_t bytes = 0;  // element_size * region[0] * region[1] * region[2]
+  std::vector<unsigned char> before, after;
+  bool has_after = false;
+};
+
 // One argument as the launch used it.
 struct CapturedArg {
-  ArgKind kind = ArgKind::Unset;     // Scalar, Buffer (buffer -1: NULL) or Local
+  ArgKind kind = ArgKind::Unset;     // Scalar, Buffer (buffer -1: NULL), Image, Sampler or Local
   std::uint32_t size = 0;            // arg_size as set
   std::vector<unsigned char> bytes;  // Scalar: its bytes
   int buffer = -1;                   // Buffer: index into CaptureFacts::buffers
   std::uint64_t offset = 0;          // Buffer: where the argument's part begins in it
   std::uint64_t bytes_used = 0;      // Buffer: the part's size (the sub-buffer's, or all)
-  std::string type_name;             // CL_KERNEL_ARG_TYPE_NAME, "" if unknown
+  int image = -1;                    // Image: index into CaptureFacts::images
+  // Sampler: its CL_SAMPLER_NORMALIZED_COORDS, _ADDRESSING_MODE and _FILTER_MODE.
+  bool normalized = false;
+  unsigned addressing = 0, filter = 0;
+  std::string type_name;  // CL_KERNEL_ARG_TYPE_NAME, "" if unknown
 };
 
 struct CaptureFacts {
@@ -68,6 +90,7 @@ struct CaptureFacts {
   std::uint64_t gwo[3]{}, gws[3]{}, lws[3]{};
   std::vector<CapturedArg> args;
   std::vector<CapturedBuffer> buffers;
+  std::vector<CapturedImage> images;
   std::int64_t recorded_ns = -1;  // CL_PROFILING_COMMAND_END - START; -1 unknown
   bool captured() const { return status == "captured"; }
 };
@@ -111,6 +134,12 @@ class LaunchCapture {
   bool refuse(const std::string& why);
   bool fail(const std::string& why, cl_int rc);
   bool read_buffers(bool after);
+  bool read_images(bool after);
+  // `out` resized to `bytes` for a copy of `what`; false (failed) when memory runs out.
+  bool make_room(std::vector<unsigned char>& out, std::uint64_t bytes, const std::string& what);
+  // Argument `i`'s image (facts.images' index in c.image) or sampler; false: refused.
+  bool take_image(cl_mem mem, const std::string& what, CapturedArg& c);
+  bool take_sampler(cl_sampler sampler, const std::string& what, CapturedArg& c);
 
   cl_command_queue queue_;
   cl_kernel kernel_;
@@ -118,7 +147,8 @@ class LaunchCapture {
   cl_context context_ = nullptr;
   cl_device_id device_ = nullptr;
   cl_command_queue private_queue_ = nullptr;
-  std::vector<cl_mem> roots_;  // facts.buffers' handles (the app's, not retained)
+  std::vector<cl_mem> roots_;   // facts.buffers' handles (the app's, not retained)
+  std::vector<cl_mem> images_;  // facts.images' handles (the app's, not retained)
 };
 
 }  // namespace clprof::shim

@@ -124,6 +124,23 @@ RunResult run_program(const std::vector<std::string>& argv, const EnvChanges& en
   return r;
 }
 
+RunResult clprof_ok(const std::vector<std::string>& args, const fs::path& dir,
+                    const std::string& tag) {
+  std::vector<std::string> argv{paths().clprof_cli.string()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  RunResult r = run_program(argv, {}, dir, tag, 120);
+  INFO("clprof " << tag << " stderr:\n" << r.err);
+  REQUIRE(r.exit_code == 0);
+  return r;
+}
+
+rapidjson::Document parse_json(const std::string& text) {
+  rapidjson::Document d;
+  d.Parse(text.c_str(), text.size());
+  REQUIRE_MESSAGE(!d.HasParseError(), "not JSON: " << text.substr(0, 200));
+  return d;
+}
+
 RunResult run_with_and_without_shim(const std::vector<std::string>& argv, const fs::path& dir,
                                     const fs::path& trace, unsigned timeout_s,
                                     const EnvChanges& extra_env, ShimMode mode) {

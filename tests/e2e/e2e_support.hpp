@@ -54,6 +54,12 @@ struct RunResult {
 RunResult run_program(const std::vector<std::string>& argv, const EnvChanges& env,
                       const fs::path& dir, const std::string& tag, unsigned timeout_s);
 
+// Runs `clprof ARGS` (paths().clprof_cli) in `dir` with a 120 s limit; REQUIREs exit status 0.
+RunResult clprof_ok(const std::vector<std::string>& args, const fs::path& dir,
+                    const std::string& tag);
+// `text` parsed as JSON; REQUIREs that it is.
+rapidjson::Document parse_json(const std::string& text);
+
 // How the shim is loaded (docs/recording.md): LD_PRELOAD, OPENCL_LAYERS, or both at once.
 enum class ShimMode { Preload, Layer, Both };
 

@@ -8,6 +8,14 @@
 //                         outputs' sums and the reference counts and event states it saw.
 //   replay_app threads N  N threads, each its own queue and buffers, 3 saxpy launches
 //                         each (a = thread + 1), waits on its events; prints each sum.
+//   replay_app image      shift_image (2-D, 37x19, local size NULL): out(x, y) =
+//                         2 * in(x + 1, y) + 1 through a sampler of unnormalized
+//                         coordinates, CLAMP_TO_EDGE, NEAREST (so column 36 reads column
+//                         36); both images CL_RGBA / CL_FLOAT with in(x, y) channel c =
+//                         x + 100y + c/4, made from a host array of padded rows (row
+//                         pitch 640 bytes, not 37 * 16 = 592; padding -7). Prints the
+//                         output's sum, out(36, 0), the images' and sampler's reference
+//                         counts before and after and the event's state.
 // Exit 0, or the failing call and 1. The program's source builds with -DBROKEN to an error
 // (the replay test of a device that cannot build it).
 #define CL_TARGET_OPENCL_VERSION 120
@@ -39,6 +47,15 @@ const char* kSource =
     "  tile[l] = in[y * w + x];\n"
     "  barrier(CLK_LOCAL_MEM_FENCE);\n"
     "  out[y * w + x] = tile[l] * 3.0f + in[((y + 1) % h) * w + x] + (float)x * 0.5f;\n"
+    "}\n";
+
+// Only built by `replay_app image` (a device without images still runs the rest).
+const char* kImageSource =
+    "__kernel void shift_image(__read_only image2d_t in, __write_only image2d_t out,\n"
+    "                          sampler_t s) {\n"
+    "  int x = get_global_id(0), y = get_global_id(1);\n"
+    "  float4 v = read_imagef(in, s, (int2)(x + 1, y));\n"
+    "  write_imagef(out, (int2)(x, y), v * 2.0f + 1.0f);\n"
     "}\n";
 
 std::mutex g_print;
@@ -121,6 +138,74 @@ double saxpy_thread(const Cl& cl, int t, int launches) {
   return sum(y);
 }
 
+cl_uint sampler_refs(cl_sampler s) {
+  cl_uint n = 0;
+  clGetSamplerInfo(s, CL_SAMPLER_REFERENCE_COUNT, sizeof n, &n, nullptr);
+  return n;
+}
+
+// `replay_app image` (the header comment); 0, or 1 after printing the failing call.
+int image_main(const Cl& cl) {
+  cl_int rc;
+  cl_program program = clCreateProgramWithSource(cl.context, 1, &kImageSource, nullptr, &rc);
+  if (!check(rc, "clCreateProgramWithSource")) return 1;
+  if (!check(clBuildProgram(program, 1, &cl.device, "", nullptr, nullptr), "clBuildProgram"))
+    return 1;
+  cl_command_queue q = clCreateCommandQueue(cl.context, cl.device, 0, &rc);
+  if (!check(rc, "clCreateCommandQueue")) return 1;
+  const size_t w = 37, h = 19, pitch = 640;  // bytes per host row: 592 used, 48 padding
+  std::vector<float> host(pitch / 4 * h, -7.0f);
+  for (size_t y = 0; y < h; ++y)
+    for (size_t x = 0; x < w; ++x)
+      for (size_t c = 0; c < 4; ++c)
+        host[y * (pitch / 4) + x * 4 + c] = static_cast<float>(x + 100 * y) + 0.25f * c;
+  const cl_image_format format{CL_RGBA, CL_FLOAT};
+  cl_image_desc desc{};
+  desc.image_type = CL_MEM_OBJECT_IMAGE2D;
+  desc.image_width = w;
+  desc.image_height = h;
+  desc.image_row_pitch = pitch;
+  cl_mem in = clCreateImage(cl.context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, &format, &desc,
+                            host.data(), &rc);
+  if (!check(rc, "clCreateImage(in)")) return 1;
+  std::vector<float> out(w * h * 4, -1.0f);
+  desc.image_row_pitch = 0;
+  cl_mem out_img = clCreateImage(cl.context, CL_MEM_WRITE_ONLY | CL_MEM_COPY_HOST_PTR, &format,
+                                 &desc, out.data(), &rc);
+  if (!check(rc, "clCreateImage(out)")) return 1;
+  cl_sampler sampler =
+      clCreateSampler(cl.context, CL_FALSE, CL_ADDRESS_CLAMP_TO_EDGE, CL_FILTER_NEAREST, &rc);
+  if (!check(rc, "clCreateSampler")) return 1;
+  cl_kernel k = clCreateKernel(program, "shift_image", &rc);
+  if (!check(rc, "clCreateKernel")) return 1;
+  clSetKernelArg(k, 0, sizeof in, &in);
+  clSetKernelArg(k, 1, sizeof out_img, &out_img);
+  clSetKernelArg(k, 2, sizeof sampler, &sampler);
+  const cl_uint refs_before = refs(in) + refs(out_img) + sampler_refs(sampler);
+  const size_t gws[2] = {w, h};
+  cl_event e = nullptr;
+  if (!check(clEnqueueNDRangeKernel(q, k, 2, nullptr, gws, nullptr, 0, nullptr, &e), "shift_image"))
+    return 1;
+  if (!check(clFinish(q), "clFinish")) return 1;
+  cl_int st = 0;
+  clGetEventInfo(e, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, nullptr);
+  clReleaseEvent(e);
+  const size_t origin[3] = {0, 0, 0}, region[3] = {w, h, 1};
+  if (!check(clEnqueueReadImage(q, out_img, CL_TRUE, origin, region, 0, 0, out.data(), 0, nullptr,
+                                nullptr),
+             "clEnqueueReadImage"))
+    return 1;
+  std::printf("shift_image sum %.2f out(36,0) %.2f refs %u->%u event status %d\n", sum(out),
+              out[36 * 4], refs_before, refs(in) + refs(out_img) + sampler_refs(sampler), st);
+  clReleaseKernel(k);
+  clReleaseSampler(sampler);
+  clReleaseMemObject(out_img);
+  clReleaseMemObject(in);
+  clReleaseCommandQueue(q);
+  clReleaseProgram(program);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -138,8 +223,14 @@ int main(int argc, char** argv) {
       if (s < 0) return 1;
     return 0;
   }
+  if (argc == 2 && std::strcmp(argv[1], "image") == 0) {
+    const int status = image_main(cl);
+    clReleaseProgram(cl.program);
+    clReleaseContext(cl.context);
+    return status;
+  }
   if (argc != 1) {
-    std::fprintf(stderr, "usage: replay_app [threads N]\n");
+    std::fprintf(stderr, "usage: replay_app [threads N | image]\n");
     return 2;
   }
   cl_int rc;

@@ -10,9 +10,11 @@
 
 #include <rapidjson/document.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -197,6 +199,29 @@ TEST_CASE("replay_sweep") {
   }
   CHECK(apps == 1);
   CHECK(nulls == 1);
+  // The sweep is stored beside the capture, the same candidates in the same order.
+  const fs::path sweep = dir / "t.json.capture" / "1" / "sweep.json";
+  REQUIRE(fs::exists(sweep));
+  rapidjson::Document stored;
+  {
+    std::ifstream in(sweep);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    stored.Parse(text.c_str());
+  }
+  REQUIRE(stored.IsObject());
+  CHECK(std::string(stored["kernel"].GetString()) == "stencil2d");
+  CHECK(stored["capture"].GetUint64() == 1);
+  REQUIRE(stored["candidates"].Size() == c.Size());
+  for (rapidjson::SizeType i = 0; i < c.Size(); ++i) {
+    CHECK(stored["candidates"][i]["median_ns"].GetInt64() == c[i]["median_ns"].GetInt64());
+    CHECK(stored["candidates"][i]["app"].GetBool() == c[i]["app"].GetBool());
+  }
+  // advise reads it: local-size-sweep is evaluated (no "not evaluated" note for it).
+  const RunResult a =
+      run_program({paths().clprof_cli.string(), "advise", trace.string()}, {}, dir, "a", 60);
+  INFO(a.out << a.err);
+  CHECK(a.exit_code == 0);
+  CHECK((a.out + a.err).find("not evaluated: local-size-sweep") == std::string::npos);
   // --options: the captured options and the given ones, both verified.
   Replayed o = replay(trace,
                       {"--kernel", "stencil2d", "--repeat", "2", "--options",
@@ -204,6 +229,76 @@ TEST_CASE("replay_sweep") {
                       dir, "o");
   CHECK(o.run.exit_code == 0);
   REQUIRE(o.json["candidates"].Size() == 2);
+}
+
+// clprof advise over a stored sweep whose times are written here by hand (the measured
+// ones are the device's: which size wins is not the test's to know). The trace has one
+// stencil2d launch (global 64x32, local 8x4), the one captured.
+TEST_CASE("replay_sweep_advise") {
+  const fs::path dir = fresh_work_dir("replay_sweep_advise");
+  const fs::path trace = record(dir, "^stencil2d$");
+  const fs::path sweep = dir / "t.json.capture" / "1" / "sweep.json";
+  auto store = [&](int64_t app_ns, int64_t best_ns, const char* best_verified) {
+    std::ofstream out(sweep, std::ios::trunc);
+    out << R"({"format":"clprof-sweep","version":1,"capture":1,"kernel":"stencil2d",)"
+        << R"j("device":"cpu (Portable Computing Language, CPU)","repeat":5,"candidates":[)j"
+        // A faster candidate whose outputs differ: never advised.
+        << R"({"lws":[64,1],"median_ns":10,"min_ns":10,"verified":false,"app":false},)"
+        << R"({"lws":[16,4],"median_ns":)" << best_ns << R"(,"min_ns":)" << best_ns
+        << R"(,"verified":)" << best_verified << R"(,"app":false},)"
+        << R"({"lws":[8,4],"median_ns":)" << app_ns << R"(,"min_ns":)" << app_ns
+        << R"(,"verified":true,"app":true}]})";
+  };
+  // 1400 / 1000 = 1.40x: info (from 1.1, below 1.5); impact 1 launch x 400 ns.
+  store(1400, 1000, "true");
+  {
+    const RunResult a =
+        run_program({paths().clprof_cli.string(), "advise", trace.string(), "--format", "json"}, {},
+                    dir, "i", 60);
+    INFO(a.out << a.err);
+    REQUIRE(a.exit_code == 0);
+    CHECK(a.out.find("stencil2d: local size 16x4 is 1.40x faster than the app's 8x4") !=
+          std::string::npos);
+    CHECK(a.out.find("\"impact_ns\": 400,") != std::string::npos);
+    CHECK(a.out.find("64x1") == std::string::npos);
+    // The report's advice reads it too (HTML: the apostrophe escaped).
+    const fs::path page = dir / "r.html";
+    const RunResult h =
+        run_program({paths().clprof_cli.string(), "report", trace.string(), "-o", page.string()},
+                    {}, dir, "h", 60);
+    CHECK(h.exit_code == 0);
+    std::ifstream in(page);
+    const std::string html((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CHECK(html.find("local size 16x4 is 1.40x faster than the app&#39;s 8x4") != std::string::npos);
+  }
+  // 2000 / 1000 = 2.00x: a warning, --fail-on warning exits 3.
+  store(2000, 1000, "true");
+  {
+    const RunResult a =
+        run_program({paths().clprof_cli.string(), "advise", trace.string(), "--fail-on", "warning"},
+                    {}, dir, "w", 60);
+    INFO(a.out << a.err);
+    CHECK(a.exit_code == 3);
+    CHECK(a.err.find("local-size-sweep (warning)") != std::string::npos);
+  }
+  // The faster size's outputs unverified (null): no finding.
+  store(2000, 1000, "null");
+  {
+    const RunResult a =
+        run_program({paths().clprof_cli.string(), "advise", trace.string(), "--format", "json"}, {},
+                    dir, "n", 60);
+    CHECK(a.exit_code == 0);
+    CHECK(a.out.find("faster than the app's") == std::string::npos);
+  }
+  // A damaged sweep: exit 2, naming the file.
+  {
+    std::ofstream out(sweep, std::ios::trunc);
+    out << R"({"format":"clprof-sweep","version":1,"capture":1)";
+  }
+  const RunResult b =
+      run_program({paths().clprof_cli.string(), "advise", trace.string()}, {}, dir, "b", 60);
+  CHECK(b.exit_code == 2);
+  CHECK(b.err.find(sweep.string()) != std::string::npos);
 }
 
 TEST_CASE("replay_threads") {
@@ -280,6 +375,128 @@ TEST_CASE("replay_bad_input") {
   CHECK(g.run.exit_code == 2);
 }
 
+// Images and a sampler (replay_app image: the header comment of replay_app.cpp). The
+// expected contents are the app's arithmetic: in(x, y) channel c = x + 100y + c/4 (exact
+// in float), out = 2 * in(min(x + 1, 36), y) + 1 (CLAMP_TO_EDGE: column 36 reads itself).
+TEST_CASE("replay_image") {
+  const fs::path dir = fresh_work_dir("replay_image");
+  const fs::path trace = record(dir, "^shift_image$", {"image"});
+  const Trace t(trace);
+  check_trace_invariants(t);
+  const auto launches = t.launches_of("shift_image");
+  REQUIRE(launches.size() == 1);
+  REQUIRE(has_member(*launches[0].record, "capture"));
+  const Json* rec = capture_record(t, get_uint(*launches[0].record, "capture"));
+  REQUIRE(rec);
+  INFO(
+      get_string(*rec, "status") << " "
+                                 << (has_member(*rec, "reason") ? get_string(*rec, "reason") : ""));
+  REQUIRE(get_string(*rec, "status") == "captured");
+
+  const fs::path cap = dir / "t.json.capture" / "1";
+  rapidjson::Document m;
+  {
+    std::ifstream in(cap / "capture.json");
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    m.Parse(text.c_str());
+  }
+  REQUIRE(m.IsObject());
+  // Two images: the app's in and out, 2-D 37x19, CL_RGBA (0x10B5) of CL_FLOAT (0x10DE):
+  // 16 bytes a pixel, 37 * 19 * 16 = 11248 bytes packed.
+  REQUIRE(m["images"].Size() == 2);
+  for (const Json& img : m["images"].GetArray()) {
+    CHECK(std::string(img["type"].GetString()) == "image2d");
+    CHECK(img["width"].GetUint64() == 37);
+    CHECK(img["height"].GetUint64() == 19);
+    CHECK(img["channel_order"].GetUint() == 0x10B5);
+    CHECK(img["channel_type"].GetUint() == 0x10DE);
+    CHECK(img["element_size"].GetUint64() == 16);
+    CHECK(img["bytes"].GetUint64() == 11248);
+  }
+  const Json& args = m["args"];
+  REQUIRE(args.Size() == 3);
+  CHECK(std::string(args[0]["kind"].GetString()) == "image");
+  CHECK(args[0]["image"].GetInt() == 0);
+  CHECK(args[1]["image"].GetInt() == 1);
+  CHECK(std::string(args[2]["kind"].GetString()) == "sampler");
+  CHECK_FALSE(args[2]["normalized"].GetBool());
+  CHECK(std::string(args[2]["addressing"].GetString()) == "clamp_to_edge");
+  CHECK(std::string(args[2]["filter"].GetString()) == "nearest");
+
+  // The input is packed (the app's 640-byte rows and their -7 padding are gone); the
+  // output's before is the app's -1 fill, its after the kernel's arithmetic.
+  const std::vector<float> in = floats_of(cap / "image0.before.bin");
+  const std::vector<float> out_before = floats_of(cap / "image1.before.bin");
+  const std::vector<float> out_after = floats_of(cap / "image1.after.bin");
+  REQUIRE(in.size() == 37 * 19 * 4);
+  REQUIRE(out_before.size() == in.size());
+  REQUIRE(out_after.size() == in.size());
+  CHECK(fs::exists(cap / "image0.after.bin"));  // read-only to the kernel, still captured
+  for (int y = 0; y < 19; ++y) {
+    for (int x = 0; x < 37; ++x) {
+      for (int c = 0; c < 4; ++c) {
+        INFO("x " << x << " y " << y << " c " << c);
+        const size_t i = (static_cast<size_t>(y) * 37 + x) * 4 + c;
+        CHECK(in[i] == static_cast<float>(x + 100 * y) + 0.25f * c);
+        CHECK(out_before[i] == -1.0f);
+        const int xs = x + 1 < 37 ? x + 1 : 36;
+        CHECK(out_after[i] == 2.0f * (static_cast<float>(xs + 100 * y) + 0.25f * c) + 1.0f);
+      }
+    }
+  }
+
+  Replayed r =
+      replay(trace, {"--kernel", "shift_image", "--repeat", "2", "--format", "json"}, dir, "r");
+  CHECK(r.run.exit_code == 0);
+  CHECK(r.json["verified"].IsBool());
+  CHECK(r.json["verified"].GetBool());
+
+  // The sampler is made anew from the manifest: CLAMP instead of CLAMP_TO_EDGE makes
+  // column 36 read the border colour (0, 0, 0, 0 for CL_RGBA), out = 1, not the capture.
+  const fs::path manifest = cap / "capture.json";
+  std::string text;
+  {
+    std::ifstream is(manifest);
+    text.assign(std::istreambuf_iterator<char>(is), std::istreambuf_iterator<char>());
+  }
+  auto write_manifest = [&](const std::string& body) {
+    std::ofstream os(manifest, std::ios::trunc);
+    os << body;
+  };
+  const std::string edge = "\"addressing\":\"clamp_to_edge\"";
+  const size_t at = text.find(edge);
+  REQUIRE(at != std::string::npos);
+  std::string clamp = text;
+  clamp.replace(at, edge.size(), "\"addressing\":\"clamp\"");
+  write_manifest(clamp);
+  Replayed s =
+      replay(trace, {"--kernel", "shift_image", "--repeat", "1", "--format", "json"}, dir, "s");
+  CHECK(s.run.exit_code == 4);
+  CHECK_FALSE(s.json["verified"].GetBool());
+  // A mode the manifest cannot mean: exit 2, naming the file and the words it takes.
+  std::string bad = text;
+  bad.replace(at, edge.size(), "\"addressing\":\"sideways\"");
+  write_manifest(bad);
+  Replayed b = replay(trace, {"--kernel", "shift_image"}, dir, "b", false);
+  CHECK(b.run.exit_code == 2);
+  CHECK(b.run.err.find(manifest.string()) != std::string::npos);
+  CHECK(b.run.err.find("clamp_to_edge") != std::string::npos);
+  write_manifest(text);
+
+  // One float of the output image's captured result changed: verified false, exit 4.
+  std::vector<float> changed = out_after;
+  changed[5] += 1.0f;
+  {
+    std::ofstream os(cap / "image1.after.bin", std::ios::binary | std::ios::trunc);
+    os.write(reinterpret_cast<const char*>(changed.data()),
+             static_cast<std::streamsize>(changed.size() * 4));
+  }
+  Replayed a =
+      replay(trace, {"--kernel", "shift_image", "--repeat", "1", "--format", "json"}, dir, "a");
+  CHECK(a.run.exit_code == 4);
+  CHECK_FALSE(a.json["verified"].GetBool());
+}
+
 // pyopencl builds its programs from a cached binary: they are captured as the device's
 // binary (program.bin) and replay on the same device, verified. The app's output is the
 // same with the capture as without the shim.
@@ -302,6 +519,60 @@ TEST_CASE("replay_pyopencl") {
     CHECK(k.json["verified"].GetBool());
   }
 }
+
+#ifdef CLPROF_E2E_HAVE_CLBLAST
+// The main job's GEMMs (examples/clblast_network.cpp, one iteration: convolutions on
+// CLBlast's indirect path, the Xgemm kernel between pad/transpose helper kernels, and
+// fully-connected layers on the direct path, an XgemmDirect* kernel). CLPROF_CAPTURE "."
+// with limit 1 captures the first launch of every kernel name, so the names come from the
+// trace itself; the app's output is the same as without the shim. Every capture replays
+// verified: each kernel's result is a function of its arguments and the buffers'
+// contents, and the capture reads those after clFinish on the app's queue, so a kernel
+// reading what an earlier one wrote (Xgemm reads the temporary matrices CopyPadMatrix /
+// TransposePadMatrix wrote just before it, on the same queue) gets those contents.
+TEST_CASE("replay_clblast") {
+  const fs::path dir = fresh_work_dir("replay_clblast");
+  const fs::path trace = dir / "t.json";
+  const RunResult r = run_with_and_without_shim(
+      {(paths().bin_dir / "clblast_network").string(), "--iterations", "1"}, dir, trace, 400,
+      {{"CLPROF_CAPTURE", "."}, {"CLPROF_CAPTURE_LIMIT", "1"}});
+  INFO(r.out << r.err);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.err.find("capture is off") == std::string::npos);
+  const Trace t(trace);
+  check_trace_invariants(t);
+  // The first launch of each name carries a capture; no later one does.
+  std::map<std::string, const Launch*> first;
+  for (const Launch& l : t.launches()) {
+    INFO("launch " << l.seq << " " << l.kernel);
+    if (first.count(l.kernel)) {
+      CHECK_FALSE(has_member(*l.record, "capture"));
+      continue;
+    }
+    first[l.kernel] = &l;
+    CHECK(has_member(*l.record, "capture"));
+  }
+  // Both paths and the helpers ran (clblast_network's layer shapes).
+  CHECK(first.count("Xgemm") == 1);
+  CHECK(std::any_of(first.begin(), first.end(),
+                    [](const auto& f) { return f.first.rfind("XgemmDirect", 0) == 0; }));
+  CHECK(first.size() >= 3);
+  CHECK(t.records("capture").size() == first.size());
+  for (const auto& [name, launch] : first) {
+    CAPTURE(name);
+    const Json* rec = capture_record(t, get_uint(*launch->record, "capture"));
+    REQUIRE(rec);
+    INFO((has_member(*rec, "reason") ? get_string(*rec, "reason") : std::string()));
+    REQUIRE(get_string(*rec, "status") == "captured");
+    Replayed k = replay(trace, {"--kernel", name, "--repeat", "1", "--format", "json"}, dir, name);
+    INFO(k.run.err);
+    CHECK(k.run.exit_code == 0);
+    CHECK(k.json["verified"].IsBool());
+    CHECK(k.json["verified"].GetBool());
+    CHECK(k.json["seq"].GetUint64() == launch->seq);
+  }
+}
+#endif
 
 // The local sizes --sweep local tries, worked out by hand (replay.hpp: divisors of the
 // global size within the limits, multiples of the preferred multiple, largest first, the

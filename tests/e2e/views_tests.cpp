@@ -20,24 +20,6 @@ using namespace clprof::e2e;
 
 namespace {
 
-// Runs `clprof ARGS` in `dir`; REQUIREs exit status 0.
-RunResult clprof_ok(const std::vector<std::string>& args, const fs::path& dir,
-                    const std::string& tag) {
-  std::vector<std::string> argv{paths().clprof_cli.string()};
-  argv.insert(argv.end(), args.begin(), args.end());
-  RunResult r = run_program(argv, {}, dir, tag, 120);
-  INFO("clprof " << tag << " stderr:\n" << r.err);
-  REQUIRE(r.exit_code == 0);
-  return r;
-}
-
-rapidjson::Document parse_json(const std::string& text) {
-  rapidjson::Document d;
-  d.Parse(text.c_str(), text.size());
-  REQUIRE_MESSAGE(!d.HasParseError(), "not JSON: " << text.substr(0, 200));
-  return d;
-}
-
 std::optional<int64_t> opt_int(const Json& o, const char* key) {
   if (!o.HasMember(key) || o[key].IsNull()) return std::nullopt;
   return o[key].GetInt64();

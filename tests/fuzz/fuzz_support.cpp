@@ -1,5 +1,8 @@
 #include "fuzz_support.hpp"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <memory>
 
 #include "analyses/gemm/gemm.hpp"
@@ -12,6 +15,20 @@
 #include "readers/layers_from/layers_from.hpp"
 
 namespace clprof::fuzz {
+
+int memory_file(const uint8_t* data, size_t size) {
+  const int fd = ::memfd_create("clprof-fuzz", MFD_CLOEXEC);
+  if (fd < 0) return -1;
+  size_t written = 0;
+  while (written < size) {
+    const ssize_t w = ::write(fd, data + written, size - written);
+    if (w <= 0) break;
+    written += static_cast<size_t>(w);
+  }
+  if (written == size) return fd;
+  ::close(fd);
+  return -1;
+}
 
 bool read_with(const readers::Reader& reader, std::string_view data, model::Run& run) {
   readers::Diagnostics diagnostics;
@@ -38,7 +55,7 @@ void analyse_run(const model::Run& run) {
   analyses::make_summary(summary, run, gemm.gflop_per_device);
   // The slowest factor --speedup accepts: estimates grow 1000-fold.
   static const analyses::Speedup speedup({analyses::parse_speedup(".=0.001")});
-  kernels.rows(&speedup);
+  kernels.rows(run, &speedup);
   analyses::layer_rows(layers, run, &speedup);
   analyses::layer_timing_rows(run);
   analyses::iteration_details(layers, run, analyses::find_iterations(run));

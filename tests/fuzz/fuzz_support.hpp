@@ -19,6 +19,14 @@ inline std::string_view text(const uint8_t* data, size_t size) {
   return {reinterpret_cast<const char*>(data), size};
 }
 
+// `data` in an anonymous in-memory file (memfd), for the readers that take a path: its
+// descriptor (the caller closes it), or -1 when it could not be made or written.
+int memory_file(const uint8_t* data, size_t size);
+
+// The bound on what a compressed input decompresses to in the targets that read files
+// (readers/decompressed_limit.hpp): a few bytes of RLE blocks make megabytes.
+constexpr uint64_t kDecompressedLimit = uint64_t{4} << 20;
+
 // Reads `data` with `reader`; false when it was rejected (InputError).
 bool read_with(const readers::Reader& reader, std::string_view data, model::Run& run);
 

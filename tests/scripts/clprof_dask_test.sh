@@ -14,11 +14,16 @@ trap 'rm -rf "$tmp"' EXIT
 # rank3 first: the first gemm launch counted is rank 3's (3000 ns), as one clprof run says.
 traces=("$data/ranks/rank3.json" "$data/ranks/rank1.json" "$data/ranks/rank0.json"
         "$data/ranks/rank2.json" "$data/basic.json" "$data/transfers.json")
-"$clprof" kernels --merge --format json "${traces[@]}" > "$tmp/one.json"
-# One trace per task: 6 partials, merged in a tree of 5 merges.
-"$script" --workers 2 --clprof "$clprof" --shard-size 1 kernels "${traces[@]}" --format json \
-  > "$tmp/dask1.json"
-"$script" --workers 2 --clprof "$clprof" kernels --format json "${traces[@]}" > "$tmp/dask.json"
+# For kernels also morph_twice.json and the kernels-variants golden's trace: variants of morph
+# (two options of one source, two sources) that the merge keeps apart as one clprof run does.
+kernel_traces=("${traces[@]}" "$data/morph_twice.json"
+               "$data/../../golden/kernels-variants-table/variants.json")
+"$clprof" kernels --merge --format json "${kernel_traces[@]}" > "$tmp/one.json"
+# One trace per task: 8 partials, merged in a tree of 7 merges.
+"$script" --workers 2 --clprof "$clprof" --shard-size 1 kernels "${kernel_traces[@]}" \
+  --format json > "$tmp/dask1.json"
+"$script" --workers 2 --clprof "$clprof" kernels --format json "${kernel_traces[@]}" \
+  > "$tmp/dask.json"
 "$clprof" ranks --format json "${traces[@]}" > "$tmp/ranks_one.json"
 "$script" --workers 2 --clprof "$clprof" --shard-size 2 ranks "${traces[@]}" --format json \
   > "$tmp/ranks_dask.json"
@@ -42,6 +47,14 @@ assert len(gemm) == 1, one
 g = gemm[0]
 assert (g["count"], g["total_ns"], g["median_ns"], g["min_ns"], g["max_ns"], g["first_ns"]) == \
     (8, 12000, 1000, 900, 3000, 3000), g
+# morph by hand (tests/analyzer/data/README.md, tests/golden/kernels-variants-table/cmd): four
+# variants, no option word common to all, two sources: morph_twice's -D OP_ERODE 100 + 200 ns,
+# -D OP_DILATE 400; the golden trace's ERODE (programs 1 and 3) 100 + 200 + 300, DILATE 400.
+morph = {r["name"]: (r["count"], r["total_ns"]) for r in one if r["name"].startswith("morph")}
+assert morph == {"morph [-D OP_ERODE, source 00000000]": (2, 300),
+                 "morph [-D OP_DILATE, source 00000000]": (1, 400),
+                 "morph [-D T=uchar -D OP_ERODE, source d1d1d1d1]": (3, 600),
+                 "morph [-D T=uchar -D OP_DILATE, source d1d1d1d1]": (1, 400)}, morph
 ranks = load("ranks_one")
 assert [r["rank"] for r in ranks] == [0, 1, 2, 3, None, None], ranks
 assert [r["outlier"] for r in ranks][:4] == [False, False, False, True], ranks

@@ -89,6 +89,12 @@ const std::vector<RuleInfo>& rule_catalog() {
            {{"gemm-below-peak.share", 0.25, "share (0-1) of the peak below which it fires"},
             {"gemm-below-peak.min_ns", 1000000,
              "GEMM device time (ns) below which it never fires"}}),
+      rule("local-size-sweep",
+           "a stored clprof replay --sweep local found a verified local size faster than the "
+           "app's",
+           {{"local-size-sweep.min_speedup", 1.1, "app median / best median that fires it (info)"},
+            {"local-size-sweep.warning_speedup", 1.5,
+             "app median / best median that makes it a warning"}}),
   };
   return all;
 }
@@ -133,7 +139,8 @@ double Thresholds::get(const std::string& rule, const std::string& key) const {
   return values_.at(rule + "." + key);
 }
 
-Report advise(const model::Run& run, const Thresholds& t) {
+Report advise(const model::Run& run, const Thresholds& t,
+              const std::vector<model::LocalSweep>& sweeps) {
   Report out;
   rules::sync(run, t, out);
   rules::launches(run, t, out);
@@ -145,6 +152,7 @@ Report advise(const model::Run& run, const Thresholds& t) {
   rules::gemm_peak(run, t, out);
   rules::objects(run, t, out);
   rules::ranks(run, t, out);
+  rules::local_size_sweep(run, sweeps, t, out);
   for (const auto& r : rule_catalog())
     if (!r.evaluated) out.not_evaluated.push_back({r.id, "needs " + r.missing});
   std::stable_sort(out.findings.begin(), out.findings.end(),

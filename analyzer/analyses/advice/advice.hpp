@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "model.hpp"
+#include "sweep.hpp"
 
 namespace clprof::analyses::advice {
 
@@ -78,8 +79,10 @@ struct Report {
   std::vector<NotEvaluated> not_evaluated;
 };
 
-// Runs every rule over `run`.
-Report advise(const model::Run& run, const Thresholds& thresholds = Thresholds());
+// Runs every rule over `run`; `sweeps` are the run's stored local-size sweeps
+// (readers/sweeps.hpp), for local-size-sweep (not evaluated without any).
+Report advise(const model::Run& run, const Thresholds& thresholds = Thresholds(),
+              const std::vector<model::LocalSweep>& sweeps = {});
 
 // The findings of `other` that `base` lacks: no finding of `base` has the same rule and the
 // same subjects (severity, figures and title may differ: the same problem got worse or
@@ -104,6 +107,8 @@ void gemm_peak(const model::Run& run, const Thresholds& t, Report& out);  // gem
 void objects(const model::Run& run, const Thresholds& t,
              Report& out);  // local-size-not-multiple, object-leak
 void ranks(const model::Run& run, const Thresholds& t, Report& out);  // rank-imbalance
+void local_size_sweep(const model::Run& run, const std::vector<model::LocalSweep>& sweeps,
+                      const Thresholds& t, Report& out);  // local-size-sweep
 }  // namespace rules
 
 }  // namespace clprof::analyses::advice

@@ -10,6 +10,13 @@ Column kernel_name_column() {
   return column("name", "Kernel", Type::Text, "", "kernel function name").shrink();
 }
 
+Column kernel_variant_column() {
+  return column("name", "Kernel", Type::Text, "",
+                "kernel function name; when programs of other sources or build options have a "
+                "kernel of that name too: NAME [what sets this one apart] (clprof kernels)")
+      .shrink();
+}
+
 Column calls_column(std::string meaning) {
   return column("count", "Calls", Type::Int, "", std::move(meaning));
 }
@@ -50,7 +57,7 @@ Column layer_column(std::string meaning) {
 }
 
 std::vector<Column> iteration_kernel_columns(const std::string& total_header) {
-  return {kernel_name_column(), calls_column(), total_column("kernel time", total_header),
+  return {kernel_variant_column(), calls_column(), total_column("kernel time", total_header),
           share_column("share of the iteration's kernel time, 0-100").digits(2)};
 }
 

@@ -17,6 +17,8 @@ namespace clprof::output::tables {
 Column pid_column();
 // "name", Kernel: the kernel function name, shortened in the middle to fit.
 Column kernel_name_column();
+// The name of a row per kernel variant (kernels, layers' kernels: analyses/kernel_variants.hpp).
+Column kernel_variant_column();
 // "count", Calls: how many calls or launches a row counts.
 Column calls_column(std::string meaning = "launches with a kernel time");
 // "total_ns": the sum of a row's times (`header`: Total, or Time for one iteration).

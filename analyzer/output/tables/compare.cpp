@@ -12,8 +12,9 @@ const Schema& compare_items_schema() {
           {
               column(
                   "name", "Name", Type::Text, "",
-                  "kernel name; layer path (below the iteration range, as the base names it); the "
-                  "kernels of a "
+                  "kernel name (NAME [TAG] when a run has several variants of the name: "
+                  "docs/cli.md, compare, Matching); "
+                  "layer path (below the iteration range, as the base names it); the kernels of a "
                   "GEMM shape")
                   .shrink(),
               column("m", "M", Type::Int, "", "GEMM rows of C (gemm section; null elsewhere)")

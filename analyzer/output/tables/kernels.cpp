@@ -12,7 +12,7 @@ namespace {
 // in each layer's nested rows.
 std::vector<Column> kernel_columns() {
   return {
-      kernel_name_column(),
+      kernel_variant_column(),
       calls_column(),
       total_column("sum of the kernel times").alias("percent"),
       share_column("share of the selection's total kernel time, 0-100").unsortable(),
@@ -48,8 +48,10 @@ std::vector<Column> kernel_columns() {
 
 const Schema& kernels_schema() {
   static const Schema s =
-      grouped_schema("kernels", "one row per kernel name (with --by: per group and kernel name)",
-                     analyses::launch_groupings(), kernel_columns())
+      grouped_schema(
+          "kernels",
+          "one row per kernel: name, source and build options (with --by: per group and kernel)",
+          analyses::launch_groupings(), kernel_columns())
           .ordered_by("total time, descending (with --by: per group, groups in order of their ids)")
           .sorts_also({{"order", "first launch first"}});
   return s;
@@ -57,7 +59,8 @@ const Schema& kernels_schema() {
 
 const Schema& layer_kernels_schema() {
   static const Schema s =
-      schema("layer_kernels", "one row per kernel name of a layer", kernel_columns());
+      schema("layer_kernels", "one row per kernel (name, source and build options) of a layer",
+             kernel_columns());
   return s;
 }
 

@@ -101,16 +101,20 @@ class Partial {
 
 }  // namespace
 
-std::string kernels_json(const std::map<std::string, analyses::KernelAccumulator>& kernels,
-                         size_t processes) {
+std::string kernels_json(const analyses::VariantKernels& kernels, size_t processes) {
   JsonWriter j;
   j.begin_object();
   header(j, "kernels", processes);
   j.key("kernels");
   j.begin_array();
-  for (const auto& [name, k] : kernels) {
+  for (const auto& [variant, k] : kernels) {
     j.begin_object();
-    j.field("name", name);
+    j.field("name", variant.name);
+    const auto known = [&](const std::string& text) {
+      return variant.known ? std::optional<std::string>(text) : std::nullopt;
+    };
+    j.field("source_hash", known(variant.source_hash));
+    j.field("options", known(variant.options));
     for (const auto& [key, member] : kCounts) j.field(key, k.*member);
     for (const auto& [key, member] : kSums) j.field(key, k.*member);
     if (k.first_order == UINT64_MAX) {
@@ -181,9 +185,8 @@ std::string ranks_json(const analyses::RankTable& table, const analyses::Process
   return j.str();
 }
 
-std::map<std::string, analyses::KernelAccumulator> read_kernels(
-    const std::vector<std::string>& paths) {
-  std::map<std::string, analyses::KernelAccumulator> all;
+analyses::VariantKernels read_kernels(const std::vector<std::string>& paths) {
+  analyses::VariantKernels all;
   uint64_t offset = 0;  // processes of the files before
   for (const auto& path : paths) {
     const Partial p(path, "kernels");
@@ -208,7 +211,18 @@ std::map<std::string, analyses::KernelAccumulator> read_kernels(
         if (n > (uint64_t{1} << 40)) p.fail("a duration count past 2^40");
         k.durations_ns.insert(k.durations_ns.end(), n, d[0].GetInt64());
       }
-      all[p.text_at(v, "name")].merge(std::move(k));
+      analyses::KernelVariant variant;
+      variant.name = p.text_at(v, "name");
+      // Partials written before variants have neither: their kernels are by name alone.
+      const bool hash = v.HasMember("source_hash") && !v["source_hash"].IsNull();
+      const bool options = v.HasMember("options") && !v["options"].IsNull();
+      if (hash != options) p.fail("'source_hash' and 'options' must both be strings or both null");
+      if (hash) {
+        variant.known = true;
+        variant.source_hash = p.text_at(v, "source_hash");
+        variant.options = p.text_at(v, "options");
+      }
+      all[std::move(variant)].merge(std::move(k));
     }
     offset += p.processes();
   }

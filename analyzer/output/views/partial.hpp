@@ -17,15 +17,15 @@ namespace clprof::output::partial {
 inline constexpr int kVersion = 1;
 
 // `processes`: the shard's process count (the merge numbers the next shard's after them).
-std::string kernels_json(const std::map<std::string, analyses::KernelAccumulator>& kernels,
-                         size_t processes);
+// One entry per kernel variant: its name, source hash and options (null: program unknown).
+std::string kernels_json(const analyses::VariantKernels& kernels, size_t processes);
 // `rows` as rank_table made them (in process order) with their processes' kernel totals.
 std::string ranks_json(const analyses::RankTable& table, const analyses::ProcessKernels& kernels);
 
 // Reads the partials `paths` (each one of `command`), merged in the order given: a later
 // file's processes come after the earlier ones'. Throws readers::InputError naming the file.
-std::map<std::string, analyses::KernelAccumulator> read_kernels(
-    const std::vector<std::string>& paths);
+// Kernels per variant (an entry without source_hash and options: program unknown).
+analyses::VariantKernels read_kernels(const std::vector<std::string>& paths);
 struct RanksPartial {
   std::vector<analyses::RankRow> rows;  // process = index in the merged list
   analyses::ProcessKernels kernels;

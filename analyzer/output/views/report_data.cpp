@@ -253,7 +253,8 @@ Timeline make_timeline(const QueueSpans& q, const model::Run& run) {
 RunReport finish_report(std::string label, ReportAnalysis&& a, const model::Run& run,
                         const analyses::Iterations& iterations,
                         const std::unordered_set<uint64_t>* selected, double peak_gflops,
-                        bool with_figures, analyses::Stat stat) {
+                        bool with_figures, analyses::Stat stat,
+                        const std::vector<model::LocalSweep>& sweeps) {
   RunReport r;
   r.label = std::move(label);
   for (const auto& p : run.processes) r.sources.push_back(p.source);
@@ -269,7 +270,8 @@ RunReport finish_report(std::string label, ReportAnalysis&& a, const model::Run&
   if (analyses::is_multi_rank(run))
     r.ranks = analyses::rank_table(a.summary.summary, a.ranks, run, analyses::RankMetric::Kernel);
   r.summary = analyses::summarize(std::move(a.summary), run, &r.gemm, peak_gflops);
-  r.kernels = a.profile.kernels.rows();
+  const analyses::NamedKernels kernels = a.profile.kernels.named(run);  // per variant
+  r.kernels = analyses::make_kernel_rows(kernels, analyses::total_kernel_ns(kernels), nullptr);
   r.layers = analyses::layer_rows(a.profile.layers, run, nullptr);
   for (auto& l : r.layers) l.kernels.clear();
   for (auto& t : analyses::timing_layer_rows(run)) r.layers.push_back(std::move(t));
@@ -280,8 +282,8 @@ RunReport finish_report(std::string label, ReportAnalysis&& a, const model::Run&
   }
   for (const auto& k : r.kernels) {
     if (r.distributions.size() >= kMaxBoxes) break;
-    auto acc = a.profile.kernels.accumulators().find(k.name);
-    if (acc == a.profile.kernels.accumulators().end() || acc->second.durations_ns.empty()) continue;
+    auto acc = kernels.find(k.name);
+    if (acc == kernels.end() || acc->second.durations_ns.empty()) continue;
     std::vector<int64_t> v = acc->second.durations_ns;
     r.distributions.push_back(distribution(k.name, v));
   }
@@ -291,7 +293,7 @@ RunReport finish_report(std::string label, ReportAnalysis&& a, const model::Run&
     with_commands.transfers = std::move(a.advice_transfers);
     analyses::advice::Thresholds t;
     if (peak_gflops > 0) t.set_peak_gflops(peak_gflops);
-    r.advice = analyses::advice::advise(with_commands, t);
+    r.advice = analyses::advice::advise(with_commands, t, sweeps);
   }
   r.timeline = make_timeline(a.spans, run);
   r.transfers = analyses::transfer_rows(a.transfers, run);

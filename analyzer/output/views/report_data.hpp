@@ -25,6 +25,7 @@
 #include "analyses/run_summary.hpp"
 #include "analyses/transfers.hpp"
 #include "analysis.hpp"
+#include "sweep.hpp"
 
 namespace clprof::output::report {
 
@@ -156,10 +157,12 @@ std::optional<int64_t> host_time(const model::Run& run, uint32_t process, uint32
                                  int64_t device_ns);
 
 // Finishes `analysis` over `run`. `selected`: the iteration range ids kept (nullptr: all);
-// `stat`: for the comparison figures, made when `with_figures`.
+// `stat`: for the comparison figures, made when `with_figures`; `sweeps`: the run's stored
+// local-size sweeps (readers/sweeps.hpp), for advise's local-size-sweep.
 RunReport finish_report(std::string label, ReportAnalysis&& analysis, const model::Run& run,
                         const analyses::Iterations& iterations,
                         const std::unordered_set<uint64_t>* selected, double peak_gflops,
-                        bool with_figures, analyses::Stat stat);
+                        bool with_figures, analyses::Stat stat,
+                        const std::vector<model::LocalSweep>& sweeps = {});
 
 }  // namespace clprof::output::report

@@ -50,6 +50,14 @@ const analyses::Figure* find(const std::vector<std::pair<std::string, analyses::
   return nullptr;
 }
 
+// A kernel of figures without program records: keyed by its variant (name, program unknown).
+const analyses::Figure* find_kernel(const std::vector<std::pair<std::string, analyses::Figure>>& v,
+                                    const std::string& name) {
+  analyses::KernelVariant unknown;
+  unknown.name = name;
+  return find(v, analyses::variant_key(unknown));
+}
+
 const analyses::CompareItem* item(const analyses::Comparison& c, analyses::Section s,
                                   const std::string& name) {
   for (const auto& sec : c.sections)
@@ -68,12 +76,12 @@ TEST_CASE("compare: figures per iteration, by --stat") {
   CHECK(med.iterations == 3);
   CHECK(med.iteration_range == "inference");
   CHECK(med.total_ns == 245);
-  REQUIRE(find(med.kernels, "gemm"));
-  CHECK(find(med.kernels, "gemm")->time_ns == 200);
-  CHECK(find(med.kernels, "gemm")->count == 3);
-  CHECK(find(med.kernels, "act")->time_ns == 15);
-  CHECK(find(med.kernels, "act")->count == 6);
-  CHECK(find(med.kernels, "init") == nullptr);  // outside the iterations
+  REQUIRE(find_kernel(med.kernels, "gemm"));
+  CHECK(find_kernel(med.kernels, "gemm")->time_ns == 200);
+  CHECK(find_kernel(med.kernels, "gemm")->count == 3);
+  CHECK(find_kernel(med.kernels, "act")->time_ns == 15);
+  CHECK(find_kernel(med.kernels, "act")->count == 6);
+  CHECK(find_kernel(med.kernels, "init") == nullptr);  // outside the iterations
   CHECK(med.outside_iterations == 1);
   // Layers keyed without Arm NN's event numbers, shown as named.
   REQUIRE(find(med.layers, "conv"));
@@ -82,19 +90,19 @@ TEST_CASE("compare: figures per iteration, by --stat") {
   CHECK(find(med.layers, "relu")->time_ns == 5);
   auto min = figures(run, Stat::Min);
   CHECK(min.total_ns == 115);
-  CHECK(find(min.kernels, "gemm")->time_ns == 100);
+  CHECK(find_kernel(min.kernels, "gemm")->time_ns == 100);
   auto mean = figures(run, Stat::Mean);
   CHECK(mean.total_ns == 225);  // 675 / 3
-  CHECK(find(mean.kernels, "act")->time_ns == 25);
+  CHECK(find_kernel(mean.kernels, "act")->time_ns == 25);
 }
 
 TEST_CASE("compare: a kernel missing from an iteration counts 0 there") {
   auto run = three_iterations();
   run.launches.push_back(launch("rare", 90000, 60, {1, 2}, 99));  // iteration 1 only
   auto med = figures(run, Stat::Median);
-  CHECK(find(med.kernels, "rare")->time_ns == 0);  // 60, 0, 0
+  CHECK(find_kernel(med.kernels, "rare")->time_ns == 0);  // 60, 0, 0
   CHECK(figures(run, Stat::Mean).kernels.size() == 3);
-  CHECK(find(figures(run, Stat::Mean).kernels, "rare")->time_ns == 20);
+  CHECK(find_kernel(figures(run, Stat::Mean).kernels, "rare")->time_ns == 20);
 }
 
 TEST_CASE("compare: a run without iterations is one: launches x the statistic of one") {
@@ -104,10 +112,10 @@ TEST_CASE("compare: a run without iterations is one: launches x the statistic of
                   launch("k", 2000, 400, {}, 3)};
   auto med = figures(run, Stat::Median);
   CHECK(med.iterations == 0);
-  CHECK(find(med.kernels, "k")->time_ns == 300);  // 3 x 100
+  CHECK(find_kernel(med.kernels, "k")->time_ns == 300);  // 3 x 100
   CHECK(med.total_ns == 300);
-  CHECK(find(figures(run, Stat::Mean).kernels, "k")->time_ns == 600);  // the total
-  CHECK(find(figures(run, Stat::Min).kernels, "k")->time_ns == 300);
+  CHECK(find_kernel(figures(run, Stat::Mean).kernels, "k")->time_ns == 600);  // the total
+  CHECK(find_kernel(figures(run, Stat::Min).kernels, "k")->time_ns == 300);
   REQUIRE(med.layers.size() == 1);
   CHECK(med.layers[0].second.display == "(no layer)");
 }
@@ -226,4 +234,66 @@ TEST_CASE("compare: parse_stat") {
   CHECK(analyses::parse_stat("mean") == Stat::Mean);
   CHECK_FALSE(analyses::parse_stat("max"));
   CHECK_FALSE(analyses::parse_stat(""));
+}
+
+namespace {
+// A run without iterations: kernel "op" of program p launched once per (p, duration) pair,
+// the programs one source ("fnv1a64:1") built with the options given per id.
+model::Run programs_run(const std::vector<std::pair<uint64_t, std::string>>& programs,
+                        const std::vector<std::pair<uint64_t, int64_t>>& launches) {
+  model::Run run;
+  run.processes.resize(1);
+  for (const auto& [id, options] : programs) {
+    model::Program& p = run.programs.emplace_back();
+    p.id = id;
+    p.source_hash = "fnv1a64:1";
+    p.options = options;
+  }
+  uint64_t seq = 0;
+  for (const auto& [id, duration] : launches) {
+    auto l = launch("op", 1000 * static_cast<int64_t>(++seq), duration, {}, seq);
+    l.program_id = id;
+    run.launches.push_back(l);
+  }
+  return run;
+}
+}  // namespace
+
+TEST_CASE("compare: kernel variants") {
+  // --stat mean without iterations: a kernel's time is its total.
+  {
+    // One variant of "op" in each run, built with other options: the same kernel compared
+    // (by name), shown by its plain name: base 100 + 300 = 400 ns, other 250 ns.
+    const auto c = analyses::compare_runs(
+        figures(programs_run({{1, "-D A"}}, {{1, 100}, {1, 300}}), Stat::Mean, "base"),
+        figures(programs_run({{1, "-D B"}}, {{1, 250}}), Stat::Mean, "other"));
+    const auto* op = item(c, analyses::Section::Kernels, "op");
+    REQUIRE(op);
+    REQUIRE(op->base);
+    REQUIRE(op->other);
+    CHECK(op->base->time_ns == 400);
+    CHECK(op->other->time_ns == 250);
+  }
+  {
+    // The base has two variants (-D A: programs 1 and 3, 100 + 200 = 300 ns; -D B: 50 ns), the
+    // other one (-D A, 700 ns): matched variant by variant and named over both runs, so the
+    // other's lone "op" is "op [-D A]" there too, and op [-D B] vanished.
+    const auto c = analyses::compare_runs(
+        figures(
+            programs_run({{1, "-D A"}, {2, "-D B"}, {3, "-D A"}}, {{1, 100}, {2, 50}, {3, 200}}),
+            Stat::Mean, "base"),
+        figures(programs_run({{1, "-D A"}}, {{1, 700}}), Stat::Mean, "other"));
+    const auto* a = item(c, analyses::Section::Kernels, "op [-D A]");
+    const auto* b = item(c, analyses::Section::Kernels, "op [-D B]");
+    REQUIRE(a);
+    REQUIRE(b);
+    REQUIRE(a->base);
+    REQUIRE(a->other);
+    CHECK(a->base->time_ns == 300);
+    CHECK(a->base->count == 2);
+    CHECK(a->other->time_ns == 700);
+    CHECK(std::string(b->status()) == "vanished");
+    CHECK(b->base->time_ns == 50);
+    CHECK(item(c, analyses::Section::Kernels, "op") == nullptr);
+  }
 }

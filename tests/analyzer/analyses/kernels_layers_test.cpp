@@ -32,7 +32,7 @@ TEST_CASE("kernels: totals, percent, phases, untimed launches") {
   run.launches.push_back(failed);
   analyses::KernelsAnalysis a;
   feed(run, a);
-  auto rows = a.rows();
+  auto rows = a.rows(run);
   REQUIRE(rows.size() == 3);
   CHECK(rows[0].name == "gemm");
   CHECK(rows[0].stats.count == 2);
@@ -52,7 +52,7 @@ TEST_CASE("kernels: merge of per-thread instances equals one instance") {
   for (size_t i = 0; i < run.launches.size(); ++i)
     (i % 2 ? left : right).add_launch(run.launches[i]);
   left.merge(std::move(right));
-  auto a = one.rows(), b = left.rows();
+  auto a = one.rows(run), b = left.rows(run);
   REQUIRE(a.size() == b.size());
   for (size_t i = 0; i < a.size(); ++i) {
     CHECK(a[i].name == b[i].name);
@@ -67,18 +67,18 @@ TEST_CASE("kernels: importer durations (duration_override_ns) are used") {
   l.duration_override_ns = 1234;
   analyses::KernelsAnalysis a;
   a.add_launch(l);
-  CHECK(a.rows()[0].stats.total_ns == 1234);
+  CHECK(a.rows({})[0].stats.total_ns == 1234);
   // Phases it does not know are unknown, not 0.
-  CHECK(!a.rows()[0].queued_to_submit_ns);
-  CHECK(!a.rows()[0].submit_to_start_ns);
-  CHECK(!a.rows()[0].enqueue_ns);
+  CHECK(!a.rows({})[0].queued_to_submit_ns);
+  CHECK(!a.rows({})[0].submit_to_start_ns);
+  CHECK(!a.rows({})[0].enqueue_ns);
   // No kernel time at all: no share either.
   model::Launch untimed;
   untimed.name = "untimed";
   analyses::KernelsAnalysis u;
   u.add_launch(untimed);
-  CHECK(u.rows()[0].stats.count == 0);
-  CHECK(!u.rows()[0].percent);
+  CHECK(u.rows({})[0].stats.count == 0);
+  CHECK(!u.rows({})[0].percent);
 }
 
 TEST_CASE("layers: innermost range path, aggregated over iterations") {
@@ -190,4 +190,121 @@ TEST_CASE("layer timings (Caffe) aggregated per layer and direction") {
   CHECK(rows[0].direction == "forward");
   CHECK(rows[0].stats.median_ns == 200);
   CHECK(rows[1].stats.total_ns == 50);
+}
+
+namespace {
+analyses::KernelVariant variant(std::string name, std::string hash, std::string options) {
+  analyses::KernelVariant v;
+  v.name = std::move(name);
+  v.known = true;
+  v.source_hash = std::move(hash);
+  v.options = std::move(options);
+  return v;
+}
+model::Program program(uint64_t id, std::string hash, std::string options) {
+  model::Program p;
+  p.id = id;
+  p.source_hash = std::move(hash);
+  p.options = std::move(options);
+  return p;
+}
+}  // namespace
+
+TEST_CASE("kernel variants: row names tell the variants of one name apart") {
+  // Written by hand from the rules of kernel_variants.hpp.
+  const auto erode = variant("morph", "fnv1a64:d1d1d1d1aaaaaaaa", "-D T=uchar -D OP_ERODE");
+  const auto dilate = variant("morph", "fnv1a64:d1d1d1d1aaaaaaaa", "-D T=uchar  -D OP_DILATE");
+  const auto other_source = variant("morph", "fnv1a64:e2e2e2e2bbbbbbbb", "-D T=uchar -D OP_ERODE");
+  const auto lone = variant("blur", "fnv1a64:d1d1d1d1aaaaaaaa", "-D X");
+  {
+    // Only the options differ: the words not in both ("-D T=uchar" is common).
+    const auto l = analyses::variant_labels({erode, dilate, lone});
+    CHECK(l.at(erode) == "morph [-D OP_ERODE]");
+    CHECK(l.at(dilate) == "morph [-D OP_DILATE]");
+    CHECK(l.at(lone) == "blur");  // one variant: the plain name
+  }
+  {
+    // Sources differ too: the first 8 hex digits of the hash are added.
+    const auto l = analyses::variant_labels({erode, dilate, other_source});
+    CHECK(l.at(erode) == "morph [-D OP_ERODE, source d1d1d1d1]");
+    CHECK(l.at(dilate) == "morph [-D OP_DILATE, source d1d1d1d1]");
+    CHECK(l.at(other_source) == "morph [-D OP_ERODE, source e2e2e2e2]");
+  }
+  {
+    // One variant's options are a subset of the other's: both get their whole options, and
+    // empty options read "no options".
+    const auto a = variant("k", "fnv1a64:1", "-D A"), ab = variant("k", "fnv1a64:1", "-D A -D B");
+    const auto none = variant("k", "fnv1a64:1", "");
+    auto l = analyses::variant_labels({a, ab});
+    CHECK(l.at(a) == "k [-D A]");
+    CHECK(l.at(ab) == "k [-D A -D B]");
+    l = analyses::variant_labels({none, ab});
+    CHECK(l.at(none) == "k [no options]");
+    CHECK(l.at(ab) == "k [-D A -D B]");
+  }
+  {
+    // Launches of a program without a record next to a known one.
+    analyses::KernelVariant unknown;
+    unknown.name = "k";
+    const auto known = variant("k", "fnv1a64:1", "-cl-fast-relaxed-math");
+    const auto l = analyses::variant_labels({unknown, known});
+    CHECK(l.at(unknown) == "k [unknown program]");
+    CHECK(l.at(known) == "k [-cl-fast-relaxed-math]");
+  }
+  {
+    // Equal 8-digit prefixes: the second in variant order gets " #2"; long options are cut.
+    const auto x = variant("k", "fnv1a64:1234567800000001", "");
+    const auto y = variant("k", "fnv1a64:1234567800000002", "");
+    auto l = analyses::variant_labels({x, y});
+    CHECK(l.at(x) == "k [source 12345678]");
+    CHECK(l.at(y) == "k [source 12345678] #2");
+    const std::string long_a = "-D A" + std::string(200, 'a'), long_b = "-D B";
+    l = analyses::variant_labels({variant("k", "h", long_a), variant("k", "h", long_b)});
+    const std::string& cut = l.at(variant("k", "h", long_a));
+    CHECK(cut == "k [" + long_a.substr(0, analyses::kMaxVariantTagBytes) + "...]");
+  }
+}
+
+TEST_CASE("kernel variants: kernels and layers split by program source and options") {
+  // Programs 1 and 3 are one source built with the same options (one row), program 2 the
+  // same source with others; launch durations 100, 200 (p1), 400 (p2), 800 (p3), all in
+  // range 1 "stage". Rows by hand: "op [-D OP=1]" 3 launches 100 + 200 + 800 = 1100 ns,
+  // "op [-D OP=2]" 1 launch 400 ns.
+  model::Run run;
+  run.processes.resize(1);
+  run.programs = {program(1, "fnv1a64:d1", "-D OP=1"), program(2, "fnv1a64:d1", "-D OP=2"),
+                  program(3, "fnv1a64:d1", "-D OP=1")};
+  run.ranges = {range(1, 0, "stage", 0, 10000)};
+  const std::pair<uint64_t, int64_t> launches[] = {{1, 100}, {2, 400}, {1, 200}, {3, 800}};
+  uint64_t seq = 0;
+  for (const auto& [program_id, duration] : launches) {
+    auto l = launch("op", 1000 * static_cast<int64_t>(seq + 1), duration, {1}, seq + 1);
+    l.program_id = program_id;
+    run.launches.push_back(l);
+    ++seq;
+  }
+  analyses::KernelsAnalysis k;
+  analyses::LayersAnalysis layers;
+  feed(run, k);
+  feed(run, layers);
+  const auto rows = k.rows(run);
+  REQUIRE(rows.size() == 2);
+  CHECK(rows[0].name == "op [-D OP=1]");
+  CHECK(rows[0].stats.count == 3);
+  CHECK(rows[0].stats.total_ns == 1100);
+  CHECK(rows[1].name == "op [-D OP=2]");
+  CHECK(rows[1].stats.count == 1);
+  CHECK(rows[1].stats.total_ns == 400);
+  const auto lrows = analyses::layer_rows(layers, run, nullptr);
+  REQUIRE(lrows.size() == 1);
+  REQUIRE(lrows[0].kernels.size() == 2);
+  CHECK(lrows[0].kernels[0].name == "op [-D OP=1]");
+  CHECK(lrows[0].kernels[0].stats.total_ns == 1100);
+  CHECK(lrows[0].kernels[1].name == "op [-D OP=2]");
+  // Without the program records (an importer's run): one row by name, 4 launches, 1500 ns.
+  const auto plain = k.rows(model::Run{});
+  REQUIRE(plain.size() == 1);
+  CHECK(plain[0].name == "op");
+  CHECK(plain[0].stats.count == 4);
+  CHECK(plain[0].stats.total_ns == 1500);
 }

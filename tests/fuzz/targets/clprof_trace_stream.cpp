@@ -3,7 +3,6 @@
 // thread boundaries fall inside lines; the summary over the merged result. With
 // CLPROF_FUZZ_COMPARE=1 it also reads the input in memory (the other path) and stops on any
 // difference: accepted by one and rejected by the other, or other launches.
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -14,6 +13,7 @@
 #include "analyses/summary.hpp"
 #include "fuzz_support.hpp"
 #include "readers/clprof_trace/clprof_trace.hpp"
+#include "readers/decompressed_limit.hpp"
 
 namespace {
 
@@ -60,16 +60,13 @@ void compare(std::string_view bytes, const Counting* streamed) {
 extern "C" int clprof_fuzz_clprof_trace_stream(const uint8_t* data, size_t size) {
   using namespace clprof;
   static const bool compare_paths = std::getenv("CLPROF_FUZZ_COMPARE") != nullptr;
+  // A mutation that finds the zstd magic is decompressed (clprof_trace_zst.cpp): bounded.
+  static const bool bounded = (readers::set_decompressed_limit(fuzz::kDecompressedLimit), true);
+  static_cast<void>(bounded);
   // The streaming reader takes a path: an in-memory file, no disk traffic per input.
-  const int fd = ::memfd_create("clprof-fuzz", MFD_CLOEXEC);
+  const int fd = fuzz::memory_file(data, size);
   if (fd < 0) return 0;
-  size_t written = 0;
-  while (written < size) {
-    const ssize_t w = ::write(fd, data + written, size - written);
-    if (w <= 0) break;
-    written += static_cast<size_t>(w);
-  }
-  if (written == size) {
+  {
     readers::detail::TraceStreamTuning tuning;
     tuning.threads = 2;
     tuning.chunk_bytes = 256;

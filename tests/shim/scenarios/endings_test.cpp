@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <initializer_list>
 #include <sstream>
 #include <string>
@@ -71,6 +72,78 @@ TEST_CASE("endings: a killed app's .zst trace reads up to its last write") {
   REQUIRE(load_partial_trace(plain, t));
   CHECK(t.of_type("end").empty());            // killed: no end record
   CHECK(completed_main_launches(t) == 3000);  // all of kLaunches, waited for by clFinish
+}
+
+// The zstd blocks of a .zst trace (RFC 8878): its skippable frames skipped, every block of
+// every frame counted; -1 when the bytes are not frames.
+std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+long long zstd_blocks(const std::string& z) {
+  size_t at = 0;
+  long long blocks = 0;
+  auto le = [&](size_t pos, int n) {
+    unsigned long long v = 0;
+    for (int i = n - 1; i >= 0; --i) v = v << 8 | static_cast<unsigned char>(z[pos + i]);
+    return v;
+  };
+  while (at + 8 <= z.size()) {
+    const unsigned long long magic = le(at, 4);
+    if ((magic & 0xFFFFFFF0u) == 0x184D2A50u) {  // skippable: magic, 4-byte size, content
+      at += 8 + le(at + 4, 4);
+      continue;
+    }
+    if (magic != 0xFD2FB528u) return -1;
+    const unsigned fhd = static_cast<unsigned char>(z[at + 4]);
+    const bool single = fhd >> 5 & 1;
+    const int dict[] = {0, 1, 2, 4}, fcs[] = {single ? 1 : 0, 2, 4, 8};
+    at += 5 + (single ? 0 : 1) + dict[fhd & 3] + fcs[fhd >> 6];
+    for (bool last = false; !last && at + 3 <= z.size();) {
+      const unsigned long long head = le(at, 3);  // last bit, type (2 bits), size (21)
+      last = head & 1;
+      const unsigned type = head >> 1 & 3;
+      at += 3 + (type == 1 ? 1 : head >> 3);  // an RLE block holds one byte
+      ++blocks;
+    }
+    if (fhd >> 2 & 1) at += 4;  // content checksum
+  }
+  return blocks;
+}
+
+TEST_CASE("endings: a .zst trace is not written at every sync point") {
+  if (std::system("zstd --version >/dev/null 2>&1") != 0)
+    CLPROF_SKIP("no zstd command (Debian's zstd) to decompress the trace");
+  // 2,000 launch + clFinish + 50 us sleep: a plain trace is written within 1 ms of a sync
+  // point, about once per millisecond of the loop. Every write of a .zst trace ends a zstd
+  // block (~40 bytes each), so its records wait for the flush timer (1 s here) or a full
+  // 1 MiB buffer instead. The writes are then the header line's, a timer's per second of
+  // the loop, a full buffer's per MiB and the ending's; a write of n bytes makes at most
+  // n / 128 KiB + 1 blocks (zstd's largest block): blocks <= plain / 128 KiB + 1 + writes.
+  TempDir dir;
+  const std::string out = dir.file("x.json.zst");
+  const RunResult r =
+      run_app({"wait_loop", true, out, {{"CLPROF_FLUSH_INTERVAL_MS", "1000"}}, "2000"}, dir.path());
+  REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  const std::string plain = dir.file("x.json");
+  REQUIRE(std::system(("zstd -q -d -f " + out + " -o " + plain).c_str()) == 0);
+  const long long plain_bytes = static_cast<long long>(slurp(plain).size());
+  const long long loop_ms = app_value(r, "loop_us") / 1000;
+  // The timer's writes: one per second of the run (the loop and up to a second around it).
+  const long long writes = 1 + (loop_ms / 1000 + 2) + (plain_bytes >> 20) + 1;
+  const long long bound = (plain_bytes >> 17) + 1 + writes;  // measured: 8 (main's shim: 241)
+  const long long blocks = zstd_blocks(slurp(out));
+  CAPTURE(plain_bytes);
+  CAPTURE(loop_ms);
+  CAPTURE(bound);
+  CHECK(blocks >= 1);
+  CHECK(blocks <= bound);  // a write per millisecond of the loop would be far more
+  Trace t;
+  REQUIRE(load_trace(plain, t));
+  CHECK(t.of_type("launch").size() == 2001);  // the first launch and the loop's 2,000
 }
 
 TEST_CASE("endings: a launch + clFinish loop does not wake the harvester at every wait") {
@@ -212,7 +285,7 @@ TEST_CASE(
     const RunResult r = run_app({"end_early", true, out, env, "_exit"}, dir.path());
     CHECK(r.exit_code == 5);
     CHECK((r.err.find(stuck) != std::string::npos) == slow);
-    CHECK(is_whole_trace(read_file(out)) == !slow);
+    CHECK(is_whole_trace(slurp(out)) == !slow);
     Trace t;
     REQUIRE(load_partial_trace(out, t));
     CHECK(t.of_type("end").size() == (slow ? 0u : 1u));
@@ -273,8 +346,8 @@ TEST_CASE("endings: SIGTERM, SIGINT, SIGHUP, SIGQUIT from outside keep every lau
     const std::string out = dir.file("x.json");
     const pid_t pid = spawn_app({"end_by_signal", true, out, {}}, dir.path());
     // Bounded: until the app says it waited for its launches.
-    for (int i = 0;
-         i < 2000 && read_file(dir.file("stdout.txt")).find("launched") == std::string::npos; ++i)
+    for (int i = 0; i < 2000 && slurp(dir.file("stdout.txt")).find("launched") == std::string::npos;
+         ++i)
       usleep(10000);
     kill(pid, sig);
     const RunResult r = wait_app(pid, dir.path());

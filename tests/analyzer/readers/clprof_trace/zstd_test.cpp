@@ -122,3 +122,26 @@ TEST_CASE("zstd: the streaming reader reads the frames as the plain file, with a
     CHECK(diag.warnings.empty());
   }
 }
+
+TEST_CASE("zstd: the shim's layout, a skippable frame then a damaged one, names its start") {
+  if (!have_zstd()) return;
+  test::TempDir dir;
+  // The shim's .zst layout (shim/output/zstd_frames.hpp): a skippable frame (magic
+  // 0x184D2A50, 4-byte little-endian size) holding the header line, then the trace's frame.
+  const std::string line = kFirst.substr(0, kFirst.find('\n') + 1);
+  std::string skippable = {'\x50', '\x2A', '\x4D', '\x18'};
+  for (int i = 0; i < 4; ++i) skippable += static_cast<char>((line.size() >> (8 * i)) & 0xFF);
+  skippable += line;
+  std::string second = frame(dir, kFirst + kSecond);
+  second[4] = static_cast<char>(second[4] | 0x08);  // the frame header's reserved bit (RFC 8878)
+  Outcome o = load(dir, skippable + second);
+  // The damaged frame starts after the skippable one: 8 header bytes + the line.
+  const std::string expected =
+      "damaged zstd frame starting at byte " + std::to_string(8 + line.size());
+  CHECK_MESSAGE(o.error.find(expected) != std::string::npos, o.error);
+  // And undamaged, the same bytes read as the plain trace: k1 and k2.
+  second[4] = static_cast<char>(second[4] & ~0x08);
+  Outcome good = load(dir, skippable + second);
+  REQUIRE_MESSAGE(good.error.empty(), good.error);
+  CHECK(good.run.launches.size() == 2);
+}
