@@ -153,14 +153,14 @@ TEST_CASE("advise_more") {
 }
 
 // advise_gemm.cpp (built with CLBlast): gemm-padding and gemm-below-peak, bad and good.
-// pad: the bad trace's helpers took 29.7-40.1% of the indirect GEMM time here (the rule: 20%;
+// pad: the bad trace's helpers took 23.2-40.1% of the indirect GEMM time here (the rule: 20%;
 // the share moves with the load), the good one runs XgemmDirect only (no helper: no finding).
 // peak: the peak given to both peak traces is the best rate of the good program's three
 // 128^3 calls, from their own events (the program prints it; independent of clprof): the best
 // any GEMM of the test reached on this device, so a lower bound of its true peak (4.5 GFLOPS
 // here, load average 14 on 2 cores). The rule fires below 25% of it: the good trace's calls
 // reach it by definition (the same events' times), 4x above the line unless the other two
-// calls ran 4x slower; the bad trace's 8^3 calls reached 3.2-12% of the peak in four runs here
+// calls ran 4x slower; the bad trace's 8^3 calls reached 2.7-12% of the peak in five runs here
 // (0.25-0.55 GFLOPS against 4.5-7.8; a tiny launch's time is its fixed cost).
 TEST_CASE("advise_gemm") {
   REQUIRE_MESSAGE(fs::exists(paths().clprof_cli), "clprof is not built: " << paths().clprof_cli);
