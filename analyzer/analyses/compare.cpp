@@ -406,6 +406,8 @@ Comparison compare_runs(const RunFigures& base, const RunFigures& other) {
   c.other_iterations = other.iterations;
   c.base_total_ns = base.total_ns;
   c.other_total_ns = other.total_ns;
+  for (const auto* f : advice::new_findings(base.advice, other.advice))
+    c.new_findings.push_back(*f);
   const std::string unit = unit_of(base, other);
   std::set<KernelVariant> variants;
   std::map<std::string, size_t> most;  // name -> the most variants it has in one run

@@ -22,6 +22,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "analyses/advice/advice.hpp"
 #include "analyses/gemm/gemm.hpp"
 #include "analyses/kernels.hpp"
 #include "analyses/layers.hpp"
@@ -84,6 +85,7 @@ struct RunFigures {
   std::map<GemmShape, GemmFigure> gemm;
   bool gemm_known = false;          // GEMM figures were asked for
   uint64_t outside_iterations = 0;  // timed launches outside every selected iteration
+  advice::Report advice;            // clprof advise's findings over the run's selection
 };
 
 // The matching key of a kernel variant: its name, source hash and build options (one string).
@@ -131,6 +133,9 @@ struct Comparison {
   int64_t base_total_ns = 0, other_total_ns = 0;
   std::vector<CompareSection> sections;  // kernels, layers, then GEMM shapes if asked for
   std::vector<std::string> notes;        // differences in units, launches left out
+  // clprof advise's findings of the other run that the base lacks (advice::new_findings:
+  // keyed by rule and subjects), in the other run's ranking.
+  std::vector<advice::Finding> new_findings;
 
   std::optional<int64_t> total_delta_ns() const;
   std::optional<double> total_delta_percent() const;

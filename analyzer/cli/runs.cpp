@@ -24,6 +24,31 @@ std::string label_of(const std::vector<std::string>& files, bool whole_path) {
   return l;
 }
 
+// compare's analysis: the profile, and the selection's launches and transfers kept for
+// clprof advise's rules (as cmd_advise.cpp's Collect).
+class ProfileAndCommands : public analyses::ProfileAnalysis {
+ public:
+  ProfileAndCommands(analyses::LaunchPredicate keep,
+                     std::shared_ptr<const std::vector<gemm::Rule>> rules)
+      : ProfileAnalysis(keep, std::move(rules)), keep_(std::move(keep)) {}
+  void add_launch(const model::Launch& l) override {
+    ProfileAnalysis::add_launch(l);
+    if (!keep_ || keep_(l)) launches.push_back(l);
+  }
+  void add_transfer(const model::Transfer& t) override { transfers.push_back(t); }
+  void merge(Analysis&& other) override {
+    auto& o = dynamic_cast<ProfileAndCommands&>(other);
+    ProfileAnalysis::merge(std::move(o));
+    launches.insert(launches.end(), o.launches.begin(), o.launches.end());
+    transfers.insert(transfers.end(), o.transfers.begin(), o.transfers.end());
+  }
+  std::vector<model::Launch> launches;
+  std::vector<model::Transfer> transfers;
+
+ private:
+  analyses::LaunchPredicate keep_;
+};
+
 }  // namespace
 
 std::vector<RunSpec> parse_runs(const std::vector<std::string>& args) {
@@ -111,10 +136,15 @@ analyses::RunFigures read_run_figures(const Request& request, const RunSpec& run
   std::shared_ptr<const std::vector<gemm::Rule>> rules;
   if (gemm) rules = gemm::shared_builtin_rules();
   auto session = read_run(request, run, [rules](analyses::LaunchPredicate keep) {
-    return std::make_unique<analyses::ProfileAnalysis>(std::move(keep), rules);
+    return std::make_unique<ProfileAndCommands>(std::move(keep), rules);
   });
-  return figures_of(session, static_cast<analyses::ProfileAnalysis&>(*session.analysis), request,
-                    run.label, stat);
+  auto& profile = static_cast<ProfileAndCommands&>(*session.analysis);
+  auto figures = figures_of(session, profile, request, run.label, stat);
+  // The rules read the run with its commands (the session streams them past the model).
+  session.run.launches = std::move(profile.launches);
+  session.run.transfers = std::move(profile.transfers);
+  figures.advice = analyses::advice::advise(session.run);
+  return figures;
 }
 
 }  // namespace clprof::cli

@@ -23,15 +23,17 @@ inline bool check(cl_int rc, const char* what) {
   return false;
 }
 
-// The first device of the first platform, a context and an in-order queue on it.
-inline bool open_first_device(cl_device_id& device, cl_context& context, cl_command_queue& queue) {
+// The first device of the first platform, a context and an in-order queue on it (with
+// `properties`, e.g. CL_QUEUE_PROFILING_ENABLE).
+inline bool open_first_device(cl_device_id& device, cl_context& context, cl_command_queue& queue,
+                              cl_command_queue_properties properties = 0) {
   cl_platform_id platform;
   cl_int rc = clGetPlatformIDs(1, &platform, nullptr);
   if (check(rc, "clGetPlatformIDs"))
     rc = clGetDeviceIDs(platform, CL_DEVICE_TYPE_ALL, 1, &device, nullptr);
   if (check(rc, "clGetDeviceIDs"))
     context = clCreateContext(nullptr, 1, &device, nullptr, nullptr, &rc);
-  if (check(rc, "clCreateContext")) queue = clCreateCommandQueue(context, device, 0, &rc);
+  if (check(rc, "clCreateContext")) queue = clCreateCommandQueue(context, device, properties, &rc);
   return check(rc, "clCreateCommandQueue");
 }
 

@@ -212,4 +212,15 @@ std::string innermost_range(const model::Run& run, const std::vector<uint64_t>& 
 
 }  // namespace util
 
+std::vector<const Finding*> new_findings(const Report& base, const Report& other) {
+  std::vector<const Finding*> out;
+  for (const auto& f : other.findings) {
+    bool known = false;
+    for (const auto& b : base.findings)
+      known = known || (b.rule == f.rule && b.subjects == f.subjects);
+    if (!known) out.push_back(&f);
+  }
+  return out;
+}
+
 }  // namespace clprof::analyses::advice

@@ -84,6 +84,12 @@ struct Report {
 Report advise(const model::Run& run, const Thresholds& thresholds = Thresholds(),
               const std::vector<model::LocalSweep>& sweeps = {});
 
+// The findings of `other` that `base` lacks: no finding of `base` has the same rule and the
+// same subjects (severity, figures and title may differ: the same problem got worse or
+// better). In `other`'s order; the pointers point into `other`. `clprof compare`'s
+// new_findings and the report's "new in OTHER" mark.
+std::vector<const Finding*> new_findings(const Report& base, const Report& other);
+
 // The rules' families (rules_*.cpp), each adding its findings and not-evaluated notes.
 namespace rules {
 void sync(const model::Run& run, const Thresholds& t,

@@ -28,11 +28,16 @@ const Schema& advise_schema() {
   return s;
 }
 
+std::string subjects_text(const analyses::advice::Finding& f) {
+  std::string subjects;
+  for (const auto& s : f.subjects) subjects += (subjects.empty() ? "" : ", ") + s;
+  return subjects;
+}
+
 Result advise_result(const analyses::advice::Report& report) {
   Result out(advise_schema());
   for (const auto& f : report.findings) {
-    std::string subjects;
-    for (const auto& s : f.subjects) subjects += (subjects.empty() ? "" : ", ") + s;
+    const std::string subjects = subjects_text(f);
     out.rows.push_back({Value::text(f.rule),
                         Value::text(analyses::advice::severity_name(f.severity)),
                         Value::text(f.title), Value::integer(f.impact_ns), Value::text(f.evidence),

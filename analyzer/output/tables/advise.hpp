@@ -8,6 +8,9 @@ namespace clprof::output::tables {
 
 const Schema& advise_schema();
 // The findings in the report's order; the not-evaluated rules become notes.
+// A finding's subjects, ", "-joined (advise's and compare's subjects column).
+std::string subjects_text(const analyses::advice::Finding& f);
+
 Result advise_result(const analyses::advice::Report& report);
 
 }  // namespace clprof::output::tables

@@ -1,6 +1,7 @@
 #include "output/tables/compare.hpp"
 
 #include "format.hpp"
+#include "output/tables/advise.hpp"
 
 namespace clprof::output::tables {
 
@@ -74,19 +75,44 @@ const Schema& compare_items_schema() {
   return s;
 }
 
+const Schema& compare_findings_schema() {
+  static const Schema s =
+      schema("compare_findings",
+             "one clprof advise finding of the other run that the base lacks (no base finding has "
+             "its rule and subjects)",
+             {
+                 column("rule", "Rule", Type::Text, "", "the rule's stable id (docs/advice.md)"),
+                 column("severity", "Severity", Type::Text, "", "info or warning"),
+                 column("title", "Title", Type::Text, "", "the finding in one line"),
+                 column("impact_ns", "Impact", Type::Duration, "ns",
+                        "time a fix would save in the other run, where the rule can estimate it")
+                     .allow_null(),
+                 column("subjects", "Subjects", Type::Text, "",
+                        "the kernels, calls, queues, devices or sources it is about, "
+                        "comma-separated (with the rule, what makes a finding the same in both "
+                        "runs)"),
+             })
+          .ordered_by("the other run's ranking (clprof advise's order)");
+  return s;
+}
+
 const Schema& compare_schema() {
   static const Schema s =
       schema(
           "compare",
-          "one section per OTHER run and kind of item (kernels, layers, gemm), its items nested",
+          "one section per OTHER run and kind of item (kernels, layers, gemm), its items nested; "
+          "then its findings section",
           {
-              column("section", "Section", Type::Text, "", "kernels, layers or gemm"),
+              column("section", "Section", Type::Text, "",
+                     "kernels, layers, gemm, or findings (clprof advise's findings new in the "
+                     "other run)"),
               column("base", "Base", Type::Text, "",
                      "the base run (its first trace's file name, +N more traces)"),
               column("other", "Other", Type::Text, "", "the other run"),
               column("stat", "Stat", Type::Text, "", "the --stat: median, min or mean"),
               column("unit", "Unit", Type::Text, "",
-                     "per iteration, per run (no iteration range) or per launch (gemm)"),
+                     "per iteration, per run (no iteration range) or per launch (gemm); in the "
+                     "findings section what it holds"),
               column("base_iterations", "Base iterations", Type::Int, "",
                      "selected iterations of the base (null: no iteration range)")
                   .allow_null(),
@@ -109,13 +135,19 @@ const Schema& compare_schema() {
               column("total_speedup", "Total speedup", Type::Real, "", "total base / total other")
                   .allow_null(),
               nested("items", "Items", compare_items_schema(),
-                     "the section's kernels, layers or GEMM shapes")
+                     "the section's kernels, layers or GEMM shapes (null in the findings section)")
+                  .allow_null()
                   .csv_label_as("name"),
+              nested("new_findings", "New findings", compare_findings_schema(),
+                     "the findings section: clprof advise's findings of the other run that the "
+                     "base lacks, keyed by rule and subjects (null in the other sections)")
+                  .allow_null()
+                  .not_in_csv(),
           })
           .laid_out(Layout::Sections)
           .csv_per_leaf()
           .headed("{section}, {stat} {unit}: {base} -> {other}")
-          .ordered_by("per OTHER: kernels, layers, gemm");
+          .ordered_by("per OTHER: kernels, layers, gemm, findings");
   return s;
 }
 
@@ -159,6 +191,15 @@ Row item_row(const analyses::CompareItem& it) {
           figure_gflops(it.other)};
 }
 
+Value findings_rows(const std::vector<analyses::advice::Finding>& findings) {
+  std::vector<Row> rows;
+  for (const auto& f : findings)
+    rows.push_back({Value::text(f.rule), Value::text(analyses::advice::severity_name(f.severity)),
+                    Value::text(f.title), Value::integer(f.impact_ns),
+                    Value::text(subjects_text(f))});
+  return Value::rows(std::move(rows));
+}
+
 Value iterations(uint64_t n) {
   return n ? Value::uint(n) : Value();
 }
@@ -197,14 +238,24 @@ Result compare_result(const std::vector<analyses::Comparison>& comparisons) {
                           iterations(c.other_iterations), Value::integer(c.base_total_ns),
                           Value::integer(c.other_total_ns), Value::integer(c.total_delta_ns()),
                           Value::real(c.total_delta_percent()), Value::real(c.total_speedup()),
-                          Value::rows(std::move(items))});
+                          Value::rows(std::move(items)), Value()});
     }
+    out.rows.push_back({Value::text("findings"), Value::text(c.base_label),
+                        Value::text(c.other_label), Value::text(analyses::stat_name(c.stat)),
+                        Value::text("new in the other run"), iterations(c.base_iterations),
+                        iterations(c.other_iterations), Value::integer(c.base_total_ns),
+                        Value::integer(c.other_total_ns), Value::integer(c.total_delta_ns()),
+                        Value::real(c.total_delta_percent()), Value::real(c.total_speedup()),
+                        Value(), findings_rows(c.new_findings)});
     const auto speedup = c.total_speedup();
     out.notes.push_back(total_label(c) + ": " + c.base_label + " " + format_ns(c.base_total_ns) +
                         " -> " + c.other_label + " " + format_ns(c.other_total_ns) + " (" +
                         signed_percent(c.total_delta_percent()) + ", speedup " +
                         (speedup ? format_fixed(*speedup, 3) : std::string("n/a")) + ").");
     for (const auto& n : c.notes) out.notes.push_back(n);
+    out.notes.push_back(std::to_string(c.new_findings.size()) + " clprof advise finding" +
+                        (c.new_findings.size() == 1 ? "" : "s") + " new in " + c.other_label +
+                        " (its rule and subjects not found in " + c.base_label + ").");
   }
   return out;
 }
@@ -212,6 +263,7 @@ Result compare_result(const std::vector<analyses::Comparison>& comparisons) {
 void order_items(Result& result, size_t column, size_t top) {
   const size_t items = compare_schema().find("items");
   for (auto& row : result.rows) {
+    if (row[items].is_null()) continue;  // the findings section
     Result sub(compare_items_schema());
     sub.rows = row[items].as_rows();
     sub.options = result.options;

@@ -1,6 +1,7 @@
 #include "output/views/report.hpp"
 #include "analyses/stats.hpp"
 
+#include <algorithm>
 #include <ctime>
 #include <functional>
 #include <map>
@@ -256,16 +257,28 @@ std::string section(const std::string& id, const std::string& title, const std::
          (lead.empty() ? "" : "<p class=\"lead\">" + escape(lead) + "</p>") + body + "</section>";
 }
 
-std::string run_tables(const RunReport& r, double peak) {
+// The ids of the kernels, transfers and builds tables' rows (row_anchor): "What to fix first"
+// links each finding's subjects to them.
+std::string kernel_rows(const std::string& p) {
+  return p + "row-kernel-";
+}
+std::string transfer_rows(const std::string& p) {
+  return p + "row-transfer-";
+}
+std::string build_rows(const std::string& p) {
+  return p + "row-build-";
+}
+
+std::string run_tables(const RunReport& r, double peak, const std::string& p) {
   std::string h;
   h += "<details open><summary>Summary (clprof summary)</summary>" +
        html_tables(tables::summary_result(r.summary)) + "</details>";
   int64_t total = 0;
   for (const auto& k : r.kernels) analyses::add_to(total, k.stats.total_ns);
-  h +=
-      "<details open><summary>Kernels (clprof kernels)</summary>" +
-      html_tables(tables::kernels_result(r.kernels, false, total, r.kernels.size(), std::nullopt)) +
-      "</details>";
+  h += "<details open><summary>Kernels (clprof kernels)</summary>" +
+       html_tables(tables::kernels_result(r.kernels, false, total, r.kernels.size(), std::nullopt),
+                   kMaxTableRows, {kernel_rows(p), "name"}) +
+       "</details>";
   if (!r.layers.empty())
     h += "<details open><summary>Layers (clprof layers --no-kernels)</summary>" +
          html_tables(tables::layers_result(r.layers, false, false)) + "</details>";
@@ -277,10 +290,14 @@ std::string run_tables(const RunReport& r, double peak) {
   }
   if (!r.transfers.empty())
     h += "<details open><summary>Transfers (clprof transfers)</summary>" +
-         html_tables(tables::transfers_result(r.transfers, analyses::GroupBy::None)) + "</details>";
+         html_tables(tables::transfers_result(r.transfers, analyses::GroupBy::None), kMaxTableRows,
+                     {transfer_rows(p), "op"}) +
+         "</details>";
   if (!r.builds.empty())
     h += "<details open><summary>Builds (clprof builds)</summary>" +
-         html_tables(tables::builds_result(r.builds)) + "</details>";
+         html_tables(tables::builds_result(r.builds), kMaxTableRows,
+                     {build_rows(p), "source_hash"}) +
+         "</details>";
   if (r.ranks)
     h += "<details open><summary>Ranks (clprof ranks)</summary>" +
          html_tables(tables::ranks_result(*r.ranks)) + "</details>";
@@ -306,18 +323,38 @@ std::string evidence_section(const std::string& rule) {
   return it == where.end() ? "tables" : it->second;
 }
 
+// Links from a finding's subjects to the kernels, transfers and builds table rows that name
+// them (" · rows: a, b"); "" when it names none.
+std::string subject_links(const RunReport& r, const std::string& p,
+                          const analyses::advice::Finding& f) {
+  std::string h;
+  for (const auto& s : f.subjects) {
+    std::string id;
+    for (const auto& k : r.kernels)
+      if (id.empty() && k.name == s) id = row_anchor(kernel_rows(p), s);
+    for (const auto& t : r.transfers)
+      if (id.empty() && t.group.empty() && t.op == s) id = row_anchor(transfer_rows(p), s);
+    for (const auto& b : r.builds)
+      if (id.empty() && !b.source_hash.empty() && b.source_hash == s)
+        id = row_anchor(build_rows(p), s);
+    if (!id.empty())
+      h += std::string(h.empty() ? " · rows: " : ", ") + "<a href=\"#" + escape(id) + "\">" +
+           escape(s) + "</a>";
+  }
+  return h;
+}
+
 // "What to fix first": clprof advise's findings, ranked by impact, each linked to the section
 // with its evidence; with `base`, a finding whose rule and subjects BASE lacks is marked new.
 std::string fix_first(const RunReport& r, const std::string& p, const RunReport* base,
                       bool has_ranks) {
   if (r.advice.findings.empty() && r.advice.not_evaluated.empty())
     return note("clprof advise found nothing to fix in this run.");
+  std::vector<const analyses::advice::Finding*> fresh_ones;
+  if (base) fresh_ones = analyses::advice::new_findings(base->advice, r.advice);
   std::string h = "<ol class=\"findings\">";
   for (const auto& f : r.advice.findings) {
-    bool fresh = base != nullptr;
-    if (base)
-      for (const auto& b : base->advice.findings)
-        fresh = fresh && !(b.rule == f.rule && b.subjects == f.subjects);
+    const bool fresh = std::find(fresh_ones.begin(), fresh_ones.end(), &f) != fresh_ones.end();
     std::string target = evidence_section(f.rule);
     if (target == "ranks" && !has_ranks) target = "kernels";
     const std::string severity = analyses::advice::severity_name(f.severity);
@@ -326,7 +363,7 @@ std::string fix_first(const RunReport& r, const std::string& p, const RunReport*
          (f.impact_ns ? " · saves up to " + escape(format_ns(*f.impact_ns)) : std::string()) +
          (fresh ? " · <em>new in OTHER</em>" : "") + "</span><br>" + escape(f.evidence) +
          "<br><i>" + escape(f.advice) + "</i> <a href=\"#" + escape(p + target) +
-         "\">evidence</a></li>";
+         "\">evidence</a>" + subject_links(r, p, f) + "</li>";
   }
   h += "</ol>";
   if (!r.advice.not_evaluated.empty()) {
@@ -368,7 +405,7 @@ std::string run_sections(const RunReport& r, const std::string& p, double peak, 
   h += section(p + "timeline", "Timeline", "When each queue was busy, and with what.",
                timeline_overview(r));
   h += section(p + "tables", "Tables", "The rows of the clprof commands; click a column to sort.",
-               run_tables(r, peak));
+               run_tables(r, peak, p));
   return h;
 }
 

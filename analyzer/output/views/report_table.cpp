@@ -1,5 +1,7 @@
 #include "output/views/report_table.hpp"
 
+#include <cctype>
+#include <set>
 #include <vector>
 
 #include "output/views/svg.hpp"
@@ -34,7 +36,10 @@ std::vector<size_t> page_columns(const Schema& schema, const std::vector<std::st
 }
 
 std::string table(const Schema& schema, const std::vector<std::string>& options,
-                  const std::vector<const Row*>& all, size_t max_rows) {
+                  const std::vector<const Row*>& all, size_t max_rows,
+                  const RowAnchors& anchors = {}) {
+  const size_t key = anchors.prefix.empty() ? Schema::npos : schema.find(anchors.key);
+  std::set<std::string> ids;
   const std::vector<const Row*> rows(
       all.begin(), all.begin() + static_cast<std::ptrdiff_t>(std::min(all.size(), max_rows)));
   const auto cols = page_columns(schema, options, rows);
@@ -49,7 +54,12 @@ std::string table(const Schema& schema, const std::vector<std::string>& options,
   }
   h += "</tr></thead><tbody>";
   for (const Row* r : rows) {
-    h += "<tr>";
+    std::string id;
+    if (key != Schema::npos) {
+      id = row_anchor(anchors.prefix, display_text(schema.columns[key], (*r)[key]));
+      if (!ids.insert(id).second) id.clear();  // ids are unique: the first such row has it
+    }
+    h += id.empty() ? std::string("<tr>") : "<tr id=\"" + escape(id) + "\">";
     for (size_t c : cols) {
       const Column& col = schema.columns[c];
       const Value& v = (*r)[c];
@@ -104,7 +114,14 @@ std::string nested_tables(const Schema& s, const Row& row, const std::vector<std
 
 }  // namespace
 
-std::string html_tables(const Result& r, size_t max_rows) {
+std::string row_anchor(const std::string& prefix, const std::string& name) {
+  std::string id = prefix;
+  for (const char ch : name)
+    id += (std::isalnum(static_cast<unsigned char>(ch)) || ch == '_' || ch == '-') ? ch : '_';
+  return id;
+}
+
+std::string html_tables(const Result& r, size_t max_rows, const RowAnchors& anchors) {
   const Schema& s = *r.schema;
   std::vector<Row> held;
   Row scratch;
@@ -133,7 +150,7 @@ std::string html_tables(const Result& r, size_t max_rows) {
       h += "</tbody></table>" + nested_tables(s, *row, r.options, max_rows);
     }
   } else {
-    h = table(s, r.options, rows, max_rows);
+    h = table(s, r.options, rows, max_rows, anchors);
   }
   for (const auto& n : r.notes) h += "<p class=\"note\">" + escape(n) + "</p>";
   return h;

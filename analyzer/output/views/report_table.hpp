@@ -15,6 +15,18 @@ namespace clprof::output::report {
 
 inline constexpr size_t kMaxTableRows = 500;
 
-std::string html_tables(const Result& result, size_t max_rows = kMaxTableRows);
+// Row anchors: with `anchors.prefix` set, each top row of a Flat or Tree result gets the id
+// row_anchor(prefix, its `anchors.key` column's display text), for links to it (the
+// report's "What to fix first" links a finding's subjects to the rows that name them).
+struct RowAnchors {
+  std::string prefix;  // "" = no ids
+  std::string key;     // a column key of the result's schema
+};
+std::string html_tables(const Result& result, size_t max_rows = kMaxTableRows,
+                        const RowAnchors& anchors = {});
+
+// The id of the row whose key is `name`: prefix + name with every character outside
+// [A-Za-z0-9_-] replaced by '_' (two names can meet: the first row wins a link).
+std::string row_anchor(const std::string& prefix, const std::string& name);
 
 }  // namespace clprof::output::report

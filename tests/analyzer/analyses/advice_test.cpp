@@ -561,3 +561,29 @@ TEST_CASE("advise gemm-below-peak: a 1024^3 SGEMM at 107 GFLOPS against a 1000 G
   t.set_peak_gflops(100);
   CHECK(of_rule(analyses::advice::advise(run, t), "gemm-below-peak").empty());
 }
+
+TEST_CASE("advise new_findings: keyed by rule and subjects, in the other run's order") {
+  auto finding = [](std::string rule, Severity s, std::vector<std::string> subjects) {
+    Finding f;
+    f.rule = std::move(rule);
+    f.severity = s;
+    f.title = "t";
+    f.subjects = std::move(subjects);
+    return f;
+  };
+  Report base, other;
+  base.findings = {finding("device-idle", Severity::Info, {"dev", "a", "b"}),
+                   finding("default-local-size", Severity::Info, {"k1"})};
+  // By hand: device-idle about the same subjects at another severity is not new; the same
+  // rule about another kernel (k2) is; a rule BASE lacks (launch-bound) is; the order is
+  // OTHER's.
+  other.findings = {finding("launch-bound", Severity::Warning, {"k1"}),
+                    finding("device-idle", Severity::Warning, {"dev", "a", "b"}),
+                    finding("default-local-size", Severity::Info, {"k2"})};
+  const auto fresh = analyses::advice::new_findings(base, other);
+  REQUIRE(fresh.size() == 2);
+  CHECK(fresh[0] == &other.findings[0]);
+  CHECK(fresh[1] == &other.findings[2]);
+  CHECK(analyses::advice::new_findings(other, other).empty());
+  CHECK(analyses::advice::new_findings(Report{}, other).size() == 3);
+}

@@ -202,6 +202,15 @@ TEST_CASE("report: What to fix first lists advise's findings, linked to their ev
   CHECK(p.find("default-local-size · info", item) != std::string::npos);
   CHECK(p.find("<a href=\"#kernels\">evidence</a>", item) != std::string::npos);
   CHECK(p.find("Not evaluated: ", fix) != std::string::npos);
+  // Its subjects, the three kernels, link to their rows in the kernels table, which carry
+  // those ids (once each).
+  for (const std::string k : {"gemm", "relu", "pool"}) {
+    CAPTURE(k);
+    CHECK(p.find("<a href=\"#row-kernel-" + k + "\">" + k + "</a>", item) != std::string::npos);
+    const size_t row = p.find("<tr id=\"row-kernel-" + k + "\">");
+    CHECK(row != std::string::npos);
+    CHECK(p.find("<tr id=\"row-kernel-" + k + "\">", row + 1) == std::string::npos);
+  }
 }
 
 TEST_CASE("report: with two runs, OTHER's findings that BASE lacks are marked new") {
@@ -215,6 +224,9 @@ TEST_CASE("report: with two runs, OTHER's findings that BASE lacks are marked ne
   REQUIRE(fix != std::string::npos);
   CHECK(p.find("new in OTHER", fix) < p.find("<section id=\"base-fix\">"));
   CHECK(p.find("<a href=\"#other-kernels\">evidence</a>", fix) != std::string::npos);
+  // OTHER's links go to OTHER's rows (ids prefixed as its sections are).
+  CHECK(p.find("<a href=\"#other-row-kernel-fused\">fused</a>", fix) != std::string::npos);
+  CHECK(p.find("<tr id=\"other-row-kernel-fused\">") != std::string::npos);
   const auto same = finished(run_with({"gemm", "relu"}), "c.json", true);
   c = analyses::compare_runs(*base.figures, *same.figures);
   p = report::render_page({base, same}, &c, {});
