@@ -107,7 +107,10 @@ void objects(const model::Run& run, const Thresholds& t, Report& out) {
       bool heavy = false;
       for (const auto& [k, v] : *p.live_objects) {
         if (v == 0 || (k.size() > 6 && k.compare(k.size() - 6, 6, "_bytes") == 0)) continue;
-        std::string item = std::to_string(v) + " " + k;
+        // The kinds are plural ("programs"): one object reads "1 program".
+        std::string item =
+            std::to_string(v) + " " +
+            (v == 1 && k.size() > 1 && k.back() == 's' ? k.substr(0, k.size() - 1) : k);
         const auto bytes = counts.find(k.substr(0, k.size() - 1) + "_bytes");
         if (bytes != counts.end() && bytes->second > 0) {
           item += " (" + output::format_bytes(bytes->second) + ")";

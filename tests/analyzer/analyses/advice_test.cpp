@@ -469,7 +469,7 @@ TEST_CASE("advise object-leak: live counts in the end record") {
   REQUIRE(f.size() == 1);
   CHECK(f[0].severity == Severity::Warning);
   CHECK_FALSE(f[0].impact_ns.has_value());
-  CHECK(f[0].title == "OpenCL objects still alive at exit: 200 buffers (800.0 KiB), 1 kernels");
+  CHECK(f[0].title == "OpenCL objects still alive at exit: 200 buffers (800.0 KiB), 1 kernel");
   run.processes[0].live_objects = std::vector<std::pair<std::string, uint64_t>>{
       {"buffers", 3}, {"buffer_bytes", 12}, {"events", 0}};
   f = of_rule(analyses::advice::advise(run), "object-leak");
