@@ -110,8 +110,11 @@ std::string kernels_json(const analyses::VariantKernels& kernels, size_t process
   for (const auto& [variant, k] : kernels) {
     j.begin_object();
     j.field("name", variant.name);
-    const auto known = [&](const std::string& text) {
-      return variant.known ? std::optional<std::string>(text) : std::nullopt;
+    // Not a lambda over `variant`: clang (the fuzz build) refuses to capture a structured
+    // binding before C++20.
+    const bool variant_known = variant.known;
+    const auto known = [variant_known](const std::string& text) {
+      return variant_known ? std::optional<std::string>(text) : std::nullopt;
     };
     j.field("source_hash", known(variant.source_hash));
     j.field("options", known(variant.options));
