@@ -83,14 +83,16 @@ const Schema& compare_findings_schema() {
              {
                  column("rule", "Rule", Type::Text, "", "the rule's stable id (docs/advice.md)"),
                  column("severity", "Severity", Type::Text, "", "info or warning"),
-                 column("title", "Title", Type::Text, "", "the finding in one line"),
+                 column("title", "Title", Type::Text, "", "the finding in one line")
+                     .shrink(Shorten::Tail, 18),
                  column("impact_ns", "Impact", Type::Duration, "ns",
                         "time a fix would save in the other run, where the rule can estimate it")
                      .allow_null(),
                  column("subjects", "Subjects", Type::Text, "",
                         "the kernels, calls, queues, devices or sources it is about, "
                         "comma-separated (with the rule, what makes a finding the same in both "
-                        "runs)"),
+                        "runs)")
+                     .shrink(Shorten::Tail, 12),
              })
           .ordered_by("the other run's ranking (clprof advise's order)");
   return s;
