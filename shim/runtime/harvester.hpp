@@ -91,12 +91,11 @@ class Harvester final : private DrainListener {
   // A sync round's records wait at most this long after the file's last write (a write
   // per clFinish would cost an app that waits after every launch a system call each).
   static constexpr std::int64_t kSyncFlushGapNs = 1000000;
-  // The same for a compressed trace (.zst), whose records then wait for the flush timer
-  // (CLPROF_FLUSH_INTERVAL_MS) or a full buffer: each write ends a zstd block, about 40
-  // bytes, so small writes cost the ratio. Measured (docs/performance.md): the CLBlast
-  // network example in 1,457 writes of ~3 launches 86 bytes per launch, the same text in 49
-  // writes 73; the kernel-latency loop (a sync point per launch) 50 -> 48.
-  static constexpr std::int64_t kCompressedSyncFlushGapNs = INT64_MAX;
+  // A compressed trace (.zst) has no such gap: its sync round's records wait for the flush
+  // timer (CLPROF_FLUSH_INTERVAL_MS) or a full buffer, since each write ends a zstd block,
+  // about 40 bytes, so small writes cost the ratio. Measured (docs/performance.md): the
+  // CLBlast network example in 1,457 writes of ~3 launches 86 bytes per launch, the same text
+  // in 49 writes 73; the kernel-latency loop (a sync point per launch) 50 -> 48.
 
   // An abrupt ending (runtime/lifecycle.hpp): asks the harvester for the trace's last
   // round. It leaves its loop at the top of its next round (woken now when `may_wake`,
