@@ -124,6 +124,10 @@ void render_grid(const Result& r, const RenderOptions& o, const TextSink& sink) 
         const Column& col = s.columns[c];
         if (col.type != Type::Rows || row[c].is_null() || !column_enabled(col, r.options)) continue;
         if (s.layout == Layout::Record && row[c].as_rows().empty()) continue;
+        if (s.layout == Layout::Sections && row[c].as_rows().empty()) {
+          out.text() += "(none)\n\n";  // not a header over no rows (compare's findings)
+          continue;
+        }
         if (s.layout == Layout::Record) out.text() += "\n";
         out.flush();
         render_rows_table(*col.nested, row[c].as_rows(), r, o, sink);
