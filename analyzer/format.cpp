@@ -79,4 +79,11 @@ std::string joined(const std::vector<std::string>& items, std::string_view separ
   return out;
 }
 
+std::string format_sizes(const std::optional<std::vector<uint64_t>>& sizes) {
+  if (!sizes) return "NULL";
+  std::string s;
+  for (uint64_t d : *sizes) s += (s.empty() ? "" : "x") + std::to_string(d);
+  return s.empty() ? "-" : s;
+}
+
 }  // namespace clprof::output

@@ -34,4 +34,8 @@ std::string format_general(double value);
 // A byte count with a binary unit: 512 -> "512 B", 4096 -> "4.0 KiB".
 std::string format_bytes(uint64_t bytes);
 
+// Work sizes as OpenCL users write them: {16, 8} -> "16x8"; nullopt (a NULL local size,
+// the runtime's choice) -> "NULL"; no dimension -> "-".
+std::string format_sizes(const std::optional<std::vector<uint64_t>>& sizes);
+
 }  // namespace clprof::output

@@ -12,12 +12,6 @@ bool is_prime(uint64_t n) {
   return true;
 }
 
-std::string dims(const std::vector<uint64_t>& v) {
-  std::string s;
-  for (uint64_t d : v) s += (s.empty() ? "" : "x") + std::to_string(d);
-  return s.empty() ? "-" : s;
-}
-
 int64_t median(std::vector<int64_t> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -100,7 +94,7 @@ void launches(const model::Run& run, const Thresholds& t, Report& out) {
       if (p) {
         ++prime;
         ++prime_names[l.name];
-        prime_gws.emplace(l.name, dims(l.gws));
+        prime_gws.emplace(l.name, output::format_sizes(l.gws));
       }
     }
     auto add = [&](Severity sev, uint64_t n, const std::map<std::string, uint64_t>& which,

@@ -4,17 +4,6 @@
 
 namespace clprof::analyses::advice::rules {
 
-namespace {
-
-std::string lws_text(const std::optional<std::vector<uint64_t>>& v) {
-  if (!v) return "NULL";
-  std::string s;
-  for (uint64_t x : *v) s += (s.empty() ? "" : "x") + std::to_string(x);
-  return s;
-}
-
-}  // namespace
-
 // For each sweep: the app's candidate against the fastest other candidate whose outputs
 // verified (true, not null: a size that changes the result is no advice). Fires from
 // min_speedup (app median / best median), a warning from warning_speedup. Impact: the
@@ -55,16 +44,16 @@ void local_size_sweep(const model::Run& run, const std::vector<model::LocalSweep
     f.rule = "local-size-sweep";
     f.severity = speedup >= warning_speedup ? Severity::Warning : Severity::Info;
     const std::string factor = output::format_fixed(speedup, 2) + "x";
-    f.title = s.kernel + ": local size " + lws_text(best->lws) + " is " + factor +
-              " faster than the app's " + lws_text(app->lws);
+    f.title = s.kernel + ": local size " + output::format_sizes(best->lws) + " is " + factor +
+              " faster than the app's " + output::format_sizes(app->lws);
     f.evidence = "clprof replay --sweep local (" + s.file + ") on " + s.device + ", median of " +
-                 std::to_string(s.repeat) + " runs: the app's " + lws_text(app->lws) + " " +
-                 util::ns(app->median_ns) + ", " + lws_text(best->lws) + " " +
+                 std::to_string(s.repeat) + " runs: the app's " + output::format_sizes(app->lws) +
+                 " " + util::ns(app->median_ns) + ", " + output::format_sizes(best->lws) + " " +
                  util::ns(best->median_ns) + " (outputs verified bit for bit); " +
                  util::count_of(like, "launch", "launches") + " like the captured one (global " +
-                 (captured ? lws_text(captured->gws) : std::string("unknown")) +
+                 (captured ? output::format_sizes(captured->gws) : std::string("unknown")) +
                  ", the app's local size) in the trace";
-    f.advice = "Launch " + s.kernel + " with local size " + lws_text(best->lws) +
+    f.advice = "Launch " + s.kernel + " with local size " + output::format_sizes(best->lws) +
                " (pass it as local_work_size). The best size belongs to the device and driver "
                "the sweep ran on: sweep again on each target device.";
     if (like > 0) {

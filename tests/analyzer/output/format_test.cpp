@@ -77,3 +77,10 @@ TEST_CASE("joined: separator between items only, every item kept") {
   CHECK(joined({"a", "b", "c"}, ",") == "a,b,c");
   CHECK(joined({"", "b"}, ",") == ",b");  // an empty first item still counts
 }
+
+TEST_CASE("format_sizes: work sizes as OpenCL users write them") {
+  CHECK(output::format_sizes(std::vector<uint64_t>{16, 8}) == "16x8");
+  CHECK(output::format_sizes(std::vector<uint64_t>{1021}) == "1021");
+  CHECK(output::format_sizes(std::nullopt) == "NULL");  // a NULL local size
+  CHECK(output::format_sizes(std::vector<uint64_t>{}) == "-");
+}
