@@ -13,6 +13,7 @@
 
 #include "output/output_file.hpp"
 #include "test_files.hpp"
+#include "../../support/skip.hpp"  // tests/support: CLPROF_SKIP
 
 using namespace clprof::shim;
 using shim_test::read_file;
@@ -65,10 +66,7 @@ TEST_CASE("output file: a link of the user's is followed; a dangling one creates
 }
 
 TEST_CASE("output file: another user's link is not followed, and its target is untouched") {
-  if (geteuid() != 0) {
-    MESSAGE("needs root to make another user's link; skipped");
-    return;
-  }
+  if (geteuid() != 0) CLPROF_SKIP("needs root to make another user's link");
   TempDir dir;
   write_text(dir.file("victim.txt"), "precious");
   const std::string link = dir.file("t.json");
@@ -86,10 +84,7 @@ TEST_CASE("output file: another user's link is not followed, and its target is u
 }
 
 TEST_CASE("output file: another user's file is left alone") {
-  if (geteuid() != 0) {
-    MESSAGE("needs root to make another user's file; skipped");
-    return;
-  }
+  if (geteuid() != 0) CLPROF_SKIP("needs root to make another user's file");
   TempDir dir;
   const std::string path = dir.file("t.json");
   write_text(path, "theirs");

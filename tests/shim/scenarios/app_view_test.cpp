@@ -11,6 +11,7 @@
 
 #include "run_app.hpp"
 #include "trace_checks.hpp"
+#include "../../support/skip.hpp"  // tests/support: CLPROF_SKIP
 
 using rapidjson::Value;
 using namespace shim_test;
@@ -51,10 +52,7 @@ TEST_CASE("app_view: an app built with ThreadSanitizer runs under the shim, with
   // anything else is initialised, and it watches the app's threads: the shim must answer
   // those lookups as libc would and hand its records over in a way TSan can see.
   const std::string app = CLPROF_TSAN_TEST_APP;
-  if (app.empty()) {
-    MESSAGE("no ThreadSanitizer-built test app in this build; case skipped");
-    return;
-  }
+  if (app.empty()) CLPROF_SKIP("no ThreadSanitizer-built test app in this build");
   const std::string fork_err = check_sanitized_app(app, CLPROF_TEST_SHIM_LIB, "ThreadSanitizer:");
   // The shim's thread makes the parent multi-threaded, and TSan kills a child of such a
   // process that starts a thread: the child runs untouched, with one warning.
@@ -66,10 +64,7 @@ TEST_CASE("app_view: an app built with AddressSanitizer runs under the shim, wit
   // user preloads it ahead of the shim, as docs/cli.md shows. The shim's memory then comes
   // from the sanitizer's allocator and is checked at exit by LeakSanitizer.
   const std::string app = CLPROF_ASAN_TEST_APP;
-  if (app.empty()) {
-    MESSAGE("no AddressSanitizer-built test app in this build; case skipped");
-    return;
-  }
+  if (app.empty()) CLPROF_SKIP("no AddressSanitizer-built test app in this build");
   const std::string fork_err = check_sanitized_app(
       app, std::string(CLPROF_TEST_ASAN_RUNTIME) + ":" + CLPROF_TEST_SHIM_LIB, "Sanitizer:");
   CHECK(fork_err.find("this fork child runs untouched") == std::string::npos);  // recorded
