@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "../../support/skip.hpp"  // tests/support: CLPROF_SKIP
 #include "output/output_file.hpp"
 #include "test_files.hpp"
-#include "../../support/skip.hpp"  // tests/support: CLPROF_SKIP
 
 using namespace clprof::shim;
 using shim_test::read_file;

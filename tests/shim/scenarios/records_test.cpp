@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "../../support/skip.hpp"  // tests/support: CLPROF_SKIP
 #include "clprof/trace_schema.hpp"
 #include "kernel_source.hpp"
 #include "run_app.hpp"
 #include "trace_checks.hpp"
-#include "../../support/skip.hpp"  // tests/support: CLPROF_SKIP
 
 using rapidjson::Value;
 using namespace shim_test;

@@ -9,10 +9,10 @@
 #include <sstream>
 #include <string>
 
+#include "../../../support/skip.hpp"  // tests/support: CLPROF_SKIP_PART
 #include "readers/clprof_trace/clprof_trace.hpp"
 #include "readers/load.hpp"
 #include "test_util.hpp"
-#include "../../../support/skip.hpp"  // tests/support: CLPROF_SKIP_PART
 
 using namespace clprof;
 
