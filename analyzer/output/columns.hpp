@@ -174,7 +174,8 @@ struct Schema {
   // CSV: a line per row at every level (false), or one per innermost row only, each
   // carrying its outer rows' values (true: one denormalised line per leaf).
   bool csv_leaves = false;
-  // Sections: the heading of a row, with {key} replaced by that column's table text.
+  // Sections: the heading of a row, with {key} replaced by that column's table text ("-" when
+  // null); {key?} leaves a null out, with the space after it.
   std::string heading;
   // --sort names besides the columns (the command orders by them), with their meaning.
   std::vector<std::pair<std::string, std::string>> extra_sorts;

@@ -71,8 +71,19 @@ std::string heading_text(const Schema& s, const Row& row) {
     if (h[i] == '{') {
       const size_t end = h.find('}', i);
       if (end != std::string::npos) {
-        const size_t at = s.find(h.substr(i + 1, end - i - 1));
+        // {key?}: a field that may not apply to a row; null, it is left out with the space
+        // after it (compare's findings have no statistic: "findings, new in ..."). A
+        // plain {key} shows null as "-".
+        std::string key = h.substr(i + 1, end - i - 1);
+        const bool omit_null = !key.empty() && key.back() == '?';
+        if (omit_null) key.pop_back();
+        const size_t at = s.find(key);
         if (at != Schema::npos) {
+          if (omit_null && row[at].is_null()) {
+            i = end + 1;
+            if (i < h.size() && h[i] == ' ') ++i;
+            continue;
+          }
           out += display_text(s.columns[at], row[at]);
           i = end + 1;
           continue;

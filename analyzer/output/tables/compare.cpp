@@ -111,7 +111,9 @@ const Schema& compare_schema() {
               column("base", "Base", Type::Text, "",
                      "the base run (its first trace's file name, +N more traces)"),
               column("other", "Other", Type::Text, "", "the other run"),
-              column("stat", "Stat", Type::Text, "", "the --stat: median, min or mean"),
+              column("stat", "Stat", Type::Text, "",
+                     "the --stat: median, min or mean (the findings section has none)")
+                  .allow_null(),
               column("unit", "Unit", Type::Text, "",
                      "per iteration, per run (no iteration range) or per launch (gemm); in the "
                      "findings section what it holds"),
@@ -148,7 +150,7 @@ const Schema& compare_schema() {
           })
           .laid_out(Layout::Sections)
           .csv_per_leaf()
-          .headed("{section}, {stat} {unit}: {base} -> {other}")
+          .headed("{section}, {stat?} {unit}: {base} -> {other}")
           .ordered_by("per OTHER: kernels, layers, gemm, findings");
   return s;
 }
@@ -242,13 +244,13 @@ Result compare_result(const std::vector<analyses::Comparison>& comparisons) {
                           Value::real(c.total_delta_percent()), Value::real(c.total_speedup()),
                           Value::rows(std::move(items)), Value()});
     }
+    // Findings have no statistic: null, so the heading reads "findings, new in the other run".
     out.rows.push_back({Value::text("findings"), Value::text(c.base_label),
-                        Value::text(c.other_label), Value::text(analyses::stat_name(c.stat)),
-                        Value::text("new in the other run"), iterations(c.base_iterations),
-                        iterations(c.other_iterations), Value::integer(c.base_total_ns),
-                        Value::integer(c.other_total_ns), Value::integer(c.total_delta_ns()),
-                        Value::real(c.total_delta_percent()), Value::real(c.total_speedup()),
-                        Value(), findings_rows(c.new_findings)});
+                        Value::text(c.other_label), Value(), Value::text("new in the other run"),
+                        iterations(c.base_iterations), iterations(c.other_iterations),
+                        Value::integer(c.base_total_ns), Value::integer(c.other_total_ns),
+                        Value::integer(c.total_delta_ns()), Value::real(c.total_delta_percent()),
+                        Value::real(c.total_speedup()), Value(), findings_rows(c.new_findings)});
     const auto speedup = c.total_speedup();
     out.notes.push_back(total_label(c) + ": " + c.base_label + " " + format_ns(c.base_total_ns) +
                         " -> " + c.other_label + " " + format_ns(c.other_total_ns) + " (" +
