@@ -79,13 +79,11 @@ std::string heading_text(const Schema& s, const Row& row) {
         if (omit_null) key.pop_back();
         const size_t at = s.find(key);
         if (at != Schema::npos) {
-          if (omit_null && row[at].is_null()) {
-            i = end + 1;
-            if (i < h.size() && h[i] == ' ') ++i;
-            continue;
-          }
-          out += display_text(s.columns[at], row[at]);
           i = end + 1;
+          if (!omit_null || !row[at].is_null())
+            out += display_text(s.columns[at], row[at]);
+          else if (i < h.size() && h[i] == ' ')
+            ++i;
           continue;
         }
       }

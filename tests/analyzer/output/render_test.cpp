@@ -220,6 +220,16 @@ TEST_CASE("sections and records: headings and key/value lines, then the nested t
         "Iteration 1: wall time -\n\nKernel     Total\n------  --------\na       1.500 us\n\n");
   CHECK(as(r, Format::Markdown).rfind("### Iteration 1: wall time -\n\n| Kernel | Total |", 0) ==
         0);
+  // {key?}: a null is left out with the space after it; a value shows as with {key}.
+  Schema optional = sections;
+  optional.heading = "Iteration {iteration}, {wall_ns?} wall";
+  Result o(optional);
+  o.rows = {
+      r.rows[0],
+      {Value::uint(2), Value::integer(2000), Value::rows({{Value::text("a"), Value::integer(1)}})}};
+  const std::string table = as(o, Format::Table);
+  CHECK(table.find("Iteration 1, wall\n") != std::string::npos);
+  CHECK(table.find("Iteration 2, 2.000 us wall\n") != std::string::npos);
 
   Schema record = sections;
   record.layout = Layout::Record;
