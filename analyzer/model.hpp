@@ -12,6 +12,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -287,11 +289,97 @@ struct Process {
   std::vector<int64_t> iteration_wall_ns;
 };
 
+// The ranges a streaming read folded (readers::LoadOptions::fold_ranges): a range whose
+// begin and end a reading thread saw both is kept as its name and parent only, 8 bytes a
+// range (a name index and the parent's trace-local id) instead of a model::Range, and the
+// host times it covered are kept per process as one span. Run::ranges then holds the ranges
+// not folded (the top-level ones when kept whole, those still open at a thread's boundary
+// or at the end). Ids are the clprof reader's Run-wide range ids: (process index + 1) <<
+// trace::kRangeIdBits | trace-local id. Built by one thread; read-only afterwards, so
+// const access is safe from any thread. Empty for every other read.
+class FoldedRanges {
+ public:
+  static constexpr uint32_t kNoName = UINT32_MAX;
+  // What one reading thread folded of one process's trace (merged with absorb).
+  struct Part {
+    uint64_t base = 0;  // dense[i] is trace-local id base + i
+    struct Entry {
+      uint32_t name = kNoName;  // index into names (kNoName: no range of that id)
+      uint32_t parent = 0;      // trace-local id of the parent (0: top level)
+    };
+    std::vector<Entry> dense;
+    // Ids far from the others, or parents past 32 bits (hostile traces): local id ->
+    // (name index, parent local id).
+    std::unordered_map<uint64_t, std::pair<uint32_t, uint64_t>> sparse;
+    std::vector<std::string> names;                     // this part's own name indexes
+    std::unordered_map<std::string, uint32_t> name_of;  // name -> index into names
+    int64_t begin_ns = kNoTime, end_ns = kNoTime;       // host span covered (extend_span's rule)
+    uint64_t count = 0;                                 // ranges folded
+    uint64_t inverted = 0;  // ranges whose host end comes before their begin
+    std::string inverted_example;
+    // Adds range `local` (a new id of this part: a repeated one replaces the earlier).
+    void add(uint64_t local, uint64_t parent_local, std::string_view name, int64_t begin_ns,
+             int64_t end_ns);
+    bool empty() const { return count == 0; }
+  };
+  struct Span {
+    int64_t begin_ns = kNoTime, end_ns = kNoTime;  // on the process's host clock
+  };
+
+  // Adds `part` of process index `process` (parts of one process in file order: a later
+  // range of a repeated id replaces the earlier).
+  void absorb(uint32_t process, Part&& part);
+  // The name of range `id`, or nullptr when it was not folded.
+  const std::string* name(uint64_t id) const;
+  // The parent of folded range `id` (Run-wide, 0 = top level); nullopt when not folded.
+  std::optional<uint64_t> parent(uint64_t id) const;
+  bool contains(uint64_t id) const { return name(id) != nullptr; }
+  // Calls f(id, parent) for every folded range (Run-wide ids), process by process.
+  template <class F>
+  void for_each(F&& f) const {
+    for (uint32_t p = 0; p < processes_.size(); ++p) {
+      const auto& d = processes_[p];
+      for (size_t i = 0; i < d.dense.size(); ++i)
+        if (d.dense[i].name != kNoName)
+          f(run_id(p, d.base + i), d.dense[i].parent ? run_id(p, d.dense[i].parent) : 0);
+      for (const auto& [local, e] : d.sparse)
+        f(run_id(p, local), e.second ? run_id(p, e.second) : 0);
+    }
+  }
+  // The host span the folded ranges of process index `process` cover (kNoTime: none).
+  Span span(uint32_t process) const;
+  uint64_t count() const { return count_; }
+  uint64_t inverted() const { return inverted_; }
+  const std::string& inverted_example() const { return inverted_example_; }
+  uint32_t inverted_example_process() const { return inverted_example_process_; }
+  bool empty() const { return count_ == 0; }
+
+ private:
+  static uint64_t run_id(uint32_t process, uint64_t local) {
+    return ((uint64_t{process} + 1) << trace::kRangeIdBits) | local;
+  }
+  struct Process {
+    uint64_t base = 0;
+    std::vector<Part::Entry> dense;
+    std::unordered_map<uint64_t, std::pair<uint32_t, uint64_t>> sparse;
+    Span span;
+  };
+  const std::pair<uint32_t, uint64_t>* lookup(uint64_t id,
+                                              std::pair<uint32_t, uint64_t>& tmp) const;
+  std::vector<Process> processes_;
+  std::vector<std::string> names_;
+  std::unordered_map<std::string, uint32_t> name_of_;
+  uint64_t count_ = 0, inverted_ = 0;
+  std::string inverted_example_;
+  uint32_t inverted_example_process_ = 0;
+};
+
 // A whole run: one or more processes (several traces = one run of several processes).
 struct Run {
   std::vector<Process> processes;
   std::vector<Device> devices;
   std::vector<Range> ranges;
+  FoldedRanges folded_ranges;  // ranges a streaming read kept by name only (see above)
   std::vector<Program> programs;
   std::vector<Build> builds;
   std::vector<Queue> queues;

@@ -11,19 +11,23 @@ namespace clprof::analyses {
 
 LayerKeys::LayerKeys(const model::Run& run) {
   const RangeIndex index(run);
-  slots_.reserve(run.ranges.size() + 1);
-  instance_keys_.reserve(run.ranges.size() + 1);
+  const size_t ranges = run.ranges.size() + run.folded_ranges.count();
+  slots_.reserve(ranges + 1);
+  instance_keys_.reserve(ranges + 1);
   slots_[0] = Slot{intern(std::string(kNoLayer), 0), 0};
   instance_keys_.push_back(slots_[0].key);
-  for (const auto& r : run.ranges) {
+  auto add = [&](uint64_t id) {
     // A repeated id is the last range of that id, as RangeIndex has it.
-    const Slot s{intern(index.path(r.id), 0), static_cast<uint32_t>(instance_keys_.size())};
-    auto [it, fresh] = slots_.try_emplace(r.id, s);
+    const Slot s{intern(index.path(id), 0), static_cast<uint32_t>(instance_keys_.size())};
+    auto [it, fresh] = slots_.try_emplace(id, s);
     if (fresh)
       instance_keys_.push_back(s.key);
     else
       instance_keys_[it->second.instance] = s.key;
-  }
+  };
+  for (const auto& r : run.ranges) add(r.id);
+  // Folded ranges (a streaming read's, by name only) are instances as well.
+  run.folded_ranges.for_each([&](uint64_t id, uint64_t) { add(id); });
 }
 
 LayerKeys::LayerKeys(const model::Run& run, const Iterations& iterations) : by_iteration_(true) {
@@ -42,9 +46,9 @@ LayerKeys::LayerKeys(const model::Run& run, const Iterations& iterations) : by_i
         if (below) slots_[r.id] = Slot{intern(std::move(*below), it->second), 0};
         break;
       }
-      const model::Range* p = index.find(at);
-      if (!p) break;
-      at = p->parent;
+      const auto up = index.parent(at);
+      if (!up) break;
+      at = *up;
     }
   }
 }
@@ -257,9 +261,9 @@ std::unordered_set<uint64_t> ranges_holding_launches(const LayersAnalysis& analy
     // Upward until a range already in the set (its ancestors are then too); bounded
     // against a cycle in a damaged input.
     for (size_t depth = 0; at != 0 && depth < 256 && out.insert(at).second; ++depth) {
-      const model::Range* r = index.find(at);
-      if (!r) break;
-      at = r->parent;
+      const auto up = index.parent(at);
+      if (!up) break;
+      at = *up;
     }
   }
   return out;
@@ -280,9 +284,9 @@ std::vector<IterationDetail> iteration_details(const LayersAnalysis& analysis,
     for (size_t depth = 0; id != 0 && depth < 256; ++depth) {
       auto it = iteration_of_range.find(id);
       if (it != iteration_of_range.end()) return it->second;
-      const model::Range* r = index.find(id);
-      if (!r) return std::nullopt;
-      id = r->parent;
+      const auto up = index.parent(id);
+      if (!up) return std::nullopt;
+      id = *up;
     }
     return std::nullopt;
   };

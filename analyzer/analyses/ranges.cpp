@@ -6,7 +6,8 @@
 
 namespace clprof::analyses {
 
-RangeIndex::RangeIndex(const model::Run& run) {
+RangeIndex::RangeIndex(const model::Run& run)
+    : folded_(run.folded_ranges.empty() ? nullptr : &run.folded_ranges) {
   for (const auto& r : run.ranges) by_id_[r.id] = &r;
 }
 
@@ -15,18 +16,28 @@ const model::Range* RangeIndex::find(uint64_t id) const {
   return it == by_id_.end() ? nullptr : it->second;
 }
 
+const std::string* RangeIndex::name(uint64_t id) const {
+  if (const model::Range* r = find(id)) return &r->name;
+  return folded_ ? folded_->name(id) : nullptr;
+}
+
+std::optional<uint64_t> RangeIndex::parent(uint64_t id) const {
+  if (const model::Range* r = find(id)) return r->parent;
+  return folded_ ? folded_->parent(id) : std::nullopt;
+}
+
 std::string RangeIndex::path(uint64_t id) const {
   if (id == 0) return std::string(kNoLayer);
   std::vector<std::string> names;
   // Bounded walk: a corrupt parent cycle must not hang the analyzer.
   for (size_t depth = 0; id != 0 && depth < 256; ++depth) {
-    const model::Range* r = find(id);
-    if (!r) {
+    const std::string* n = name(id);
+    if (!n) {
       names.push_back("range#" + std::to_string(id));
       break;
     }
-    names.push_back(r->name);
-    id = r->parent;
+    names.push_back(*n);
+    id = *parent(id);
   }
   std::string out;
   for (auto it = names.rbegin(); it != names.rend(); ++it) {
@@ -39,9 +50,9 @@ std::string RangeIndex::path(uint64_t id) const {
 bool RangeIndex::within(uint64_t id, uint64_t ancestor) const {
   for (size_t depth = 0; id != 0 && depth < 256; ++depth) {
     if (id == ancestor) return true;
-    const model::Range* r = find(id);
-    if (!r) return false;
-    id = r->parent;
+    const auto up = parent(id);
+    if (!up) return false;
+    id = *up;
   }
   return false;
 }
@@ -57,10 +68,10 @@ std::optional<std::string> RangeIndex::path_below(uint64_t id, uint64_t ancestor
       }
       return out;
     }
-    const model::Range* r = id ? find(id) : nullptr;
-    if (!r) return std::nullopt;
-    names.push_back(r->name);
-    id = r->parent;
+    const std::string* n = id ? name(id) : nullptr;
+    if (!n) return std::nullopt;
+    names.push_back(*n);
+    id = *parent(id);
   }
   return std::nullopt;
 }
@@ -77,6 +88,15 @@ Iterations find_iterations(const model::Run& run, std::string_view name,
   std::unordered_set<uint64_t> parents;
   for (const auto& r : run.ranges)
     if (r.parent) parents.insert(r.parent);
+  if (!run.folded_ranges.empty()) {
+    // Only the top-level ranges' children matter: the set stays as small as they are.
+    std::unordered_set<uint64_t> top_ids;
+    for (const auto& r : run.ranges)
+      if (r.parent == 0) top_ids.insert(r.id);
+    run.folded_ranges.for_each([&](uint64_t, uint64_t parent) {
+      if (top_ids.count(parent)) parents.insert(parent);
+    });
+  }
   for (size_t i = 0; i < run.ranges.size(); ++i) {
     const auto& r = run.ranges[i];
     if (r.parent != 0) continue;

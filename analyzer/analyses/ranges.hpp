@@ -18,12 +18,17 @@ namespace clprof::analyses {
 // The layer name of launches recorded outside any range.
 inline constexpr std::string_view kNoLayer = "(no layer)";
 
-// Range lookup by id over a Run's ranges (the Run must outlive the index).
+// Range lookup by id over a Run's ranges, whole (Run::ranges) or folded to their name and
+// parent (Run::folded_ranges); the Run must outlive the index.
 class RangeIndex {
  public:
   explicit RangeIndex(const model::Run& run);
-  // The range with this id, or nullptr.
+  // The whole range with this id, or nullptr (also for a folded one).
   const model::Range* find(uint64_t id) const;
+  // The name of range `id`, whole or folded; nullptr when the run has none of that id.
+  const std::string* name(uint64_t id) const;
+  // The parent of range `id` (0 = top level), whole or folded; nullopt when unknown.
+  std::optional<uint64_t> parent(uint64_t id) const;
   // Names from the outermost ancestor down to `id`, joined by '/'; an unknown range is
   // named "range#<id>". kNoLayer for id 0.
   std::string path(uint64_t id) const;
@@ -35,6 +40,7 @@ class RangeIndex {
 
  private:
   std::unordered_map<uint64_t, const model::Range*> by_id_;
+  const model::FoldedRanges* folded_ = nullptr;
 };
 
 // The innermost range id of a launch (0 = none).

@@ -125,6 +125,10 @@ std::map<uint32_t, std::pair<int64_t, int64_t>> absolute_host_spans(const Summar
   std::map<uint32_t, std::pair<int64_t, int64_t>> spans = a.host_spans();
   auto extend = [&](uint32_t p, int64_t b, int64_t e) { extend_span(spans, p, b, e); };
   for (const auto& r : run.ranges) extend(r.process, r.host_begin_ns, r.host_end_ns);
+  for (uint32_t p = 0; p < run.processes.size(); ++p) {
+    const auto folded = run.folded_ranges.span(p);
+    extend(p, folded.begin_ns, folded.end_ns);
+  }
   for (const auto& b : run.builds) extend(b.process, b.host_begin_ns, b.host_end_ns);
   for (const auto& y : run.syncs) extend(y.process, y.host_begin_ns, y.host_end_ns);
   for (const auto& m : run.marks) extend(m.process, m.host_ns, m.host_ns);

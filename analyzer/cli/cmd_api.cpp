@@ -16,9 +16,12 @@ Runner setup_api(CLI::App& app) {
       "recorded (docs/cli.md).",
       output::tables::api_schema(), [](const TableRun& t) {
         const analyses::GroupBy by = t.by;
-        auto session = run_session(t.request, [by](analyses::LaunchPredicate keep) {
-          return std::make_unique<analyses::ApiAnalysis>(by, std::move(keep));
-        });
+        auto session = run_session(
+            t.request,
+            [by](analyses::LaunchPredicate keep) {
+              return std::make_unique<analyses::ApiAnalysis>(by, std::move(keep));
+            },
+            kFoldedRanges);
         auto& a = static_cast<analyses::ApiAnalysis&>(*session.analysis);
         a.add_run_calls(session.run);
         const analyses::GroupLabels labels(session.run, by);

@@ -39,8 +39,8 @@ Runner setup_builds(CLI::App& app) {
     check_output_path(r);
     std::string extra;
     const size_t sort = sort_column(output::tables::builds_schema(), {}, r, extra);
-    auto session =
-        run_session(r, [](analyses::LaunchPredicate) { return std::make_unique<NoAnalysis>(); });
+    auto session = run_session(
+        r, [](analyses::LaunchPredicate) { return std::make_unique<NoAnalysis>(); }, kFoldedRanges);
     if (!o->source.empty()) {
       const model::Program* p = nullptr;
       try {

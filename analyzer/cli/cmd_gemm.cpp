@@ -114,9 +114,12 @@ Runner setup_gemm(CLI::App& app) {
         schema, with_peak ? std::vector<std::string>{"--peak"} : std::vector<std::string>{}, r,
         extra);
     const bool group = o->group;
-    auto session = run_session(r, [rules, group](analyses::LaunchPredicate keep) {
-      return std::make_unique<analyses::GemmAnalysis>(rules, std::move(keep), group);
-    });
+    auto session = run_session(
+        r,
+        [rules, group](analyses::LaunchPredicate keep) {
+          return std::make_unique<analyses::GemmAnalysis>(rules, std::move(keep), group);
+        },
+        kFoldedRanges);
     const double peak = resolve_peak(o->peak, session.run);
     auto result = analyses::finish_gemm(
         std::move(static_cast<analyses::GemmAnalysis&>(*session.analysis)), session.run, peak);

@@ -53,10 +53,13 @@ Runner setup_kernels(CLI::App& app) {
           output::tables::kernels_result(rows, estimate, total_ns, rows.size(), estimated, by);
       return finish_table_run(result, t);
     }
-    auto session = run_session(t.request, [by](analyses::LaunchPredicate keep) {
-      return analyses::maybe_grouped(
-          by, [keep] { return std::make_unique<analyses::KernelsAnalysis>(keep); });
-    });
+    auto session = run_session(
+        t.request,
+        [by](analyses::LaunchPredicate keep) {
+          return analyses::maybe_grouped(
+              by, [keep] { return std::make_unique<analyses::KernelsAnalysis>(keep); });
+        },
+        kFoldedRanges);
     if (o->partial) {
       const auto& a = static_cast<const analyses::KernelsAnalysis&>(*session.analysis);
       emit_text(

@@ -140,7 +140,7 @@ Runner setup_launches(CLI::App& app) {
         [top, column, key](analyses::LaunchPredicate keep) {
           return std::make_unique<LaunchesAnalysis>(std::move(keep), top, column, key);
         },
-        SessionNeeds{false, false});
+        kFoldedRanges);
     auto& launches = static_cast<LaunchesAnalysis&>(*session.analysis);
     launches.finish();
     std::vector<const model::Launch*> rows;

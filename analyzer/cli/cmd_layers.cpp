@@ -58,6 +58,8 @@ Runner setup_layers(CLI::App& app) {
     analyses::Iterations its;
     std::shared_ptr<const analyses::LayerKeys> keys;
     auto metadata = [&](const model::Run& run) {
+      // Folded ranges have no host times: iterations are listed in detail from whole ones.
+      auto whole = [&run] { return run.folded_ranges.empty(); };
       if (!given && by == GroupBy::None) {
         // Profiles that come with per-iteration wall times (Arm NN) print as vison prints
         // them, in the human formats; JSON and CSV keep one shape whatever the input.
@@ -65,7 +67,7 @@ Runner setup_layers(CLI::App& app) {
             r.format == output::Format::Table || r.format == output::Format::Markdown;
         const auto found = analyses::find_iterations(run, r.selection.iteration_range);
         for (const auto& p : run.processes)
-          detail |= human && !found.range_ids.empty() && !p.iteration_wall_ns.empty();
+          detail |= human && !found.range_ids.empty() && !p.iteration_wall_ns.empty() && whole();
         detail &= speedup.empty() && !o->no_kernels && r.sort.empty() && !r.top;
       }
       if (!detail) {
@@ -87,7 +89,10 @@ Runner setup_layers(CLI::App& app) {
           return analyses::maybe_grouped(
               by, [keep, keys] { return std::make_unique<analyses::LayersAnalysis>(keep, keys); });
         },
-        SessionNeeds{false, (!given || o->per_iteration) && by == GroupBy::None, metadata});
+        // The layer rows need the ranges' names and parents only (folded when streamed);
+        // --per-iteration lists each range's host times.
+        SessionNeeds{false, (!given || o->per_iteration) && by == GroupBy::None, metadata,
+                     /*whole_ranges=*/given && o->per_iteration});
     if (by != GroupBy::None) {
       const auto& g = static_cast<analyses::GroupedAnalysis&>(*session.analysis);
       auto rows =

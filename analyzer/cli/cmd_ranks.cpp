@@ -49,9 +49,12 @@ Runner setup_ranks(CLI::App& app) {
       kernels = std::move(merged.kernels);
       table = analyses::finish_rank_table(std::move(merged.rows), *metric);
     } else {
-      auto session = run_session(r, [](analyses::LaunchPredicate keep) {
-        return std::make_unique<analyses::RanksAnalysis>(std::move(keep));
-      });
+      auto session = run_session(
+          r,
+          [](analyses::LaunchPredicate keep) {
+            return std::make_unique<analyses::RanksAnalysis>(std::move(keep));
+          },
+          kFoldedRanges);
       auto& a = static_cast<analyses::RanksAnalysis&>(*session.analysis);
       table = analyses::rank_table(a.summary, a.kernels, session.run, *metric);
       kernels = std::move(a.kernels);

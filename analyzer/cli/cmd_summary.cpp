@@ -20,10 +20,13 @@ Runner setup_summary(CLI::App& app) {
   return [o]() -> int {
     const Request r = make_request(*o);
     check_output_path(r);
-    auto session = run_session(r, [](analyses::LaunchPredicate keep) {
-      return std::make_unique<analyses::RunSummaryAnalysis>(std::move(keep),
-                                                            gemm::shared_builtin_rules());
-    });
+    auto session = run_session(
+        r,
+        [](analyses::LaunchPredicate keep) {
+          return std::make_unique<analyses::RunSummaryAnalysis>(std::move(keep),
+                                                                gemm::shared_builtin_rules());
+        },
+        kFoldedRanges);
     auto summary = analyses::summarize(
         std::move(static_cast<analyses::RunSummaryAnalysis&>(*session.analysis)), session.run,
         nullptr, 0, window_on_host_clock(r, session.run));

@@ -20,10 +20,13 @@ Runner setup_transfers(CLI::App& app) {
       "KiB, 4-64 KiB, 64 KiB-1 MiB, 1-16 MiB, >=16 MiB.",
       output::tables::transfers_schema(), [](const TableRun& t) {
         const GroupBy by = t.by;
-        auto session = run_session(t.request, [by](analyses::LaunchPredicate) {
-          return analyses::maybe_grouped(
-              by, [] { return std::make_unique<analyses::TransfersAnalysis>(); });
-        });
+        auto session = run_session(
+            t.request,
+            [by](analyses::LaunchPredicate) {
+              return analyses::maybe_grouped(
+                  by, [] { return std::make_unique<analyses::TransfersAnalysis>(); });
+            },
+            kFoldedRanges);
         std::vector<analyses::TransferRow> rows;
         if (by == GroupBy::None) {
           rows = analyses::transfer_rows(

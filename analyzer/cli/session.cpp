@@ -75,13 +75,14 @@ void load_in_memory(const Request& r, Session& s, std::atomic<uint64_t>* read) {
 }
 
 // The first of two passes over clprof traces: everything but the launches and transfers.
-void stream_metadata(const Request& r, Session& s, std::atomic<uint64_t>* read) {
+void stream_metadata(const Request& r, Session& s, std::atomic<uint64_t>* read,
+                     const readers::StreamOptions& folding = {}) {
   class Nothing : public Analysis {
    public:
     void add_launch(const model::Launch&) override {}
     void merge(Analysis&&) override {}
   };
-  readers::StreamOptions so;
+  readers::StreamOptions so = folding;
   so.threads = r.threads;
   so.allow_unrelated = r.merge;
   so.bytes_read = read;
@@ -92,10 +93,11 @@ void stream_metadata(const Request& r, Session& s, std::atomic<uint64_t>* read) 
 // The second pass: the launches and transfers, into a scratch run whose metadata is
 // dropped (it repeats the first pass's, with the same process and range ids).
 std::unique_ptr<Analysis> stream_records(const Request& r, const AnalysisFactory& factory,
-                                         unsigned threads, std::atomic<uint64_t>* read) {
+                                         unsigned threads, std::atomic<uint64_t>* read,
+                                         const readers::StreamOptions& folding = {}) {
   model::Run scratch;
   readers::Diagnostics again;  // the first pass said it all
-  readers::StreamOptions so;
+  readers::StreamOptions so = folding;
   so.threads = threads;
   so.allow_unrelated = r.merge;
   so.bytes_read = read;
@@ -137,9 +139,14 @@ Session run_session(const Request& r, const AnalysisMaker& make, SessionNeeds ne
                       sel.skip_first_launch;
   const bool two_passes = sel.needs_run() || needs.metadata;
   output::ReadProgress progress(bytes_to_read(r, !memory && two_passes ? 2 : 1));
+  // What of the ranges the command reads: their names, parents and span only (folded), with
+  // the top-level ones whole where a selection may pick iterations among them.
+  readers::StreamOptions folding;
+  folding.fold_ranges = !needs.whole_ranges;
+  folding.keep_top_level_ranges = two_passes;
   try {
     if (!memory && !two_passes) {
-      readers::StreamOptions so;
+      readers::StreamOptions so = folding;
       so.threads = r.threads;
       so.allow_unrelated = r.merge;
       so.bytes_read = progress.counter();
@@ -150,13 +157,13 @@ Session run_session(const Request& r, const AnalysisMaker& make, SessionNeeds ne
     } else if (!memory) {
       // The selection needs the ranges before the launches: metadata first, then the launches
       // through the selection (each reading thread with its own predicate: they cache).
-      stream_metadata(r, s, progress.counter());
+      stream_metadata(r, s, progress.counter(), folding);
       const model::Run& run = s.run;
       analyses::make_predicate(run, sel);  // a selection the run cannot satisfy fails here, once
       if (needs.metadata) needs.metadata(run);
       s.analysis = stream_records(
           r, [&] { return make(analyses::make_predicate(run, sel)); }, r.threads,
-          progress.counter());
+          progress.counter(), folding);
       s.streamed = true;
       log::debug("streamed " + std::to_string(r.inputs.size()) +
                  " trace(s) twice (metadata, then launches)");

@@ -34,7 +34,13 @@ struct SessionNeeds {
   // from the main thread: clprof traces are then read in two passes, metadata first (as for a
   // selection). Where the input is read into memory whole, after reading it.
   std::function<void(const model::Run&)> metadata;
+  // false: the command reads no more of the ranges than their names, parents and covered
+  // host span (RangeIndex, summary's wall): clprof traces are streamed with
+  // readers::LoadOptions::fold_ranges, so the metadata stays bounded by the open ranges.
+  bool whole_ranges = true;
 };
+// The needs of the commands that read no more of the ranges than names, parents and span.
+inline const SessionNeeds kFoldedRanges{false, false, {}, false};
 
 // Reads the inputs of `request` and runs one Analysis over them. Throws UsageError (a
 // selection the run cannot satisfy, an unused --iteration-range) and readers::InputError.

@@ -50,8 +50,24 @@ void check_consistency(const model::Run& run, size_t first_process, size_t first
     if (r.process < first_process) continue;
     if (inverted(r.host_begin_ns, r.host_end_ns))
       host.note("range '" + printable(r.name) + "'" + in_process(run, r.process));
-    if (r.parent != 0 && !ids.count(r.parent))
+    if (r.parent != 0 && !ids.count(r.parent) && !run.folded_ranges.contains(r.parent))
       orphans.note("'" + printable(r.name) + "'" + in_process(run, r.process));
+  }
+  // The folded ranges (LoadOptions::fold_ranges) were counted as they were folded; their
+  // parents are looked up here, each process's after it was read (ids hold the process).
+  if (!run.folded_ranges.empty() && first_process == 0) {
+    const auto& folded = run.folded_ranges;
+    if (folded.inverted()) {
+      if (host.n == 0)
+        host.example = "range '" + printable(folded.inverted_example()) + "'" +
+                       in_process(run, folded.inverted_example_process());
+      host.n += folded.inverted();
+    }
+    folded.for_each([&](uint64_t id, uint64_t parent) {
+      if (parent != 0 && !ids.count(parent) && !folded.contains(parent))
+        orphans.note("'" + printable(*folded.name(id)) + "'" +
+                     in_process(run, static_cast<uint32_t>((id >> trace::kRangeIdBits) - 1)));
+    });
   }
   auto say = [&](const Count& c, const std::string& text) {
     if (c.n)

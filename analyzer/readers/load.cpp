@@ -230,6 +230,8 @@ std::unique_ptr<Analysis> stream_clprof_traces(const std::vector<std::string>& p
   tuning.threads = options.threads ? options.threads : std::thread::hardware_concurrency();
   if (tuning.threads == 0) tuning.threads = 1;
   tuning.bytes_read = options.bytes_read;
+  tuning.fold_ranges = options.fold_ranges;
+  tuning.keep_top_level_ranges = options.keep_top_level_ranges;
   std::unique_ptr<Analysis> result;
   for (const std::string& path : paths) {
     const Reader& reader = detect_reader(path, options.forced_format);

@@ -34,6 +34,13 @@ struct LoadOptions {
   bool allow_unrelated = false;
   // When set, the bytes read are added to it as they are read (the CLI's progress line).
   std::atomic<uint64_t>* bytes_read = nullptr;
+  // Streaming only: ranges a reading thread sees begin and end are kept as their name and
+  // parent (model::FoldedRanges, 8 bytes a range) instead of model::Range, so the metadata
+  // stays bounded by the open ranges; for the commands that need no more of the ranges
+  // than their names, parents and covered host span. `keep_top_level_ranges`: top-level
+  // ranges stay in Run::ranges whole (the iterations of a selection).
+  bool fold_ranges = false;
+  bool keep_top_level_ranges = true;
 };
 using StreamOptions = LoadOptions;
 

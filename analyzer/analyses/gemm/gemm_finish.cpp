@@ -360,8 +360,7 @@ class CallBuilder {
     l.process = c.process;
     for (uint64_t id = c.parent; id != 0;) {
       l.ranges.insert(l.ranges.begin(), id);
-      const model::Range* r = index.find(id);
-      id = r ? r->parent : 0;
+      id = index.parent(id).value_or(0);
       if (l.ranges.size() > 4096) break;  // a cycle in a damaged trace
     }
     return l;

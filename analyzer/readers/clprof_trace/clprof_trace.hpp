@@ -41,6 +41,10 @@ struct TraceStreamTuning {
   size_t min_bytes_per_thread = size_t{4} << 20;  // fewer threads for small files
   bool fast_path = true;  // false: every record through the general parser (tests)
   std::atomic<uint64_t>* bytes_read = nullptr;  // when set: every byte read is added (progress)
+  // LoadOptions::fold_ranges / keep_top_level_ranges: the reading threads fold ranges into
+  // run.folded_ranges (the prefix before the first launch is read whole, as ever).
+  bool fold_ranges = false;
+  bool keep_top_level_ranges = true;
 };
 
 // ClprofTraceReader::read with the fast path on or off (tests compare the two paths).

@@ -119,6 +119,47 @@ LineProcessor::Parsed LineProcessor::parse_line(std::string_view line, uint64_t 
   return p;
 }
 
+void LineProcessor::fold(RecordType type, uint64_t offset) {
+  constexpr uint64_t kLocal = (uint64_t{1} << kRangeIdBits) - 1;
+  MetaBatch::Entry& entry = batch_.order.back();
+  if (type == RecordType::RangeBegin) {
+    if (entry.blas) return;
+    const model::Range& r = batch_.range_begins[entry.index];
+    if (keep_top_level_ && r.parent == 0) return;
+    if (open_.count(r.id)) {
+      // As TraceBuilder::apply would: the range of that id stays the open one.
+      const uint64_t id = r.id;
+      batch_.drop_last();
+      problems.skipped.add(offset, range_open_already(id));
+      return;
+    }
+    open_[r.id] = batch_.order.size() - 1;
+    return;
+  }
+  const RangeEndRecord& e = batch_.range_ends[entry.index];
+  auto it = open_.find(e.id);
+  if (it == open_.end()) return;  // of a range begun before this share, or of none: in order
+  MetaBatch::Entry& begin = batch_.order[it->second];
+  model::Range& r = batch_.range_begins[begin.index];
+  folded_.add(r.id & kLocal, r.parent & kLocal, r.name, r.host_begin_ns, e.end_ns);
+  std::string().swap(r.name);
+  begin.folded = entry.folded = true;
+  open_.erase(it);
+  folded_entries_ += 2;
+  if (folded_entries_ >= 8192 && 2 * folded_entries_ >= batch_.order.size()) {
+    // Amortised: the batch shrinks to what is left open (and the other records).
+    std::unordered_map<uint64_t, size_t> moved;
+    moved.reserve(open_.size());
+    for (const auto& [id, at] : open_) moved[at] = 0;
+    batch_.remove_folded([&](size_t from, size_t to) {
+      auto m = moved.find(from);
+      if (m != moved.end()) m->second = to;
+    });
+    for (auto& [id, at] : open_) at = moved[at];
+    folded_entries_ = 0;
+  }
+}
+
 LineProcessor::Parsed LineProcessor::take_record(std::string_view rec, uint64_t offset,
                                                  bool terminated, size_t readable_after,
                                                  bool stop_at_bulk) {
@@ -153,6 +194,10 @@ LineProcessor::Parsed LineProcessor::take_record(std::string_view rec, uint64_t 
   if (!is_bulk(type)) batch_.set_last_offset(offset);
   ++records;
   last_record_offset = offset;
+  if (fold_ && (type == RecordType::RangeBegin || type == RecordType::RangeEnd)) {
+    fold(type, offset);
+    return {LineOutcome::Record, type};
+  }
   if (is_bulk(type)) {
     // A command whose device end precedes its start: kept, untimed, counted.
     const bool launch = type == RecordType::Launch;

@@ -92,6 +92,16 @@ class LineProcessor {
     return p.outcome;
   }
 
+  // Folds ranges (LoadOptions::fold_ranges): a range whose begin and end this processor
+  // reads both leaves the batch and goes to folded() as its name and parent, the batch
+  // keeping only the ranges still open at its end and the ends of earlier ones (memory: the
+  // open ranges plus 8 bytes a folded range). `keep_top_level`: top-level ranges stay whole.
+  void fold_ranges(bool keep_top_level) {
+    fold_ = true;
+    keep_top_level_ = keep_top_level;
+  }
+  model::FoldedRanges::Part& folded() { return folded_; }
+
   MetaBatch& batch() { return batch_; }
   OrderChecks checks;
   Problems problems;
@@ -115,10 +125,16 @@ class LineProcessor {
                      bool stop_at_bulk);
   // Notes content after the end of the trace at `offset` (and throws if strict).
   void after_closing(uint64_t offset);
+  // After a kept range_begin / range_end at `offset`, with folding on.
+  void fold(RecordType type, uint64_t offset);
 
   MetaBatch batch_;
   TraceParser parser_;
   bool strict_;
+  bool fold_ = false, keep_top_level_ = true;
+  std::unordered_map<uint64_t, size_t> open_;  // foldable open range: Run id -> order index
+  size_t folded_entries_ = 0;                  // in batch_.order, not yet removed
+  model::FoldedRanges::Part folded_;
 };
 
 // The in-memory and prefix reader: a LineProcessor whose metadata is applied to the Run

@@ -82,10 +82,40 @@ void MetaBatch::drop_last() {
   }
 }
 
+std::string range_open_already(uint64_t run_id) {
+  return "range_begin record: range " +
+         std::to_string(run_id & ((uint64_t{1} << kRangeIdBits) - 1)) +
+         " is open already (expected a new id)";
+}
+
+void MetaBatch::remove_folded(const std::function<void(size_t, size_t)>& moved) {
+  std::vector<Entry> kept;
+  std::vector<model::Range> begins;
+  std::vector<RangeEndRecord> ends;
+  kept.reserve(order.size() / 2 + 16);
+  for (size_t i = 0; i < order.size(); ++i) {
+    Entry e = order[i];
+    if (e.folded) continue;
+    if (e.type == RecordType::RangeBegin && !e.blas) {
+      begins.push_back(std::move(range_begins[e.index]));
+      e.index = static_cast<uint32_t>(begins.size() - 1);
+      moved(i, kept.size());
+    } else if (e.type == RecordType::RangeEnd) {
+      ends.push_back(range_ends[e.index]);
+      e.index = static_cast<uint32_t>(ends.size() - 1);
+    }
+    kept.push_back(e);
+  }
+  order = std::move(kept);
+  range_begins = std::move(begins);
+  range_ends = std::move(ends);
+}
+
 void TraceBuilder::apply(MetaBatch& batch) {
   reserve_more(run.ranges, batch.range_begins.size());
   reserve_more(run.syncs, batch.syncs.size());
   for (const MetaBatch::Entry& entry : batch.order) {
+    if (entry.folded) continue;
     const uint32_t i = entry.index;
     switch (entry.type) {
       case RecordType::Device:
@@ -138,10 +168,7 @@ void TraceBuilder::apply(MetaBatch& batch) {
         if (entry.blas) {
           model::BlasCall& c = batch.blas_calls[i];
           if (ranges.count(c.id) || blas_open.count(c.id)) {
-            problems.skipped.add(entry.offset,
-                                 "range_begin record: range " +
-                                     std::to_string(c.id & ((uint64_t{1} << kRangeIdBits) - 1)) +
-                                     " is open already (expected a new id)");
+            problems.skipped.add(entry.offset, range_open_already(c.id));
             break;
           }
           blas_open[c.id] = run.blas_calls.size();
@@ -150,10 +177,7 @@ void TraceBuilder::apply(MetaBatch& batch) {
         }
         model::Range& r = batch.range_begins[i];
         if (ranges.count(r.id) || blas_open.count(r.id)) {
-          problems.skipped.add(entry.offset,
-                               "range_begin record: range " +
-                                   std::to_string(r.id & ((uint64_t{1} << kRangeIdBits) - 1)) +
-                                   " is open already (expected a new id)");
+          problems.skipped.add(entry.offset, range_open_already(r.id));
           break;
         }
         ranges[r.id] = run.ranges.size();

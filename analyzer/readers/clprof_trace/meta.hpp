@@ -3,6 +3,8 @@
 // and transfers) and applying them, in file order, to the model::Run (TraceBuilder).
 #pragma once
 
+#include <functional>
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -36,6 +38,9 @@ inline bool is_bulk(RecordType t) {
 inline uint64_t run_range_id(uint32_t process, uint64_t local) {
   return local == 0 ? 0 : ((uint64_t{process} + 1) << kRangeIdBits) | local;
 }
+
+// The message of a range_begin whose id is open already (the record is skipped).
+std::string range_open_already(uint64_t run_id);
 
 // Metadata records as parsed, before trace-local ids are mapped (see TraceBuilder).
 struct ClockSyncRecord {
@@ -75,9 +80,10 @@ struct EndRecord {
 struct MetaBatch {
   struct Entry {
     RecordType type;
-    bool blas = false;  // a range_begin of a BLAS call: index is in blas_calls
-    uint32_t index;     // in the vector of its type
-    uint64_t offset;    // of the record in the file (for messages)
+    bool blas = false;    // a range_begin of a BLAS call: index is in blas_calls
+    uint32_t index;       // in the vector of its type
+    uint64_t offset;      // of the record in the file (for messages)
+    bool folded = false;  // a range record folded by its reading thread: not applied
   };
   std::vector<Entry> order;
   std::vector<std::pair<uint64_t, model::Device>> devices;  // trace id, device
@@ -101,12 +107,12 @@ struct MetaBatch {
   // (set_last_offset) by whoever knows where the record was.
   template <class V>
   typename V::value_type& add(RecordType type, V& v) {
-    order.push_back(Entry{type, false, static_cast<uint32_t>(v.size()), 0});
+    order.push_back(Entry{type, false, static_cast<uint32_t>(v.size()), 0, false});
     return v.emplace_back();
   }
   model::BlasCall& add_blas_call() {
     order.push_back(
-        Entry{RecordType::RangeBegin, true, static_cast<uint32_t>(blas_calls.size()), 0});
+        Entry{RecordType::RangeBegin, true, static_cast<uint32_t>(blas_calls.size()), 0, false});
     return blas_calls.emplace_back();
   }
   void set_last_offset(uint64_t offset) { order.back().offset = offset; }
@@ -114,6 +120,9 @@ struct MetaBatch {
   void clear();
   // Removes the last record added (one whose parsing failed, or that is skipped).
   void drop_last();
+  // Removes the folded entries and the range records behind them, renumbering the rest;
+  // `moved(old_order_index, new_order_index)` is called for every range_begin kept.
+  void remove_folded(const std::function<void(size_t, size_t)>& moved);
 };
 
 // Per-file state of the metadata: trace-local ids -> Run-wide objects. Used by one thread

@@ -159,7 +159,8 @@ class LineReader {
 // after it was joined).
 struct WorkerResult {
   std::unique_ptr<Analysis> analysis;
-  MetaBatch meta;  // parsed metadata, applied in file order afterwards
+  MetaBatch meta;                    // parsed metadata, applied in file order afterwards
+  model::FoldedRanges::Part folded;  // TraceStreamTuning::fold_ranges: the ranges folded
   OrderChecks checks;
   Problems problems;
   uint64_t records = 0;
@@ -181,14 +182,16 @@ struct WorkerResult {
 // past `abort_at` (what comes later cannot be the first error). Reports everything,
 // errors included, through `out`: never throws.
 void stream_range(const File& file, uint64_t begin, uint64_t stop, bool skip_partial,
-                  size_t chunk_bytes, std::atomic<uint64_t>* counter, uint32_t process,
-                  const std::unordered_map<uint64_t, uint32_t>& devices, bool fast_path,
-                  OrderChecks checks, std::atomic<uint64_t>& abort_at, WorkerResult& out) {
+                  const TraceStreamTuning& tuning, uint32_t process,
+                  const std::unordered_map<uint64_t, uint32_t>& devices, OrderChecks checks,
+                  std::atomic<uint64_t>& abort_at, WorkerResult& out) {
   try {
-    LineProcessor lines(process, &devices, fast_path, /*strict=*/false);
+    LineProcessor lines(process, &devices, tuning.fast_path, /*strict=*/false);
+    if (tuning.fold_ranges) lines.fold_ranges(tuning.keep_top_level_ranges);
     lines.checks = std::move(checks);
     auto finish = [&] {
       out.meta = std::move(lines.batch());
+      out.folded = std::move(lines.folded());
       out.checks = std::move(lines.checks);
       out.problems = std::move(lines.problems);
       out.records = lines.records;
@@ -196,7 +199,7 @@ void stream_range(const File& file, uint64_t begin, uint64_t stop, bool skip_par
       out.closing_offset = lines.closing_offset;
       out.after_closing_offset = lines.after_closing_offset;
     };
-    LineReader reader(file, begin, chunk_bytes, counter);
+    LineReader reader(file, begin, tuning.chunk_bytes, tuning.bytes_read);
     std::string_view line;
     bool terminated;
     if (skip_partial && !reader.next(line, terminated)) return finish();
@@ -268,8 +271,8 @@ std::vector<WorkerResult> read_rest(const File& file, uint64_t prefix_end, unsig
   try {
     for (unsigned i = 1; i < threads; ++i) {
       pool.emplace_back(stream_range, std::cref(file), bounds[i] - 1, bounds[i + 1], true,
-                        tuning.chunk_bytes, tuning.bytes_read, process, std::cref(builder.devices),
-                        tuning.fast_path, OrderChecks(), std::ref(abort_at), std::ref(results[i]));
+                        std::cref(tuning), process, std::cref(builder.devices), OrderChecks(),
+                        std::ref(abort_at), std::ref(results[i]));
     }
   } catch (...) {
     // No thread may outlive this frame (they reference it): stop and join the started ones.
@@ -277,8 +280,8 @@ std::vector<WorkerResult> read_rest(const File& file, uint64_t prefix_end, unsig
     for (auto& t : pool) t.join();
     throw;
   }
-  stream_range(file, bounds[0], bounds[1], false, tuning.chunk_bytes, tuning.bytes_read, process,
-               builder.devices, tuning.fast_path, prefix_checks, abort_at, results[0]);
+  stream_range(file, bounds[0], bounds[1], false, tuning, process, builder.devices, prefix_checks,
+               abort_at, results[0]);
   for (auto& t : pool) t.join();
   for (auto& r : results)
     if (r.other_error) std::rethrow_exception(r.other_error);
@@ -406,6 +409,7 @@ std::unique_ptr<Analysis> stream_file(const File& file, model::Run& run,
   for (auto& r : results) {
     builder.apply(r.meta);
     r.meta = MetaBatch();  // release the drained vectors' memory now
+    run.folded_ranges.absorb(process, std::move(r.folded));
     records += r.records;
     cut = cut || r.cut;
     problems.merge(std::move(r.problems));
