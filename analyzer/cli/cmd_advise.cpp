@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "analyses/advice/advice.hpp"
+#include "analyses/advice/commands.hpp"
 #include "analyses/selection.hpp"
 #include "cli/commands.hpp"
 #include "cli/emit.hpp"
@@ -20,57 +21,47 @@ namespace clprof::cli {
 
 namespace {
 
-// The most launches and transfers `advise` keeps: its rules read the run as a whole (host
-// order per thread, device timelines, medians), so it holds each command, slimmed to what
-// the rules read; with the rules' own working copies ~1.2 KiB a command (docs/performance.md).
-// The ceiling is the --max-memory limit (default: half of the RAM) at kAdviseBytesPerCommand
-// a command (the 1.2 KiB, the rules' peak and the readers' buffers, with room to spare), so
-// that past it the command stops with an error that names the limit, before an allocation
-// fails (thrown from a reading thread: the readers stop and rethrow it). No limit (0, or a
+// The most launches and transfers `advise` keeps. Its rules that read each command on its
+// own sum them as they stream (analyses/advice/commands.hpp: counts, sums, per-kernel maps);
+// the rules that read the run in an order (host order per thread, device timelines, medians)
+// keep a compact record per command: 80 bytes a launch, 88 a transfer, and at the end up to
+// 16 bytes more a command for the rules' sort orders. The ceiling is the --max-memory limit
+// (default: half of the RAM) at kAdviseBytesPerCommand a command (the record and the rules'
+// peak, ~100 bytes, and room for the readers' buffers and the run's metadata, which grow
+// with the trace too: measured 444 MiB in all for the generator's 1 GB trace, 2.1 M commands
+// and their ranges, ~220 bytes a command; docs/performance.md), so that past
+// it the command stops with an error that names the limit, before an allocation fails
+// (thrown from a reading thread: the readers stop and rethrow it). No limit (0, or a
 // sanitizer build, which applies none): no ceiling.
-constexpr uint64_t kAdviseBytesPerCommand = 4096;
+constexpr uint64_t kAdviseBytesPerCommand = 512;
 
 uint64_t advise_command_ceiling() {
   const uint64_t limit = applied_memory_limit();
   return limit == 0 ? UINT64_MAX : limit / kAdviseBytesPerCommand;
 }
 
-// Keeps the launches and transfers of the selection, for the rules to read as a run: one
-// instance per reading thread, merged in file order; `kept` counts for all of them together.
+// The launches and transfers of the selection, fed to the rules' Commands: one instance per
+// reading thread, merged in file order; `kept` counts for all of them together.
 class Collect : public Analysis {
  public:
-  Collect(analyses::LaunchPredicate keep, analyses::TransferPredicate keep_transfer, bool with_args,
+  Collect(analyses::LaunchPredicate keep, analyses::TransferPredicate keep_transfer,
+          const analyses::advice::Thresholds& t, bool gemm_peak,
           std::shared_ptr<std::atomic<uint64_t>> kept)
       : keep_(std::move(keep)),
         keep_transfer_(std::move(keep_transfer)),
-        with_args_(with_args),
-        kept_(std::move(kept)) {}
+        kept_(std::move(kept)),
+        commands(t, gemm_peak) {}
   void add_launch(const model::Launch& l) override {
     if ((keep_ && !keep_(l)) || !take()) return;
-    launches.push_back(l);
-    auto& c = launches.back();
-    // What no rule reads (gemm-below-peak, with --peak, decodes the arguments).
-    if (!with_args_) std::vector<model::KernelArg>().swap(c.args);
-    std::vector<uint64_t>().swap(c.gwo);
-    c.extra.clear();
-    innermost_only(c.ranges);
+    commands.add_launch(l);
   }
   void add_transfer(const model::Transfer& t) override {
     if ((keep_transfer_ && !keep_transfer_(t)) || !take()) return;
-    transfers.push_back(t);
-    innermost_only(transfers.back().ranges);
+    commands.add_transfer(t);
   }
   void merge(Analysis&& other) override {
-    auto& o = static_cast<Collect&>(other);
-    launches.insert(launches.end(), std::make_move_iterator(o.launches.begin()),
-                    std::make_move_iterator(o.launches.end()));
-    transfers.insert(transfers.end(), std::make_move_iterator(o.transfers.begin()),
-                     std::make_move_iterator(o.transfers.end()));
-    std::vector<model::Launch>().swap(o.launches);
-    std::vector<model::Transfer>().swap(o.transfers);
+    commands.merge(std::move(static_cast<Collect&>(other).commands));
   }
-  std::vector<model::Launch> launches;
-  std::vector<model::Transfer> transfers;
 
  private:
   bool take() {
@@ -80,19 +71,17 @@ class Collect : public Analysis {
         " launches and transfers, what --max-memory " +
         std::to_string(applied_memory_limit() >> 20) + " MiB holds at " +
         std::to_string(kAdviseBytesPerCommand) +
-        " bytes each (its rules read them all): raise --max-memory, or select a part with "
-        "--time-window, --iteration or --filter (docs/performance.md, memory ceilings)");
-  }
-  // The rules read a command's innermost range only (util::innermost_range).
-  static void innermost_only(std::vector<uint64_t>& ranges) {
-    if (ranges.size() > 1) ranges.erase(ranges.begin(), ranges.end() - 1);
-    ranges.shrink_to_fit();
+        " bytes each (its rules read them in host and device order): raise --max-memory, or "
+        "select a part with --time-window, --iteration or --filter (docs/performance.md, "
+        "memory ceilings)");
   }
   analyses::LaunchPredicate keep_;
   analyses::TransferPredicate keep_transfer_;
-  bool with_args_;
   std::shared_ptr<std::atomic<uint64_t>> kept_;
   uint64_t ceiling_ = advise_command_ceiling();
+
+ public:
+  analyses::advice::Commands commands;
 };
 
 std::string list_rules() {
@@ -160,7 +149,7 @@ Runner setup_advise(CLI::App& app) {
     load_peak(o->peak);
     std::string extra;
     const size_t sort = sort_column(output::tables::advise_schema(), {}, r, extra);
-    // Streamed: only the commands the rules read are kept, slimmed. A selection reads the
+    // Streamed: the rules tally the commands, or keep them compact. A selection reads the
     // metadata first; its transfers are selected here (the stream selects launches only).
     analyses::TransferPredicate keep_transfer;
     SessionNeeds needs;
@@ -169,19 +158,18 @@ Runner setup_advise(CLI::App& app) {
         keep_transfer = analyses::make_transfer_predicate(run, r.selection);
       };
     const auto kept = std::make_shared<std::atomic<uint64_t>>(0);
-    const bool with_args = o->peak.given();
+    const bool gemm_peak = o->peak.given();
     auto session = run_session(
         r,
         [&](analyses::LaunchPredicate keep) {
-          return std::make_unique<Collect>(std::move(keep), keep_transfer, with_args, kept);
+          return std::make_unique<Collect>(std::move(keep), keep_transfer, thresholds, gemm_peak,
+                                           kept);
         },
         needs);
-    auto& c = static_cast<Collect&>(*session.analysis);
-    session.run.launches = std::move(c.launches);
-    session.run.transfers = std::move(c.transfers);
+    const auto& c = static_cast<Collect&>(*session.analysis).commands;
     if (o->peak.given()) thresholds.set_peak_gflops(resolve_peak(o->peak, session.run));
     const auto report =
-        analyses::advice::advise(session.run, thresholds, readers::load_sweeps(session.run));
+        analyses::advice::advise(session.run, c, thresholds, readers::load_sweeps(session.run));
     auto result = output::tables::advise_result(report);
     order(result, sort, r.top);
     emit(result, r);

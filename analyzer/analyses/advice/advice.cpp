@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "analyses/advice/commands.hpp"
 #include "analyses/advice/util.hpp"
 
 namespace clprof::analyses::advice {
@@ -141,18 +142,25 @@ double Thresholds::get(const std::string& rule, const std::string& key) const {
 
 Report advise(const model::Run& run, const Thresholds& t,
               const std::vector<model::LocalSweep>& sweeps) {
+  Commands c(t, t.peak_gflops().has_value());
+  feed(run, c);
+  return advise(run, c, t, sweeps);
+}
+
+Report advise(const model::Run& run, const Commands& c, const Thresholds& t,
+              const std::vector<model::LocalSweep>& sweeps) {
   Report out;
-  rules::sync(run, t, out);
-  rules::launches(run, t, out);
-  rules::builds(run, t, out);
-  rules::device(run, t, out);
-  rules::errors(run, t, out);
-  rules::transfers(run, t, out);
-  rules::gemm(run, t, out);
-  rules::gemm_peak(run, t, out);
-  rules::objects(run, t, out);
-  rules::ranks(run, t, out);
-  rules::local_size_sweep(run, sweeps, t, out);
+  rules::sync(run, c, t, out);
+  rules::launches(run, c, t, out);
+  rules::builds(run, c, t, out);
+  rules::device(run, c, t, out);
+  rules::errors(run, c, t, out);
+  rules::transfers(run, c, t, out);
+  rules::gemm(run, c, t, out);
+  rules::gemm_peak(run, c, t, out);
+  rules::objects(run, c, t, out);
+  rules::ranks(run, c, t, out);
+  rules::local_size_sweep(run, c, sweeps, t, out);
   for (const auto& r : rule_catalog())
     if (!r.evaluated) out.not_evaluated.push_back({r.id, "needs " + r.missing});
   std::stable_sort(out.findings.begin(), out.findings.end(),
@@ -168,22 +176,33 @@ Report advise(const model::Run& run, const Thresholds& t,
 
 namespace util {
 
-std::map<std::pair<uint32_t, uint64_t>, std::vector<HostEvent>> host_events(const model::Run& run) {
+std::map<std::pair<uint32_t, uint64_t>, std::vector<HostEvent>> host_events(const model::Run& run,
+                                                                            const Commands& c) {
   std::map<std::pair<uint32_t, uint64_t>, std::vector<HostEvent>> out;
-  for (size_t i = 0; i < run.launches.size(); ++i) {
-    const auto& l = run.launches[i];
-    if (l.host_begin_ns != model::kNoTime)
-      out[{l.process, l.tid}].push_back({HostEvent::Kind::Launch, i, l.host_begin_ns});
+  // Per interned thread first (a vector lookup per command), then keyed by (process, tid).
+  // Sized first (16 bytes an event, no growth slack; the syncs, metadata, are added after).
+  std::vector<std::vector<HostEvent>> per(c.threads.size());
+  std::vector<size_t> n(c.threads.size(), 0);
+  for (const auto& l : c.launches) n[l.thread] += l.host_begin != model::kNoTime;
+  for (const auto& x : c.transfers) n[x.thread] += x.host_begin != model::kNoTime;
+  for (size_t i = 0; i < per.size(); ++i) per[i].reserve(n[i]);
+  for (size_t i = 0; i < c.launches.size(); ++i) {
+    const auto& l = c.launches[i];
+    if (l.host_begin != model::kNoTime)
+      per[l.thread].push_back({HostEvent::Kind::Launch, static_cast<uint32_t>(i), l.host_begin});
   }
-  for (size_t i = 0; i < run.transfers.size(); ++i) {
-    const auto& x = run.transfers[i];
-    if (x.host_begin_ns != model::kNoTime)
-      out[{x.process, x.tid}].push_back({HostEvent::Kind::Transfer, i, x.host_begin_ns});
+  for (size_t i = 0; i < c.transfers.size(); ++i) {
+    const auto& x = c.transfers[i];
+    if (x.host_begin != model::kNoTime)
+      per[x.thread].push_back({HostEvent::Kind::Transfer, static_cast<uint32_t>(i), x.host_begin});
   }
+  for (size_t i = 0; i < per.size(); ++i)
+    if (!per[i].empty()) out[c.threads[i]] = std::move(per[i]);
   for (size_t i = 0; i < run.syncs.size(); ++i) {
     const auto& s = run.syncs[i];
     if (s.host_begin_ns != model::kNoTime)
-      out[{s.process, s.tid}].push_back({HostEvent::Kind::Sync, i, s.host_begin_ns});
+      out[{s.process, s.tid}].push_back(
+          {HostEvent::Kind::Sync, static_cast<uint32_t>(i), s.host_begin_ns});
   }
   for (auto& [key, v] : out)
     std::stable_sort(v.begin(), v.end(),
@@ -191,22 +210,22 @@ std::map<std::pair<uint32_t, uint64_t>, std::vector<HostEvent>> host_events(cons
   return out;
 }
 
-std::vector<bool> first_launches(const model::Run& run) {
-  std::map<std::pair<uint32_t, std::string>, size_t> first;
-  for (size_t i = 0; i < run.launches.size(); ++i) {
-    const auto& l = run.launches[i];
-    auto [it, fresh] = first.emplace(std::make_pair(l.process, l.name), i);
-    if (!fresh && l.host_begin_ns < run.launches[it->second].host_begin_ns) it->second = i;
+std::vector<bool> first_launches(const Commands& c) {
+  std::map<std::pair<uint32_t, uint32_t>, size_t> first;  // (process, name) -> index
+  for (size_t i = 0; i < c.launches.size(); ++i) {
+    const auto& l = c.launches[i];
+    auto [it, fresh] = first.emplace(std::make_pair(c.process_of(l.thread), l.name), i);
+    if (!fresh && l.host_begin < c.launches[it->second].host_begin) it->second = i;
   }
-  std::vector<bool> out(run.launches.size(), false);
+  std::vector<bool> out(c.launches.size(), false);
   for (const auto& [key, i] : first) out[i] = true;
   return out;
 }
 
-std::string innermost_range(const model::Run& run, const std::vector<uint64_t>& ranges) {
-  if (ranges.empty()) return "";
+std::string range_name(const model::Run& run, uint64_t id) {
+  if (id == 0) return "";
   for (const auto& r : run.ranges)
-    if (r.id == ranges.back()) return r.name;
+    if (r.id == id) return r.name;
   return "";
 }
 

@@ -79,8 +79,9 @@ struct Report {
   std::vector<NotEvaluated> not_evaluated;
 };
 
-// Runs every rule over `run`; `sweeps` are the run's stored local-size sweeps
-// (readers/sweeps.hpp), for local-size-sweep (not evaluated without any).
+// Runs every rule over `run` (its launches and transfers fed through a Commands,
+// commands.hpp, as clprof advise streams them); `sweeps` are the run's stored local-size
+// sweeps (readers/sweeps.hpp), for local-size-sweep (not evaluated without any).
 Report advise(const model::Run& run, const Thresholds& thresholds = Thresholds(),
               const std::vector<model::LocalSweep>& sweeps = {});
 
@@ -90,25 +91,34 @@ Report advise(const model::Run& run, const Thresholds& thresholds = Thresholds()
 // new_findings and the report's "new in OTHER" mark.
 std::vector<const Finding*> new_findings(const Report& base, const Report& other);
 
-// The rules' families (rules_*.cpp), each adding its findings and not-evaluated notes.
+class Commands;  // commands.hpp: what advise keeps of the launches and transfers
+
+// The rules' families (rules_*.cpp), each adding its findings and not-evaluated notes; they
+// read the run's metadata and the launches and transfers as `c` keeps them.
 namespace rules {
-void sync(const model::Run& run, const Thresholds& t,
+void sync(const model::Run& run, const Commands& c, const Thresholds& t,
           Report& out);  // sync-after-each-launch, blocking-transfer
-void launches(const model::Run& run, const Thresholds& t,
+void launches(const model::Run& run, const Commands& c, const Thresholds& t,
               Report& out);  // launch-bound, default-local-size
-void builds(const model::Run& run, const Thresholds& t,
+void builds(const model::Run& run, const Commands& c, const Thresholds& t,
             Report& out);  // repeated-build, build-dominates
-void device(const model::Run& run, const Thresholds& t,
+void device(const model::Run& run, const Commands& c, const Thresholds& t,
             Report& out);  // device-idle, queue-serialisation
-void errors(const model::Run& run, const Thresholds& t, Report& out);     // api-errors
-void transfers(const model::Run& run, const Thresholds& t, Report& out);  // transfer-bound
-void gemm(const model::Run& run, const Thresholds& t, Report& out);       // gemm-padding
-void gemm_peak(const model::Run& run, const Thresholds& t, Report& out);  // gemm-below-peak
-void objects(const model::Run& run, const Thresholds& t,
+void errors(const model::Run& run, const Commands& c, const Thresholds& t,
+            Report& out);  // api-errors
+void transfers(const model::Run& run, const Commands& c, const Thresholds& t,
+               Report& out);  // transfer-bound
+void gemm(const model::Run& run, const Commands& c, const Thresholds& t,
+          Report& out);  // gemm-padding
+void gemm_peak(const model::Run& run, const Commands& c, const Thresholds& t,
+               Report& out);  // gemm-below-peak
+void objects(const model::Run& run, const Commands& c, const Thresholds& t,
              Report& out);  // local-size-not-multiple, object-leak
-void ranks(const model::Run& run, const Thresholds& t, Report& out);  // rank-imbalance
-void local_size_sweep(const model::Run& run, const std::vector<model::LocalSweep>& sweeps,
-                      const Thresholds& t, Report& out);  // local-size-sweep
+void ranks(const model::Run& run, const Commands& c, const Thresholds& t,
+           Report& out);  // rank-imbalance
+void local_size_sweep(const model::Run& run, const Commands& c,
+                      const std::vector<model::LocalSweep>& sweeps, const Thresholds& t,
+                      Report& out);  // local-size-sweep
 }  // namespace rules
 
 }  // namespace clprof::analyses::advice

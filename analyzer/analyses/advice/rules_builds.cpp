@@ -1,6 +1,7 @@
 // repeated-build and build-dominates: program builds (docs/advice.md).
 #include <tuple>
 
+#include "analyses/advice/commands.hpp"
 #include "analyses/advice/util.hpp"
 #include "analyses/stats.hpp"
 
@@ -9,19 +10,10 @@ namespace clprof::analyses::advice::rules {
 namespace {
 
 // Per process: first host begin to last host end of any record (ns), summed over processes.
-int64_t wall_ns(const model::Run& run) {
-  std::map<uint32_t, std::pair<int64_t, int64_t>> span;
-  auto see = [&span](uint32_t p, int64_t b, int64_t e) {
-    if (b == model::kNoTime) return;
-    if (e == model::kNoTime || e < b) e = b;
-    auto [it, fresh] = span.emplace(p, std::make_pair(b, e));
-    if (!fresh) {
-      it->second.first = std::min(it->second.first, b);
-      it->second.second = std::max(it->second.second, e);
-    }
-  };
-  for (const auto& l : run.launches) see(l.process, l.host_begin_ns, l.host_end_ns);
-  for (const auto& x : run.transfers) see(x.process, x.host_begin_ns, x.host_end_ns);
+int64_t wall_ns(const model::Run& run, const Commands& c) {
+  // The launches' and transfers' spans were tallied as they streamed (Commands).
+  std::map<uint32_t, std::pair<int64_t, int64_t>> span = c.tallies.spans;
+  auto see = [&span](uint32_t p, int64_t b, int64_t e) { util::see_span(span, p, b, e); };
   for (const auto& s : run.syncs) see(s.process, s.host_begin_ns, s.host_end_ns);
   for (const auto& b : run.builds) see(b.process, b.host_begin_ns, b.host_end_ns);
   for (const auto& r : run.ranges) see(r.process, r.host_begin_ns, r.host_end_ns);
@@ -32,7 +24,7 @@ int64_t wall_ns(const model::Run& run) {
 
 }  // namespace
 
-void builds(const model::Run& run, const Thresholds& t, Report& out) {
+void builds(const model::Run& run, const Commands& c, const Thresholds& t, Report& out) {
   // repeated-build: builds of one process with the same source hash and options. Impact:
   // the time of every such build but the fastest (what building once would save).
   {
@@ -98,7 +90,7 @@ void builds(const model::Run& run, const Thresholds& t, Report& out) {
       ++count;
       slow[b.kernels.empty() ? "program " + std::to_string(b.program_id) : b.kernels.front()] += d;
     }
-    const int64_t wall = wall_ns(run);
+    const int64_t wall = wall_ns(run, c);
     if (!run.builds.empty() && !timed) {
       out.not_evaluated.push_back({"build-dominates", "no build has a host time"});
     } else if (wall > 0 && build >= min_ns && build >= share * wall) {

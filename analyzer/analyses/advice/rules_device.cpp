@@ -1,4 +1,5 @@
 // device-idle and queue-serialisation: the device's timeline (docs/advice.md).
+#include "analyses/advice/commands.hpp"
 #include "analyses/advice/util.hpp"
 #include "analyses/stats.hpp"
 
@@ -6,40 +7,68 @@ namespace clprof::analyses::advice::rules {
 
 namespace {
 
-struct Interval {
-  int64_t begin, end;
-  std::string what;  // the command's name (kernel, or transfer api)
-  std::string range;
-  bool first = false;  // a kernel's first launch in its process (a lazy driver compiles it)
-  int64_t queued = model::kNoTime;  // when the command reached the queue (device clock)
+// A device command: a launch (index into Commands::launches) or a transfer (index +
+// kTransfer into Commands::transfers).
+constexpr uint64_t kTransfer = uint64_t{1} << 40;
+
+struct Timeline {
+  const Commands& c;
+  const std::vector<bool>& first;
+  int64_t begin(uint64_t k) const {
+    return k >= kTransfer ? c.transfers[k - kTransfer].start : c.launches[k].start;
+  }
+  int64_t end(uint64_t k) const {
+    return k >= kTransfer ? c.transfers[k - kTransfer].end : c.launches[k].end;
+  }
+  int64_t queued(uint64_t k) const {
+    return k >= kTransfer ? c.transfers[k - kTransfer].queued : c.launches[k].queued;
+  }
+  // The command's name (kernel, or transfer api).
+  const std::string& what(uint64_t k) const {
+    return c.names[k >= kTransfer ? c.transfers[k - kTransfer].api : c.launches[k].name];
+  }
+  uint64_t range(uint64_t k) const {
+    return k >= kTransfer ? c.transfers[k - kTransfer].range : c.launches[k].range;
+  }
+  // A kernel's first launch in its process (a lazy driver compiles it).
+  bool is_first(uint64_t k) const { return k < kTransfer && first[k]; }
 };
 
-// Sorted, merged copies of `v` (what: of the interval that starts each merged one).
-std::vector<Interval> merged(std::vector<Interval> v) {
-  std::sort(v.begin(), v.end(),
-            [](const Interval& a, const Interval& b) { return a.begin < b.begin; });
-  std::vector<Interval> out;
-  for (auto& i : v) {
-    if (!out.empty() && i.begin <= out.back().end) {
-      if (i.end > out.back().end) {
-        out.back().end = i.end;
-        out.back().what = i.what;  // the last to end names the end of the busy stretch
-        out.back().range = i.range;
+// A busy stretch: commands merged while they overlap.
+struct Stretch {
+  int64_t begin, end;
+  uint64_t starts;  // the command that starts it
+  uint64_t ends;    // the last command to extend its end
+};
+
+// Sorted, merged stretches of the commands `v` (sorted here by start, equal starts in
+// their order in `v`: launches, then transfers, each in file order).
+std::vector<Stretch> merged(std::vector<uint64_t>& v, const Timeline& tl) {
+  std::stable_sort(v.begin(), v.end(),
+                   [&](uint64_t a, uint64_t b) { return tl.begin(a) < tl.begin(b); });
+  std::vector<Stretch> out;
+  for (uint64_t k : v) {
+    const int64_t b = tl.begin(k), e = tl.end(k);
+    if (!out.empty() && b <= out.back().end) {
+      if (e > out.back().end) {
+        out.back().end = e;
+        out.back().ends = k;  // the last to end names the end of the busy stretch
       }
     } else {
-      out.push_back(std::move(i));
+      out.push_back({b, e, k, k});
     }
   }
+  std::vector<uint64_t>().swap(v);
   return out;
 }
 
-int64_t busy(const std::vector<Interval>& m) {
+int64_t busy(const std::vector<Stretch>& m) {
   int64_t b = 0;
   for (const auto& i : m) b += i.end - i.begin;
   return b;
 }
 
-int64_t overlap(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+int64_t overlap(const std::vector<Stretch>& a, const std::vector<Stretch>& b) {
   int64_t o = 0;
   for (size_t i = 0, j = 0; i < a.size() && j < b.size();) {
     const int64_t lo = std::max(a[i].begin, b[j].begin), hi = std::min(a[i].end, b[j].end);
@@ -57,29 +86,30 @@ std::string device_name(const model::Run& run, uint32_t id) {
 
 }  // namespace
 
-void device(const model::Run& run, const Thresholds& t, Report& out) {
-  std::map<uint32_t, std::vector<Interval>> per_device;
-  std::map<std::pair<uint32_t, uint32_t>, std::map<uint64_t, std::vector<Interval>>> per_queue;
+void device(const model::Run& run, const Commands& c, const Thresholds& t, Report& out) {
+  // Indices only (8 bytes a command): the records stay in `c`.
+  std::map<uint32_t, std::vector<uint64_t>> per_device;
   bool any_timed = false;
-  const std::vector<bool> first = util::first_launches(run);
-  for (size_t k = 0; k < run.launches.size(); ++k) {
-    const auto& l = run.launches[k];
-    if (!l.has_device_times() || l.end_ns < l.start_ns) continue;
+  const std::vector<bool> first = util::first_launches(c);
+  const Timeline tl{c, first};
+  {  // sized first: no growth slack
+    std::map<uint32_t, size_t> n;
+    for (const auto& l : c.launches) ++n[l.device];
+    for (const auto& x : c.transfers) ++n[x.device];
+    for (const auto& [dev, k] : n) per_device[dev].reserve(k);
+  }
+  for (size_t k = 0; k < c.launches.size(); ++k) {
+    const auto& l = c.launches[k];
+    if (!l.has_device_times() || l.end < l.start) continue;
     any_timed = true;
-    Interval i{l.start_ns, l.end_ns,   l.name, util::innermost_range(run, l.ranges),
-               first[k],   l.queued_ns};
-    per_device[l.device].push_back(i);
-    per_queue[{l.process, l.device}][l.queue_id].push_back(i);
+    per_device[l.device].push_back(k);
   }
-  for (const auto& x : run.transfers) {
-    if (x.start_ns == model::kNoTime || x.end_ns == model::kNoTime || x.end_ns < x.start_ns)
-      continue;
-    Interval i{x.start_ns, x.end_ns,   x.api, util::innermost_range(run, x.ranges),
-               false,      x.queued_ns};
-    per_device[x.device].push_back(i);
-    per_queue[{x.process, x.device}][x.queue_id].push_back(std::move(i));
+  for (size_t k = 0; k < c.transfers.size(); ++k) {
+    const auto& x = c.transfers[k];
+    if (x.start == model::kNoTime || x.end == model::kNoTime || x.end < x.start) continue;
+    per_device[x.device].push_back(k + kTransfer);
   }
-  if (!run.launches.empty() && !any_timed) {
+  if (!c.launches.empty() && !any_timed) {
     out.not_evaluated.push_back({"device-idle", "no launch has device times"});
     out.not_evaluated.push_back({"queue-serialisation", "no launch has device times"});
     return;
@@ -96,7 +126,7 @@ void device(const model::Run& run, const Thresholds& t, Report& out) {
   const double share = t.get("device-idle", "share");
   const double warning_share = t.get("device-idle", "warning_share");
   for (auto& [dev, v] : per_device) {
-    const auto m = merged(std::move(v));
+    const auto m = merged(v, tl);
     if (m.size() < 2) continue;
     const int64_t span = m.back().end - m.front().begin;
     int64_t idle = 0, largest = 0, warmup = 0, latency = 0;
@@ -105,12 +135,13 @@ void device(const model::Run& run, const Thresholds& t, Report& out) {
     for (size_t i = 1; i < m.size(); ++i) {
       const int64_t g = m[i].begin - m[i - 1].end;
       if (g < min_gap) continue;
-      if (m[i].first) {
+      if (tl.is_first(m[i].starts)) {
         warmup += g;
         ++warmups;
         continue;
       }
-      if (m[i].queued != model::kNoTime && m[i].queued <= m[i - 1].end) {
+      const int64_t queued = tl.queued(m[i].starts);
+      if (queued != model::kNoTime && queued <= m[i - 1].end) {
         latency += g;
         ++latencies;
         continue;
@@ -127,16 +158,19 @@ void device(const model::Run& run, const Thresholds& t, Report& out) {
     f.rule = "device-idle";
     f.severity = idle >= warning_share * span ? Severity::Warning : Severity::Info;
     f.title = device_name(run, dev) + " idles " + util::percent(idle, span) + " of its busy span";
-    const auto& before = m[at - 1];
-    const auto& after = m[at];
+    // Each stretch is named by the last command to extend its end (its first when none did).
+    const std::string& before_what = tl.what(m[at - 1].ends);
+    const std::string before_range = util::range_name(run, tl.range(m[at - 1].ends));
+    const std::string& after_what = tl.what(m[at].ends);
+    const std::string after_range = util::range_name(run, tl.range(m[at].ends));
     f.evidence = util::count_of(gaps, "gap", "gaps") + " of at least " +
                  util::ns(static_cast<int64_t>(min_gap)) + " add up to " + util::ns(idle) +
                  " of the " + util::ns(span) +
                  " from the first command's start to the last one's end; "
                  "the largest, " +
-                 util::ns(largest) + ", lies between " + before.what +
-                 (before.range.empty() ? "" : " (in " + before.range + ")") + " and " + after.what +
-                 (after.range.empty() ? "" : " (in " + after.range + ")") +
+                 util::ns(largest) + ", lies between " + before_what +
+                 (before_range.empty() ? "" : " (in " + before_range + ")") + " and " + after_what +
+                 (after_range.empty() ? "" : " (in " + after_range + ")") +
                  (warmups ? "; not counted: " + util::count_of(warmups, "gap", "gaps") + " of " +
                                 util::ns(warmup) + " before a kernel's first launch (warm-up)"
                           : std::string()) +
@@ -150,9 +184,9 @@ void device(const model::Run& run, const Thresholds& t, Report& out) {
         "launches or overlap it with device work, and drop waits the next command does not need "
         "(clprof timeline shows the gaps).";
     f.impact_ns = idle;
-    f.subjects = {device_name(run, dev), before.what};
-    if (after.what != before.what) f.subjects.push_back(after.what);  // clpeak: X then X
-    if (!after.range.empty()) f.subjects.push_back(after.range);
+    f.subjects = {device_name(run, dev), before_what};
+    if (after_what != before_what) f.subjects.push_back(after_what);  // clpeak: X then X
+    if (!after_range.empty()) f.subjects.push_back(after_range);
     out.findings.push_back(std::move(f));
   }
 
@@ -160,10 +194,22 @@ void device(const model::Run& run, const Thresholds& t, Report& out) {
   // busy stretches overlap by less than max_overlap of the smaller queues' busy time.
   // Impact: the busy time of all but the busiest queue, an upper bound (perfect overlap).
   const double max_overlap = t.get("queue-serialisation", "max_overlap");
+  // Built after device-idle's (freed) indices: one set of them at a time.
+  std::map<std::pair<uint32_t, uint32_t>, std::map<uint64_t, std::vector<uint64_t>>> per_queue;
+  for (size_t k = 0; k < c.launches.size(); ++k) {
+    const auto& l = c.launches[k];
+    if (l.has_device_times() && l.end >= l.start)
+      per_queue[{c.process_of(l.thread), l.device}][l.queue].push_back(k);
+  }
+  for (size_t k = 0; k < c.transfers.size(); ++k) {
+    const auto& x = c.transfers[k];
+    if (x.start != model::kNoTime && x.end != model::kNoTime && x.end >= x.start)
+      per_queue[{c.process_of(x.thread), x.device}][x.queue].push_back(k + kTransfer);
+  }
   for (auto& [where, queues] : per_queue) {
     if (queues.size() < 2) continue;
-    std::vector<std::pair<uint64_t, std::vector<Interval>>> m;
-    for (auto& [q, v] : queues) m.emplace_back(q, merged(std::move(v)));
+    std::vector<std::pair<uint64_t, std::vector<Stretch>>> m;
+    for (auto& [q, v] : queues) m.emplace_back(q, merged(v, tl));
     int64_t total = 0, largest = 0, over = 0;
     for (const auto& [q, v] : m) {
       add_to(total, busy(v));

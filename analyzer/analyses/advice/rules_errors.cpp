@@ -1,26 +1,20 @@
 // api-errors: calls that returned an error (docs/advice.md).
+#include "analyses/advice/commands.hpp"
 #include "analyses/advice/util.hpp"
 #include "analyses/cl_errors.hpp"
 
 namespace clprof::analyses::advice::rules {
 
-void errors(const model::Run& run, const Thresholds&, Report& out) {
-  std::map<std::string, uint64_t> calls;  // "clEnqueueNDRangeKernel CL_INVALID_..."
-  uint64_t count = 0, ignored = 0, failed_commands = 0;
-  std::map<std::string, uint64_t> subjects;
+void errors(const model::Run& run, const Commands& c, const Thresholds&, Report& out) {
+  // The launches' and transfers' errors were tallied as they streamed (Commands::add_launch).
+  std::map<std::string, uint64_t> calls = c.tallies.error_calls;  // "clEnqueueNDRangeKernel CL_..."
+  uint64_t count = c.tallies.errors, ignored = 0, failed_commands = c.tallies.failed_commands;
+  std::map<std::string, uint64_t> subjects = c.tallies.error_subjects;
   auto note = [&](const std::string& api, int32_t rc, const std::string& subject) {
     ++count;
     ++calls[api + " " + cl_error_name(rc)];
     if (!subject.empty()) ++subjects[subject];
   };
-  for (const auto& l : run.launches) {
-    if (l.rc != 0) note(l.api.empty() ? "clEnqueueNDRangeKernel" : l.api, l.rc, l.name);
-    if (l.rc == 0 && l.status == "error") ++failed_commands, ++subjects[l.name];
-  }
-  for (const auto& x : run.transfers) {
-    if (x.rc != 0) note(x.api, x.rc, "");
-    if (x.rc == 0 && x.status == "error") ++failed_commands;
-  }
   for (const auto& s : run.syncs)
     if (s.rc != 0) note(s.api, s.rc, "");
   for (const auto& b : run.builds)
@@ -29,12 +23,12 @@ void errors(const model::Run& run, const Thresholds&, Report& out) {
     if (a.rc != 0) note(a.name, a.rc, "");
 
   // Ignored: a failed enqueue followed by another enqueue of the same thread.
-  for (const auto& [thread, v] : util::host_events(run)) {
+  for (const auto& [thread, v] : util::host_events(run, c)) {
     for (size_t i = 0; i < v.size(); ++i) {
       const auto& e = v[i];
       int32_t rc = 0;
-      if (e.kind == util::HostEvent::Kind::Launch) rc = run.launches[e.index].rc;
-      if (e.kind == util::HostEvent::Kind::Transfer) rc = run.transfers[e.index].rc;
+      if (e.kind == util::HostEvent::Kind::Launch) rc = c.launches[e.index].rc;
+      if (e.kind == util::HostEvent::Kind::Transfer) rc = c.transfers[e.index].rc;
       if (rc == 0) continue;
       for (size_t j = i + 1; j < v.size(); ++j)
         if (v[j].kind == util::HostEvent::Kind::Launch ||

@@ -1,54 +1,21 @@
 // gemm-padding: CLBlast's indirect GEMM path; gemm-below-peak: GEMMs far below the peak
 // given with --peak / --peak-from (docs/advice.md).
+#include "analyses/advice/commands.hpp"
 #include "analyses/advice/util.hpp"
 #include "analyses/gemm/gemm.hpp"
 #include "analyses/stats.hpp"
-#include "readers/gemm_rules/gemm_rules.hpp"
 
 namespace clprof::analyses::advice::rules {
 
-namespace {
-
-// CLBlast's pre/post-processing kernels of the indirect GEMM (analyses/gemm/gemm_groups.cpp).
-bool is_helper(const std::string& n) {
-  static const std::vector<std::string> bases = {"CopyPadMatrix", "TransposePadMatrix",
-                                                 "CopyMatrix", "TransposeMatrix"};
-  for (const auto& b : bases)
-    if (n == b || n == b + "Batched" || n == b + "StridedBatched" || n == b + "Fast") return true;
-  return false;
-}
-
-// The indirect path's GEMM kernels (XgemmDirect* runs without helpers: not counted).
-bool is_gemm(const std::string& n) {
-  return n == "Xgemm" || n == "XgemmBatched" || n == "XgemmStridedBatched";
-}
-
-}  // namespace
-
 // Impact: the helper kernels' device time (what the direct path or pre-padded, pre-
 // transposed matrices would save at most; the direct kernel can be slower per FLOP).
-void gemm(const model::Run& run, const Thresholds& t, Report& out) {
+void gemm(const model::Run& run, const Commands& c, const Thresholds& t, Report& out) {
+  // Tallied as the launches streamed (Commands::add_launch).
   const double share = t.get("gemm-padding", "share");
-  int64_t helper = 0, main = 0;
-  uint64_t helpers = 0, mains = 0, untimed = 0;
-  std::map<std::string, uint64_t> names;
-  for (const auto& l : run.launches) {
-    const bool h = is_helper(l.name), g = is_gemm(l.name);
-    if (!h && !g) continue;
-    const auto d = l.duration_ns();
-    if (!d) {
-      ++untimed;
-      continue;
-    }
-    if (h) {
-      add_to(helper, *d);
-      ++helpers;
-      names[l.name] += *d;
-    } else {
-      add_to(main, *d);
-      ++mains;
-    }
-  }
+  const auto& tl = c.tallies;
+  const int64_t helper = tl.helper_ns, main = tl.gemm_ns;
+  const uint64_t helpers = tl.helpers, mains = tl.gemms, untimed = tl.gemm_untimed;
+  const auto& names = tl.helper_names;
   if (helpers + mains == 0) {
     if (untimed)
       out.not_evaluated.push_back({"gemm-padding", "CLBlast's kernels have no device times"});
@@ -79,7 +46,7 @@ void gemm(const model::Run& run, const Thresholds& t, Report& out) {
 // FLOPs: 2*M*N*K*batch), against the peak. Fires when the calls of known size and time
 // reach less than `share` of the peak together. Impact: their device time minus the time
 // the same FLOPs take at `share` of the peak (what reaching the threshold would save).
-void gemm_peak(const model::Run& run, const Thresholds& t, Report& out) {
+void gemm_peak(const model::Run& run, const Commands& c, const Thresholds& t, Report& out) {
   const auto peak = t.peak_gflops();
   if (!peak) {
     out.not_evaluated.push_back(
@@ -88,9 +55,9 @@ void gemm_peak(const model::Run& run, const Thresholds& t, Report& out) {
   }
   const double share = t.get("gemm-below-peak", "share");
   const double min_ns = t.get("gemm-below-peak", "min_ns");
-  GemmAnalysis a(gemm::shared_builtin_rules(), nullptr, false);
-  for (const auto& l : run.launches) a.add_launch(l);
-  const GemmResult g = finish_gemm(std::move(a), run, *peak);
+  // Decoded as the launches streamed (Commands::gemm, made when the peak is given).
+  if (!c.gemm) return;
+  const GemmResult g = finish_gemm(*c.gemm, run, *peak);
   double flop = 0;
   int64_t ns = 0;
   uint64_t calls = 0, unsized = 0;

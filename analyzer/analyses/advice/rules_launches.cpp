@@ -1,26 +1,22 @@
 // launch-bound and default-local-size: how kernels are launched (docs/advice.md).
+#include "analyses/advice/commands.hpp"
 #include "analyses/advice/util.hpp"
 
 namespace clprof::analyses::advice::rules {
 
 namespace {
 
-bool is_prime(uint64_t n) {
-  if (n < 2) return false;
-  for (uint64_t d = 2; d * d <= n; ++d)
-    if (n % d == 0) return false;
-  return true;
-}
-
-int64_t median(std::vector<int64_t> v) {
+// Reorders `v` (no copy: one value per timed launch).
+int64_t median(std::vector<int64_t>& v) {
   if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[(v.size() - 1) / 2];  // the lower median: a figure of the trace
+  const auto mid = v.begin() + static_cast<std::ptrdiff_t>((v.size() - 1) / 2);
+  std::nth_element(v.begin(), mid, v.end());
+  return *mid;  // the lower median: a figure of the trace
 }
 
 }  // namespace
 
-void launches(const model::Run& run, const Thresholds& t, Report& out) {
+void launches(const model::Run&, const Commands& c, const Thresholds& t, Report& out) {
   // launch-bound: a tiny launch runs shorter on the device than tiny_ns and than its own
   // enqueue call took on the host. Impact: the host time of the tiny launches' enqueues
   // (what fusing or batching them would stop paying), an upper bound.
@@ -32,22 +28,22 @@ void launches(const model::Run& run, const Thresholds& t, Report& out) {
     int64_t tiny_enqueue = 0, first = INT64_MAX, last = INT64_MIN;
     std::vector<int64_t> device, enqueue;
     std::map<std::string, uint64_t> names;
-    for (const auto& l : run.launches) {
-      const auto d = l.duration_ns();
-      const int64_t h = util::host_duration(l.host_begin_ns, l.host_end_ns);
-      if (!d || h < 0) continue;
+    for (const auto& l : c.launches) {
+      const int64_t d = l.duration;
+      const int64_t h = util::host_duration(l.host_begin, l.host_end);
+      if (d == model::kNoTime || h < 0) continue;
       ++timed;
-      device.push_back(*d);
+      device.push_back(d);
       enqueue.push_back(h);
-      first = std::min(first, l.host_begin_ns);
-      last = std::max(last, l.host_begin_ns);
-      if (*d < tiny_ns && *d < h) {
+      first = std::min(first, l.host_begin);
+      last = std::max(last, l.host_begin);
+      if (d < tiny_ns && d < h) {
         ++tiny;
         tiny_enqueue += h;
-        ++names[l.name];
+        ++names[c.names[l.name]];
       }
     }
-    if (!run.launches.empty() && timed == 0) {
+    if (!c.launches.empty() && timed == 0) {
       out.not_evaluated.push_back(
           {"launch-bound", "no launch has both device times and an enqueue host time"});
     } else if (tiny > 0 && tiny >= min_launches && static_cast<double>(tiny) / timed >= ratio) {
@@ -79,24 +75,13 @@ void launches(const model::Run& run, const Thresholds& t, Report& out) {
   // default-local-size: launches with a NULL local size. A global size that is a prime of
   // at least min_prime leaves the runtime only work-groups of 1 or of that prime: warning.
   {
+    // Tallied as the launches streamed (Commands::add_launch, min_prime applied there).
     const double min_prime = t.get("default-local-size", "min_prime");
-    uint64_t null_lws = 0, prime = 0, total = 0;
-    std::map<std::string, uint64_t> names, prime_names;
-    std::map<std::string, std::string> prime_gws;
-    for (const auto& l : run.launches) {
-      if (l.api == "clEnqueueTask") continue;
-      ++total;
-      if (l.lws) continue;
-      ++null_lws;
-      ++names[l.name];
-      bool p = false;
-      for (uint64_t g : l.gws) p = p || (g >= min_prime && is_prime(g));
-      if (p) {
-        ++prime;
-        ++prime_names[l.name];
-        prime_gws.emplace(l.name, output::format_sizes(l.gws));
-      }
-    }
+    const auto& tl = c.tallies;
+    const uint64_t null_lws = tl.null_lws, prime = tl.prime, total = tl.ndrange;
+    const auto& names = tl.null_names;
+    const auto& prime_names = tl.prime_names;
+    const auto& prime_gws = tl.prime_gws;
     auto add = [&](Severity sev, uint64_t n, const std::map<std::string, uint64_t>& which,
                    bool primes) {
       Finding f;
@@ -111,7 +96,7 @@ void launches(const model::Run& run, const Thresholds& t, Report& out) {
       if (primes) {
         std::string g;
         for (const auto& k : util::top_names(which, 3))
-          g += (g.empty() ? "" : ", ") + k + " " + prime_gws[k];
+          g += (g.empty() ? "" : ", ") + k + " " + prime_gws.at(k);
         f.evidence += "; global sizes with a prime of at least " +
                       std::to_string(static_cast<uint64_t>(min_prime)) + ": " + g +
                       ", so the runtime can only pick work-groups of 1 or of the whole prime";

@@ -2,26 +2,18 @@
 // records, the end record's live counts; trace version 4). docs/advice.md.
 #include <tuple>
 
+#include "analyses/advice/commands.hpp"
 #include "analyses/advice/util.hpp"
 
 namespace clprof::analyses::advice::rules {
 
-namespace {
-
-uint64_t product(const std::vector<uint64_t>& v) {
-  uint64_t p = 1;
-  for (uint64_t d : v) p *= d;
-  return p;
-}
-
-}  // namespace
-
-void objects(const model::Run& run, const Thresholds& t, Report& out) {
+void objects(const model::Run& run, const Commands& c, const Thresholds& t, Report& out) {
   // local-size-not-multiple: launches with an explicit local size whose work-group (the
   // product of its dimensions) is not a multiple of the kernel's preferred multiple on
   // that device. The last SIMD group of each work-group runs partly empty: impact is the
   // device time times the idle share round_up(wg, m) - wg over round_up(wg, m), an
-  // estimate (the driver may pack work-groups, docs/advice.md).
+  // estimate (the driver may pack work-groups, docs/advice.md). The launches were tallied
+  // per (process, program, kernel, device, work-group) as they streamed (Commands).
   {
     const double min_share = t.get("local-size-not-multiple", "min_share");
     std::map<std::tuple<uint32_t, uint64_t, std::string, uint32_t>, const model::KernelDevice*>
@@ -29,34 +21,31 @@ void objects(const model::Run& run, const Thresholds& t, Report& out) {
     for (const auto& k : run.kernel_devices)
       if (k.preferred_multiple && *k.preferred_multiple > 1)
         facts[{k.process, k.program_id, k.name, k.device}] = &k;
-    uint64_t explicit_lws = 0, looked = 0, bad = 0;
+    const uint64_t explicit_lws = c.tallies.explicit_lws;
+    uint64_t looked = 0, bad = 0;
     int64_t bad_ns = 0, all_ns = 0;
     double wasted = 0;
     bool all_timed = true;
     std::map<std::string, uint64_t> names;
-    std::map<std::string, std::string> example;
-    for (const auto& l : run.launches) {
-      if (!l.lws || l.api == "clEnqueueTask" || l.rc != 0) continue;
-      ++explicit_lws;
-      auto it = facts.find({l.process, l.program_id, l.name, l.device});
+    std::map<std::string, std::pair<uint64_t, std::string>> example;  // first file position
+    for (const auto& [key, s] : c.tallies.local_sizes) {
+      const auto& [process, program, name, device, wg] = key;
+      auto it = facts.find({process, program, name, device});
       if (it == facts.end()) continue;
-      ++looked;
-      const auto d = l.duration_ns();
-      if (d) all_ns += *d;
-      const uint64_t wg = product(*l.lws), m = *it->second->preferred_multiple;
+      looked += s.launches;
+      all_ns += s.device_ns;
+      const uint64_t m = *it->second->preferred_multiple;
       if (wg == 0 || wg % m == 0) continue;
-      ++bad;
-      ++names[l.name];
+      bad += s.launches;
+      names[name] += s.launches;
       const uint64_t rounded = (wg + m - 1) / m * m;
-      if (!example.count(l.name))
-        example[l.name] = "work-group " + std::to_string(wg) + " against a preferred multiple of " +
-                          std::to_string(m);
-      if (d) {
-        bad_ns += *d;
-        wasted += static_cast<double>(*d) * static_cast<double>(rounded - wg) / rounded;
-      } else {
-        all_timed = false;
-      }
+      auto [e, fresh] = example.try_emplace(name, s.first, "");
+      if (fresh || s.first < e->second.first)
+        e->second = {s.first, "work-group " + std::to_string(wg) +
+                                  " against a preferred multiple of " + std::to_string(m)};
+      bad_ns += s.device_ns;
+      wasted += static_cast<double>(s.device_ns) * static_cast<double>(rounded - wg) / rounded;
+      if (s.untimed) all_timed = false;
     }
     if (explicit_lws > 0 && looked == 0 && run.kernel_devices.empty()) {
       out.not_evaluated.push_back(
@@ -72,7 +61,7 @@ void objects(const model::Run& run, const Thresholds& t, Report& out) {
                 " with a work-group that is not a multiple of the kernel's preferred size";
       std::string ex;
       for (const auto& k : util::top_names(names, 3))
-        ex += (ex.empty() ? "" : "; ") + k + ": " + example[k];
+        ex += (ex.empty() ? "" : "; ") + k + ": " + example[k].second;
       f.evidence = std::to_string(bad) + " of " + std::to_string(looked) +
                    " launches with an explicit local size (" + util::counted(names, 3) + "); " +
                    ex + "; their device time " + util::ns(bad_ns) + " (" +

@@ -2,6 +2,7 @@
 // whose kernels keep the others waiting. docs/advice.md.
 #include <set>
 
+#include "analyses/advice/commands.hpp"
 #include "analyses/advice/util.hpp"
 
 namespace clprof::analyses::advice::rules {
@@ -16,7 +17,7 @@ namespace clprof::analyses::advice::rules {
 // the job would save per rank if the work were spread evenly (the others wait that long
 // at the job's next barrier). The kernel that makes it slow: the one whose time on the
 // slow rank exceeds its mean over the ranks by the most.
-void ranks(const model::Run& run, const Thresholds& t, Report& out) {
+void ranks(const model::Run& run, const Commands& c, const Thresholds& t, Report& out) {
   const double share = t.get("rank-imbalance", "share");
   const double warning_share = t.get("rank-imbalance", "warning_share");
   std::map<uint64_t, int64_t> busy;                               // rank -> device ns
@@ -35,17 +36,16 @@ void ranks(const model::Run& run, const Thresholds& t, Report& out) {
     return;
   }
   for (uint64_t r : ranks) busy[r] = 0;
-  const std::vector<bool> first = util::first_launches(run);
-  for (size_t i = 0; i < run.launches.size(); ++i) {
-    const auto& l = run.launches[i];
-    const auto& p = run.processes[l.process];
+  const std::vector<bool> first = util::first_launches(c);
+  for (size_t i = 0; i < c.launches.size(); ++i) {
+    const auto& l = c.launches[i];
+    const auto& p = run.processes[c.process_of(l.thread)];
     if (!p.rank || first[i]) continue;
-    const auto d = l.duration_ns();
-    if (!d) {
+    if (l.duration == model::kNoTime) {
       ++untimed[*p.rank];
       continue;
     }
-    samples[*p.rank][l.name].push_back(*d);
+    samples[*p.rank][c.names[l.name]].push_back(l.duration);
   }
   for (auto& [rank, kernels] : samples)
     for (auto& [name, v] : kernels) {

@@ -1,5 +1,6 @@
 // local-size-sweep: a stored `clprof replay --sweep local` (model::LocalSweep) that found a
 // verified local size faster than the app's. docs/advice.md.
+#include "analyses/advice/commands.hpp"
 #include "analyses/advice/util.hpp"
 
 namespace clprof::analyses::advice::rules {
@@ -10,8 +11,9 @@ namespace clprof::analyses::advice::rules {
 // trace's launches like the captured one (same process, kernel, global and local size)
 // times (app median - best median), both medians the replay's; null when the trace has
 // no such launch (a selection that left it out).
-void local_size_sweep(const model::Run& run, const std::vector<model::LocalSweep>& sweeps,
-                      const Thresholds& t, Report& out) {
+void local_size_sweep(const model::Run& run, const Commands& c,
+                      const std::vector<model::LocalSweep>& sweeps, const Thresholds& t,
+                      Report& out) {
   if (sweeps.empty()) {
     out.not_evaluated.push_back(
         {"local-size-sweep",
@@ -31,28 +33,29 @@ void local_size_sweep(const model::Run& run, const std::vector<model::LocalSweep
     if (!app || !best || best->median_ns <= 0 || best->median_ns >= app->median_ns) continue;
     const double speedup = static_cast<double>(app->median_ns) / best->median_ns;
     if (speedup < min_speedup) continue;
-    const model::Launch* captured = nullptr;
-    for (const model::Launch& l : run.launches)
-      if (l.process == s.process && l.capture == s.capture) captured = &l;
+    // The last launch with the capture's id, and the launches like it (tallied by
+    // Commands::add_launch per process, kernel, global and local size).
+    const auto captured = c.tallies.captured.find({s.process, s.capture});
+    const bool known = captured != c.tallies.captured.end();
     uint64_t like = 0;
-    if (captured)
-      for (const model::Launch& l : run.launches)
-        if (l.process == captured->process && l.name == captured->name && l.gws == captured->gws &&
-            l.lws == captured->lws)
-          ++like;
+    if (known) {
+      const auto n = c.tallies.like.find(captured->second);
+      if (n != c.tallies.like.end()) like = n->second;
+    }
     Finding f;
     f.rule = "local-size-sweep";
     f.severity = speedup >= warning_speedup ? Severity::Warning : Severity::Info;
     const std::string factor = output::format_fixed(speedup, 2) + "x";
     f.title = s.kernel + ": local size " + output::format_sizes(best->lws) + " is " + factor +
               " faster than the app's " + output::format_sizes(app->lws);
-    f.evidence = "clprof replay --sweep local (" + s.file + ") on " + s.device + ", median of " +
-                 std::to_string(s.repeat) + " runs: the app's " + output::format_sizes(app->lws) +
-                 " " + util::ns(app->median_ns) + ", " + output::format_sizes(best->lws) + " " +
-                 util::ns(best->median_ns) + " (outputs verified bit for bit); " +
-                 util::count_of(like, "launch", "launches") + " like the captured one (global " +
-                 (captured ? output::format_sizes(captured->gws) : std::string("unknown")) +
-                 ", the app's local size) in the trace";
+    f.evidence =
+        "clprof replay --sweep local (" + s.file + ") on " + s.device + ", median of " +
+        std::to_string(s.repeat) + " runs: the app's " + output::format_sizes(app->lws) + " " +
+        util::ns(app->median_ns) + ", " + output::format_sizes(best->lws) + " " +
+        util::ns(best->median_ns) + " (outputs verified bit for bit); " +
+        util::count_of(like, "launch", "launches") + " like the captured one (global " +
+        (known ? c.tallies.captured_gws.at({s.process, s.capture}) : std::string("unknown")) +
+        ", the app's local size) in the trace";
     f.advice = "Launch " + s.kernel + " with local size " + output::format_sizes(best->lws) +
                " (pass it as local_work_size). The best size belongs to the device and driver "
                "the sweep ran on: sweep again on each target device.";

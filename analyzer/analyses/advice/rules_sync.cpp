@@ -10,9 +10,9 @@ namespace clprof::analyses::advice::rules {
 using util::HostEvent;
 using Kind = util::HostEvent::Kind;
 
-void sync(const model::Run& run, const Thresholds& t, Report& out) {
-  const auto events = util::host_events(run);
-  const std::vector<bool> first = util::first_launches(run);
+void sync(const model::Run& run, const Commands& c, const Thresholds& t, Report& out) {
+  const auto events = util::host_events(run, c);
+  const std::vector<bool> first = util::first_launches(c);
 
   // sync-after-each-launch: per thread, a launch whose next host event is a clFinish or
   // clWaitForEvents is "synced". Impact: the host time in those waits — what the host loses
@@ -40,9 +40,9 @@ void sync(const model::Run& run, const Thresholds& t, Report& out) {
         ++tl;
         if (i + 1 >= v.size() || v[i + 1].kind != Kind::Sync) continue;
         ++ts;
-        const auto& l = run.launches[v[i].index];
+        const auto& l = c.launches[v[i].index];
         const auto& s = run.syncs[v[i + 1].index];
-        ++tkernels[l.name];
+        ++tkernels[c.names[l.name]];
         ++tapis[s.api];
         const int64_t d = util::host_duration(s.host_begin_ns, s.host_end_ns);
         if (d >= 0) {
@@ -52,11 +52,11 @@ void sync(const model::Run& run, const Thresholds& t, Report& out) {
         // The next launch of this thread after the sync.
         for (size_t j = i + 2; j < v.size(); ++j) {
           if (v[j].kind != Kind::Launch) continue;
-          const auto& n = run.launches[v[j].index];
+          const auto& n = c.launches[v[j].index];
           if (n.device == l.device && l.has_device_times() && n.has_device_times() &&
               !first[v[j].index]) {
             tk = true;
-            if (n.start_ns > l.end_ns) add_to(ti, sub_ns(n.start_ns, l.end_ns));
+            if (n.start > l.end) add_to(ti, sub_ns(n.start, l.end));
           }
           break;
         }
@@ -107,28 +107,28 @@ void sync(const model::Run& run, const Thresholds& t, Report& out) {
     std::map<std::string, uint64_t> apis, after;
     for (const auto& [thread, v] : events) {
       bool launched = false;
-      std::vector<size_t> pending;  // blocking transfers since the last launch
+      std::vector<uint32_t> pending;  // blocking transfers since the last launch
       for (const auto& e : v) {
         if (e.kind == Kind::Launch) {
           if (launched)
-            for (size_t i : pending) {
-              const auto& x = run.transfers[i];
+            for (uint32_t i : pending) {
+              const auto& x = c.transfers[i];
               ++count;
               bytes += x.bytes;
-              ++apis[x.api];
-              const int64_t d = util::host_duration(x.host_begin_ns, x.host_end_ns);
+              ++apis[c.names[x.api]];
+              const int64_t d = util::host_duration(x.host_begin, x.host_end);
               if (d > 0) add_to(host, d);
-              if (d >= 0 && x.start_ns != model::kNoTime && x.end_ns >= x.start_ns) {
+              if (d >= 0 && x.start != model::kNoTime && x.end >= x.start) {
                 waited_known = true;
-                add_to(waited, std::max<int64_t>(0, sub_ns(d, sub_ns(x.end_ns, x.start_ns))));
+                add_to(waited, std::max<int64_t>(0, sub_ns(d, sub_ns(x.end, x.start))));
               }
             }
-          if (launched && !pending.empty()) ++after[run.launches[e.index].name];
+          if (launched && !pending.empty()) ++after[c.names[c.launches[e.index].name]];
           pending.clear();
           launched = true;
         } else if (e.kind == Kind::Transfer && launched) {
-          const auto& x = run.transfers[e.index];
-          if (x.blocking && (x.op == "read" || x.op == "write")) pending.push_back(e.index);
+          const auto& x = c.transfers[e.index];
+          if (x.blocking && x.read_write) pending.push_back(e.index);
         }
       }
     }

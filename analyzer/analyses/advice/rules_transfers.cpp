@@ -1,43 +1,27 @@
 // transfer-bound: transfers against kernels (docs/advice.md).
+#include "analyses/advice/commands.hpp"
 #include "analyses/advice/util.hpp"
 #include "analyses/stats.hpp"
 
 namespace clprof::analyses::advice::rules {
 
-void transfers(const model::Run& run, const Thresholds& t, Report& out) {
-  if (run.transfers.empty()) return;
+void transfers(const model::Run& run, const Commands& c, const Thresholds& t, Report& out) {
+  // Tallied as the transfers streamed (Commands::add_transfer, small_bytes applied there).
+  const auto& tl = c.tallies;
+  if (tl.transfers == 0) return;
   const double ratio = t.get("transfer-bound", "ratio");
   const double small_bytes = t.get("transfer-bound", "small_bytes");
   const double min_small = t.get("transfer-bound", "min_small");
-  int64_t transfer_ns = 0, kernel_ns = 0, small_host = 0;
-  uint64_t timed = 0, bytes = 0, small = 0;
-  std::map<std::string, uint64_t> ops, small_ops;
-  for (const auto& x : run.transfers) {
-    if (x.op == "unmap") continue;
-    if (static_cast<double>(x.bytes) < small_bytes && x.op != "map") {
-      ++small;
-      ++small_ops[x.api];
-      const int64_t h = util::host_duration(x.host_begin_ns, x.host_end_ns);
-      if (h > 0) add_to(small_host, h);
-    }
-    if (x.start_ns == model::kNoTime || x.end_ns == model::kNoTime || x.end_ns < x.start_ns)
-      continue;
-    ++timed;
-    add_to(transfer_ns, sub_ns(x.end_ns, x.start_ns));
-    bytes += x.bytes;
-    ops[x.op] += x.end_ns - x.start_ns;
-  }
-  for (const auto& l : run.launches)
-    if (auto d = l.duration_ns()) add_to(kernel_ns, *d);
+  const int64_t transfer_ns = tl.transfer_ns, kernel_ns = tl.kernel_ns, small_host = tl.small_host;
+  const uint64_t timed = tl.timed_transfers, bytes = tl.transfer_bytes, small = tl.small;
+  const auto& ops = tl.ops;
+  const auto& small_ops = tl.small_ops;
   // Maps of whole buffers where a part would do: the transfer record has the mapped bytes,
   // not the buffer's size.
-  for (const auto& x : run.transfers)
-    if (x.op == "map") {
-      out.not_evaluated.push_back(
-          {"transfer-bound",
-           "maps of whole buffers: the trace records the bytes mapped, not the buffer's size"});
-      break;
-    }
+  if (tl.any_map)
+    out.not_evaluated.push_back(
+        {"transfer-bound",
+         "maps of whole buffers: the trace records the bytes mapped, not the buffer's size"});
 
   // Transfer time comparable to kernel time. Impact: the transfer device time, an upper
   // bound of what keeping data on the device (or overlapping the copies) saves.
@@ -73,7 +57,7 @@ void transfers(const model::Run& run, const Thresholds& t, Report& out) {
     f.severity = Severity::Info;
     f.title = std::to_string(small) + " transfers of under " +
               output::format_bytes(static_cast<uint64_t>(small_bytes));
-    f.evidence = std::to_string(small) + " of " + std::to_string(run.transfers.size()) +
+    f.evidence = std::to_string(small) + " of " + std::to_string(tl.transfers) +
                  " transfers move less than " +
                  output::format_bytes(static_cast<uint64_t>(small_bytes)) + " each (" +
                  util::counted(small_ops, 3) + "); the host spent " + util::ns(small_host) +

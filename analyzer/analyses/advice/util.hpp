@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "analyses/advice/advice.hpp"
+#include "analyses/advice/commands.hpp"
 #include "format.hpp"
 
 namespace clprof::analyses::advice::util {
@@ -17,6 +18,19 @@ namespace clprof::analyses::advice::util {
 inline int64_t host_duration(int64_t begin, int64_t end) {
   if (begin == model::kNoTime || end == model::kNoTime || end < begin) return -1;
   return end - begin;
+}
+
+// Widens `spans[p]` (first host begin, last host end) by a command's [b, e] (e before b or
+// unknown: b); commands without a host begin are left out.
+inline void see_span(std::map<uint32_t, std::pair<int64_t, int64_t>>& spans, uint32_t p, int64_t b,
+                     int64_t e) {
+  if (b == model::kNoTime) return;
+  if (e == model::kNoTime || e < b) e = b;
+  auto [it, fresh] = spans.emplace(p, std::make_pair(b, e));
+  if (!fresh) {
+    it->second.first = std::min(it->second.first, b);
+    it->second.second = std::max(it->second.second, e);
+  }
 }
 
 // "12.3%" of part in whole.
@@ -73,19 +87,21 @@ inline std::string timed(const std::map<std::string, uint64_t>& times, size_t li
 // One host-side command of a thread, for the rules that read the host's order of calls.
 struct HostEvent {
   enum class Kind : uint8_t { Launch, Transfer, Sync } kind;
-  size_t index;  // into run.launches / transfers / syncs
+  uint32_t index;  // into commands.launches / transfers, run.syncs
   int64_t begin;
 };
 
 // The launches, transfers and syncs of each (process, thread), in host order
-// (records without a host begin are left out; equal begins keep the kinds' order).
-std::map<std::pair<uint32_t, uint64_t>, std::vector<HostEvent>> host_events(const model::Run& run);
+// (records without a host begin are left out; equal begins keep the kinds' order, then
+// the file's).
+std::map<std::pair<uint32_t, uint64_t>, std::vector<HostEvent>> host_events(
+    const model::Run& run, const Commands& commands);
 
-// Per launch of run.launches: whether it is its kernel's first launch in its process (the
-// first enqueued; lazy drivers such as PoCL compile the kernel then).
-std::vector<bool> first_launches(const model::Run& run);
+// Per launch of commands.launches: whether it is its kernel's first launch in its process
+// (the first enqueued; lazy drivers such as PoCL compile the kernel then).
+std::vector<bool> first_launches(const Commands& commands);
 
-// The innermost range name of `ranges` ("" when none).
-std::string innermost_range(const model::Run& run, const std::vector<uint64_t>& ranges);
+// The name of the range `id` ("" when 0 or unknown).
+std::string range_name(const model::Run& run, uint64_t id);
 
 }  // namespace clprof::analyses::advice::util
