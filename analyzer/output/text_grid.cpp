@@ -217,9 +217,6 @@ template <typename Rows>
 void stream_text(const std::vector<GridColumn>& cols, size_t count, const Rows& rows, size_t width,
                  const TextSink& sink) {
   std::vector<size_t> w(cols.size());
-  // The distinct texts of each shrinkable column that may be shortened: longer than the
-  // column's narrowest (few: kernel and layer names repeat; none in most tables).
-  std::vector<std::set<std::string>> distinct(cols.size());
   std::vector<size_t> narrowest(cols.size());
   for (size_t c = 0; c < cols.size(); ++c) {
     w[c] = display_width(cols[c].header);
@@ -228,13 +225,10 @@ void stream_text(const std::vector<GridColumn>& cols, size_t count, const Rows& 
   std::string scratch;
   for (size_t i = 0; i < count; ++i) {
     const std::vector<std::string>& row = rows(i);
-    for (size_t c = 0; c < cols.size(); ++c) {
-      const std::string& text = visible(row[c], scratch);
-      const size_t chars = display_width(text);
-      w[c] = std::max(w[c], chars);
-      if (chars > narrowest[c]) distinct[c].insert(text);
-    }
+    for (size_t c = 0; c < cols.size(); ++c)
+      w[c] = std::max(w[c], display_width(visible(row[c], scratch)));
   }
+  const std::vector<size_t> widest = w;  // before any shortening
   // Give the excess to the shrinkable columns (kernel and layer names are the only long
   // cells), never below their minimum width, so the numbers stay visible in 80 columns.
   // The widest shrink first: every shrinkable column is capped at one width `cap`, the
@@ -272,6 +266,30 @@ void stream_text(const std::vector<GridColumn>& cols, size_t count, const Rows& 
       const bool more = left > 0 && capped == lo && w[c] > lo;
       w[c] = capped + (more ? 1 : 0);
       left -= more ? 1 : 0;
+    }
+  }
+  // The distinct texts of each column that is shortened (a text of it is wider than its
+  // width now), longer than the column's narrowest: a further pass over the rows, only then
+  // (a table that fits, and any table not cut to a width, keeps nothing per row). Few where
+  // kernel and layer names repeat; past kMaxShortenedTexts in one column (numbered layer
+  // paths) the column's texts are each shortened its way, without the check that they read
+  // apart, so that the memory stays bounded.
+  constexpr size_t kMaxShortenedTexts = 65536;
+  std::vector<std::set<std::string>> distinct(cols.size());
+  std::vector<bool> collect(cols.size(), false);
+  bool any = false;
+  for (size_t c = 0; c < cols.size(); ++c) any |= collect[c] = widest[c] > w[c];
+  for (size_t i = 0; any && i < count; ++i) {
+    const std::vector<std::string>& row = rows(i);
+    for (size_t c = 0; c < cols.size(); ++c) {
+      if (!collect[c]) continue;
+      const std::string& text = visible(row[c], scratch);
+      if (display_width(text) <= narrowest[c]) continue;
+      distinct[c].insert(text);
+      if (distinct[c].size() > kMaxShortenedTexts) {
+        distinct[c].clear();
+        collect[c] = false;
+      }
     }
   }
   // How each text of a shortened column reads: texts must not read alike.

@@ -28,7 +28,9 @@ using GridRows = std::function<const std::vector<std::string>&(size_t index)>;
 using TextSink = std::function<void(std::string_view text)>;
 
 // The aligned text table; asks each row twice (column widths, then the lines), never keeps
-// them. `width` SIZE_MAX: nothing is shortened.
+// them; a third time where a column is shortened to fit `width`, to collect that column's
+// distinct long texts (at most 65,536 per column: past that each is shortened on its own).
+// `width` SIZE_MAX: nothing is shortened.
 void render_grid_text(const std::vector<GridColumn>& columns, size_t count, const GridRows& rows,
                       size_t width, const TextSink& sink);
 // A GitHub-flavoured markdown table ('|' escaped, control characters made visible).

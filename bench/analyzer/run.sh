@@ -13,6 +13,8 @@
 #   RECORDED=FILE  a recorded trace: every command runs on it too ("recorded")
 #   COMMANDS=0     only the reader, kernels, gemm and pandas (issue 3's run), not every command
 #   TMPDIR_BENCH   where the traces go (default /tmp); 1 GB of trace needs ~1.1 GB there
+# With every command, the floors beside timeline and export: cat of the timeline JSON, and
+# clprof_sqlite_floor (build it) storing the export's rows with SQLite alone.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -78,9 +80,18 @@ every_command() {
     measure "clprof $c ($label)" "$file" "$clprof" $c "$file"
   done
   measure "clprof timeline ($label)" "$file" "$clprof" timeline "$file" -o "$tmp/out.timeline.json"
-  rm -f "$tmp/out.timeline.json"
+  # The floor of writing the timeline's bytes: cat copies them into a file (NAME.out).
+  [[ -f $tmp/out.timeline.json ]] &&
+    measure "cat of the timeline JSON ($label)" "$tmp/out.timeline.json" cat "$tmp/out.timeline.json"
+  rm -f "$tmp/out.timeline.json" "$tmp/cat of the timeline JSON ($label).out"
   measure "clprof export sqlite ($label)" "$file" "$clprof" export "$file" -o "$tmp/out.db"
-  rm -f "$tmp/out.db"
+  # The SQLite floor: the same rows stored by SQLite alone (sqlite_floor.cpp says how).
+  if [[ -x $build/bin/clprof_sqlite_floor && -f $tmp/out.db ]]; then
+    measure "sqlite floor of the export ($label)" "$file" "$build/bin/clprof_sqlite_floor" \
+      "$tmp/out.db" "$tmp/floor.db" "$(stat -c %s "$file")"
+    tail -n 2 "$tmp/sqlite floor of the export ($label).out"
+  fi
+  rm -f "$tmp/out.db" "$tmp/floor.db"
 }
 
 echo "== timings (wall clock; CPU = user + sys; peak RSS; all from /usr/bin/time -v)"

@@ -44,31 +44,27 @@ uint32_t GemmAnalysis::intern(const Shape& shape) {
   return it->second;
 }
 
-int GemmAnalysis::match(const std::string& name) {
+GemmAnalysis::NameMatch& GemmAnalysis::match(const std::string& name) {
   // One regex search per distinct kernel name, not per launch.
   auto it = match_cache_.find(name);
-  if (it != match_cache_.end()) return it->second.first;
-  int found = -1;
+  if (it != match_cache_.end()) return it->second;
+  NameMatch found;
   for (size_t i = 0; i < rules_->size(); ++i) {
     if ((*rules_)[i].regex.search(name)) {
-      found = static_cast<int>(i);
+      found.rule = static_cast<int>(i);
       break;
     }
   }
-  match_cache_.emplace(name, std::make_pair(found, gemm::match_group_kernel(name)));
-  return found;
+  found.kind = gemm::match_group_kernel(name);
+  return match_cache_.emplace(name, found).first->second;
 }
 
-int GemmAnalysis::match_group(const std::string& name) {
-  match(name);
-  return match_cache_.find(name)->second.second;
-}
-
-uint32_t GemmAnalysis::shape_of(const model::Launch& launch, int rule) {
-  const gemm::Rule& r = (*rules_)[static_cast<size_t>(rule)];
+uint32_t GemmAnalysis::shape_of(const model::Launch& launch, NameMatch& names) {
+  const gemm::Rule& r = (*rules_)[static_cast<size_t>(names.rule)];
   Shape shape;
-  shape.name_id = intern(launch.name);
-  shape.rule = rule;
+  if (names.name_id == kNoShape) names.name_id = intern(launch.name);
+  shape.name_id = names.name_id;
+  shape.rule = names.rule;
   shape.process = launch.process;
   shape.device = launch.device;
   const gemm::DimSource* sources[4] = {&r.m, &r.n, &r.k, &r.batch};
@@ -94,8 +90,9 @@ uint32_t GemmAnalysis::shape_of(const model::Launch& launch, int rule) {
 }
 
 void GemmAnalysis::add_launch(const model::Launch& launch) {
-  const int rule = match(launch.name);
-  const int kind = match_group(launch.name);
+  NameMatch& names = match(launch.name);
+  const int rule = names.rule;
+  const int kind = names.kind;
   const int64_t duration = launch.duration_ns().value_or(kUnknown);
   if (launch.call != 0) {
     // Inside a recorded library call: every kernel counts, whatever its name.
@@ -110,7 +107,7 @@ void GemmAnalysis::add_launch(const model::Launch& launch) {
     }
     if (!c.kept) c.kept = !keep_ || keep_(launch);
     if (rule >= 0) {
-      const uint32_t shape = shape_of(launch, rule);
+      const uint32_t shape = shape_of(launch, names);
       if (launch.seq < c.main_seq) {
         c.main_seq = launch.seq;
         c.main_shape = shape;
@@ -132,7 +129,7 @@ void GemmAnalysis::add_launch(const model::Launch& launch) {
     if (main) {
       // A main kernel takes part in grouping only with its padded sizes decoded.
       if (rule < 0) return;
-      m.shape = shape_of(launch, rule);
+      m.shape = shape_of(launch, names);
       const Shape& s = shapes_[m.shape];
       bool known = true;
       for (int d = 0; d < 4; ++d) {
@@ -151,7 +148,7 @@ void GemmAnalysis::add_launch(const model::Launch& launch) {
   }
   if (rule < 0) return;
   if (keep_ && !keep_(launch)) return;
-  const uint32_t id = shape_of(launch, rule);
+  const uint32_t id = shape_of(launch, names);
   if (group_) {
     durations_[id].push_back(duration);
   } else {

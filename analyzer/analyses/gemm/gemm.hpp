@@ -110,19 +110,24 @@ class GemmAnalysis : public Analysis {
 
  private:
   friend GemmResult finish_gemm(GemmAnalysis&& analysis, const model::Run& run, double peak_gflops);
+  // What a kernel name matches, found once per distinct name (one lookup per launch).
+  struct NameMatch {
+    int rule = -1;                // rule index or -1
+    int kind = -1;                // group-table index or -1
+    uint32_t name_id = kNoShape;  // in names(); interned at the first launch a rule decodes
+  };
   uint32_t intern(const std::string& name);
   uint32_t intern(const Shape& shape);
-  int match(const std::string& name);        // rule index or -1, cached per name
-  int match_group(const std::string& name);  // group-table index or -1, cached per name
+  NameMatch& match(const std::string& name);
   // The shape of a launch its rule decodes (kNoShape: no rule). Counts its problems.
-  uint32_t shape_of(const model::Launch& launch, int rule);
+  uint32_t shape_of(const model::Launch& launch, NameMatch& names);
 
   std::shared_ptr<const std::vector<gemm::Rule>> rules_;
   LaunchPredicate keep_;
   bool group_;
   std::vector<std::string> names_;
   std::unordered_map<std::string, uint32_t> name_ids_;
-  std::unordered_map<std::string, std::pair<int, int>> match_cache_;  // rule, group kind
+  std::unordered_map<std::string, NameMatch> match_cache_;
   std::vector<Shape> shapes_;
   std::unordered_map<Shape, uint32_t, ShapeHash> shape_ids_;
   std::deque<Record> records_;

@@ -225,7 +225,11 @@ class CallBuilder {
     out.time_ns = rec.duration_ns;
     out.main_ns = rec.duration_ns;
     out.kernels = 1;
-    out.shape = shapes_.intern(kernel_shape(a_, r_, rec.shape));
+    // Once per analysis shape, not per launch: the result shape is a function of it.
+    if (kernel_ids_.empty()) kernel_ids_.assign(a_.shapes().size(), kNone);
+    uint32_t& id = kernel_ids_[rec.shape];
+    if (id == kNone) id = shapes_.intern(kernel_shape(a_, r_, rec.shape));
+    out.shape = id;
     out_.records.push_back(out);
   }
 
@@ -374,6 +378,8 @@ class CallBuilder {
   const Resolved& r_;
   const LaunchPredicate& keep_;
   Shapes shapes_;
+  static constexpr uint32_t kNone = UINT32_MAX;
+  std::vector<uint32_t> kernel_ids_;  // per analysis shape: its standalone result shape
   std::unordered_map<std::string, uint32_t> extra_names_;
 };
 

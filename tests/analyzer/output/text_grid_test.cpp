@@ -2,6 +2,7 @@
 // character, control characters made visible.
 #include <doctest/doctest.h>
 
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -25,6 +26,26 @@ std::string grid(const std::vector<GridColumn>& cols,
   else
     output::render_grid_text(cols, rows.size(), get, width, sink);
   return out;
+}
+
+// The many-rows cases: a name, a layer path (shortened from its head) and a time.
+std::vector<GridColumn> long_columns() {
+  return {{"Name", Align::Left, true},
+          {"Layer", Align::Left, true, output::Shorten::Head, 12},
+          {"Time"}};
+}
+// Row i: "kernel_with_a_rather_long_name_number_<i>", "network_with_a_long_name/block<i>/
+// a_long_layer_name_<i>", "<i> us"; each call counted in `asked`.
+output::GridRows long_rows(size_t& asked) {
+  auto row = std::make_shared<std::vector<std::string>>();
+  return [row, &asked](size_t i) -> const std::vector<std::string>& {
+    ++asked;
+    *row = {"kernel_with_a_rather_long_name_number_" + std::to_string(i),
+            "network_with_a_long_name/block" + std::to_string(i) + "/a_long_layer_name_" +
+                std::to_string(i),
+            std::to_string(i) + " us"};
+    return *row;
+  };
 }
 
 }  // namespace
@@ -93,27 +114,19 @@ TEST_CASE("shorten_head keeps the tail, cut at a '/' when that keeps half of the
   CHECK(output::shorten_head("abcdefghij", 3) == "hij");
 }
 
-TEST_CASE("grid: many rows asked on demand, twice for the text layout, in chunks") {
-  const std::vector<GridColumn> cols = {{"Name", Align::Left, true},
-                                        {"Layer", Align::Left, true, output::Shorten::Head, 12},
-                                        {"Time"}};
-  std::vector<std::string> row;
+TEST_CASE("grid: many rows asked on demand, three times when shortened, in chunks") {
+  const std::vector<GridColumn> cols = long_columns();
   size_t asked = 0;
-  auto get = [&](size_t i) -> const std::vector<std::string>& {
-    ++asked;
-    row = {"kernel_with_a_rather_long_name_number_" + std::to_string(i),
-           "network_with_a_long_name/block" + std::to_string(i) + "/a_long_layer_name_" +
-               std::to_string(i),
-           std::to_string(i) + " us"};
-    return row;
-  };
+  const auto get = long_rows(asked);
   std::string text;
   size_t chunks = 0;
   output::render_grid_text(cols, 5000, get, 80, [&](std::string_view s) {
     text.append(s);
     ++chunks;
   });
-  CHECK(asked == 10000);
+  // Three passes over the 5,000 rows: the widths, the distinct texts of the two shortened
+  // columns, the lines.
+  CHECK(asked == 15000);
   CHECK(chunks > 1);  // > 64 KiB
   // Widths 42 + 57 + 7 + 4 gaps = 110 in 80: the widest give way first, both capped at one
   // width: 2 * cap + 11 <= 80 gives cap 34 (79 columns), the one left over to the first:
@@ -196,4 +209,44 @@ TEST_CASE("grid: the widest shrinkable column gives way first (builds at 200 col
   const std::string line = text.substr(data, text.find('\n', data) - data);
   CHECK(line.size() == 200);          // 14 + 2 + 184
   CHECK(line.find("..") == 16 + 91);  // the kernel list cut in its middle: 91 + ".." + 91
+}
+
+TEST_CASE("grid: a table not cut to a width asks each row twice and shortens nothing") {
+  // The rows of the case above, 2,000 of them: no width (SIZE_MAX) and a width they fit in
+  // (the widest line: 42 + 57 + 7 + 4 gaps = 110, by hand) need no third pass.
+  const std::vector<GridColumn> cols = long_columns();
+  for (const size_t width : {SIZE_MAX, size_t{110}}) {
+    size_t asked = 0;
+    const auto get = long_rows(asked);
+    std::string text;
+    output::render_grid_text(cols, 2000, get, width, [&](std::string_view s) { text.append(s); });
+    CHECK(asked == 4000);
+    CHECK(text.find("network_with_a_long_name/block1999/a_long_layer_name_1999") !=
+          std::string::npos);
+    CHECK(text.find("..") == std::string::npos);
+  }
+}
+
+TEST_CASE("grid: past 65,536 distinct long texts a column's texts are shortened each its way") {
+  // 70,000 distinct 30-character names, "a", i in 10 digits, 19 'z', in a 20-character column
+  // (width 26 = 20 + 2 + the Time column's 4): shorten_middle keeps 9 + ".." + 9 characters,
+  // "a00000000..zzzzzzzzz" for every i < 100. Under the ceiling those would be told apart;
+  // over it each reads as its own shortening: rows 0 and 1 read alike.
+  const std::vector<GridColumn> cols = {{"Name", Align::Left, true, output::Shorten::Middle, 20},
+                                        {"Time"}};
+  std::vector<std::string> row;
+  auto name = [](size_t i) {
+    std::string n = std::to_string(i);
+    return "a" + std::string(10 - n.size(), '0') + n + std::string(19, 'z');
+  };
+  auto get = [&](size_t i) -> const std::vector<std::string>& {
+    row = {name(i), "1 us"};
+    return row;
+  };
+  std::string text;
+  output::render_grid_text(cols, 70000, get, 26, [&](std::string_view s) { text.append(s); });
+  const std::string alike = "\na00000000..zzzzzzzzz  1 us\na00000000..zzzzzzzzz  1 us\n";
+  CHECK(text.find(alike) != std::string::npos);
+  for (size_t b = 0, e; (e = text.find('\n', b)) != std::string::npos; b = e + 1)
+    CHECK(e - b <= 26);
 }
