@@ -25,10 +25,18 @@ void RunSummaryAnalysis::merge(Analysis&& other) {
 Summary summarize(RunSummaryAnalysis&& a, const model::Run& run, GemmResult* gemm,
                   double peak_gflops, std::optional<std::pair<int64_t, int64_t>> window_ns) {
   auto g = finish_gemm(std::move(a.gemm), run, peak_gflops);
-  auto s = make_summary(a.summary, run, g.gflop_per_device, window_ns, g.unsized_calls_per_device);
-  s.run.kernels_distinct = a.summary.kernel_names().size();
+  auto in = analyses::summary_inputs(a.summary, run, g.gflop_terms_per_device,
+                                     g.unsized_calls_per_device, window_ns);
+  auto s = finish_summary(in);
   if (gemm) *gemm = std::move(g);
   return s;
+}
+
+SummaryInputs summary_inputs(RunSummaryAnalysis&& a, const model::Run& run,
+                             std::optional<std::pair<int64_t, int64_t>> window_ns) {
+  auto g = finish_gemm(std::move(a.gemm), run, 0);
+  return analyses::summary_inputs(a.summary, run, std::move(g.gflop_terms_per_device),
+                                  std::move(g.unsized_calls_per_device), window_ns);
 }
 
 }  // namespace clprof::analyses

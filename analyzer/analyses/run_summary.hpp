@@ -29,4 +29,9 @@ Summary summarize(RunSummaryAnalysis&& analysis, const model::Run& run, GemmResu
                   double peak_gflops = 0,
                   std::optional<std::pair<int64_t, int64_t>> window_ns = std::nullopt);
 
+// The mergeable inputs of the same summary (clprof summary --partial; consumes the analysis):
+// finish_summary(inputs) is summarize's result.
+SummaryInputs summary_inputs(RunSummaryAnalysis&& analysis, const model::Run& run,
+                             std::optional<std::pair<int64_t, int64_t>> window_ns = std::nullopt);
+
 }  // namespace clprof::analyses

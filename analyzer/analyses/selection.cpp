@@ -139,7 +139,7 @@ LaunchPredicate make_predicate(const model::Run& run, const Selection& s) {
     });
   }
   if (s.window) {
-    auto clock = std::make_shared<RunClock>(run);
+    auto clock = std::make_shared<RunClock>(run, s.window->origin_ns);
     parts.push_back([clock, w = *s.window](const model::Launch& l) {
       const auto t = clock->time_of(l);
       return t && w.contains(*t);

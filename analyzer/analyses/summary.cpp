@@ -1,6 +1,7 @@
 #include "analyses/summary.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "analyses/stats.hpp"
 #include "analyses/transfers.hpp"
@@ -25,6 +26,20 @@ void extend_span(std::map<uint32_t, std::pair<int64_t, int64_t>>& spans, uint32_
 }
 
 }  // namespace
+
+void SummaryAnalysis::PerDevice::add(const PerDevice& o) {
+  launches += o.launches;
+  add_to(kernel_ns, o.kernel_ns);
+  intervals.insert(intervals.end(), o.intervals.begin(), o.intervals.end());
+  add_to(union_ns, o.union_ns);
+  add_to(busy_extra_ns, o.busy_extra_ns);
+  transfers += o.transfers;
+  add_to(transfer_bytes, o.transfer_bytes);
+  add_to(mapped_bytes, o.mapped_bytes);
+  add_to(transfer_ns, o.transfer_ns);
+  add_to(timed_moved_bytes, o.timed_moved_bytes);
+  add_to(timed_moved_ns, o.timed_moved_ns);
+}
 
 void SummaryAnalysis::extend(uint32_t process, int64_t begin, int64_t end) {
   extend_span(spans_, process, begin, end);
@@ -62,19 +77,7 @@ void SummaryAnalysis::add_transfer(const model::Transfer& t) {
 
 void SummaryAnalysis::merge(Analysis&& other) {
   auto& o = dynamic_cast<SummaryAnalysis&>(other);
-  for (auto& [id, od] : o.devices_) {
-    auto& d = devices_[id];
-    d.launches += od.launches;
-    add_to(d.kernel_ns, od.kernel_ns);
-    d.intervals.insert(d.intervals.end(), od.intervals.begin(), od.intervals.end());
-    add_to(d.busy_extra_ns, od.busy_extra_ns);
-    d.transfers += od.transfers;
-    add_to(d.transfer_bytes, od.transfer_bytes);
-    add_to(d.mapped_bytes, od.mapped_bytes);
-    add_to(d.transfer_ns, od.transfer_ns);
-    add_to(d.timed_moved_bytes, od.timed_moved_bytes);
-    add_to(d.timed_moved_ns, od.timed_moved_ns);
-  }
+  for (auto& [id, od] : o.devices_) devices_[id].add(od);
   for (const auto& [n, devices] : o.names_) {
     auto& on = names_[n];
     for (uint32_t d : devices)
@@ -141,21 +144,74 @@ std::map<uint32_t, std::pair<int64_t, int64_t>> absolute_host_spans(const Summar
   return spans;
 }
 
-Summary make_summary(SummaryAnalysis& a, const model::Run& run,
-                     const std::map<uint32_t, double>& gflop_per_device,
-                     std::optional<std::pair<int64_t, int64_t>> window_ns,
-                     const std::map<uint32_t, uint64_t>& unsized_gemm_calls_per_device) {
-  Summary s;
-  s.processes = run.processes.size();
+SummaryInputs summary_inputs(SummaryAnalysis& a, const model::Run& run,
+                             std::map<uint32_t, std::vector<double>> gflop_terms,
+                             std::map<uint32_t, uint64_t> unsized_gemm_calls,
+                             std::optional<std::pair<int64_t, int64_t>> window_ns) {
+  SummaryInputs in;
+  in.processes = run.processes.size();
   for (const auto& p : run.processes) {
-    s.truncated_processes += p.truncated ? 1 : 0;
-    const bool trace = p.source_format == "clprof-trace";
-    s.launches_known |= trace;
-    s.transfers_known |= trace;
-    s.builds_known |= trace;
+    in.truncated_processes += p.truncated ? 1 : 0;
+    in.traces |= p.source_format == "clprof-trace";
+    for (int64_t w : p.iteration_wall_ns)
+      in.iteration_wall_ns = add_ns(in.iteration_wall_ns.value_or(0), w);
   }
-  s.builds_known |= !run.builds.empty();
-  for (const auto& [id, d] : a.devices()) {
+  in.builds = !run.builds.empty();
+  for (const auto& b : run.builds)
+    if (b.host_begin_ns != kNoTime && b.host_end_ns != kNoTime && b.host_end_ns > b.host_begin_ns)
+      add_to(in.build_ns, sub_ns(b.host_end_ns, b.host_begin_ns));
+  in.spans = absolute_host_spans(a, run);
+  for (const auto& d : run.devices) {
+    SummaryInputs::DeviceName n;
+    n.name = d.name;
+    if (d.process < run.processes.size()) n.pid = run.processes[d.process].pid;
+    in.device_names.push_back(std::move(n));
+  }
+  in.devices = std::move(a.mutable_devices());
+  a.mutable_devices().clear();
+  in.kernel_names = a.kernel_names();
+  in.gflop_terms = std::move(gflop_terms);
+  in.unsized_gemm_calls = std::move(unsized_gemm_calls);
+  in.window_ns = window_ns;
+  return in;
+}
+
+void merge_summary_inputs(SummaryInputs& into, SummaryInputs&& later) {
+  if (into.window_ns != later.window_ns)
+    throw std::invalid_argument("partials of different --time-window");
+  const auto process_shift = static_cast<uint32_t>(into.processes);
+  const auto device_shift = static_cast<uint32_t>(into.device_names.size());
+  const auto device = [device_shift](uint32_t id) { return id == 0 ? 0 : id + device_shift; };
+  into.processes += later.processes;
+  into.truncated_processes += later.truncated_processes;
+  into.traces |= later.traces;
+  into.builds |= later.builds;
+  add_to(into.build_ns, later.build_ns);
+  if (later.iteration_wall_ns)
+    into.iteration_wall_ns = add_ns(into.iteration_wall_ns.value_or(0), *later.iteration_wall_ns);
+  for (const auto& [p, span] : later.spans)
+    extend_span(into.spans, p + process_shift, span.first, span.second);
+  for (auto& n : later.device_names) into.device_names.push_back(std::move(n));
+  for (const auto& [id, od] : later.devices) into.devices[device(id)].add(od);
+  for (const auto& [n, devices] : later.kernel_names) {
+    auto& on = into.kernel_names[n];
+    for (uint32_t d : devices)
+      if (std::find(on.begin(), on.end(), device(d)) == on.end()) on.push_back(device(d));
+  }
+  for (auto& [id, terms] : later.gflop_terms) {
+    auto& mine = into.gflop_terms[device(id)];
+    mine.insert(mine.end(), terms.begin(), terms.end());
+  }
+  for (const auto& [id, n] : later.unsized_gemm_calls) into.unsized_gemm_calls[device(id)] += n;
+}
+
+Summary finish_summary(SummaryInputs& in) {
+  Summary s;
+  s.processes = in.processes;
+  s.truncated_processes = in.truncated_processes;
+  s.launches_known = s.transfers_known = s.builds_known = in.traces;
+  s.builds_known |= in.builds;
+  for (const auto& [id, d] : in.devices) {
     s.launches_known |= d.launches > 0;
     s.transfers_known |= d.transfers > 0;
   }
@@ -165,7 +221,7 @@ Summary make_summary(SummaryAnalysis& a, const model::Run& run,
   // the sum of their per-iteration wall times instead.
   bool have_span = false;
   int64_t lo = 0, hi = 0;
-  for (const auto& [p, span] : absolute_host_spans(a, run)) {
+  for (const auto& [p, span] : in.spans) {
     if (!have_span) {
       lo = span.first;
       hi = span.second;
@@ -175,43 +231,33 @@ Summary make_summary(SummaryAnalysis& a, const model::Run& run,
       hi = std::max(hi, span.second);
     }
   }
-  if (have_span && window_ns) {
-    lo = std::max(lo, window_ns->first);
-    hi = std::min(hi, window_ns->second);
+  if (have_span && in.window_ns) {
+    lo = std::max(lo, in.window_ns->first);
+    hi = std::min(hi, in.window_ns->second);
   }
-  if (have_span && hi > lo) {
+  if (have_span && hi > lo)
     s.run.wall_ns = sub_ns(hi, lo);
-  } else {
-    int64_t iter_wall = 0;
-    bool any = false;
-    for (const auto& p : run.processes)
-      for (int64_t w : p.iteration_wall_ns) {
-        add_to(iter_wall, w);
-        any = true;
-      }
-    if (any) s.run.wall_ns = iter_wall;
-  }
-  for (const auto& b : run.builds)
-    if (b.host_begin_ns != kNoTime && b.host_end_ns != kNoTime && b.host_end_ns > b.host_begin_ns)
-      add_to(s.run.build_ns, sub_ns(b.host_end_ns, b.host_begin_ns));
-  s.run.kernels_distinct = a.kernel_names().size();
+  else
+    s.run.wall_ns = in.iteration_wall_ns;
+  s.run.build_ns = in.build_ns;
+  s.run.kernels_distinct = in.kernel_names.size();
   std::map<uint32_t, uint64_t> distinct_per_device;
-  for (const auto& [name, devices] : a.kernel_names())
+  for (const auto& [name, devices] : in.kernel_names)
     for (uint32_t d : devices) ++distinct_per_device[d];
 
   uint64_t timed_moved_bytes = 0;
   int64_t timed_moved_ns = 0;
-  for (auto& [id, d] : a.mutable_devices()) {
+  for (auto& [id, d] : in.devices) {
     DeviceSummary ds;
     ds.device = id;
-    if (id > 0 && id <= run.devices.size()) {
-      const model::Device& dev = run.devices[id - 1];
+    if (id > 0 && id <= in.device_names.size()) {
+      const auto& dev = in.device_names[id - 1];
       ds.name = dev.name;
       // Two processes' devices of one name would read as two identical rows: say whose.
       size_t same = 0;
-      for (const auto& other : run.devices) same += other.name == dev.name ? 1 : 0;
-      if (same > 1 && dev.process < run.processes.size() && run.processes[dev.process].pid)
-        ds.name += " (pid " + std::to_string(run.processes[dev.process].pid) + ")";
+      for (const auto& other : in.device_names) same += other.name == dev.name ? 1 : 0;
+      if (same > 1 && dev.pid)
+        ds.name += " (pid " + std::to_string(dev.pid) + ")";
       else if (same > 1)
         ds.name += " (#" + std::to_string(id) + ")";
     }
@@ -223,7 +269,7 @@ Summary make_summary(SummaryAnalysis& a, const model::Run& run,
     f.kernel_ns = d.kernel_ns;
     // A device's own clock orders its kernels, so the union is per device; durations
     // without timestamps (importers) cannot overlap-check and are added as they are.
-    f.device_busy_ns = add_ns(union_length(d.intervals), d.busy_extra_ns);
+    f.device_busy_ns = add_ns(add_ns(union_length(d.intervals), d.union_ns), d.busy_extra_ns);
     f.transfers = d.transfers;
     f.transfer_bytes = d.transfer_bytes;
     f.mapped_bytes = d.mapped_bytes;
@@ -233,13 +279,16 @@ Summary make_summary(SummaryAnalysis& a, const model::Run& run,
           static_cast<double>(d.timed_moved_bytes) / static_cast<double>(d.timed_moved_ns);
     add_to(timed_moved_bytes, d.timed_moved_bytes);
     add_to(timed_moved_ns, d.timed_moved_ns);
-    auto g = gflop_per_device.find(id);
-    auto unsized = unsized_gemm_calls_per_device.find(id);
-    f.gemm_calls_unsized = unsized == unsized_gemm_calls_per_device.end() ? 0 : unsized->second;
-    if (g != gflop_per_device.end())
-      f.gflop_total = g->second;
-    else
+    auto g = in.gflop_terms.find(id);
+    auto unsized = in.unsized_gemm_calls.find(id);
+    f.gemm_calls_unsized = unsized == in.unsized_gemm_calls.end() ? 0 : unsized->second;
+    if (g != in.gflop_terms.end()) {
+      double sum = 0.0;  // in the records' order, as finish_gemm sums them
+      for (double t : g->second) sum += t;
+      f.gflop_total = sum;
+    } else {
       f.gflop_total = f.gemm_calls_unsized ? std::nullopt : std::optional<double>(0.0);
+    }
     f.utilization = utilization_or_warn(
         f.device_busy_ns, f.wall_ns,
         "device " + (ds.name.empty() ? "#" + std::to_string(id) : "'" + ds.name + "'"), s.warnings);
@@ -266,11 +315,23 @@ Summary make_summary(SummaryAnalysis& a, const model::Run& run,
         100.0 * static_cast<double>(s.run.device_busy_ns) / static_cast<double>(*s.run.wall_ns);
   // The run's GEMM work is unknown only when it has GEMM calls and none of known size
   // (whatever order the devices come in); a device without GEMMs adds a known 0.
-  if (gflop_per_device.empty() && s.run.gemm_calls_unsized) s.run.gflop_total = std::nullopt;
+  if (in.gflop_terms.empty() && s.run.gemm_calls_unsized) s.run.gflop_total = std::nullopt;
   if (s.run.gemm_calls_unsized)
     s.warnings.push_back(std::to_string(s.run.gemm_calls_unsized) +
                          " GEMM call(s) of unknown size: their work is not in the GEMM GFLOP" +
                          (s.run.gflop_total ? "" : " (unknown: no call of known size)"));
+  return s;
+}
+
+Summary make_summary(SummaryAnalysis& a, const model::Run& run,
+                     const std::map<uint32_t, double>& gflop_per_device,
+                     std::optional<std::pair<int64_t, int64_t>> window_ns,
+                     const std::map<uint32_t, uint64_t>& unsized_gemm_calls_per_device) {
+  std::map<uint32_t, std::vector<double>> terms;
+  for (const auto& [id, g] : gflop_per_device) terms[id] = {g};  // 0.0 + g == g
+  auto in = summary_inputs(a, run, std::move(terms), unsized_gemm_calls_per_device, window_ns);
+  auto s = finish_summary(in);
+  a.mutable_devices() = std::move(in.devices);  // `a` as it was, its intervals sorted
   return s;
 }
 

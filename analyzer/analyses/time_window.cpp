@@ -76,13 +76,14 @@ TimeWindow parse_time_window(std::string_view text) {
   return w;
 }
 
-RunClock::RunClock(const model::Run& run) {
+RunClock::RunClock(const model::Run& run, std::optional<int64_t> origin_ns) {
   bool any = false;
   for (const auto& p : run.processes)
     if (p.host_start_ns != kNoTime) {
       origin_ns_ = any ? std::min(origin_ns_, p.host_start_ns) : p.host_start_ns;
       any = true;
     }
+  if (origin_ns) origin_ns_ = *origin_ns;
   for (const auto& p : run.processes) {
     int64_t base = 0;
     if (p.host_start_ns != kNoTime && __builtin_sub_overflow(p.host_start_ns, origin_ns_, &base))
@@ -123,7 +124,7 @@ std::optional<int64_t> RunClock::time_of(const model::Transfer& t) const {
 }
 
 uint64_t keep_window(model::Run& run, const TimeWindow& window) {
-  const RunClock clock(run);
+  const RunClock clock(run, window.origin_ns);
   uint64_t timeless = 0;
   auto keep = [&](std::optional<int64_t> t) {
     if (!t) ++timeless;

@@ -1,5 +1,7 @@
 // --time-window START:END: the commands of a run that fall in a window of the run's host
-// clock, relative to the run's start (the earliest process's trace start).
+// clock, relative to the run's start (the earliest process's trace start, or the absolute
+// time --run-start gives: scripts/clprof-dask's tasks each read a shard of the run, whose
+// earliest process is not the run's).
 //
 // A command's time is one instant: a launch's or transfer's device start on the host clock
 // where its device has a clock offset (model::Device::has_clock_offset), else the host time
@@ -24,6 +26,9 @@ struct TimeWindow {
   int64_t begin_ns = INT64_MIN;  // inclusive; INT64_MIN = open
   int64_t end_ns = INT64_MAX;    // exclusive; INT64_MAX = open
   std::string text;              // as given, for messages
+  // The absolute host time (ns) the window is measured from (--run-start); nullopt: the
+  // run's start (RunClock::origin_ns).
+  std::optional<int64_t> origin_ns;
 
   bool contains(int64_t t) const { return t >= begin_ns && t < end_ns; }
 };
@@ -36,10 +41,12 @@ TimeWindow parse_time_window(std::string_view text);
 // Places a run's commands on the run's clock: ns since the run's start.
 class RunClock {
  public:
-  explicit RunClock(const model::Run& run);
+  // `origin_ns`: the absolute host time of the run's start; nullopt: the earliest process's
+  // start (0 when no process knows its start).
+  explicit RunClock(const model::Run& run, std::optional<int64_t> origin_ns = std::nullopt);
 
   // The absolute host time (CLOCK_MONOTONIC of clprof traces) of the run's start; 0 when no
-  // process knows its start.
+  // process knows its start and none was given.
   int64_t origin_ns() const { return origin_ns_; }
   // `host_ns` (relative to `process`'s trace start) on the run's clock; nullopt for kNoTime.
   std::optional<int64_t> at(uint32_t process, int64_t host_ns) const;
@@ -55,6 +62,7 @@ class RunClock {
 };
 
 // Removes from `run` the transfers, syncs, builds, API calls and marks outside `window`
+// (measured from window.origin_ns when given)
 // (launches are selected by the launch predicate, selection.hpp). Returns how many commands
 // without any time were left out.
 uint64_t keep_window(model::Run& run, const TimeWindow& window);

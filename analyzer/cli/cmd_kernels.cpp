@@ -14,7 +14,7 @@ Runner setup_kernels(CLI::App& app) {
   struct Options {
     TableOptions table;
     std::vector<std::string> speedup;
-    bool partial = false, from_partials = false;
+    PartialOptions partials;
   };
   static const auto& groupings = analyses::launch_groupings();
   auto o = std::make_shared<Options>();
@@ -26,18 +26,19 @@ Runner setup_kernels(CLI::App& app) {
                  "Estimate times if kernels matching REGEX ran FACTOR times faster (repeatable; "
                  "first match wins)",
                  "'REGEX=FACTOR'");
-  add_partial_options(app, o->partial, o->from_partials);
+  add_partial_options(app, o->partials);
   return [o]() -> int {
     const auto speedup = parse_speedup_options(o->speedup);
     const bool estimate = !speedup.empty();
     std::vector<std::string> in_force;
     if (estimate) in_force.push_back("--speedup");
-    const TableRun t =
-        start_table_run(o->table, groupings, output::tables::kernels_schema(), in_force);
+    TableRun t = start_table_run(o->table, groupings, output::tables::kernels_schema(), in_force);
+    apply_run_start(o->partials, t.request);
+    const bool partial = o->partials.partial, from_partials = o->partials.from_partials;
     const analyses::GroupBy by = t.by;
-    if ((o->partial || o->from_partials) && by != analyses::GroupBy::None)
+    if ((partial || from_partials) && by != analyses::GroupBy::None)
       throw UsageError("--by does not take --partial or --from-partials");
-    if (o->from_partials) {
+    if (from_partials) {
       auto variants = output::partial::read_kernels(t.request.inputs);
       const int64_t total_ns = analyses::total_kernel_ns(variants);
       const auto labels = analyses::labels_of(variants);
@@ -60,7 +61,7 @@ Runner setup_kernels(CLI::App& app) {
               by, [keep] { return std::make_unique<analyses::KernelsAnalysis>(keep); });
         },
         kFoldedRanges);
-    if (o->partial) {
+    if (partial) {
       const auto& a = static_cast<const analyses::KernelsAnalysis&>(*session.analysis);
       emit_text(
           output::partial::kernels_json(a.variants(session.run), session.run.processes.size()),

@@ -13,7 +13,7 @@ Runner setup_ranks(CLI::App& app) {
   struct Options {
     CommonOptions common;
     std::string kernel, metric = "kernel";
-    bool partial = false, from_partials = false;
+    PartialOptions partials;
   };
   auto o = std::make_shared<Options>();
   add_common_options(app, o->common);
@@ -24,7 +24,7 @@ Runner setup_ranks(CLI::App& app) {
                  "What the deviation and the outlier rule compare: kernel (sum of kernel times, "
                  "the default), busy (device busy) or wall")
       ->type_name("kernel|busy|wall");
-  add_partial_options(app, o->partial, o->from_partials);
+  add_partial_options(app, o->partials);
   app.footer(help_footer(
       "ranks",
       "Each trace is one rank (its header's rank, else null: rows by file). The traces are read "
@@ -35,16 +35,17 @@ Runner setup_ranks(CLI::App& app) {
     if (!metric) throw UsageError("--metric " + o->metric + ": use kernel, busy or wall");
     Request r = make_request(o->common);
     r.merge = true;  // the ranks of a job are separate runs of one program
+    apply_run_start(o->partials, r);
     check_output_path(r);
     std::string extra;
     const size_t sort = o->kernel.empty()
                             ? sort_column(output::tables::ranks_schema(), {}, r, extra)
                             : output::Schema::npos;
-    if (o->partial && !o->kernel.empty())
+    if (o->partials.partial && !o->kernel.empty())
       throw UsageError("--kernel does not take --partial (give it to --from-partials)");
     analyses::ProcessKernels kernels;
     analyses::RankTable table;
-    if (o->from_partials) {
+    if (o->partials.from_partials) {
       auto merged = output::partial::read_ranks(r.inputs);
       kernels = std::move(merged.kernels);
       table = analyses::finish_rank_table(std::move(merged.rows), *metric);
@@ -59,7 +60,7 @@ Runner setup_ranks(CLI::App& app) {
       table = analyses::rank_table(a.summary, a.kernels, session.run, *metric);
       kernels = std::move(a.kernels);
     }
-    if (o->partial) {
+    if (o->partials.partial) {
       emit_text(output::partial::ranks_json(table, kernels), r);
       return 0;
     }

@@ -76,10 +76,18 @@ struct TableOptions {
   CommonOptions common;
   std::string by;
 };
-// Registers --partial (write the mergeable partial aggregates instead of the table) and
-// --from-partials (the inputs are such partials: merge them and print the table) on `app`
-// (docs/scale.md; scripts/clprof-dask runs them).
-void add_partial_options(CLI::App& app, bool& partial, bool& from_partials);
+// scripts/clprof-dask's interface (docs/scale.md): --partial (write the mergeable partial
+// aggregates instead of the table), --from-partials (the inputs are such partials: merge
+// them and print the table) and --run-start NS (--time-window measured from NS, the whole
+// run's start, when a task reads a shard of it).
+struct PartialOptions {
+  bool partial = false, from_partials = false;
+  std::string run_start;
+};
+// Registers them on `app`; `o` must outlive the parse.
+void add_partial_options(CLI::App& app, PartialOptions& o);
+// Applies --run-start to `r`'s --time-window (UsageError: not an integer, or no --time-window).
+void apply_run_start(const PartialOptions& o, Request& r);
 
 // Registers `options` on `app` (the common options, then --by over `groupings`) and the
 // help footer (help_footer(command, intro)). A command's own options come after.

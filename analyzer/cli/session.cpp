@@ -172,7 +172,7 @@ Session run_session(const Request& r, const AnalysisMaker& make, SessionNeeds ne
       if (sel.window) {
         // Launches are selected by the predicate; the other commands leave the run here.
         uint64_t timeless = analyses::keep_window(s.run, *sel.window);
-        const analyses::RunClock clock(s.run);
+        const analyses::RunClock clock(s.run, sel.window->origin_ns);
         for (const auto& l : s.run.launches) timeless += clock.time_of(l) ? 0 : 1;
         if (timeless)
           s.diagnostics.warnings.push_back(
@@ -236,7 +236,7 @@ std::optional<std::pair<int64_t, int64_t>> window_on_host_clock(const Request& r
                                                                 const model::Run& run) {
   const auto& w = r.selection.window;
   if (!w) return std::nullopt;
-  const int64_t origin = analyses::RunClock(run).origin_ns();
+  const int64_t origin = analyses::RunClock(run, w->origin_ns).origin_ns();
   auto shifted = [origin](int64_t t, int64_t saturated) {
     int64_t v;
     return __builtin_add_overflow(t, origin, &v) ? saturated : v;

@@ -1,6 +1,10 @@
 // The pieces the table commands (kernels, launches, layers, transfers, api, ...) share:
 // --by, --speedup, the help footer, the command preamble, the --sort/--top cut.
 #include "cli/commands.hpp"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
 #include "cli/emit.hpp"
 #include "cli/request.hpp"
 #include "output/tables/grouping.hpp"
@@ -60,20 +64,39 @@ std::shared_ptr<TableOptions> table_options(CLI::App& app,
 
 constexpr const char* kPartialGroup = "For scripts/clprof-dask (docs/scale.md)";
 
-void add_partial_options(CLI::App& app, bool& partial, bool& from_partials) {
+void add_partial_options(CLI::App& app, PartialOptions& o) {
   // scripts/clprof-dask's interface (docs/scale.md), listed apart in --help.
-  app.add_flag("--partial", partial,
+  app.add_flag("--partial", o.partial,
                "Write mergeable partial aggregates (JSON) instead of the table")
       ->group(kPartialGroup);
   // Checked here rather than by CLI11's excludes(), whose note would crowd --help (--partial,
   // declared first, is set when this runs).
-  app.add_flag("--from-partials", from_partials,
+  bool& partial = o.partial;
+  app.add_flag("--from-partials", o.from_partials,
                "The inputs are --partial outputs: merge them (in the order given) and print "
                "the table")
       ->group(kPartialGroup)
       ->check([&partial](const std::string&) {
         return partial ? std::string("--partial and --from-partials exclude each other") : "";
       });
+  app.add_option("--run-start", o.run_start,
+                 "With --time-window: measure it from NS, an absolute host time (ns), instead "
+                 "of the earliest trace's start (the whole run's start, for a shard of it)")
+      ->group(kPartialGroup)
+      ->type_name("NS");
+}
+
+void apply_run_start(const PartialOptions& o, Request& r) {
+  if (o.run_start.empty()) return;
+  if (!r.selection.window) throw UsageError("--run-start is for --time-window, which is not given");
+  const std::string& t = o.run_start;
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(t.c_str(), &end, 10);
+  if (t.empty() || end != t.c_str() + t.size() || errno == ERANGE ||
+      (t[0] != '-' && !isdigit(t[0])))
+    throw UsageError("--run-start: expected an integer of ns, not '" + t + "'");
+  r.selection.window->origin_ns = static_cast<int64_t>(v);
 }
 
 TableRun start_table_run(const TableOptions& options,

@@ -5,12 +5,7 @@
 # Usage: clprof_dask_test.sh CLPROF SCRIPT DATA_DIR
 set -euo pipefail
 clprof=$1 script=$2 data=$3
-if ! /usr/bin/python3 -c 'import dask, distributed' 2>/dev/null; then
-  echo "SKIP: python3-dask or python3-distributed is not installed"
-  exit 77
-fi
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "$0")/dask_lib.sh"
 # rank3 first: the first gemm launch counted is rank 3's (3000 ns), as one clprof run says.
 traces=("$data/ranks/rank3.json" "$data/ranks/rank1.json" "$data/ranks/rank0.json"
         "$data/ranks/rank2.json" "$data/basic.json" "$data/transfers.json")
@@ -20,15 +15,15 @@ kernel_traces=("${traces[@]}" "$data/morph_twice.json"
                "$data/../../golden/kernels-variants-table/variants.json")
 "$clprof" kernels --merge --format json "${kernel_traces[@]}" > "$tmp/one.json"
 # One trace per task: 8 partials, merged in a tree of 7 merges.
-"$script" --workers 2 --clprof "$clprof" --shard-size 1 kernels "${kernel_traces[@]}" \
+dask --shard-size 1 kernels "${kernel_traces[@]}" \
   --format json > "$tmp/dask1.json"
-"$script" --workers 2 --clprof "$clprof" kernels --format json "${kernel_traces[@]}" \
+dask kernels --format json "${kernel_traces[@]}" \
   > "$tmp/dask.json"
 "$clprof" ranks --format json "${traces[@]}" > "$tmp/ranks_one.json"
-"$script" --workers 2 --clprof "$clprof" --shard-size 2 ranks "${traces[@]}" --format json \
+dask --shard-size 2 ranks "${traces[@]}" --format json \
   > "$tmp/ranks_dask.json"
 "$clprof" ranks --kernel gemm --format json "${traces[@]}" > "$tmp/gemm_one.json"
-"$script" --workers 2 --clprof "$clprof" --shard-size 1 ranks --kernel gemm --format json \
+dask --shard-size 1 ranks --kernel gemm --format json \
   "${traces[@]}" > "$tmp/gemm_dask.json"
 /usr/bin/python3 - "$tmp" <<'PY'
 import json, sys

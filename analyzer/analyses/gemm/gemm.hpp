@@ -225,6 +225,8 @@ struct GemmResult {
   std::map<std::string, uint64_t> problems;     // including unresolved build options
   double gflop_total = 0;                       // sum of FLOPs / 1e9 over timed calls
   std::map<uint32_t, double> gflop_per_device;  // the same per Device::id
+  // Its terms, in the order summed (clprof summary --partial carries them: docs/scale.md).
+  std::map<uint32_t, std::vector<double>> gflop_terms_per_device;
   // Per Device::id: the calls whose FLOPs are unknown (a size not decoded), which
   // gflop_per_device cannot count.
   std::map<uint32_t, uint64_t> unsized_calls_per_device;

@@ -436,6 +436,7 @@ GemmResult finish_gemm(GemmAnalysis&& a, const model::Run& run, double peak_gflo
     if (s.flops && rec.time_ns >= 0) {
       out.gflop_total += *s.flops / 1e9;
       out.gflop_per_device[s.device] += *s.flops / 1e9;
+      out.gflop_terms_per_device[s.device].push_back(*s.flops / 1e9);
     } else if (!s.flops) {
       ++out.unsized_calls_per_device[s.device];
     }

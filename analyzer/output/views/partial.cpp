@@ -4,10 +4,14 @@
 #include <rapidjson/error/en.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <optional>
 #include <sstream>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 #include "output/json_writer.hpp"
@@ -60,10 +64,13 @@ class Partial {
       fail(std::string("not a partial of clprof ") + command);
     processes_ = uint_at(doc_, "processes");
   }
-  const rapidjson::Value& array(const char* key) const {
-    if (!doc_.HasMember(key) || !doc_[key].IsArray()) fail(std::string("no array '") + key + "'");
-    return doc_[key];
+  const rapidjson::Value& array(const char* key) const { return array_at(doc_, key); }
+  const rapidjson::Value& array_at(const rapidjson::Value& v, const char* key) const {
+    if (!v.IsObject() || !v.HasMember(key) || !v[key].IsArray())
+      fail(std::string("no array '") + key + "'");
+    return v[key];
   }
+  const rapidjson::Value& document() const { return doc_; }
   uint64_t processes() const { return processes_; }
 
   uint64_t uint_at(const rapidjson::Value& v, const char* key) const {
@@ -83,6 +90,17 @@ class Partial {
   std::optional<uint64_t> uint_or_null(const rapidjson::Value& v, const char* key) const {
     if (v.IsObject() && v.HasMember(key) && v[key].IsNull()) return std::nullopt;
     return uint_at(v, key);
+  }
+  bool bool_at(const rapidjson::Value& v, const char* key) const {
+    if (!v.IsObject() || !v.HasMember(key) || !v[key].IsBool())
+      fail(std::string("'") + key + "' must be true or false");
+    return v[key].GetBool();
+  }
+  // [a, b] of two integers.
+  std::pair<int64_t, int64_t> pair_of(const rapidjson::Value& v, const char* what) const {
+    if (!v.IsArray() || v.Size() != 2 || !v[0].IsInt64() || !v[1].IsInt64())
+      fail(std::string("'") + what + "' must hold [integer, integer]");
+    return {v[0].GetInt64(), v[1].GetInt64()};
   }
   std::string text_at(const rapidjson::Value& v, const char* key) const {
     if (!v.IsObject() || !v.HasMember(key) || !v[key].IsString())
@@ -186,6 +204,211 @@ std::string ranks_json(const analyses::RankTable& table, const analyses::Process
   j.end_array();
   j.end_object();
   return j.str();
+}
+
+namespace {
+
+using Device = analyses::SummaryAnalysis::PerDevice;
+
+// A double exactly, as C99's hexadecimal floating point ("0x1.8p+1").
+std::string hex_double(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%a", v);
+  return buf;
+}
+
+// One shard's summary inputs from its object `v` in `p`.
+analyses::SummaryInputs summary_shard(const Partial& p, const rapidjson::Value& v) {
+  analyses::SummaryInputs in;
+  in.processes = p.uint_at(v, "processes");
+  if (in.processes >= (uint64_t{1} << 31)) p.fail("'processes' out of range");
+  in.truncated_processes = p.uint_at(v, "truncated_processes");
+  in.traces = p.bool_at(v, "traces");
+  in.builds = p.bool_at(v, "builds");
+  in.build_ns = p.int_at(v, "build_ns");
+  in.iteration_wall_ns = p.int_or_null(v, "iteration_wall_ns");
+  if (!v.HasMember("window_ns")) p.fail("no 'window_ns'");
+  if (!v["window_ns"].IsNull()) in.window_ns = p.pair_of(v["window_ns"], "window_ns");
+  for (const auto& s : p.array_at(v, "spans").GetArray()) {
+    if (!s.IsArray() || s.Size() != 3 || !s[0].IsUint64() || s[0].GetUint64() >= in.processes ||
+        !s[1].IsInt64() || !s[2].IsInt64())
+      p.fail("'spans' must hold [process, begin, end] of the shard's processes");
+    in.spans[static_cast<uint32_t>(s[0].GetUint64())] = {s[1].GetInt64(), s[2].GetInt64()};
+  }
+  for (const auto& d : p.array_at(v, "device_names").GetArray()) {
+    analyses::SummaryInputs::DeviceName n;
+    n.name = p.text_at(d, "name");
+    n.pid = p.int_at(d, "pid");
+    in.device_names.push_back(std::move(n));
+  }
+  if (in.device_names.size() >= (uint64_t{1} << 31)) p.fail("too many devices");
+  const auto device_id = [&](const rapidjson::Value& d) {
+    const uint64_t id = p.uint_at(d, "device");
+    if (id > in.device_names.size()) p.fail("a device id past 'device_names'");
+    return static_cast<uint32_t>(id);
+  };
+  for (const auto& d : p.array_at(v, "devices").GetArray()) {
+    const uint32_t id = device_id(d);
+    if (in.devices.count(id)) p.fail("device " + std::to_string(id) + " twice");
+    auto& dev = in.devices[id];
+    Device::each_sum(dev, [&](const char* key, auto& figure) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(figure)>, uint64_t>)
+        figure = p.uint_at(d, key);
+      else
+        figure = p.int_at(d, key);
+    });
+    for (const auto& i : p.array_at(d, "intervals").GetArray())
+      dev.intervals.push_back(p.pair_of(i, "intervals"));
+    for (const auto& k : p.array_at(d, "kernels").GetArray()) {
+      if (!k.IsString()) p.fail("'kernels' must hold names");
+      auto& on = in.kernel_names[std::string(k.GetString(), k.GetStringLength())];
+      if (std::find(on.begin(), on.end(), id) == on.end()) on.push_back(id);
+    }
+  }
+  for (const auto& g : p.array_at(v, "gemm").GetArray()) {
+    const uint32_t id = device_id(g);
+    auto& terms = in.gflop_terms[id];
+    for (const auto& t : p.array_at(g, "gflop_terms").GetArray()) {
+      char* end = nullptr;
+      const double x = t.IsString() ? std::strtod(t.GetString(), &end) : NAN;
+      if (!t.IsString() || end != t.GetString() + t.GetStringLength() || !std::isfinite(x))
+        p.fail("'gflop_terms' must hold finite numbers in hexadecimal floating point");
+      terms.push_back(x);
+    }
+    if (terms.empty()) in.gflop_terms.erase(id);
+    if (const uint64_t n = p.uint_at(g, "unsized_calls")) in.unsized_gemm_calls[id] = n;
+  }
+  return in;
+}
+
+}  // namespace
+
+std::string summary_json(analyses::SummaryInputs& in, const model::Run& run) {
+  JsonWriter j;
+  j.begin_object();
+  header(j, "summary", in.processes);
+  j.field("truncated_processes", in.truncated_processes);
+  j.field("traces", in.traces);
+  j.field("builds", in.builds);
+  j.field("build_ns", in.build_ns);
+  j.field("iteration_wall_ns", in.iteration_wall_ns);
+  j.key("window_ns");
+  if (in.window_ns) {
+    j.begin_array();
+    j.value(in.window_ns->first);
+    j.value(in.window_ns->second);
+    j.end_array();
+  } else {
+    j.null();
+  }
+  // Each process's start (null: unknown): scripts/clprof-dask takes the run's start from them.
+  j.key("process_starts");
+  j.begin_array();
+  for (const auto& p : run.processes)
+    j.value(p.host_start_ns == model::kNoTime ? std::nullopt
+                                              : std::optional<int64_t>(p.host_start_ns));
+  j.end_array();
+  j.key("spans");
+  j.begin_array();
+  for (const auto& [process, span] : in.spans) {
+    j.begin_array();
+    j.value(static_cast<uint64_t>(process));
+    j.value(span.first);
+    j.value(span.second);
+    j.end_array();
+  }
+  j.end_array();
+  j.key("device_names");
+  j.begin_array();
+  for (const auto& n : in.device_names) {
+    j.begin_object();
+    j.field("name", n.name);
+    j.field("pid", n.pid);
+    j.end_object();
+  }
+  j.end_array();
+  std::map<uint32_t, std::vector<const std::string*>> names;
+  for (const auto& [name, devices] : in.kernel_names)
+    for (uint32_t d : devices) names[d].push_back(&name);
+  j.key("devices");
+  j.begin_array();
+  for (auto& [id, d] : in.devices) {
+    // A known device is one process's, so one shard's: its union is measured here. The
+    // unknown device 0 may be several shards': its intervals go whole.
+    if (id != 0) {
+      d.union_ns = analyses::add_ns(d.union_ns, analyses::union_length(d.intervals));
+      d.intervals.clear();
+    }
+    j.begin_object();
+    j.field("device", static_cast<uint64_t>(id));
+    Device::each_sum(d, [&j](const char* key, const auto& figure) { j.field(key, figure); });
+    j.key("intervals");
+    j.begin_array();
+    for (const auto& [b, e] : d.intervals) {
+      j.begin_array();
+      j.value(b);
+      j.value(e);
+      j.end_array();
+    }
+    j.end_array();
+    j.key("kernels");
+    j.begin_array();
+    for (const auto* n : names[id]) j.value(*n);
+    j.end_array();
+    j.end_object();
+  }
+  j.end_array();
+  std::map<uint32_t, std::pair<const std::vector<double>*, uint64_t>> gemm;
+  for (const auto& [id, terms] : in.gflop_terms) gemm[id].first = &terms;
+  for (const auto& [id, n] : in.unsized_gemm_calls) gemm[id].second = n;
+  j.key("gemm");
+  j.begin_array();
+  for (const auto& [id, g] : gemm) {
+    j.begin_object();
+    j.field("device", static_cast<uint64_t>(id));
+    j.key("gflop_terms");
+    j.begin_array();
+    if (g.first)
+      for (double t : *g.first) j.value(hex_double(t));
+    j.end_array();
+    j.field("unsized_calls", g.second);
+    j.end_object();
+  }
+  j.end_array();
+  j.end_object();
+  return j.str();
+}
+
+analyses::SummaryInputs read_summary(const std::vector<std::string>& paths) {
+  analyses::SummaryInputs all;
+  bool first = true;
+  for (const auto& path : paths) {
+    const Partial p(path, "summary");
+    const auto& doc = p.document();
+    std::vector<const rapidjson::Value*> shards;
+    if (doc.HasMember("shards")) {
+      for (const auto& s : p.array("shards").GetArray()) shards.push_back(&s);
+    } else {
+      shards.push_back(&doc);
+    }
+    uint64_t processes = 0;
+    for (const auto* s : shards) {
+      auto in = summary_shard(p, *s);
+      processes += in.processes;
+      try {
+        if (first)
+          all = std::move(in);
+        else
+          analyses::merge_summary_inputs(all, std::move(in));
+        first = false;
+      } catch (const std::invalid_argument& e) {
+        p.fail(e.what());
+      }
+    }
+    if (processes != p.processes()) p.fail("'processes' is not the sum of its shards'");
+    if (all.processes >= (uint64_t{1} << 31)) p.fail("more than 2^31 processes");
+  }
+  return all;
 }
 
 analyses::VariantKernels read_kernels(const std::vector<std::string>& paths) {

@@ -11,6 +11,7 @@
 
 #include "analyses/kernels.hpp"
 #include "analyses/ranks.hpp"
+#include "analyses/summary.hpp"
 
 namespace clprof::output::partial {
 
@@ -22,6 +23,12 @@ std::string kernels_json(const analyses::VariantKernels& kernels, size_t process
 // `rows` as rank_table made them (in process order) with their processes' kernel totals.
 std::string ranks_json(const analyses::RankTable& table, const analyses::ProcessKernels& kernels);
 
+// `inputs` of a shard (summary_inputs): the counts and sums, each process's host span and
+// start, each device's busy time (the union length for a device of the shard, the intervals
+// themselves for the unknown device 0, which several shards may share) and the GEMM terms,
+// exactly (hexadecimal floating point). Consumes the intervals.
+std::string summary_json(analyses::SummaryInputs& inputs, const model::Run& run);
+
 // Reads the partials `paths` (each one of `command`), merged in the order given: a later
 // file's processes come after the earlier ones'. Throws readers::InputError naming the file.
 // Kernels per variant (an entry without source_hash and options: program unknown).
@@ -31,5 +38,8 @@ struct RanksPartial {
   analyses::ProcessKernels kernels;
 };
 RanksPartial read_ranks(const std::vector<std::string>& paths);
+// A summary partial may hold the shards merged by scripts/clprof-dask ("shards": [...], each
+// one shard's), merged here in order (merge_summary_inputs).
+analyses::SummaryInputs read_summary(const std::vector<std::string>& paths);
 
 }  // namespace clprof::output::partial

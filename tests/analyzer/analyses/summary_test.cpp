@@ -224,3 +224,49 @@ TEST_CASE("summary: devices of one name in two processes say whose they are") {
   CHECK(sum.devices[0].name == "Dev (pid 101)");
   CHECK(sum.devices[1].name == "Dev (pid 102)");
 }
+
+TEST_CASE("summary inputs: two shards merged give the figures of one run") {
+  // Two one-process shards, each with a device "A" (pid 10 and 20) and launches on the
+  // unknown device 0. Shard 1 starts at host 1000000, shard 2 at 1000100.
+  auto shard = [](int64_t pid, int64_t start, int64_t device0_start) {
+    model::Run run = unit::one_process_run({"A"});
+    run.processes[0].pid = pid;
+    run.processes[0].host_start_ns = start;
+    run.devices[0].process = 0;
+    auto k = unit::launch("k", 1000, 500);  // device 1: [1000, 1500], host [100, 110]
+    auto z = unit::launch("z", device0_start, 100);
+    z.device = 0;
+    run.launches = {k, z};
+    return run;
+  };
+  // Device 0: [2000, 2100] and [2050, 2150]: union 150, not 100 + 100.
+  model::Run r1 = shard(10, 1000000, 2000), r2 = shard(20, 1000100, 2050);
+  analyses::SummaryAnalysis a1, a2;
+  feed(r1, a1);
+  feed(r2, a2);
+  auto in = analyses::summary_inputs(a1, r1, {{1, {0.1}}}, {}, std::nullopt);
+  analyses::merge_summary_inputs(
+      in, analyses::summary_inputs(a2, r2, {{1, {0.2}}, {0, {0.5}}}, {{0, 3}}, std::nullopt));
+  auto s = analyses::finish_summary(in);
+  CHECK(s.processes == 2);
+  // Host spans: launch host times 100..110 (k) and 200..210, 205..215 (z): shard 1 from
+  // 1000100 to 1000210, shard 2 from 1000200 to 1000315: wall 1000315 - 1000100 = 215.
+  CHECK(s.run.wall_ns == 215);
+  REQUIRE(s.devices.size() == 3);
+  CHECK(s.devices[0].device == 0);
+  CHECK(s.devices[0].figures.device_busy_ns == 150);
+  CHECK(s.devices[0].figures.gemm_calls_unsized == 3);
+  // Shard 2's device 1 is the run's device 2; both named A, so each says its pid.
+  CHECK(s.devices[1].name == "A (pid 10)");
+  CHECK(s.devices[2].name == "A (pid 20)");
+  CHECK(s.devices[2].figures.device_busy_ns == 500);
+  // GEMM work: 0.1 (device 1) + 0.2 (device 2) + 0.5 (device 0), summed per device then in
+  // device order: 0 + 0.5, + 0.1, + 0.2, as the one-run sum goes.
+  REQUIRE(s.run.gflop_total);
+  CHECK(*s.run.gflop_total == ((0.0 + 0.5) + 0.1) + 0.2);
+  CHECK(s.run.kernels_distinct == 2);
+  // Partials of different windows do not merge.
+  analyses::SummaryInputs other;
+  other.window_ns = std::make_pair(int64_t{0}, int64_t{10});
+  CHECK_THROWS_AS(analyses::merge_summary_inputs(in, std::move(other)), std::invalid_argument);
+}
