@@ -52,9 +52,17 @@ void SummaryAnalysis::add_launch(const model::Launch& l) {
   if (std::find(on.begin(), on.end(), l.device) == on.end()) on.push_back(l.device);
   if (auto t = l.duration_ns()) {
     add_to(d.kernel_ns, *t);
-    if (l.has_device_times() && !l.duration_override_ns)
+    if (l.has_device_times() && !l.duration_override_ns) {
       d.intervals.emplace_back(l.start_ns, l.end_ns);
-    else
+      if (d.intervals.size() >= kMergeIntervalsFrom &&
+          d.intervals.size() == d.intervals.capacity()) {
+        // Full: merge what overlaps or touches before growing (the union stays the same);
+        // grow only when that freed less than half, so merging stays amortised.
+        merge_intervals(d.intervals);
+        if (2 * d.intervals.size() > d.intervals.capacity())
+          d.intervals.reserve(2 * d.intervals.capacity());
+      }
+    } else
       add_to(d.busy_extra_ns, *t);
   }
   extend(l.process, l.host_begin_ns, l.host_end_ns);
@@ -104,6 +112,19 @@ std::optional<double> utilization_or_warn(int64_t busy_ns, std::optional<int64_t
     return std::nullopt;
   }
   return percent;
+}
+
+void merge_intervals(std::vector<std::pair<int64_t, int64_t>>& iv) {
+  if (iv.empty()) return;
+  std::sort(iv.begin(), iv.end());
+  size_t out = 0;
+  for (size_t i = 1; i < iv.size(); ++i) {
+    if (iv[i].first <= iv[out].second)  // union_length's rule: touching ones are one
+      iv[out].second = std::max(iv[out].second, iv[i].second);
+    else
+      iv[++out] = iv[i];
+  }
+  iv.resize(out + 1);
 }
 
 int64_t union_length(std::vector<std::pair<int64_t, int64_t>>& iv) {

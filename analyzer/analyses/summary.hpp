@@ -14,7 +14,10 @@
 namespace clprof::analyses {
 
 // Streams launches and transfers: 16 bytes per timed launch (its device interval, needed
-// for the union), fixed sums otherwise.
+// for the union) until a device holds kMergeIntervalsFrom of them; from then on its
+// intervals are merged (merge_intervals) whenever their vector is full, so what is kept is
+// one interval per busy period (kernels back to back or overlapping are one), fixed sums
+// otherwise.
 class SummaryAnalysis : public Analysis {
  public:
   struct PerDevice {
@@ -77,6 +80,10 @@ std::optional<double> utilization_or_warn(int64_t busy_ns, std::optional<int64_t
 
 // Total length of the union of [start, end] intervals (reordered in place).
 int64_t union_length(std::vector<std::pair<int64_t, int64_t>>& intervals);
+// Sorts `intervals` and merges those that overlap or touch (union_length's rule), in place:
+// union_length of the result is that of the input.
+void merge_intervals(std::vector<std::pair<int64_t, int64_t>>& intervals);
+inline constexpr size_t kMergeIntervalsFrom = size_t{1} << 16;
 
 // Per process index: the earliest and latest host event (launches and transfers fed to `a`,
 // ranges, builds, syncs and marks of `run`) on the absolute host clock (host_start_ns added).

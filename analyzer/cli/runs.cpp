@@ -94,7 +94,7 @@ Session read_run(const Request& request, const RunSpec& run, const AnalysisMaker
   Request r = request;
   r.inputs = run.files;
   try {
-    return run_session(r, make, SessionNeeds{false, true});
+    return run_session(r, make, SessionNeeds{false, true, {}, true});
   } catch (const UsageError& e) {
     // Which run a selection does not fit; a file that cannot be opened names itself.
     const std::string what = e.what();
