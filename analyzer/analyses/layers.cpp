@@ -139,24 +139,13 @@ std::map<KernelVariant, std::string> variant_labels_of(const LayersAnalysis& ana
 
 }  // namespace
 
-std::vector<LayerRow> layer_rows(const LayersAnalysis& analysis, const model::Run& run,
-                                 const Speedup* speedup) {
+LayerGroups layer_groups(const LayersAnalysis& analysis, const model::Run& run) {
   const RangeIndex index(run);
   const ProgramVariants programs(run);
-  const auto labels = variant_labels_of(analysis, programs);
-  struct Group {
-    NamedKernels kernels;
-    std::vector<int64_t> instance_totals;
-    uint64_t first_order = UINT64_MAX;
-  };
-  std::map<std::string, Group> groups;
-  int64_t grand_total = 0;
-  auto absorb = [&labels, &programs](Group& g, const LayersAnalysis::Bucket& b) {
+  LayerGroups groups;
+  auto absorb = [&programs](LayerGroup& g, const LayersAnalysis::Bucket& b) {
     g.first_order = std::min(g.first_order, b.first_order);
-    for (const auto& [k, acc] : b.kernels) {
-      KernelAccumulator copy = acc;
-      g.kernels[labels.at(programs.of(k))].merge(std::move(copy));
-    }
+    add_variants(b.kernels, programs, g.kernels);
   };
   // Buckets are visited in a fixed order so that the merged duration vectors (and thus
   // nothing observable, but also debugging output) do not depend on hash order.
@@ -166,16 +155,14 @@ std::vector<LayerRow> layer_rows(const LayersAnalysis& analysis, const model::Ru
   for (uint64_t id : ids) {  // each one range instance
     const auto& b = analysis.buckets().at(id);
     auto& g = groups[index.path(id)];
-    const int64_t t = total_kernel_ns(b.kernels);
-    g.instance_totals.push_back(t);
-    add_to(grand_total, t);
+    g.instance_totals.push_back(total_kernel_ns(b.kernels));
     absorb(g, b);
   }
   if (const LayerKeys* keys = analysis.keys()) {
     std::vector<uint32_t> key_ids;
     for (const auto& [key, b] : analysis.key_buckets()) key_ids.push_back(key);
     std::sort(key_ids.begin(), key_ids.end());
-    std::unordered_map<uint32_t, Group*> group_of_key;
+    std::unordered_map<uint32_t, LayerGroup*> group_of_key;
     for (uint32_t key : key_ids) {
       auto& g = groups[keys->path(key)];
       group_of_key[key] = &g;
@@ -186,16 +173,26 @@ std::vector<LayerRow> layer_rows(const LayersAnalysis& analysis, const model::Ru
       if (!seen[i]) continue;
       auto it = group_of_key.find(keys->instance_key(static_cast<uint32_t>(i)));
       if (it == group_of_key.end()) continue;
-      const int64_t t = analysis.instance_ns()[i];
-      it->second->instance_totals.push_back(t);
-      add_to(grand_total, t);
+      it->second->instance_totals.push_back(analysis.instance_ns()[i]);
     }
   }
+  return groups;
+}
+
+std::vector<LayerRow> layer_rows(LayerGroups groups, const Speedup* speedup) {
+  // Each variant's row name, over every layer (a variant has one name in all of them).
+  std::set<KernelVariant> all;
+  for (const auto& [path, g] : groups)
+    for (const auto& [v, acc] : g.kernels) all.insert(v);
+  const auto labels = variant_labels(all);
+  int64_t grand_total = 0;
+  for (const auto& [path, g] : groups)
+    for (int64_t t : g.instance_totals) add_to(grand_total, t);
   std::vector<LayerRow> rows;
   for (auto& [path, g] : groups) {
     LayerRow r;
     r.layer = path;
-    r.kernels = make_kernel_rows(std::move(g.kernels), grand_total, speedup);
+    r.kernels = make_kernel_rows(by_row_name(std::move(g.kernels), labels), grand_total, speedup);
     for (const auto& k : r.kernels) {
       r.count += k.stats.count;
       add_to(r.total_ns, k.stats.total_ns);
@@ -212,6 +209,11 @@ std::vector<LayerRow> layer_rows(const LayersAnalysis& analysis, const model::Ru
   }
   sort_layer_rows(rows, "order");
   return rows;
+}
+
+std::vector<LayerRow> layer_rows(const LayersAnalysis& analysis, const model::Run& run,
+                                 const Speedup* speedup) {
+  return layer_rows(layer_groups(analysis, run), speedup);
 }
 
 bool sort_layer_rows(std::vector<LayerRow>& rows, const std::string& field_in) {

@@ -123,6 +123,18 @@ struct LayerRow {
   std::string direction;  // timing_only: "forward", "backward" or ""
 };
 
+// What the layer rows are made of, per layer path, before the variants are named: what
+// `clprof layers --partial` writes and --from-partials reads back (docs/scale.md).
+struct LayerGroup {
+  VariantKernels kernels;
+  std::vector<int64_t> instance_totals;  // kernel time of each range instance (ns)
+  uint64_t first_order = UINT64_MAX;     // launch_order of its earliest launch
+};
+using LayerGroups = std::map<std::string, LayerGroup>;
+LayerGroups layer_groups(const LayersAnalysis& analysis, const model::Run& run);
+// The rows of `groups` (moved from), as below.
+std::vector<LayerRow> layer_rows(LayerGroups groups, const Speedup* speedup);
+
 // Rows in execution order (first launch first). Each layer's kernels are rows per variant,
 // named over every layer (a variant has one name in all of them).
 std::vector<LayerRow> layer_rows(const LayersAnalysis& analysis, const model::Run& run,

@@ -7,6 +7,7 @@
 #include "cli/session.hpp"
 #include "output/tables/grouping.hpp"
 #include "output/tables/layers.hpp"
+#include "output/views/partial.hpp"
 
 namespace clprof::cli {
 
@@ -16,6 +17,7 @@ Runner setup_layers(CLI::App& app) {
     std::vector<std::string> speedup;
     bool per_iteration = false;
     bool no_kernels = false;
+    PartialOptions partials;
   };
   using analyses::GroupBy;
   static const auto& groupings = analyses::launch_groupings();
@@ -37,15 +39,30 @@ Runner setup_layers(CLI::App& app) {
                                             "profiles with per-iteration wall times, e.g. Arm "
                                             "NN; --per-iteration=false for the layer rows)");
   app.add_flag("--no-kernels", o->no_kernels, "Layer rows only, without each layer's kernels");
+  add_partial_options(app, o->partials);
   return [o, per_iteration]() -> int {
     const auto speedup = parse_speedup_options(o->speedup);
     const bool given = per_iteration->count() > 0;
     std::vector<std::string> in_force;
     if (!speedup.empty()) in_force.push_back("--speedup");
-    const TableRun t =
-        start_table_run(o->table, groupings, output::tables::layers_schema(), in_force);
+    TableRun t = start_table_run(o->table, groupings, output::tables::layers_schema(), in_force);
+    apply_run_start(o->partials, t.request);
     const Request& r = t.request;
     const GroupBy by = t.by;
+    const bool partial = o->partials.partial;
+    // The partials carry the plain layer rows only (docs/scale.md).
+    if ((partial || o->partials.from_partials) &&
+        ((given && o->per_iteration) || by != GroupBy::None || !speedup.empty()))
+      throw UsageError(
+          "--partial and --from-partials give the plain layer rows: --per-iteration, --by and "
+          "--speedup do not take them");
+    if (o->partials.from_partials) {
+      auto rows = analyses::layer_rows(output::partial::read_layers(r.inputs), nullptr);
+      auto result = output::tables::layers_result(rows, false, !o->no_kernels);
+      order(result, t.sort, r.top);
+      emit(result, r);
+      return 0;
+    }
     if (given && o->per_iteration &&
         (!speedup.empty() || o->no_kernels || !r.sort.empty() || r.top || by != GroupBy::None))
       throw UsageError(
@@ -60,7 +77,7 @@ Runner setup_layers(CLI::App& app) {
     auto metadata = [&](const model::Run& run) {
       // Folded ranges have no host times: iterations are listed in detail from whole ones.
       auto whole = [&run] { return run.folded_ranges.empty(); };
-      if (!given && by == GroupBy::None) {
+      if (!given && by == GroupBy::None && !partial) {
         // Profiles that come with per-iteration wall times (Arm NN) print as vison prints
         // them, in the human formats; JSON and CSV keep one shape whatever the input.
         const bool human =
@@ -106,6 +123,16 @@ Runner setup_layers(CLI::App& app) {
     }
     const auto& a = static_cast<analyses::LayersAnalysis&>(*session.analysis);
     const auto& run = session.run;
+    if (partial) {
+      // Imported layer times without kernels (Caffe) are not in the partial format.
+      if (!run.layer_timings.empty())
+        throw UsageError(
+            "--partial: the input holds imported layer times without kernels, "
+            "which partials do not carry (read it with clprof layers)");
+      emit_text(output::partial::layers_json(analyses::layer_groups(a, run), run.processes.size()),
+                r);
+      return 0;
+    }
     if (detail) {
       try {
         const auto keep = r.selection.selects_iterations()

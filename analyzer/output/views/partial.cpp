@@ -119,53 +119,98 @@ class Partial {
 
 }  // namespace
 
-std::string kernels_json(const analyses::VariantKernels& kernels, size_t processes) {
+namespace {
+
+// (first_process, first_seq) of a launch_order (both null: none).
+void write_order(JsonWriter& j, uint64_t first_order) {
+  if (first_order == UINT64_MAX) {
+    j.field("first_process", std::optional<uint64_t>());
+    j.field("first_seq", std::optional<uint64_t>());
+  } else {
+    j.field("first_process", first_order >> 40);
+    j.field("first_seq", first_order & kSeqMask);
+  }
+}
+
+// `values` as a histogram under `key`: each distinct value and its count, ascending (1 ns
+// buckets: exact).
+void write_histogram(JsonWriter& j, const char* key, std::vector<int64_t> values) {
+  std::sort(values.begin(), values.end());
+  j.key(key);
+  j.begin_array();
+  for (size_t i = 0; i < values.size();) {
+    size_t e = i;
+    while (e < values.size() && values[e] == values[i]) ++e;
+    j.begin_array();
+    j.value(values[i]);
+    j.value(static_cast<uint64_t>(e - i));
+    j.end_array();
+    i = e;
+  }
+  j.end_array();
+}
+
+// One kernel variant's object of a kernels (or layers) partial.
+void write_kernel(JsonWriter& j, const analyses::KernelVariant& variant,
+                  const analyses::KernelAccumulator& k) {
+  j.begin_object();
+  j.field("name", variant.name);
+  const auto known = [&variant](const std::string& text) {
+    return variant.known ? std::optional<std::string>(text) : std::nullopt;
+  };
+  j.field("source_hash", known(variant.source_hash));
+  j.field("options", known(variant.options));
+  for (const auto& [key, member] : kCounts) j.field(key, k.*member);
+  for (const auto& [key, member] : kSums) j.field(key, k.*member);
+  write_order(j, k.first_order);
+  j.field("first_ns", k.first_ns);
+  write_histogram(j, "durations", k.durations_ns);
+  j.end_object();
+}
+
+}  // namespace
+
+namespace {
+
+// A partial of `command` whose entries, under the key `command`, `entries(j)` writes.
+template <typename Entries>
+std::string partial_of(const char* command, size_t processes, Entries&& entries) {
   JsonWriter j;
   j.begin_object();
-  header(j, "kernels", processes);
-  j.key("kernels");
+  header(j, command, processes);
+  j.key(command);
   j.begin_array();
-  for (const auto& [variant, k] : kernels) {
-    j.begin_object();
-    j.field("name", variant.name);
-    // Not a lambda over `variant`: clang (the fuzz build) refuses to capture a structured
-    // binding before C++20.
-    const bool variant_known = variant.known;
-    const auto known = [variant_known](const std::string& text) {
-      return variant_known ? std::optional<std::string>(text) : std::nullopt;
-    };
-    j.field("source_hash", known(variant.source_hash));
-    j.field("options", known(variant.options));
-    for (const auto& [key, member] : kCounts) j.field(key, k.*member);
-    for (const auto& [key, member] : kSums) j.field(key, k.*member);
-    if (k.first_order == UINT64_MAX) {
-      j.field("first_process", std::optional<uint64_t>());
-      j.field("first_seq", std::optional<uint64_t>());
-    } else {
-      j.field("first_process", k.first_order >> 40);
-      j.field("first_seq", k.first_order & kSeqMask);
-    }
-    j.field("first_ns", k.first_ns);
-    // The histogram: each distinct duration and its count, ascending (1 ns buckets: exact).
-    std::vector<int64_t> sorted = k.durations_ns;
-    std::sort(sorted.begin(), sorted.end());
-    j.key("durations");
-    j.begin_array();
-    for (size_t i = 0; i < sorted.size();) {
-      size_t e = i;
-      while (e < sorted.size() && sorted[e] == sorted[i]) ++e;
-      j.begin_array();
-      j.value(sorted[i]);
-      j.value(static_cast<uint64_t>(e - i));
-      j.end_array();
-      i = e;
-    }
-    j.end_array();
-    j.end_object();
-  }
+  entries(j);
   j.end_array();
   j.end_object();
   return j.str();
+}
+
+}  // namespace
+
+std::string kernels_json(const analyses::VariantKernels& kernels, size_t processes) {
+  return partial_of("kernels", processes, [&kernels](JsonWriter& j) {
+    for (const auto& [variant, k] : kernels) write_kernel(j, variant, k);
+  });
+}
+
+std::string layers_json(const analyses::LayerGroups& groups, size_t processes) {
+  return partial_of("layers", processes, [&groups](JsonWriter& j) {
+    for (const auto& [path, g] : groups) {
+      j.begin_object();
+      j.field("layer", path);
+      // The launches outside every range are one instance of the whole run, not one per process:
+      // the merge adds their times (read_layers, scripts/clprof-dask).
+      j.field("one_instance", path == analyses::kNoLayer);
+      write_order(j, g.first_order);
+      write_histogram(j, "instances", g.instance_totals);
+      j.key("kernels");
+      j.begin_array();
+      for (const auto& [variant, k] : g.kernels) write_kernel(j, variant, k);
+      j.end_array();
+      j.end_object();
+    }
+  });
 }
 
 std::string ranks_json(const analyses::RankTable& table, const analyses::ProcessKernels& kernels) {
@@ -411,44 +456,89 @@ analyses::SummaryInputs read_summary(const std::vector<std::string>& paths) {
   return all;
 }
 
+namespace {
+
+// A launch_order from (first_process, first_seq) of `v`, its processes `offset` after the
+// earlier files' (UINT64_MAX: both null).
+uint64_t read_order(const Partial& p, const rapidjson::Value& v, uint64_t offset) {
+  const auto process = p.uint_or_null(v, "first_process");
+  const auto seq = p.uint_or_null(v, "first_seq");
+  if (!process || !seq) return UINT64_MAX;
+  if (*process + offset >= (uint64_t{1} << 24) || *seq > kSeqMask)
+    p.fail("first_process or first_seq out of range");
+  return ((*process + offset) << 40) | *seq;
+}
+
+// The histogram `key` of `v` ([value, count], as write_histogram writes it) appended to `out`.
+void read_histogram(const Partial& p, const rapidjson::Value& v, const char* key,
+                    std::vector<int64_t>& out) {
+  const std::string what = std::string("'") + key + "' must be an array of [value, count]";
+  if (!v.HasMember(key) || !v[key].IsArray()) p.fail(what);
+  for (const auto& d : v[key].GetArray()) {
+    if (!d.IsArray() || d.Size() != 2 || !d[0].IsInt64() || !d[1].IsUint64()) p.fail(what);
+    const uint64_t n = d[1].GetUint64();
+    if (n > (uint64_t{1} << 40)) p.fail(std::string("a count past 2^40 in '") + key + "'");
+    out.insert(out.end(), n, d[0].GetInt64());
+  }
+}
+
+// One kernel variant's object, as write_kernel writes it, merged into `into`.
+void read_kernel(const Partial& p, const rapidjson::Value& v, uint64_t offset,
+                 analyses::VariantKernels& into) {
+  analyses::KernelAccumulator k;
+  for (const auto& [key, member] : kCounts) k.*member = p.uint_at(v, key);
+  for (const auto& [key, member] : kSums) k.*member = p.int_at(v, key);
+  k.first_order = read_order(p, v, offset);
+  k.first_ns = p.int_or_null(v, "first_ns");
+  read_histogram(p, v, "durations", k.durations_ns);
+  analyses::KernelVariant variant;
+  variant.name = p.text_at(v, "name");
+  // Partials written before variants have neither: their kernels are by name alone.
+  const bool hash = v.HasMember("source_hash") && !v["source_hash"].IsNull();
+  const bool options = v.HasMember("options") && !v["options"].IsNull();
+  if (hash != options) p.fail("'source_hash' and 'options' must both be strings or both null");
+  if (hash) {
+    variant.known = true;
+    variant.source_hash = p.text_at(v, "source_hash");
+    variant.options = p.text_at(v, "options");
+  }
+  into[std::move(variant)].merge(std::move(k));
+}
+
+}  // namespace
+
 analyses::VariantKernels read_kernels(const std::vector<std::string>& paths) {
   analyses::VariantKernels all;
   uint64_t offset = 0;  // processes of the files before
   for (const auto& path : paths) {
     const Partial p(path, "kernels");
-    for (const auto& v : p.array("kernels").GetArray()) {
-      analyses::KernelAccumulator k;
-      for (const auto& [key, member] : kCounts) k.*member = p.uint_at(v, key);
-      for (const auto& [key, member] : kSums) k.*member = p.int_at(v, key);
-      const auto process = p.uint_or_null(v, "first_process");
-      const auto seq = p.uint_or_null(v, "first_seq");
-      if (process && seq) {
-        if (*process + offset >= (uint64_t{1} << 24) || *seq > kSeqMask)
-          p.fail("first_process or first_seq out of range");
-        k.first_order = ((*process + offset) << 40) | *seq;
+    for (const auto& v : p.array("kernels").GetArray()) read_kernel(p, v, offset, all);
+    offset += p.processes();
+  }
+  return all;
+}
+
+analyses::LayerGroups read_layers(const std::vector<std::string>& paths) {
+  analyses::LayerGroups all;
+  uint64_t offset = 0;  // processes of the files before
+  for (const auto& path : paths) {
+    const Partial p(path, "layers");
+    for (const auto& v : p.array("layers").GetArray()) {
+      auto& g = all[p.text_at(v, "layer")];
+      if (all.size() > analyses::kMaxLayerBuckets)
+        p.fail("more than " + std::to_string(analyses::kMaxLayerBuckets) +
+               " layers, the ceiling of clprof layers");
+      g.first_order = std::min(g.first_order, read_order(p, v, offset));
+      if (p.bool_at(v, "one_instance")) {
+        std::vector<int64_t> parts;
+        read_histogram(p, v, "instances", parts);
+        if (!parts.empty() && g.instance_totals.empty()) g.instance_totals.push_back(0);
+        for (int64_t t : parts) analyses::add_to(g.instance_totals[0], t);
+      } else {
+        read_histogram(p, v, "instances", g.instance_totals);
       }
-      k.first_ns = p.int_or_null(v, "first_ns");
-      if (!v.HasMember("durations") || !v["durations"].IsArray())
-        p.fail("'durations' must be an array of [duration, count]");
-      for (const auto& d : v["durations"].GetArray()) {
-        if (!d.IsArray() || d.Size() != 2 || !d[0].IsInt64() || !d[1].IsUint64())
-          p.fail("'durations' must be an array of [duration, count]");
-        const uint64_t n = d[1].GetUint64();
-        if (n > (uint64_t{1} << 40)) p.fail("a duration count past 2^40");
-        k.durations_ns.insert(k.durations_ns.end(), n, d[0].GetInt64());
-      }
-      analyses::KernelVariant variant;
-      variant.name = p.text_at(v, "name");
-      // Partials written before variants have neither: their kernels are by name alone.
-      const bool hash = v.HasMember("source_hash") && !v["source_hash"].IsNull();
-      const bool options = v.HasMember("options") && !v["options"].IsNull();
-      if (hash != options) p.fail("'source_hash' and 'options' must both be strings or both null");
-      if (hash) {
-        variant.known = true;
-        variant.source_hash = p.text_at(v, "source_hash");
-        variant.options = p.text_at(v, "options");
-      }
-      all[std::move(variant)].merge(std::move(k));
+      if (!v.HasMember("kernels") || !v["kernels"].IsArray()) p.fail("'kernels' must be an array");
+      for (const auto& k : v["kernels"].GetArray()) read_kernel(p, k, offset, g.kernels);
     }
     offset += p.processes();
   }

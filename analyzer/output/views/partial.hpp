@@ -1,4 +1,4 @@
-// Mergeable partial aggregates (`clprof kernels|ranks --partial`, read back with
+// Mergeable partial aggregates (`clprof kernels|ranks|summary|layers --partial`, read back with
 // `--from-partials`): what scripts/clprof-dask's tasks emit for a shard of traces, merges
 // exactly (counts, sums, min/max, a value -> count histogram of 1 ns buckets, the per-process
 // rows) and hands back to clprof to render, so that its figures are the one-machine ones
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "analyses/kernels.hpp"
+#include "analyses/layers.hpp"
 #include "analyses/ranks.hpp"
 #include "analyses/summary.hpp"
 
@@ -20,6 +21,10 @@ inline constexpr int kVersion = 1;
 // `processes`: the shard's process count (the merge numbers the next shard's after them).
 // One entry per kernel variant: its name, source hash and options (null: program unknown).
 std::string kernels_json(const analyses::VariantKernels& kernels, size_t processes);
+// Per layer path (layer_groups): its earliest launch, the histogram of its instances' kernel
+// times (an instance is one process's range, so one shard's: complete) and its kernels as
+// kernels_json writes them.
+std::string layers_json(const analyses::LayerGroups& groups, size_t processes);
 // `rows` as rank_table made them (in process order) with their processes' kernel totals.
 std::string ranks_json(const analyses::RankTable& table, const analyses::ProcessKernels& kernels);
 
@@ -33,6 +38,8 @@ std::string summary_json(analyses::SummaryInputs& inputs, const model::Run& run)
 // file's processes come after the earlier ones'. Throws readers::InputError naming the file.
 // Kernels per variant (an entry without source_hash and options: program unknown).
 analyses::VariantKernels read_kernels(const std::vector<std::string>& paths);
+// Layer groups, merged per path and variant (more than kMaxLayerBuckets paths: InputError).
+analyses::LayerGroups read_layers(const std::vector<std::string>& paths);
 struct RanksPartial {
   std::vector<analyses::RankRow> rows;  // process = index in the merged list
   analyses::ProcessKernels kernels;
