@@ -1,6 +1,7 @@
 // Fuzz target: the streaming reader of clprof traces (what `clprof summary|kernels|...`
 // use on traces): two reading threads over chunks of a few hundred bytes, so that chunk and
-// thread boundaries fall inside lines; the summary over the merged result. With
+// thread boundaries fall inside lines, ranges folded or whole by the input's size (see below);
+// the summary over the merged result, which reads the folded ranges' spans. With
 // CLPROF_FUZZ_COMPARE=1 it also reads the input in memory (the other path) and stops on any
 // difference: accepted by one and rejected by the other, or other launches.
 #include <unistd.h>
@@ -71,6 +72,10 @@ extern "C" int clprof_fuzz_clprof_trace_stream(const uint8_t* data, size_t size)
     tuning.threads = 2;
     tuning.chunk_bytes = 256;
     tuning.min_bytes_per_thread = 64;
+    // Odd sizes fold ranges (the single-pass commands' reading); sizes with bit 1 set keep
+    // the top-level ranges whole (a selection's reading).
+    tuning.fold_ranges = (size & 1) != 0;
+    tuning.keep_top_level_ranges = (size & 2) != 0;
     model::Run run;
     readers::Diagnostics diagnostics;
     std::unique_ptr<Analysis> analysis;
