@@ -21,7 +21,7 @@ void ApiAnalysis::add_call(uint32_t process, uint64_t tid, std::string_view func
   auto& f = figures_[Key{group_key(by_, process, tid), std::string(function)}];
   ++f.calls;
   if (begin_ns != kNoTime && end_ns != kNoTime && end_ns >= begin_ns)
-    f.durations_ns.push_back(end_ns - begin_ns);
+    f.durations_ns.add(end_ns - begin_ns);
   if (rc != 0) {
     ++f.errors;
     ++f.codes[rc];
@@ -53,7 +53,7 @@ void ApiAnalysis::merge(Analysis&& other) {
   for (auto& [key, of] : o.figures_) {
     auto& f = figures_[key];
     f.calls += of.calls;
-    f.durations_ns.insert(f.durations_ns.end(), of.durations_ns.begin(), of.durations_ns.end());
+    f.durations_ns.merge(std::move(of.durations_ns));
     f.errors += of.errors;
     for (const auto& [rc, n] : of.codes) f.codes[rc] += n;
   }
@@ -68,8 +68,7 @@ std::vector<ApiRow> api_rows(const ApiAnalysis& a) {
     r.group = key.first;
     r.function = key.second;
     r.calls = f.calls;
-    std::vector<int64_t> copy = f.durations_ns;
-    r.stats = compute_stats(copy);
+    r.stats = f.durations_ns.stats();
     add_to(total, r.stats.total_ns);
     r.errors = f.errors;
     std::vector<std::pair<int32_t, uint64_t>> codes(f.codes.begin(), f.codes.end());

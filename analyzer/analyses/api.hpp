@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "analyses/duration_sample.hpp"
 #include "analyses/grouping.hpp"
 #include "analyses/ranges.hpp"
 #include "analyses/stats.hpp"
@@ -45,7 +46,7 @@ class ApiAnalysis : public Analysis {
 
   struct Figures {
     uint64_t calls = 0;
-    std::vector<int64_t> durations_ns;  // of the timed calls
+    DurationSample durations_ns;  // of the timed calls (exact, compressed)
     uint64_t errors = 0;                // calls that returned an error (rc != 0)
     std::map<int32_t, uint64_t> codes;  // error code -> calls
   };

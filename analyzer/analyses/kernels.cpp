@@ -16,7 +16,7 @@ void KernelAccumulator::add(const model::Launch& l) {
     first_ns = d;
   }
   if (d) {
-    durations_ns.push_back(*d);
+    durations_ns.add(*d);
   } else {
     ++untimed;
   }
@@ -36,7 +36,7 @@ void KernelAccumulator::add(const model::Launch& l) {
 }
 
 void KernelAccumulator::merge(KernelAccumulator&& o) {
-  durations_ns.insert(durations_ns.end(), o.durations_ns.begin(), o.durations_ns.end());
+  durations_ns.merge(std::move(o.durations_ns));
   untimed += o.untimed;
   add_to(queued_to_submit_ns, o.queued_to_submit_ns);
   add_to(submit_to_start_ns, o.submit_to_start_ns);
@@ -79,7 +79,7 @@ std::vector<KernelRow> make_kernel_rows(NamedKernels accumulators, int64_t perce
   for (auto& [name, acc] : accumulators) {
     KernelRow r;
     r.name = name;
-    r.stats = compute_stats(acc.durations_ns);
+    r.stats = acc.durations_ns.stats();
     if (percent_base_ns > 0)
       r.percent =
           100.0 * static_cast<double>(r.stats.total_ns) / static_cast<double>(percent_base_ns);

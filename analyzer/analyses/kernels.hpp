@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "analyses/duration_sample.hpp"
 #include "analyses/kernel_variants.hpp"
 #include "analyses/ranges.hpp"
 #include "analyses/speedup.hpp"
@@ -20,10 +21,11 @@ inline uint64_t launch_order(const model::Launch& l) {
   return (static_cast<uint64_t>(l.process) << 40) | (l.seq & ((uint64_t{1} << 40) - 1));
 }
 
-// Everything kept per kernel (name, or variant, or program kernel): 8 bytes per timed launch plus
-// fixed sums.
+// Everything kept per kernel (name, or variant, or program kernel): its exact durations (1-2
+// bytes a timed launch in memory, bounded by the spill budget: duration_sample.hpp) plus fixed
+// sums.
 struct KernelAccumulator {
-  std::vector<int64_t> durations_ns;  // device time of each timed launch
+  DurationSample durations_ns;  // device time of each timed launch
   uint64_t untimed = 0;               // launches without a device time (failed, incomplete)
   int64_t queued_to_submit_ns = 0;    // sum of submit - queued where both are known
   int64_t submit_to_start_ns = 0;     // sum of start - submit where both are known
@@ -78,8 +80,7 @@ std::vector<KernelRow> make_kernel_rows(NamedKernels accumulators, int64_t perce
 template <class Map>
 int64_t total_kernel_ns(const Map& accumulators) {
   int64_t total = 0;
-  for (const auto& [key, acc] : accumulators)
-    for (int64_t d : acc.durations_ns) add_to(total, d);
+  for (const auto& [key, acc] : accumulators) add_to(total, acc.durations_ns.total_ns());
   return total;
 }
 

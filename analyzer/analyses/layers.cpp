@@ -326,7 +326,7 @@ std::vector<IterationDetail> iteration_details(const LayersAnalysis& analysis,
       k.name = name;
       k.variant = std::move(variant);
       k.count += acc.durations_ns.size();
-      for (int64_t v : acc.durations_ns) add_to(k.total_ns, v);
+      add_to(k.total_ns, acc.durations_ns.total_ns());
     }
   };
   for (const auto& [id, b] : analysis.buckets()) {

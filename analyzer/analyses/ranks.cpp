@@ -133,7 +133,7 @@ RankTable rank_table(SummaryAnalysis& summary, const ProcessKernels& kernels, co
     if (id == 0 || id > run.devices.size()) continue;
     const uint32_t p = run.devices[id - 1].process;
     if (p >= rows.size()) continue;
-    add_to(rows[p].busy_ns, add_ns(union_length(d.intervals), d.busy_extra_ns));
+    add_to(rows[p].busy_ns, add_ns(d.intervals.length_ns(), d.busy_extra_ns));
   }
   return finish_rank_table(std::move(rows), metric);
 }

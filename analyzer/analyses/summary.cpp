@@ -27,10 +27,10 @@ void extend_span(std::map<uint32_t, std::pair<int64_t, int64_t>>& spans, uint32_
 
 }  // namespace
 
-void SummaryAnalysis::PerDevice::add(const PerDevice& o) {
+void SummaryAnalysis::PerDevice::add(PerDevice&& o) {
   launches += o.launches;
   add_to(kernel_ns, o.kernel_ns);
-  intervals.insert(intervals.end(), o.intervals.begin(), o.intervals.end());
+  intervals.merge(std::move(o.intervals));
   add_to(union_ns, o.union_ns);
   add_to(busy_extra_ns, o.busy_extra_ns);
   transfers += o.transfers;
@@ -53,15 +53,7 @@ void SummaryAnalysis::add_launch(const model::Launch& l) {
   if (auto t = l.duration_ns()) {
     add_to(d.kernel_ns, *t);
     if (l.has_device_times() && !l.duration_override_ns) {
-      d.intervals.emplace_back(l.start_ns, l.end_ns);
-      if (d.intervals.size() >= kMergeIntervalsFrom &&
-          d.intervals.size() == d.intervals.capacity()) {
-        // Full: merge what overlaps or touches before growing (the union stays the same);
-        // grow only when that freed less than half, so merging stays amortised.
-        merge_intervals(d.intervals);
-        if (2 * d.intervals.size() > d.intervals.capacity())
-          d.intervals.reserve(2 * d.intervals.capacity());
-      }
+      d.intervals.add(l.start_ns, l.end_ns);  // duration_ns(): end >= start
     } else
       add_to(d.busy_extra_ns, *t);
   }
@@ -85,7 +77,7 @@ void SummaryAnalysis::add_transfer(const model::Transfer& t) {
 
 void SummaryAnalysis::merge(Analysis&& other) {
   auto& o = dynamic_cast<SummaryAnalysis&>(other);
-  for (auto& [id, od] : o.devices_) devices_[id].add(od);
+  for (auto& [id, od] : o.devices_) devices_[id].add(std::move(od));
   for (const auto& [n, devices] : o.names_) {
     auto& on = names_[n];
     for (uint32_t d : devices)
@@ -112,19 +104,6 @@ std::optional<double> utilization_or_warn(int64_t busy_ns, std::optional<int64_t
     return std::nullopt;
   }
   return percent;
-}
-
-void merge_intervals(std::vector<std::pair<int64_t, int64_t>>& iv) {
-  if (iv.empty()) return;
-  std::sort(iv.begin(), iv.end());
-  size_t out = 0;
-  for (size_t i = 1; i < iv.size(); ++i) {
-    if (iv[i].first <= iv[out].second)  // union_length's rule: touching ones are one
-      iv[out].second = std::max(iv[out].second, iv[i].second);
-    else
-      iv[++out] = iv[i];
-  }
-  iv.resize(out + 1);
 }
 
 int64_t union_length(std::vector<std::pair<int64_t, int64_t>>& iv) {
@@ -213,7 +192,7 @@ void merge_summary_inputs(SummaryInputs& into, SummaryInputs&& later) {
   for (const auto& [p, span] : later.spans)
     extend_span(into.spans, p + process_shift, span.first, span.second);
   for (auto& n : later.device_names) into.device_names.push_back(std::move(n));
-  for (const auto& [id, od] : later.devices) into.devices[device(id)].add(od);
+  for (auto& [id, od] : later.devices) into.devices[device(id)].add(std::move(od));
   for (const auto& [n, devices] : later.kernel_names) {
     auto& on = into.kernel_names[n];
     for (uint32_t d : devices)
@@ -290,7 +269,7 @@ Summary finish_summary(SummaryInputs& in) {
     f.kernel_ns = d.kernel_ns;
     // A device's own clock orders its kernels, so the union is per device; durations
     // without timestamps (importers) cannot overlap-check and are added as they are.
-    f.device_busy_ns = add_ns(add_ns(union_length(d.intervals), d.union_ns), d.busy_extra_ns);
+    f.device_busy_ns = add_ns(add_ns(d.intervals.length_ns(), d.union_ns), d.busy_extra_ns);
     f.transfers = d.transfers;
     f.transfer_bytes = d.transfer_bytes;
     f.mapped_bytes = d.mapped_bytes;

@@ -9,21 +9,20 @@
 #include <utility>
 #include <vector>
 
+#include "analyses/interval_union.hpp"
 #include "analysis.hpp"
 
 namespace clprof::analyses {
 
-// Streams launches and transfers: 16 bytes per timed launch (its device interval, needed
-// for the union) until a device holds kMergeIntervalsFrom of them; from then on its
-// intervals are merged (merge_intervals) whenever their vector is full, so what is kept is
-// one interval per busy period (kernels back to back or overlapping are one), fixed sums
-// otherwise.
+// Streams launches and transfers: each timed launch's device interval goes into its
+// device's IntervalUnion (its start and end, 2-3 bytes each in memory, spilled to disk past
+// the durations' budget: interval_union.hpp), fixed sums otherwise.
 class SummaryAnalysis : public Analysis {
  public:
   struct PerDevice {
     uint64_t launches = 0;
     int64_t kernel_ns = 0;                               // sum of kernel durations
-    std::vector<std::pair<int64_t, int64_t>> intervals;  // device [start, end] of kernels
+    IntervalUnion intervals;  // device [start, end] of the kernels
     // Busy time measured already: the union of intervals a partial's shard had whole
     // (SummaryInputs); 0 when the intervals are here.
     int64_t union_ns = 0;
@@ -35,8 +34,8 @@ class SummaryAnalysis : public Analysis {
     uint64_t timed_moved_bytes = 0;  // of the transfers that move bytes and have a device time
     int64_t timed_moved_ns = 0;
 
-    // Adds `other`'s figures (its intervals appended).
-    void add(const PerDevice& other);
+    // Adds `other`'s figures (its intervals moved in: `other` has none after).
+    void add(PerDevice&& other);
     // Calls f(name, figure) for each figure that adds (not the intervals), by its name in a
     // partial (output/views/partial.hpp): the same list for writing and reading.
     template <class Self, class F>
@@ -80,10 +79,6 @@ std::optional<double> utilization_or_warn(int64_t busy_ns, std::optional<int64_t
 
 // Total length of the union of [start, end] intervals (reordered in place).
 int64_t union_length(std::vector<std::pair<int64_t, int64_t>>& intervals);
-// Sorts `intervals` and merges those that overlap or touch (union_length's rule), in place:
-// union_length of the result is that of the input.
-void merge_intervals(std::vector<std::pair<int64_t, int64_t>>& intervals);
-inline constexpr size_t kMergeIntervalsFrom = size_t{1} << 16;
 
 // Per process index: the earliest and latest host event (launches and transfers fed to `a`,
 // ranges, builds, syncs and marks of `run`) on the absolute host clock (host_start_ns added).

@@ -4,9 +4,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
+#include "analyses/duration_sample.hpp"
 #include "analyses/selection.hpp"
 #include "memory_limit.hpp"
 #include "output/log.hpp"
@@ -116,6 +118,10 @@ void check_iteration_range_use(const Request& r, bool iterations) {
 // Before reading: a hostile or huge input meets the ceiling before it can drive the
 // machine into swap (an allocation past it fails; main() reports it, exit 1).
 void apply_max_memory(const Request& r) {
+  // The exact durations spill to disk past an eighth of the ceiling (64 MiB at most).
+  analyses::set_duration_memory_budget(
+      r.max_memory == 0 ? analyses::kDefaultDurationBudget
+                        : std::min(analyses::kDefaultDurationBudget, r.max_memory / 8));
   std::string why;
   if (!apply_memory_limit(r.max_memory, &why) && r.max_memory_given && r.max_memory != 0)
     log::warning("--max-memory " + why);

@@ -117,6 +117,31 @@ class Partial {
   uint64_t processes_ = 0;
 };
 
+// Each bucket of the histogram `key` of `v` ([value, count], as write_histogram writes it),
+// as add(value, count).
+template <class Add>
+void read_buckets(const Partial& p, const rapidjson::Value& v, const char* key, Add&& add) {
+  const std::string what = std::string("'") + key + "' must be an array of [value, count]";
+  if (!v.HasMember(key) || !v[key].IsArray()) p.fail(what);
+  for (const auto& d : v[key].GetArray()) {
+    if (!d.IsArray() || d.Size() != 2 || !d[0].IsInt64() || !d[1].IsUint64()) p.fail(what);
+    const uint64_t n = d[1].GetUint64();
+    if (n > (uint64_t{1} << 40)) p.fail(std::string("a count past 2^40 in '") + key + "'");
+    add(d[0].GetInt64(), n);
+  }
+}
+
+// The histogram appended to `out` (its counts bounded by the memory ceiling), or added to
+// a sample (each bucket one count: cheap however large).
+void read_histogram(const Partial& p, const rapidjson::Value& v, const char* key,
+                    std::vector<int64_t>& out) {
+  read_buckets(p, v, key, [&out](int64_t value, uint64_t n) { out.insert(out.end(), n, value); });
+}
+void read_histogram(const Partial& p, const rapidjson::Value& v, const char* key,
+                    analyses::DurationSample& out) {
+  read_buckets(p, v, key, [&out](int64_t value, uint64_t n) { out.add(value, n); });
+}
+
 }  // namespace
 
 namespace {
@@ -132,22 +157,24 @@ void write_order(JsonWriter& j, uint64_t first_order) {
   }
 }
 
-// `values` as a histogram under `key`: each distinct value and its count, ascending (1 ns
+// `sample` as a histogram under `key`: each distinct value and its count, ascending (1 ns
 // buckets: exact).
-void write_histogram(JsonWriter& j, const char* key, std::vector<int64_t> values) {
-  std::sort(values.begin(), values.end());
+void write_histogram(JsonWriter& j, const char* key, const analyses::DurationSample& sample) {
   j.key(key);
   j.begin_array();
-  for (size_t i = 0; i < values.size();) {
-    size_t e = i;
-    while (e < values.size() && values[e] == values[i]) ++e;
+  sample.for_each_sorted([&j](int64_t value, uint64_t count) {
     j.begin_array();
-    j.value(values[i]);
-    j.value(static_cast<uint64_t>(e - i));
+    j.value(value);
+    j.value(count);
     j.end_array();
-    i = e;
-  }
+  });
   j.end_array();
+}
+
+void write_histogram(JsonWriter& j, const char* key, const std::vector<int64_t>& values) {
+  analyses::DurationSample sample;
+  for (int64_t v : values) sample.add(v);
+  write_histogram(j, key, sample);
 }
 
 // One kernel variant's object of a kernels (or layers) partial.
@@ -302,8 +329,15 @@ analyses::SummaryInputs summary_shard(const Partial& p, const rapidjson::Value& 
       else
         figure = p.int_at(d, key);
     });
-    for (const auto& i : p.array_at(d, "intervals").GetArray())
-      dev.intervals.push_back(p.pair_of(i, "intervals"));
+    read_histogram(p, d, "starts", dev.intervals.mutable_starts());
+    read_histogram(p, d, "ends", dev.intervals.mutable_ends());
+    if (dev.intervals.starts().size() != dev.intervals.ends().size())
+      p.fail("device " + std::to_string(id) + ": 'starts' and 'ends' must hold as many values");
+    try {
+      (void)dev.intervals.length_ns();
+    } catch (const std::invalid_argument&) {
+      p.fail("device " + std::to_string(id) + ": an interval ends before it starts ('ends')");
+    }
     for (const auto& k : p.array_at(d, "kernels").GetArray()) {
       if (!k.IsString()) p.fail("'kernels' must hold names");
       auto& on = in.kernel_names[std::string(k.GetString(), k.GetStringLength())];
@@ -381,21 +415,15 @@ std::string summary_json(analyses::SummaryInputs& in, const model::Run& run) {
     // A known device is one process's, so one shard's: its union is measured here. The
     // unknown device 0 may be several shards': its intervals go whole.
     if (id != 0) {
-      d.union_ns = analyses::add_ns(d.union_ns, analyses::union_length(d.intervals));
-      d.intervals.clear();
+      d.union_ns = analyses::add_ns(d.union_ns, d.intervals.length_ns());
+      d.intervals = analyses::IntervalUnion();
     }
     j.begin_object();
     j.field("device", static_cast<uint64_t>(id));
     Device::each_sum(d, [&j](const char* key, const auto& figure) { j.field(key, figure); });
-    j.key("intervals");
-    j.begin_array();
-    for (const auto& [b, e] : d.intervals) {
-      j.begin_array();
-      j.value(b);
-      j.value(e);
-      j.end_array();
-    }
-    j.end_array();
+    // Unpaired: the union needs only the sorted starts and ends (interval_union.hpp).
+    write_histogram(j, "starts", d.intervals.starts());
+    write_histogram(j, "ends", d.intervals.ends());
     j.key("kernels");
     j.begin_array();
     for (const auto* n : names[id]) j.value(*n);
@@ -467,19 +495,6 @@ uint64_t read_order(const Partial& p, const rapidjson::Value& v, uint64_t offset
   if (*process + offset >= (uint64_t{1} << 24) || *seq > kSeqMask)
     p.fail("first_process or first_seq out of range");
   return ((*process + offset) << 40) | *seq;
-}
-
-// The histogram `key` of `v` ([value, count], as write_histogram writes it) appended to `out`.
-void read_histogram(const Partial& p, const rapidjson::Value& v, const char* key,
-                    std::vector<int64_t>& out) {
-  const std::string what = std::string("'") + key + "' must be an array of [value, count]";
-  if (!v.HasMember(key) || !v[key].IsArray()) p.fail(what);
-  for (const auto& d : v[key].GetArray()) {
-    if (!d.IsArray() || d.Size() != 2 || !d[0].IsInt64() || !d[1].IsUint64()) p.fail(what);
-    const uint64_t n = d[1].GetUint64();
-    if (n > (uint64_t{1} << 40)) p.fail(std::string("a count past 2^40 in '") + key + "'");
-    out.insert(out.end(), n, d[0].GetInt64());
-  }
 }
 
 // One kernel variant's object, as write_kernel writes it, merged into `into`.

@@ -16,7 +16,8 @@
 
 namespace clprof::output::partial {
 
-inline constexpr int kVersion = 1;
+// 2: a device's intervals as the histograms of their starts and ends (1: as pairs).
+inline constexpr int kVersion = 2;
 
 // `processes`: the shard's process count (the merge numbers the next shard's after them).
 // One entry per kernel variant: its name, source hash and options (null: program unknown).
@@ -29,8 +30,9 @@ std::string layers_json(const analyses::LayerGroups& groups, size_t processes);
 std::string ranks_json(const analyses::RankTable& table, const analyses::ProcessKernels& kernels);
 
 // `inputs` of a shard (summary_inputs): the counts and sums, each process's host span and
-// start, each device's busy time (the union length for a device of the shard, the intervals
-// themselves for the unknown device 0, which several shards may share) and the GEMM terms,
+// start, each device's busy time (the union length for a device of the shard, the histograms
+// of the intervals' starts and ends for the unknown device 0, which several shards may share)
+// and the GEMM terms,
 // exactly (hexadecimal floating point). Consumes the intervals.
 std::string summary_json(analyses::SummaryInputs& inputs, const model::Run& run);
 

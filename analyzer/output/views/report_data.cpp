@@ -284,7 +284,7 @@ RunReport finish_report(std::string label, ReportAnalysis&& a, const model::Run&
     if (r.distributions.size() >= kMaxBoxes) break;
     auto acc = kernels.find(k.name);
     if (acc == kernels.end() || acc->second.durations_ns.empty()) continue;
-    std::vector<int64_t> v = acc->second.durations_ns;
+    std::vector<int64_t> v = acc->second.durations_ns.sorted_values();
     r.distributions.push_back(distribution(k.name, v));
   }
   {
