@@ -21,6 +21,14 @@ void extend(int64_t& lo, int64_t& hi, int64_t begin, int64_t end) {
   hi = hi == kNoTime ? end : std::max(hi, end);
 }
 
+// Widens [lo, hi] by [begin, max(begin, end)] where begin is known (advise's see_span).
+void extend_begun(int64_t& lo, int64_t& hi, int64_t begin, int64_t end) {
+  if (begin == kNoTime) return;
+  if (end == kNoTime || end < begin) end = begin;
+  lo = lo == kNoTime ? begin : std::min(lo, begin);
+  hi = hi == kNoTime ? end : std::max(hi, end);
+}
+
 // Stores (name, parent) of `local` in the dense vector when it is near the others.
 template <class Dense, class Sparse>
 void put(uint64_t& base, Dense& dense, Sparse& sparse, uint64_t local, uint32_t name,
@@ -46,6 +54,7 @@ void FoldedRanges::Part::add(uint64_t local, uint64_t parent_local, std::string_
   if (fresh) names.push_back(it->first);
   put(base, dense, sparse, local, it->second, parent_local);
   extend(begin_ns, end_ns, begin, end);
+  extend_begun(begun_ns, begun_end_ns, begin, end);
   if (begin != kNoTime && end != kNoTime && end < begin && inverted++ == 0)
     inverted_example = std::string(name);
   ++count;
@@ -68,6 +77,7 @@ void FoldedRanges::absorb(uint32_t process, Part&& part) {
   for (const auto& [local, e] : part.sparse)
     put(d.base, d.dense, d.sparse, local, remap[e.first], e.second);
   extend(d.span.begin_ns, d.span.end_ns, part.begin_ns, part.end_ns);
+  extend_begun(d.begun.begin_ns, d.begun.end_ns, part.begun_ns, part.begun_end_ns);
   count_ += part.count;
   if (part.inverted && inverted_ == 0) {
     inverted_example_ = part.inverted_example;
@@ -108,6 +118,10 @@ std::optional<uint64_t> FoldedRanges::parent(uint64_t id) const {
 
 FoldedRanges::Span FoldedRanges::span(uint32_t process) const {
   return process < processes_.size() ? processes_[process].span : Span{};
+}
+
+FoldedRanges::Span FoldedRanges::begun_span(uint32_t process) const {
+  return process < processes_.size() ? processes_[process].begun : Span{};
 }
 
 }  // namespace clprof::model

@@ -314,6 +314,9 @@ class FoldedRanges {
     std::vector<std::string> names;                     // this part's own name indexes
     std::unordered_map<std::string, uint32_t> name_of;  // name -> index into names
     int64_t begin_ns = kNoTime, end_ns = kNoTime;       // host span covered (extend_span's rule)
+    // The span by advise's rule (advice/util.hpp see_span): ranges with a host begin only,
+    // an end before it (or none) read as the begin.
+    int64_t begun_ns = kNoTime, begun_end_ns = kNoTime;
     uint64_t count = 0;                                 // ranges folded
     uint64_t inverted = 0;  // ranges whose host end comes before their begin
     std::string inverted_example;
@@ -348,6 +351,9 @@ class FoldedRanges {
   }
   // The host span the folded ranges of process index `process` cover (kNoTime: none).
   Span span(uint32_t process) const;
+  // The same by advise's rule (Part::begun_ns): ranges without a host begin left out, an end
+  // before the begin (or none) read as the begin.
+  Span begun_span(uint32_t process) const;
   uint64_t count() const { return count_; }
   uint64_t inverted() const { return inverted_; }
   const std::string& inverted_example() const { return inverted_example_; }
@@ -362,7 +368,7 @@ class FoldedRanges {
     uint64_t base = 0;
     std::vector<Part::Entry> dense;
     std::unordered_map<uint64_t, std::pair<uint32_t, uint64_t>> sparse;
-    Span span;
+    Span span, begun;
   };
   const std::pair<uint32_t, uint64_t>* lookup(uint64_t id,
                                               std::pair<uint32_t, uint64_t>& tmp) const;

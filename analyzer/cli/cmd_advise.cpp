@@ -1,6 +1,5 @@
 // clprof advise: findings about the run ranked by estimated impact; --fail-on makes it a CI
 // gate (exit status 3), --threshold RULE.KEY=VALUE tunes a rule.
-#include <atomic>
 #include <iostream>
 #include <memory>
 #include <stdexcept>
@@ -12,7 +11,6 @@
 #include "cli/emit.hpp"
 #include "cli/session.hpp"
 #include "format.hpp"
-#include "memory_limit.hpp"
 #include "output/log.hpp"
 #include "output/tables/advise.hpp"
 #include "readers/sweeps.hpp"
@@ -21,42 +19,22 @@ namespace clprof::cli {
 
 namespace {
 
-// The most launches and transfers `advise` keeps. Its rules that read each command on its
-// own sum them as they stream (analyses/advice/commands.hpp: counts, sums, per-kernel maps);
-// the rules that read the run in an order (host order per thread, device timelines, medians)
-// keep a compact record per command: 80 bytes a launch, 88 a transfer, and at the end up to
-// 16 bytes more a command for the rules' sort orders. The ceiling is the --max-memory limit
-// (default: half of the RAM) at kAdviseBytesPerCommand a command (the record and the rules'
-// peak, ~100 bytes, and room for the readers' buffers and the run's metadata, which grow
-// with the trace too: measured 444 MiB in all for the generator's 1 GB trace, 2.1 M commands
-// and their ranges, ~220 bytes a command; docs/performance.md), so that past
-// it the command stops with an error that names the limit, before an allocation fails
-// (thrown from a reading thread: the readers stop and rethrow it). No limit (0, or a
-// sanitizer build, which applies none): no ceiling.
-constexpr uint64_t kAdviseBytesPerCommand = 512;
-
-uint64_t advise_command_ceiling() {
-  const uint64_t limit = applied_memory_limit();
-  return limit == 0 ? UINT64_MAX : limit / kAdviseBytesPerCommand;
-}
-
 // The launches and transfers of the selection, fed to the rules' Commands: one instance per
-// reading thread, merged in file order; `kept` counts for all of them together.
+// reading thread, merged in file order. Memory does not grow with them (commands.hpp: the
+// rules that read each command alone tally it; the ordered ones read a log of compact
+// records on a temporary file, sorted there in bounded memory), so advise has no ceiling of
+// its own: --max-memory bounds it as every command.
 class Collect : public Analysis {
  public:
   Collect(analyses::LaunchPredicate keep, analyses::TransferPredicate keep_transfer,
-          const analyses::advice::Thresholds& t, bool gemm_peak,
-          std::shared_ptr<std::atomic<uint64_t>> kept)
-      : keep_(std::move(keep)),
-        keep_transfer_(std::move(keep_transfer)),
-        kept_(std::move(kept)),
-        commands(t, gemm_peak) {}
+          const analyses::advice::Thresholds& t, bool gemm_peak)
+      : keep_(std::move(keep)), keep_transfer_(std::move(keep_transfer)), commands(t, gemm_peak) {}
   void add_launch(const model::Launch& l) override {
-    if ((keep_ && !keep_(l)) || !take()) return;
+    if (keep_ && !keep_(l)) return;
     commands.add_launch(l);
   }
   void add_transfer(const model::Transfer& t) override {
-    if ((keep_transfer_ && !keep_transfer_(t)) || !take()) return;
+    if (keep_transfer_ && !keep_transfer_(t)) return;
     commands.add_transfer(t);
   }
   void merge(Analysis&& other) override {
@@ -64,21 +42,8 @@ class Collect : public Analysis {
   }
 
  private:
-  bool take() {
-    if (kept_->fetch_add(1, std::memory_order_relaxed) < ceiling_) return true;
-    throw std::runtime_error(
-        "advise: the selection has more than " + std::to_string(ceiling_) +
-        " launches and transfers, what --max-memory " +
-        std::to_string(applied_memory_limit() >> 20) + " MiB holds at " +
-        std::to_string(kAdviseBytesPerCommand) +
-        " bytes each (its rules read them in host and device order): raise --max-memory, or "
-        "select a part with --time-window, --iteration or --filter (docs/performance.md, "
-        "memory ceilings)");
-  }
   analyses::LaunchPredicate keep_;
   analyses::TransferPredicate keep_transfer_;
-  std::shared_ptr<std::atomic<uint64_t>> kept_;
-  uint64_t ceiling_ = advise_command_ceiling();
 
  public:
   analyses::advice::Commands commands;
@@ -152,18 +117,18 @@ Runner setup_advise(CLI::App& app) {
     // Streamed: the rules tally the commands, or keep them compact. A selection reads the
     // metadata first; its transfers are selected here (the stream selects launches only).
     analyses::TransferPredicate keep_transfer;
-    SessionNeeds needs;
+    // The ranges folded (names, parents and span): build-dominates reads their span,
+    // device-idle the name of the ranges around its largest gap.
+    SessionNeeds needs = kFoldedRanges;
     if (r.selection.needs_run())
       needs.metadata = [&](const model::Run& run) {
         keep_transfer = analyses::make_transfer_predicate(run, r.selection);
       };
-    const auto kept = std::make_shared<std::atomic<uint64_t>>(0);
     const bool gemm_peak = o->peak.given();
     auto session = run_session(
         r,
         [&](analyses::LaunchPredicate keep) {
-          return std::make_unique<Collect>(std::move(keep), keep_transfer, thresholds, gemm_peak,
-                                           kept);
+          return std::make_unique<Collect>(std::move(keep), keep_transfer, thresholds, gemm_peak);
         },
         needs);
     const auto& c = static_cast<Collect&>(*session.analysis).commands;

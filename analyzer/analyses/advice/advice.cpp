@@ -4,10 +4,12 @@
 #include <cmath>
 #include <cstdlib>
 #include <stdexcept>
+#include <tuple>
 #include <unordered_map>
 
 #include "analyses/advice/commands.hpp"
 #include "analyses/advice/util.hpp"
+#include "analyses/stats.hpp"
 
 namespace clprof::analyses::advice {
 
@@ -176,56 +178,172 @@ Report advise(const model::Run& run, const Commands& c, const Thresholds& t,
 
 namespace util {
 
-std::map<std::pair<uint32_t, uint64_t>, std::vector<HostEvent>> host_events(const model::Run& run,
-                                                                            const Commands& c) {
-  std::map<std::pair<uint32_t, uint64_t>, std::vector<HostEvent>> out;
-  // Per interned thread first (a vector lookup per command), then keyed by (process, tid).
-  // Sized first (16 bytes an event, no growth slack; the syncs, metadata, are added after).
-  std::vector<std::vector<HostEvent>> per(c.threads.size());
-  std::vector<size_t> n(c.threads.size(), 0);
-  for (const auto& l : c.launches) n[l.thread] += l.host_begin != model::kNoTime;
-  for (const auto& x : c.transfers) n[x.thread] += x.host_begin != model::kNoTime;
-  for (size_t i = 0; i < per.size(); ++i) per[i].reserve(n[i]);
-  for (size_t i = 0; i < c.launches.size(); ++i) {
-    const auto& l = c.launches[i];
-    if (l.host_begin != model::kNoTime)
-      per[l.thread].push_back({HostEvent::Kind::Launch, static_cast<uint32_t>(i), l.host_begin});
+namespace {
+
+// One host-side command of a thread, as the host-order pass sorts it.
+struct HostRec {
+  uint32_t process = 0;
+  uint8_t kind = 0;  // 0 launch, 1 transfer, 2 sync: the order of equal host begins
+  bool first = false;        // launches: the kernel's first launch in its process
+  bool blocking_rw = false;  // transfers
+  uint64_t tid = 0;
+  int64_t begin = 0;
+  uint64_t ordinal = 0;  // file position among its kind (syncs: index into run.syncs)
+  int64_t host_end = model::kNoTime, start = model::kNoTime, end = model::kNoTime;
+  uint64_t bytes = 0;
+  uint32_t name = 0;  // launches: kernel, transfers: api (Commands::names)
+  uint32_t device = 0;
+  int32_t rc = 0;
+  bool has_device_times() const { return start != model::kNoTime && end != model::kNoTime; }
+};
+
+struct HostLess {
+  bool operator()(const HostRec& a, const HostRec& b) const {
+    return std::tie(a.process, a.tid, a.begin, a.kind, a.ordinal) <
+           std::tie(b.process, b.tid, b.begin, b.kind, b.ordinal);
   }
-  for (size_t i = 0; i < c.transfers.size(); ++i) {
-    const auto& x = c.transfers[i];
-    if (x.host_begin != model::kNoTime)
-      per[x.thread].push_back({HostEvent::Kind::Transfer, static_cast<uint32_t>(i), x.host_begin});
+};
+
+// The rules' state for one thread, fed its events in host order.
+struct ThreadPass {
+  ThreadPass(HostOrder& o, const model::Run& r, const Commands& cs, uint32_t p, uint64_t tid)
+      : out(o), run(r), c(cs), last_process(p), last_tid(tid) {}
+  HostOrder& out;
+  HostOrder::Thread t;
+  const model::Run& run;
+  const Commands& c;
+  uint32_t last_process = 0;  // the thread this pass reads
+  uint64_t last_tid = 0;
+  // sync-after-each-launch: the previous event was this launch; a synced launch waiting for
+  // the thread's next launch (the device idle between them).
+  bool after_launch = false, waiting = false;
+  HostRec last, synced;
+  // blocking-transfer: a launch came; the blocking reads/writes since the last launch.
+  bool launched = false;
+  uint64_t pending = 0, pending_bytes = 0;
+  int64_t pending_host = 0, pending_waited = 0;
+  bool pending_known = false;
+  std::map<std::string, uint64_t> pending_apis;
+  // api-errors: the previous enqueue failed.
+  bool failed = false;
+
+  void see(const HostRec& e) {
+    if (e.kind != 2) {  // an enqueue
+      if (failed) ++out.ignored;
+      failed = e.rc != 0;
+    }
+    if (e.kind == 0) {
+      if (waiting) {  // the first launch after a synced one
+        waiting = false;
+        if (e.device == synced.device && synced.has_device_times() && e.has_device_times() &&
+            !e.first) {
+          t.idle_known = true;
+          if (e.start > synced.end) add_to(t.idle, sub_ns(e.start, synced.end));
+        }
+      }
+      ++t.launches;
+      last = e;
+      after_launch = true;
+      if (launched) {
+        out.blocking += pending;
+        out.blocking_bytes += pending_bytes;
+        for (const auto& [k, n] : pending_apis) out.blocking_apis[k] += n;
+        add_to(out.blocking_host, pending_host);
+        add_to(out.waited, pending_waited);
+        out.waited_known = out.waited_known || pending_known;
+        if (pending) ++out.after[c.names[e.name]];
+      }
+      pending = pending_bytes = 0;
+      pending_host = pending_waited = 0;
+      pending_known = false;
+      pending_apis.clear();
+      launched = true;
+    } else if (e.kind == 2) {
+      if (after_launch) {
+        const auto& s = run.syncs[e.ordinal];
+        ++t.synced;
+        ++t.kernels[c.names[last.name]];
+        ++t.apis[s.api];
+        const int64_t d = host_duration(s.host_begin_ns, s.host_end_ns);
+        if (d >= 0) {
+          add_to(t.sync_host, d);
+          t.timed_waits = true;
+        }
+        waiting = true;
+        synced = last;
+      }
+      after_launch = false;
+    } else {
+      after_launch = false;
+      if (launched && e.blocking_rw) {
+        ++pending;
+        pending_bytes += e.bytes;
+        ++pending_apis[c.names[e.name]];
+        const int64_t d = host_duration(e.begin, e.host_end);
+        if (d > 0) add_to(pending_host, d);
+        if (d >= 0 && e.start != model::kNoTime && e.end >= e.start) {
+          pending_known = true;
+          add_to(pending_waited, std::max<int64_t>(0, sub_ns(d, sub_ns(e.end, e.start))));
+        }
+      }
+    }
   }
-  for (size_t i = 0; i < per.size(); ++i)
-    if (!per[i].empty()) out[c.threads[i]] = std::move(per[i]);
+};
+
+}  // namespace
+
+const HostOrder& host_order(const model::Run& run, const Commands& c) {
+  if (c.host_order_cache) return *c.host_order_cache;
+  auto out = std::make_shared<HostOrder>();
+  ExternalSort<HostRec, HostLess> sorted;
+  c.for_each_command([&](const CommandRec& r) {
+    if (r.host_begin == model::kNoTime) return;
+    HostRec h;
+    h.process = c.threads[r.thread].first;
+    h.tid = c.threads[r.thread].second;
+    h.kind = r.transfer ? 1 : 0;
+    h.first = c.is_first(r);
+    h.blocking_rw = r.blocking_rw;
+    h.begin = r.host_begin;
+    h.ordinal = r.ordinal;
+    h.host_end = r.host_end;
+    h.start = r.start;
+    h.end = r.end;
+    h.bytes = r.bytes;
+    h.name = r.name;
+    h.device = r.device;
+    h.rc = r.rc;
+    sorted.push(h);
+  });
   for (size_t i = 0; i < run.syncs.size(); ++i) {
     const auto& s = run.syncs[i];
-    if (s.host_begin_ns != model::kNoTime)
-      out[{s.process, s.tid}].push_back(
-          {HostEvent::Kind::Sync, static_cast<uint32_t>(i), s.host_begin_ns});
+    if (s.host_begin_ns == model::kNoTime) continue;
+    HostRec h;
+    h.process = s.process;
+    h.tid = s.tid;
+    h.kind = 2;
+    h.begin = s.host_begin_ns;
+    h.ordinal = i;
+    sorted.push(h);
   }
-  for (auto& [key, v] : out)
-    std::stable_sort(v.begin(), v.end(),
-                     [](const HostEvent& a, const HostEvent& b) { return a.begin < b.begin; });
-  return out;
-}
-
-std::vector<bool> first_launches(const Commands& c) {
-  std::map<std::pair<uint32_t, uint32_t>, size_t> first;  // (process, name) -> index
-  for (size_t i = 0; i < c.launches.size(); ++i) {
-    const auto& l = c.launches[i];
-    auto [it, fresh] = first.emplace(std::make_pair(c.process_of(l.thread), l.name), i);
-    if (!fresh && l.host_begin < c.launches[it->second].host_begin) it->second = i;
-  }
-  std::vector<bool> out(c.launches.size(), false);
-  for (const auto& [key, i] : first) out[i] = true;
-  return out;
+  std::unique_ptr<ThreadPass> pass;
+  sorted.for_each([&](const HostRec& e) {
+    if (!pass || pass->last_process != e.process || pass->last_tid != e.tid) {
+      if (pass) out->threads.push_back(std::move(pass->t));
+      pass = std::make_unique<ThreadPass>(*out, run, c, e.process, e.tid);
+    }
+    pass->see(e);
+  });
+  if (pass) out->threads.push_back(std::move(pass->t));
+  c.host_order_cache = out;
+  return *out;
 }
 
 std::string range_name(const model::Run& run, uint64_t id) {
   if (id == 0) return "";
   for (const auto& r : run.ranges)
     if (r.id == id) return r.name;
+  if (const std::string* name = run.folded_ranges.name(id)) return *name;
   return "";
 }
 

@@ -70,13 +70,18 @@ void Tallies::merge(Tallies&& o) {
            ndrange, o.ndrange, null_lws, o.null_lws, prime, o.prime, explicit_lws, o.explicit_lws,
            timed_transfers, o.timed_transfers, transfer_bytes, o.transfer_bytes, small, o.small,
            helpers, o.helpers, gemms, o.gemms, gemm_untimed, o.gemm_untimed, errors, o.errors,
-           failed_commands, o.failed_commands);
+           failed_commands, o.failed_commands, timed_launches, o.timed_launches, lb_timed,
+           o.lb_timed, lb_tiny, o.lb_tiny);
   pairwise([](int64_t& a, int64_t b) { add_to(a, b); }, transfer_ns, o.transfer_ns, kernel_ns,
            o.kernel_ns, small_host, o.small_host, helper_ns, o.helper_ns, gemm_ns, o.gemm_ns);
   using Counts = std::map<std::string, uint64_t>;
   pairwise([](Counts& a, const Counts& b) { add_counts(a, b); }, null_names, o.null_names,
            prime_names, o.prime_names, ops, o.ops, small_ops, o.small_ops, helper_names,
-           o.helper_names, error_calls, o.error_calls, error_subjects, o.error_subjects);
+           o.helper_names, error_calls, o.error_calls, error_subjects, o.error_subjects,
+           lb_names, o.lb_names);
+  lb_tiny_enqueue += o.lb_tiny_enqueue;
+  lb_first = std::min(lb_first, o.lb_first);
+  lb_last = std::max(lb_last, o.lb_last);
   any_map = any_map || o.any_map;
   prime_gws.insert(o.prime_gws.begin(), o.prime_gws.end());  // the earlier file position stays
   for (auto& [k, v] : o.local_sizes) {
@@ -90,35 +95,80 @@ void Tallies::merge(Tallies&& o) {
   for (auto& [k, v] : o.captured_gws) captured_gws[k] = std::move(v);
   for (const auto& [k, v] : o.like) like[k] += v;
   for (const auto& [p, s] : o.spans) util::see_span(spans, p, s.first, s.second);
+  timed_queues.insert(o.timed_queues.begin(), o.timed_queues.end());
 }
 
 Commands::Commands(const Thresholds& t, bool gemm_peak)
     : min_prime_(t.get("default-local-size", "min_prime")),
-      small_bytes_(t.get("transfer-bound", "small_bytes")) {
+      small_bytes_(t.get("transfer-bound", "small_bytes")),
+      tiny_ns_(t.get("launch-bound", "tiny_ns")),
+      segments_(1) {
   if (gemm_peak)
     gemm = std::make_unique<GemmAnalysis>(gemm::shared_builtin_rules(), nullptr, false);
 }
 
 uint32_t Commands::intern_name(const std::string& s) {
-  auto [it, fresh] = name_ids_.emplace(s, static_cast<uint32_t>(names.size()));
-  if (fresh) names.push_back(s);
-  return it->second;
+  const auto found = name_ids_.find(s);
+  if (found != name_ids_.end()) return found->second;
+  name_ids_.emplace(s, static_cast<uint32_t>(names.size()));
+  names.push_back(s);
+  return static_cast<uint32_t>(names.size() - 1);
 }
 
 uint32_t Commands::intern_thread(uint32_t process, uint64_t tid) {
   auto [it, fresh] =
-      thread_ids_.emplace(std::make_pair(process, tid), static_cast<uint32_t>(threads.size()));
+      thread_ids_.try_emplace(std::make_pair(process, tid), static_cast<uint32_t>(threads.size()));
   if (fresh) threads.emplace_back(process, tid);
   return it->second;
+}
+
+template <typename Command>
+CommandRec Commands::record(const Command& x, uint64_t ordinal, const std::string& name) {
+  CommandRec r;
+  r.host_begin = x.host_begin_ns;
+  r.host_end = x.host_end_ns;
+  r.queued = x.queued_ns;
+  r.start = x.start_ns;
+  r.end = x.end_ns;
+  r.range = x.ranges.empty() ? 0 : x.ranges.back();
+  r.queue = x.queue_id;
+  r.ordinal = ordinal;
+  r.thread = intern_thread(x.process, x.tid);
+  r.name = intern_name(name);
+  r.device = x.device;
+  r.rc = x.rc;
+  return r;
 }
 
 void Commands::add_launch(const model::Launch& l) {
   auto& t = tallies;
   const uint64_t ordinal = t.launches++;
   const auto d = l.duration_ns();
-  launches.push_back({l.host_begin_ns, l.host_end_ns, l.queued_ns, l.start_ns, l.end_ns,
-                      d ? *d : model::kNoTime, l.ranges.empty() ? 0 : l.ranges.back(), l.queue_id,
-                      intern_thread(l.process, l.tid), intern_name(l.name), l.device, l.rc});
+  CommandRec r = record(l, ordinal, l.name);
+  r.duration = d ? *d : model::kNoTime;
+  segments_.front().log.push(r);
+  if (!first_index_.empty()) first_index_.clear();  // is_first's index, rebuilt on demand
+  if (r.timed()) {
+    ++t.timed_launches;
+    t.timed_queues.insert(std::make_tuple(l.process, r.device, r.queue));
+  }
+  {  // the kernel's first launch: the earliest host begin, the first in the file among equal
+    auto [it, fresh] = first_.try_emplace({l.process, r.name}, r.host_begin, ordinal);
+    if (!fresh && r.host_begin < it->second.first) it->second = {r.host_begin, ordinal};
+  }
+  {  // launch-bound
+    const int64_t h = util::host_duration(l.host_begin_ns, l.host_end_ns);
+    if (r.duration != model::kNoTime && h >= 0) {
+      ++t.lb_timed;
+      t.lb_first = std::min(t.lb_first, l.host_begin_ns);
+      t.lb_last = std::max(t.lb_last, l.host_begin_ns);
+      if (r.duration < tiny_ns_ && r.duration < h) {
+        ++t.lb_tiny;
+        t.lb_tiny_enqueue += h;
+        ++t.lb_names[l.name];
+      }
+    }
+  }
   if (gemm) gemm->add_launch(l);
   const bool task = l.api == "clEnqueueTask";
 
@@ -186,11 +236,12 @@ void Commands::add_launch(const model::Launch& l) {
 
 void Commands::add_transfer(const model::Transfer& x) {
   auto& t = tallies;
-  ++t.transfers;
-  transfers.push_back({x.host_begin_ns, x.host_end_ns, x.queued_ns, x.start_ns, x.end_ns, x.bytes,
-                       x.ranges.empty() ? 0 : x.ranges.back(), x.queue_id,
-                       intern_thread(x.process, x.tid), intern_name(x.api), x.device, x.rc,
-                       x.blocking, x.op == "read" || x.op == "write"});
+  CommandRec r = record(x, t.transfers++, x.api);
+  r.bytes = x.bytes;
+  r.transfer = true;
+  r.blocking_rw = x.blocking && (x.op == "read" || x.op == "write");
+  segments_.front().log.push(r);
+  if (r.timed()) t.timed_queues.insert(std::make_tuple(x.process, r.device, r.queue));
 
   // transfer-bound.
   if (x.op == "map") t.any_map = true;
@@ -225,21 +276,47 @@ void Commands::merge(Analysis&& other) {
   for (size_t i = 0; i < o.names.size(); ++i) name_map[i] = intern_name(o.names[i]);
   for (size_t i = 0; i < o.threads.size(); ++i)
     thread_map[i] = intern_thread(o.threads[i].first, o.threads[i].second);
-  // Freed as they move: the two never hold a command twice.
-  auto move_all = [&](auto& from, auto& into, auto name_of) {
-    for (; !from.empty(); from.pop_front()) {
-      auto r = from.front();
-      name_of(r) = name_map[name_of(r)];
-      r.thread = thread_map[r.thread];
-      into.push_back(r);
-    }
-  };
-  move_all(o.launches, launches, [](LaunchRec& r) -> uint32_t& { return r.name; });
-  move_all(o.transfers, transfers, [](TransferRec& r) -> uint32_t& { return r.api; });
+  // Its logs (moved, not copied), their ids composed with the map above and their file
+  // positions after this one's.
+  for (auto& seg : o.segments_) {
+    if (seg.log.size() == 0) continue;
+    auto compose = [](std::vector<uint32_t>& ids, const std::vector<uint32_t>& map) {
+      if (ids.empty()) {
+        ids = map;
+      } else {
+        for (auto& id : ids) id = map[id];
+      }
+    };
+    compose(seg.name_map, name_map);
+    compose(seg.thread_map, thread_map);
+    seg.launch_base += tallies.launches;
+    seg.transfer_base += tallies.transfers;
+    segments_.push_back(std::move(seg));
+  }
+  o.segments_.clear();
+  // First launches: the other's come later in the file, so they win only when earlier.
+  for (const auto& [key, v] : o.first_) {
+    const std::pair<int64_t, uint64_t> here{v.first, v.second + tallies.launches};
+    auto [it, fresh] = first_.try_emplace({key.first, name_map[key.second]}, here);
+    if (!fresh && here.first < it->second.first) it->second = here;
+  }
+  first_index_.clear();
   // File positions of the other's launches come after this one's.
   for (auto& [k, v] : o.tallies.local_sizes) v.first += tallies.launches;
   tallies.merge(std::move(o.tallies));
   if (gemm && o.gemm) gemm->merge(std::move(*o.gemm));
+  host_order_cache.reset();
+}
+
+bool Commands::is_first(const CommandRec& r) const {
+  if (r.transfer) return false;
+  if (first_index_.size() != first_.size()) {
+    first_index_.clear();
+    for (const auto& [key, v] : first_)
+      first_index_[uint64_t{key.first} << 32 | key.second] = v.second;
+  }
+  const auto it = first_index_.find(uint64_t{process_of(r.thread)} << 32 | r.name);
+  return it != first_index_.end() && it->second == r.ordinal;
 }
 
 }  // namespace clprof::analyses::advice

@@ -17,6 +17,11 @@ int64_t wall_ns(const model::Run& run, const Commands& c) {
   for (const auto& s : run.syncs) see(s.process, s.host_begin_ns, s.host_end_ns);
   for (const auto& b : run.builds) see(b.process, b.host_begin_ns, b.host_end_ns);
   for (const auto& r : run.ranges) see(r.process, r.host_begin_ns, r.host_end_ns);
+  // The ranges a streaming read folded (model::FoldedRanges), by the same rule.
+  for (uint32_t p = 0; p < run.processes.size(); ++p) {
+    const auto s = run.folded_ranges.begun_span(p);
+    see(p, s.begin_ns, s.end_ns);
+  }
   int64_t total = 0;
   for (const auto& [p, s] : span) add_to(total, sub_ns(s.second, s.first));
   return total;

@@ -1,4 +1,7 @@
 // device-idle and queue-serialisation: the device's timeline (docs/advice.md).
+#include <set>
+#include <tuple>
+
 #include "analyses/advice/commands.hpp"
 #include "analyses/advice/util.hpp"
 #include "analyses/stats.hpp"
@@ -7,76 +10,104 @@ namespace clprof::analyses::advice::rules {
 
 namespace {
 
-// A device command: a launch (index into Commands::launches) or a transfer (index +
-// kTransfer into Commands::transfers).
-constexpr uint64_t kTransfer = uint64_t{1} << 40;
-
-struct Timeline {
-  const Commands& c;
-  const std::vector<bool>& first;
-  int64_t begin(uint64_t k) const {
-    return k >= kTransfer ? c.transfers[k - kTransfer].start : c.launches[k].start;
-  }
-  int64_t end(uint64_t k) const {
-    return k >= kTransfer ? c.transfers[k - kTransfer].end : c.launches[k].end;
-  }
-  int64_t queued(uint64_t k) const {
-    return k >= kTransfer ? c.transfers[k - kTransfer].queued : c.launches[k].queued;
-  }
-  // The command's name (kernel, or transfer api).
-  const std::string& what(uint64_t k) const {
-    return c.names[k >= kTransfer ? c.transfers[k - kTransfer].api : c.launches[k].name];
-  }
-  uint64_t range(uint64_t k) const {
-    return k >= kTransfer ? c.transfers[k - kTransfer].range : c.launches[k].range;
-  }
-  // A kernel's first launch in its process (a lazy driver compiles it).
-  bool is_first(uint64_t k) const { return k < kTransfer && first[k]; }
+// What the rules say of a command that starts or ends a busy stretch.
+struct Named {
+  bool first = false;  // a kernel's first launch in its process (a lazy driver compiles it)
+  int64_t queued = model::kNoTime;
+  uint32_t name = 0;   // kernel or transfer api (Commands::names)
+  uint64_t range = 0;  // innermost range id
 };
 
-// A busy stretch: commands merged while they overlap.
+// A timed command on its device's timeline, sorted by start (equal starts: launches, then
+// transfers, each in file order).
+struct DevRec {
+  uint32_t device = 0;
+  uint8_t kind = 0;  // 0 launch, 1 transfer
+  int64_t start = 0, end = 0;
+  uint64_t ordinal = 0;
+  Named named;
+};
+struct DevLess {
+  bool operator()(const DevRec& a, const DevRec& b) const {
+    return std::tie(a.device, a.start, a.kind, a.ordinal) <
+           std::tie(b.device, b.start, b.kind, b.ordinal);
+  }
+};
+
+// A busy stretch: commands merged while they overlap (a command that starts at or before the
+// stretch's end joins it), named by the command that starts it and by the first command to
+// reach its final end (the last to extend it).
 struct Stretch {
-  int64_t begin, end;
-  uint64_t starts;  // the command that starts it
-  uint64_t ends;    // the last command to extend its end
+  int64_t begin = 0, end = 0;
+  Named starts, ends;
 };
 
-// Sorted, merged stretches of the commands `v` (sorted here by start, equal starts in
-// their order in `v`: launches, then transfers, each in file order).
-std::vector<Stretch> merged(std::vector<uint64_t>& v, const Timeline& tl) {
-  std::stable_sort(v.begin(), v.end(),
-                   [&](uint64_t a, uint64_t b) { return tl.begin(a) < tl.begin(b); });
-  std::vector<Stretch> out;
-  for (uint64_t k : v) {
-    const int64_t b = tl.begin(k), e = tl.end(k);
-    if (!out.empty() && b <= out.back().end) {
-      if (e > out.back().end) {
-        out.back().end = e;
-        out.back().ends = k;  // the last to end names the end of the busy stretch
-      }
-    } else {
-      out.push_back({b, e, k, k});
+// device-idle's sums over one device's gaps, fed its stretches in order.
+struct Gaps {
+  double min_gap = 0;
+  uint64_t stretches = 0;
+  int64_t first_begin = 0;
+  Stretch prev;
+  int64_t idle = 0, largest = 0, warmup = 0, latency = 0;
+  uint64_t gaps = 0, warmups = 0, latencies = 0;
+  Named before, after;  // the stretches around the largest gap: what ended them
+  void see(const Stretch& s) {
+    if (stretches++ == 0) {
+      first_begin = s.begin;
+      prev = s;
+      return;
+    }
+    const int64_t g = s.begin - prev.end;
+    const int64_t prev_end = prev.end;
+    const Named prev_ends = prev.ends;
+    prev = s;
+    if (g < min_gap) return;
+    if (s.starts.first) {
+      warmup += g;
+      ++warmups;
+      return;
+    }
+    if (s.starts.queued != model::kNoTime && s.starts.queued <= prev_end) {
+      latency += g;
+      ++latencies;
+      return;
+    }
+    idle += g;
+    ++gaps;
+    if (g > largest) {
+      largest = g;
+      before = prev_ends;
+      after = s.ends;
     }
   }
-  std::vector<uint64_t>().swap(v);
-  return out;
-}
+};
 
-int64_t busy(const std::vector<Stretch>& m) {
-  int64_t b = 0;
-  for (const auto& i : m) b += i.end - i.begin;
-  return b;
-}
-
-int64_t overlap(const std::vector<Stretch>& a, const std::vector<Stretch>& b) {
-  int64_t o = 0;
-  for (size_t i = 0, j = 0; i < a.size() && j < b.size();) {
-    const int64_t lo = std::max(a[i].begin, b[j].begin), hi = std::min(a[i].end, b[j].end);
-    if (hi > lo) o += hi - lo;
-    (a[i].end < b[j].end) ? ++i : ++j;
+// A queue's timed command, sorted per (process, device, queue) by start.
+struct QueueRec {
+  uint32_t process = 0, device = 0;
+  uint64_t queue = 0;
+  int64_t start = 0, end = 0;
+  uint8_t kind = 0;
+  uint64_t ordinal = 0;
+};
+struct QueueLess {
+  bool operator()(const QueueRec& a, const QueueRec& b) const {
+    return std::tie(a.process, a.device, a.queue, a.start, a.kind, a.ordinal) <
+           std::tie(b.process, b.device, b.queue, b.start, b.kind, b.ordinal);
   }
-  return o;
-}
+};
+// A queue's busy stretch, sorted per (process, device) by begin.
+struct QueueStretch {
+  uint32_t process = 0, device = 0;
+  int64_t begin = 0, end = 0;
+  uint64_t queue = 0;
+};
+struct StretchLess {
+  bool operator()(const QueueStretch& a, const QueueStretch& b) const {
+    return std::tie(a.process, a.device, a.begin, a.end, a.queue) <
+           std::tie(b.process, b.device, b.begin, b.end, b.queue);
+  }
+};
 
 std::string device_name(const model::Run& run, uint32_t id) {
   for (const auto& d : run.devices)
@@ -87,29 +118,7 @@ std::string device_name(const model::Run& run, uint32_t id) {
 }  // namespace
 
 void device(const model::Run& run, const Commands& c, const Thresholds& t, Report& out) {
-  // Indices only (8 bytes a command): the records stay in `c`.
-  std::map<uint32_t, std::vector<uint64_t>> per_device;
-  bool any_timed = false;
-  const std::vector<bool> first = util::first_launches(c);
-  const Timeline tl{c, first};
-  {  // sized first: no growth slack
-    std::map<uint32_t, size_t> n;
-    for (const auto& l : c.launches) ++n[l.device];
-    for (const auto& x : c.transfers) ++n[x.device];
-    for (const auto& [dev, k] : n) per_device[dev].reserve(k);
-  }
-  for (size_t k = 0; k < c.launches.size(); ++k) {
-    const auto& l = c.launches[k];
-    if (!l.has_device_times() || l.end < l.start) continue;
-    any_timed = true;
-    per_device[l.device].push_back(k);
-  }
-  for (size_t k = 0; k < c.transfers.size(); ++k) {
-    const auto& x = c.transfers[k];
-    if (x.start == model::kNoTime || x.end == model::kNoTime || x.end < x.start) continue;
-    per_device[x.device].push_back(k + kTransfer);
-  }
-  if (!c.launches.empty() && !any_timed) {
+  if (c.tallies.launches > 0 && c.tallies.timed_launches == 0) {
     out.not_evaluated.push_back({"device-idle", "no launch has device times"});
     out.not_evaluated.push_back({"queue-serialisation", "no launch has device times"});
     return;
@@ -121,48 +130,28 @@ void device(const model::Run& run, const Commands& c, const Thresholds& t, Repor
   // enqueue; builds have their own rules): said, not counted. So is a gap whose next command
   // was queued before the gap began: the host had fed the device, the driver was slow to start
   // it (PoCL compiles a kernel again per work-group size). Impact: the idle time in the
-  // counted gaps (what keeping the device fed would recover at most).
+  // counted gaps (what keeping the device fed would recover at most). The timed commands are
+  // sorted per device by start (ExternalSort) and their stretches merged as they pass: the
+  // state is one stretch and the gaps' sums per device.
   const double min_gap = t.get("device-idle", "min_gap_ns");
   const double share = t.get("device-idle", "share");
   const double warning_share = t.get("device-idle", "warning_share");
-  for (auto& [dev, v] : per_device) {
-    const auto m = merged(v, tl);
-    if (m.size() < 2) continue;
-    const int64_t span = m.back().end - m.front().begin;
-    int64_t idle = 0, largest = 0, warmup = 0, latency = 0;
-    uint64_t gaps = 0, warmups = 0, latencies = 0;
-    size_t at = 0;
-    for (size_t i = 1; i < m.size(); ++i) {
-      const int64_t g = m[i].begin - m[i - 1].end;
-      if (g < min_gap) continue;
-      if (tl.is_first(m[i].starts)) {
-        warmup += g;
-        ++warmups;
-        continue;
-      }
-      const int64_t queued = tl.queued(m[i].starts);
-      if (queued != model::kNoTime && queued <= m[i - 1].end) {
-        latency += g;
-        ++latencies;
-        continue;
-      }
-      idle += g;
-      ++gaps;
-      if (g > largest) {
-        largest = g;
-        at = i;
-      }
-    }
-    if (span <= 0 || gaps == 0 || idle < share * span) continue;
+  auto finding = [&](uint32_t dev, const Gaps& m) {
+    if (m.stretches < 2) return;
+    const int64_t span = m.prev.end - m.first_begin;
+    const int64_t idle = m.idle, largest = m.largest;
+    const uint64_t gaps = m.gaps, warmups = m.warmups, latencies = m.latencies;
+    const int64_t warmup = m.warmup, latency = m.latency;
+    if (span <= 0 || gaps == 0 || idle < share * span) return;
     Finding f;
     f.rule = "device-idle";
     f.severity = idle >= warning_share * span ? Severity::Warning : Severity::Info;
     f.title = device_name(run, dev) + " idles " + util::percent(idle, span) + " of its busy span";
     // Each stretch is named by the last command to extend its end (its first when none did).
-    const std::string& before_what = tl.what(m[at - 1].ends);
-    const std::string before_range = util::range_name(run, tl.range(m[at - 1].ends));
-    const std::string& after_what = tl.what(m[at].ends);
-    const std::string after_range = util::range_name(run, tl.range(m[at].ends));
+    const std::string& before_what = c.names[m.before.name];
+    const std::string before_range = util::range_name(run, m.before.range);
+    const std::string& after_what = c.names[m.after.name];
+    const std::string after_range = util::range_name(run, m.after.range);
     f.evidence = util::count_of(gaps, "gap", "gaps") + " of at least " +
                  util::ns(static_cast<int64_t>(min_gap)) + " add up to " + util::ns(idle) +
                  " of the " + util::ns(span) +
@@ -188,46 +177,126 @@ void device(const model::Run& run, const Commands& c, const Thresholds& t, Repor
     if (after_what != before_what) f.subjects.push_back(after_what);  // clpeak: X then X
     if (!after_range.empty()) f.subjects.push_back(after_range);
     out.findings.push_back(std::move(f));
+  };
+
+  {
+    ExternalSort<DevRec, DevLess> sorted;
+    c.for_each_command([&](const CommandRec& r) {
+      if (!r.timed()) return;
+      sorted.push({r.device, static_cast<uint8_t>(r.transfer), r.start, r.end, r.ordinal,
+                   {c.is_first(r), r.queued, r.name, r.range}});
+    });
+    bool open = false;
+    uint32_t dev = 0;
+    Stretch cur;
+    Gaps gaps;
+    sorted.for_each([&](const DevRec& r) {
+      if (open && r.device != dev) {
+        gaps.see(cur);
+        finding(dev, gaps);
+        open = false;
+      }
+      if (!open) {
+        dev = r.device;
+        gaps = Gaps();
+        gaps.min_gap = min_gap;
+      } else if (r.start <= cur.end) {
+        if (r.end > cur.end) {
+          cur.end = r.end;
+          cur.ends = r.named;  // the last to end names the end of the busy stretch
+        }
+        return;
+      } else {
+        gaps.see(cur);
+      }
+      cur = {r.start, r.end, r.named, r.named};
+      open = true;
+    });
+    if (open) {
+      gaps.see(cur);
+      finding(dev, gaps);
+    }
   }
 
   // queue-serialisation: per process and device, two or more queues with device work whose
   // busy stretches overlap by less than max_overlap of the smaller queues' busy time.
   // Impact: the busy time of all but the busiest queue, an upper bound (perfect overlap).
+  // Two sorted passes: each queue's commands by start, merged into stretches (their busy
+  // time), then the stretches of each process and device by begin, where a stretch overlaps
+  // those still running when it begins (at most one a queue): the sum over pairs of queues.
   const double max_overlap = t.get("queue-serialisation", "max_overlap");
-  // Built after device-idle's (freed) indices: one set of them at a time.
-  std::map<std::pair<uint32_t, uint32_t>, std::map<uint64_t, std::vector<uint64_t>>> per_queue;
-  for (size_t k = 0; k < c.launches.size(); ++k) {
-    const auto& l = c.launches[k];
-    if (l.has_device_times() && l.end >= l.start)
-      per_queue[{c.process_of(l.thread), l.device}][l.queue].push_back(k);
+  std::map<std::pair<uint32_t, uint32_t>, std::map<uint64_t, int64_t>> per_queue;  // busy ns
+  std::map<std::pair<uint32_t, uint32_t>, int64_t> overlaps;
+  // Only where a process has two queues or more with device work on one device (tallied as
+  // the commands streamed): the sorts are skipped when none has.
+  std::set<std::pair<uint32_t, uint32_t>> several;
+  {
+    std::map<std::pair<uint32_t, uint32_t>, uint64_t> n;
+    for (const auto& [p, d, q] : c.tallies.timed_queues)
+      if (++n[{p, d}] == 2) several.insert({p, d});
   }
-  for (size_t k = 0; k < c.transfers.size(); ++k) {
-    const auto& x = c.transfers[k];
-    if (x.start != model::kNoTime && x.end != model::kNoTime && x.end >= x.start)
-      per_queue[{c.process_of(x.thread), x.device}][x.queue].push_back(k + kTransfer);
-  }
-  for (auto& [where, queues] : per_queue) {
-    if (queues.size() < 2) continue;
-    std::vector<std::pair<uint64_t, std::vector<Stretch>>> m;
-    for (auto& [q, v] : queues) m.emplace_back(q, merged(v, tl));
-    int64_t total = 0, largest = 0, over = 0;
-    for (const auto& [q, v] : m) {
-      add_to(total, busy(v));
-      largest = std::max(largest, busy(v));
+  if (!several.empty()) {
+    ExternalSort<QueueStretch, StretchLess> stretches;
+    {
+      ExternalSort<QueueRec, QueueLess> sorted;
+      c.for_each_command([&](const CommandRec& r) {
+        if (!r.timed() || !several.count({c.process_of(r.thread), r.device})) return;
+        sorted.push({c.process_of(r.thread), r.device, r.queue, r.start, r.end,
+                     static_cast<uint8_t>(r.transfer), r.ordinal});
+      });
+      bool open = false;
+      QueueStretch cur;
+      auto close = [&] {
+        per_queue[{cur.process, cur.device}][cur.queue] += cur.end - cur.begin;
+        stretches.push(cur);
+      };
+      sorted.for_each([&](const QueueRec& r) {
+        if (open && r.process == cur.process && r.device == cur.device && r.queue == cur.queue &&
+            r.start <= cur.end) {
+          cur.end = std::max(cur.end, r.end);
+          return;
+        }
+        if (open) close();
+        cur = {r.process, r.device, r.start, r.end, r.queue};
+        open = true;
+      });
+      if (open) close();
     }
-    for (size_t i = 0; i < m.size(); ++i)
-      for (size_t j = i + 1; j < m.size(); ++j) over += overlap(m[i].second, m[j].second);
+    std::vector<QueueStretch> running;
+    stretches.for_each([&](const QueueStretch& s) {
+      if (!running.empty() &&
+          (running.front().process != s.process || running.front().device != s.device))
+        running.clear();
+      running.erase(std::remove_if(running.begin(), running.end(),
+                                   [&](const QueueStretch& a) { return a.end <= s.begin; }),
+                    running.end());
+      int64_t& over = overlaps[{s.process, s.device}];
+      for (const auto& a : running) {
+        const int64_t hi = std::min(a.end, s.end);
+        if (hi > s.begin) over += hi - s.begin;
+      }
+      running.push_back(s);
+    });
+  }
+  for (const auto& [where, queues] : per_queue) {
+    if (queues.size() < 2) continue;
+    int64_t total = 0, largest = 0;
+    const int64_t over = overlaps[where];
+    for (const auto& [q, b] : queues) {
+      add_to(total, b);
+      largest = std::max(largest, b);
+    }
     const int64_t smaller = total - largest;
     if (smaller <= 0 || over > max_overlap * smaller) continue;
     Finding f;
     f.rule = "queue-serialisation";
     f.severity = Severity::Info;
-    f.title = std::to_string(m.size()) + " queues on " + device_name(run, where.second) +
+    f.title = std::to_string(queues.size()) + " queues on " + device_name(run, where.second) +
               " never run at the same time";
     std::string qs;
-    for (const auto& [q, v] : m) {
+    for (const auto& [q, b] : queues) {
       qs += (qs.empty() ? "" : ", ") + std::string("queue ") + std::to_string(q) + " " +
-            util::ns(busy(v));
+            util::ns(b);
       f.subjects.push_back("queue " + std::to_string(q));
     }
     f.evidence = "busy time per queue: " + qs + "; they overlap " + util::ns(over) + " (" +

@@ -22,22 +22,9 @@ void errors(const model::Run& run, const Commands& c, const Thresholds&, Report&
   for (const auto& a : run.api_calls)
     if (a.rc != 0) note(a.name, a.rc, "");
 
-  // Ignored: a failed enqueue followed by another enqueue of the same thread.
-  for (const auto& [thread, v] : util::host_events(run, c)) {
-    for (size_t i = 0; i < v.size(); ++i) {
-      const auto& e = v[i];
-      int32_t rc = 0;
-      if (e.kind == util::HostEvent::Kind::Launch) rc = c.launches[e.index].rc;
-      if (e.kind == util::HostEvent::Kind::Transfer) rc = c.transfers[e.index].rc;
-      if (rc == 0) continue;
-      for (size_t j = i + 1; j < v.size(); ++j)
-        if (v[j].kind == util::HostEvent::Kind::Launch ||
-            v[j].kind == util::HostEvent::Kind::Transfer) {
-          ++ignored;
-          break;
-        }
-    }
-  }
+  // Ignored: a failed enqueue followed by another enqueue of the same thread (host order:
+  // util::host_order).
+  ignored = util::host_order(run, c).ignored;
   if (count == 0 && failed_commands == 0) return;
   Finding f;
   f.rule = "api-errors";

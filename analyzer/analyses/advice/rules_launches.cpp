@@ -6,12 +6,28 @@ namespace clprof::analyses::advice::rules {
 
 namespace {
 
-// Reorders `v` (no copy: one value per timed launch).
-int64_t median(std::vector<int64_t>& v) {
-  if (v.empty()) return 0;
-  const auto mid = v.begin() + static_cast<std::ptrdiff_t>((v.size() - 1) / 2);
-  std::nth_element(v.begin(), mid, v.end());
-  return *mid;  // the lower median: a figure of the trace
+struct Less64 {
+  bool operator()(int64_t a, int64_t b) const { return a < b; }
+};
+
+// The lower median (a figure of the trace) of `value` over the launches `c` keeps that
+// `pick` accepts, sorted through an ExternalSort (bounded memory whatever their number); 0
+// when none.
+template <typename Pick, typename Value>
+int64_t median(const Commands& c, Pick pick, Value value) {
+  ExternalSort<int64_t, Less64> sorted;
+  c.for_each_command([&](const CommandRec& r) {
+    if (pick(r)) sorted.push(value(r));
+  });
+  const uint64_t n = sorted.size();
+  if (n == 0) return 0;
+  const uint64_t mid = (n - 1) / 2;
+  uint64_t i = 0;
+  int64_t out = 0;
+  sorted.for_each([&](int64_t v) {
+    if (i++ == mid) out = v;
+  });
+  return out;
 }
 
 }  // namespace
@@ -24,26 +40,17 @@ void launches(const model::Run&, const Commands& c, const Thresholds& t, Report&
     const double min_launches = t.get("launch-bound", "min_launches");
     const double ratio = t.get("launch-bound", "ratio");
     const double tiny_ns = t.get("launch-bound", "tiny_ns");
-    uint64_t timed = 0, tiny = 0;
-    int64_t tiny_enqueue = 0, first = INT64_MAX, last = INT64_MIN;
-    std::vector<int64_t> device, enqueue;
-    std::map<std::string, uint64_t> names;
-    for (const auto& l : c.launches) {
-      const int64_t d = l.duration;
-      const int64_t h = util::host_duration(l.host_begin, l.host_end);
-      if (d == model::kNoTime || h < 0) continue;
-      ++timed;
-      device.push_back(d);
-      enqueue.push_back(h);
-      first = std::min(first, l.host_begin);
-      last = std::max(last, l.host_begin);
-      if (d < tiny_ns && d < h) {
-        ++tiny;
-        tiny_enqueue += h;
-        ++names[c.names[l.name]];
-      }
-    }
-    if (!c.launches.empty() && timed == 0) {
+    // Tallied as the launches streamed (Commands::add_launch, tiny_ns applied there); the
+    // medians are sorted here, when the rule fires.
+    const auto& tl = c.tallies;
+    const uint64_t timed = tl.lb_timed, tiny = tl.lb_tiny;
+    const int64_t tiny_enqueue = tl.lb_tiny_enqueue, first = tl.lb_first, last = tl.lb_last;
+    const auto& names = tl.lb_names;
+    auto is_timed = [](const CommandRec& r) {
+      return !r.transfer && r.duration != model::kNoTime &&
+             util::host_duration(r.host_begin, r.host_end) >= 0;
+    };
+    if (tl.launches > 0 && timed == 0) {
       out.not_evaluated.push_back(
           {"launch-bound", "no launch has both device times and an enqueue host time"});
     } else if (tiny > 0 && tiny >= min_launches && static_cast<double>(tiny) / timed >= ratio) {
@@ -60,7 +67,12 @@ void launches(const model::Run&, const Commands& c, const Thresholds& t, Report&
                    util::percent(tiny, timed) + ") run under " +
                    util::ns(static_cast<int64_t>(tiny_ns)) +
                    " on the device and under their enqueue's host time; median device time " +
-                   util::ns(median(device)) + ", median enqueue " + util::ns(median(enqueue)) +
+                   util::ns(median(c, is_timed, [](const CommandRec& r) { return r.duration; })) +
+                   ", median enqueue " +
+                   util::ns(median(c, is_timed,
+                                   [](const CommandRec& r) {
+                                     return util::host_duration(r.host_begin, r.host_end);
+                                   })) +
                    ", enqueue rate " + rate + "; most often " + util::counted(names, 3);
       f.advice =
           "Give each launch more work: fuse consecutive small kernels, process several items "

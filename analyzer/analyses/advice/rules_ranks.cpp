@@ -1,6 +1,7 @@
 // rank-imbalance: the ranks of a parallel job (the trace header's rank and world_size)
 // whose kernels keep the others waiting. docs/advice.md.
 #include <set>
+#include <tuple>
 
 #include "analyses/advice/commands.hpp"
 #include "analyses/advice/util.hpp"
@@ -23,7 +24,6 @@ void ranks(const model::Run& run, const Commands& c, const Thresholds& t, Report
   std::map<uint64_t, int64_t> busy;                               // rank -> device ns
   std::map<uint64_t, std::map<std::string, uint64_t>> by_kernel;  // rank -> kernel -> ns
   std::map<uint64_t, uint64_t> untimed;
-  std::map<uint64_t, std::map<std::string, std::vector<int64_t>>> samples;
   std::set<uint64_t> ranks;
   for (const auto& p : run.processes)
     if (p.rank) ranks.insert(*p.rank);
@@ -36,24 +36,49 @@ void ranks(const model::Run& run, const Commands& c, const Thresholds& t, Report
     return;
   }
   for (uint64_t r : ranks) busy[r] = 0;
-  const std::vector<bool> first = util::first_launches(c);
-  for (size_t i = 0; i < c.launches.size(); ++i) {
-    const auto& l = c.launches[i];
+  // Each (rank, kernel)'s device times, sorted through an ExternalSort (bounded memory):
+  // its median is the middle of its run of records.
+  struct Sample {
+    uint64_t rank = 0;
+    uint32_t name = 0;
+    int64_t duration = 0;
+    uint64_t ordinal = 0;
+  };
+  struct SampleLess {
+    bool operator()(const Sample& a, const Sample& b) const {
+      return std::tie(a.rank, a.name, a.duration, a.ordinal) <
+             std::tie(b.rank, b.name, b.duration, b.ordinal);
+    }
+  };
+  ExternalSort<Sample, SampleLess> samples;
+  std::map<std::pair<uint64_t, uint32_t>, uint64_t> counts;  // small: ranks x kernels
+  c.for_each_command([&](const CommandRec& l) {
+    if (l.transfer) return;
     const auto& p = run.processes[c.process_of(l.thread)];
-    if (!p.rank || first[i]) continue;
+    if (!p.rank || c.is_first(l)) return;
     if (l.duration == model::kNoTime) {
       ++untimed[*p.rank];
-      continue;
+      return;
     }
-    samples[*p.rank][c.names[l.name]].push_back(l.duration);
-  }
-  for (auto& [rank, kernels] : samples)
-    for (auto& [name, v] : kernels) {
-      std::sort(v.begin(), v.end());
-      const int64_t work = v[(v.size() - 1) / 2] * static_cast<int64_t>(v.size());
-      busy[rank] += work;
-      by_kernel[rank][name] = static_cast<uint64_t>(work);
+    samples.push({*p.rank, l.name, l.duration, l.ordinal});
+    ++counts[{*p.rank, l.name}];
+  });
+  // Per (rank, kernel): the value at the lower middle of its sorted run of records.
+  std::pair<uint64_t, uint32_t> key{0, 0};
+  uint64_t at = 0, size = 0;
+  samples.for_each([&](const Sample& s) {
+    if (at == 0 || key != std::make_pair(s.rank, s.name)) {
+      key = {s.rank, s.name};
+      size = counts[key];
+      at = 0;
     }
+    if (at++ == (size - 1) / 2) {
+      const int64_t work = s.duration * static_cast<int64_t>(size);
+      busy[s.rank] += work;
+      by_kernel[s.rank][c.names[s.name]] = static_cast<uint64_t>(work);
+    }
+    if (at == size) at = 0;
+  });
   int64_t total = 0;
   uint64_t slow = *ranks.begin();
   for (const auto& [r, ns] : busy) {

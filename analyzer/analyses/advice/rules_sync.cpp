@@ -7,12 +7,10 @@
 
 namespace clprof::analyses::advice::rules {
 
-using util::HostEvent;
-using Kind = util::HostEvent::Kind;
-
 void sync(const model::Run& run, const Commands& c, const Thresholds& t, Report& out) {
-  const auto events = util::host_events(run, c);
-  const std::vector<bool> first = util::first_launches(c);
+  // Both rules read the host-order pass (util::host_order: each thread's launches, transfers
+  // and syncs in host order, through a state machine per thread).
+  const HostOrder& h = util::host_order(run, c);
 
   // sync-after-each-launch: per thread, a launch whose next host event is a clFinish or
   // clWaitForEvents is "synced". Impact: the host time in those waits — what the host loses
@@ -29,47 +27,17 @@ void sync(const model::Run& run, const Commands& c, const Thresholds& t, Report&
     bool timed_waits = false;
     bool idle_known = false;
     std::map<std::string, uint64_t> kernels, apis;
-    for (const auto& [thread, v] : events) {
-      uint64_t tl = 0, ts = 0;
-      int64_t th = 0, ti = 0;
-      bool tw = false;
-      bool tk = false;
-      std::map<std::string, uint64_t> tkernels, tapis;
-      for (size_t i = 0; i < v.size(); ++i) {
-        if (v[i].kind != Kind::Launch) continue;
-        ++tl;
-        if (i + 1 >= v.size() || v[i + 1].kind != Kind::Sync) continue;
-        ++ts;
-        const auto& l = c.launches[v[i].index];
-        const auto& s = run.syncs[v[i + 1].index];
-        ++tkernels[c.names[l.name]];
-        ++tapis[s.api];
-        const int64_t d = util::host_duration(s.host_begin_ns, s.host_end_ns);
-        if (d >= 0) {
-          add_to(th, d);
-          tw = true;
-        }
-        // The next launch of this thread after the sync.
-        for (size_t j = i + 2; j < v.size(); ++j) {
-          if (v[j].kind != Kind::Launch) continue;
-          const auto& n = c.launches[v[j].index];
-          if (n.device == l.device && l.has_device_times() && n.has_device_times() &&
-              !first[v[j].index]) {
-            tk = true;
-            if (n.start > l.end) add_to(ti, sub_ns(n.start, l.end));
-          }
-          break;
-        }
-      }
+    for (const auto& th : h.threads) {
+      const uint64_t tl = th.launches, ts = th.synced;
       if (tl < min_launches || tl == 0 || static_cast<double>(ts) / tl < ratio) continue;
       launches += tl;
       synced += ts;
-      add_to(sync_host, th);
-      timed_waits = timed_waits || tw;
-      add_to(idle, ti);
-      idle_known = idle_known || tk;
-      for (const auto& [k, c] : tkernels) kernels[k] += c;
-      for (const auto& [k, c] : tapis) apis[k] += c;
+      add_to(sync_host, th.sync_host);
+      timed_waits = timed_waits || th.timed_waits;
+      add_to(idle, th.idle);
+      idle_known = idle_known || th.idle_known;
+      for (const auto& [k, n] : th.kernels) kernels[k] += n;
+      for (const auto& [k, n] : th.apis) apis[k] += n;
     }
     if (synced > 0) {
       Finding f;
@@ -101,37 +69,11 @@ void sync(const model::Run& run, const Commands& c, const Thresholds& t, Report&
   // for the commands queued before them), where the device times are known.
   {
     const double min_count = t.get("blocking-transfer", "min_count");
-    uint64_t count = 0, bytes = 0;
-    int64_t host = 0, waited = 0;
-    bool waited_known = false;
-    std::map<std::string, uint64_t> apis, after;
-    for (const auto& [thread, v] : events) {
-      bool launched = false;
-      std::vector<uint32_t> pending;  // blocking transfers since the last launch
-      for (const auto& e : v) {
-        if (e.kind == Kind::Launch) {
-          if (launched)
-            for (uint32_t i : pending) {
-              const auto& x = c.transfers[i];
-              ++count;
-              bytes += x.bytes;
-              ++apis[c.names[x.api]];
-              const int64_t d = util::host_duration(x.host_begin, x.host_end);
-              if (d > 0) add_to(host, d);
-              if (d >= 0 && x.start != model::kNoTime && x.end >= x.start) {
-                waited_known = true;
-                add_to(waited, std::max<int64_t>(0, sub_ns(d, sub_ns(x.end, x.start))));
-              }
-            }
-          if (launched && !pending.empty()) ++after[c.names[c.launches[e.index].name]];
-          pending.clear();
-          launched = true;
-        } else if (e.kind == Kind::Transfer && launched) {
-          const auto& x = c.transfers[e.index];
-          if (x.blocking && x.read_write) pending.push_back(e.index);
-        }
-      }
-    }
+    const uint64_t count = h.blocking, bytes = h.blocking_bytes;
+    const int64_t host = h.blocking_host, waited = h.waited;
+    const bool waited_known = h.waited_known;
+    const auto& apis = h.blocking_apis;
+    const auto& after = h.after;
     if (count > 0 && count >= min_count) {
       Finding f;
       f.rule = "blocking-transfer";

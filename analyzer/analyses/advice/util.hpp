@@ -84,24 +84,15 @@ inline std::string timed(const std::map<std::string, uint64_t>& times, size_t li
   return listed(times, limit, true);
 }
 
-// One host-side command of a thread, for the rules that read the host's order of calls.
-struct HostEvent {
-  enum class Kind : uint8_t { Launch, Transfer, Sync } kind;
-  uint32_t index;  // into commands.launches / transfers, run.syncs
-  int64_t begin;
-};
+// The host-order pass (HostOrder, commands.hpp): the launches, transfers and syncs of each
+// (process, thread) sorted by host begin (records without one are left out; equal begins
+// keep the kinds' order, launches, transfers, syncs, then the file's) through an
+// ExternalSort, and read once by a state machine per thread. Computed on the first call and
+// kept in c.host_order_cache (not thread-safe: the merging thread, after the reading).
+const HostOrder& host_order(const model::Run& run, const Commands& c);
 
-// The launches, transfers and syncs of each (process, thread), in host order
-// (records without a host begin are left out; equal begins keep the kinds' order, then
-// the file's).
-std::map<std::pair<uint32_t, uint64_t>, std::vector<HostEvent>> host_events(
-    const model::Run& run, const Commands& commands);
-
-// Per launch of commands.launches: whether it is its kernel's first launch in its process
-// (the first enqueued; lazy drivers such as PoCL compile the kernel then).
-std::vector<bool> first_launches(const Commands& commands);
-
-// The name of the range `id` ("" when 0 or unknown).
+// The name of the range `id` ("" when 0 or unknown): a range kept whole (run.ranges, the first
+// of that id), else a folded one (run.folded_ranges).
 std::string range_name(const model::Run& run, uint64_t id);
 
 }  // namespace clprof::analyses::advice::util

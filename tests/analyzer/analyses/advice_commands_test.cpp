@@ -9,6 +9,7 @@
 #include "analyses/advice/commands.hpp"
 #include "analyses/advice/util.hpp"
 #include "format.hpp"
+#include "advice/same_report.hpp"
 
 using namespace clprof;
 using analyses::advice::Commands;
@@ -89,22 +90,34 @@ TEST_CASE("advise Commands: two instances merged hold what one holds") {
   Commands a(t, false);
   merged_parts(run, a);
 
-  // The records in file order, B's interned names and threads renumbered into A's.
-  REQUIRE(a.launches.size() == 5);
-  REQUIRE(a.transfers.size() == 2);
+  // The logged records, put back in file order by their ordinals (for_each_command gives
+  // them in no particular order), B's interned names and threads renumbered into A's and its
+  // ordinals shifted past A's 2 launches and 1 transfer.
+  std::vector<analyses::advice::CommandRec> launches(5), transfers(2);
+  size_t seen = 0;
+  a.for_each_command([&](const analyses::advice::CommandRec& r) {
+    ++seen;
+    REQUIRE(r.ordinal < (r.transfer ? 2u : 5u));
+    (r.transfer ? transfers : launches)[r.ordinal] = r;
+  });
+  CHECK(seen == 7);
   const std::vector<std::string> names = {"k", "m", "k", "m", "k"};
   const std::vector<uint64_t> tids = {1, 2, 1, 2, 1};
   for (size_t i = 0; i < 5; ++i) {
     CAPTURE(i);
-    CHECK(a.names[a.launches[i].name] == names[i]);
-    CHECK(a.threads[a.launches[i].thread].second == tids[i]);
-    CHECK(a.launches[i].host_begin == run.launches[i].host_begin_ns);
+    CHECK(a.names[launches[i].name] == names[i]);
+    CHECK(a.threads[launches[i].thread].second == tids[i]);
+    CHECK(launches[i].host_begin == run.launches[i].host_begin_ns);
   }
-  CHECK(a.names[a.transfers[1].api] == "clEnqueueWriteBuffer");
-  CHECK(a.threads[a.transfers[1].thread].second == 2);
-  // First launches: k's is L4 (host 50, before L0's 100, though later in the file), m's L1.
-  CHECK(analyses::advice::util::first_launches(a) ==
-        std::vector<bool>{false, true, false, false, true});
+  CHECK(a.names[transfers[1].name] == "clEnqueueWriteBuffer");
+  CHECK(a.threads[transfers[1].thread].second == 2);
+  CHECK(transfers[1].ordinal == 1);
+  // First launches: k's is L4 (host 50, before L0's 100, though later in the file: B's
+  // position 2 shifted by A's 2 launches), m's L1.
+  std::vector<bool> first;
+  for (const auto& l : launches) first.push_back(a.is_first(l));
+  CHECK(first == std::vector<bool>{false, true, false, false, true});
+  CHECK_FALSE(a.is_first(transfers[0]));
 
   const auto& tl = a.tallies;
   CHECK(tl.launches == 5);
@@ -168,17 +181,6 @@ TEST_CASE("advise Commands: the merged instances give one instance's findings") 
       }
     CHECK(idle);
   }
-  REQUIRE(merged.findings.size() == one.findings.size());
   CHECK(merged.findings.size() >= 2);  // device-idle and default-local-size at least
-  for (size_t i = 0; i < one.findings.size(); ++i) {
-    const auto &x = merged.findings[i], &y = one.findings[i];
-    CAPTURE(y.rule);
-    CAPTURE(x.evidence);
-    CAPTURE(y.evidence);
-    CHECK((std::tie(x.rule, x.severity, x.title, x.evidence, x.impact_ns, x.subjects) ==
-           std::tie(y.rule, y.severity, y.title, y.evidence, y.impact_ns, y.subjects)));
-  }
-  REQUIRE(merged.not_evaluated.size() == one.not_evaluated.size());
-  for (size_t i = 0; i < one.not_evaluated.size(); ++i)
-    CHECK(merged.not_evaluated[i].rule == one.not_evaluated[i].rule);
+  test::check_same_report(merged, one);
 }
