@@ -3,8 +3,9 @@
 namespace clprof::analyses {
 
 RunSummaryAnalysis::RunSummaryAnalysis(LaunchPredicate keep,
-                                       std::shared_ptr<const std::vector<gemm::Rule>> gemm_rules)
-    : gemm(std::move(gemm_rules), keep, true), keep_(std::move(keep)) {}
+                                       std::shared_ptr<const std::vector<gemm::Rule>> gemm_rules,
+                                       bool gemm_rows)
+    : gemm(std::move(gemm_rules), keep, true, gemm_rows), keep_(std::move(keep)) {}
 
 void RunSummaryAnalysis::add_launch(const model::Launch& l) {
   if (keep_ && !keep_(l)) return;
@@ -24,9 +25,13 @@ void RunSummaryAnalysis::merge(Analysis&& other) {
 
 Summary summarize(RunSummaryAnalysis&& a, const model::Run& run, GemmResult* gemm,
                   double peak_gflops, std::optional<std::pair<int64_t, int64_t>> window_ns) {
-  auto g = finish_gemm(std::move(a.gemm), run, peak_gflops);
-  auto in = analyses::summary_inputs(a.summary, run, g.gflop_terms_per_device,
-                                     g.unsized_calls_per_device, window_ns);
+  auto g = finish_gemm(std::move(a.gemm), run, peak_gflops, /*gflop_terms=*/false);
+  // One term per device, its sum: finish_summary adds a device's terms from 0.0 in order, as
+  // finish_gemm added them into gflop_per_device, and 0.0 + sum == sum.
+  std::map<uint32_t, std::vector<double>> terms;
+  for (const auto& [device, sum] : g.gflop_per_device) terms[device] = {sum};
+  auto in = analyses::summary_inputs(a.summary, run, std::move(terms), g.unsized_calls_per_device,
+                                     window_ns);
   auto s = finish_summary(in);
   if (gemm) *gemm = std::move(g);
   return s;

@@ -37,8 +37,9 @@ Runner setup_summary(CLI::App& app) {
     auto session = run_session(
         r,
         [](analyses::LaunchPredicate keep) {
-          return std::make_unique<analyses::RunSummaryAnalysis>(std::move(keep),
-                                                                gemm::shared_builtin_rules());
+          // No GEMM group rows: the summary prints only the GFLOP figures.
+          return std::make_unique<analyses::RunSummaryAnalysis>(
+              std::move(keep), gemm::shared_builtin_rules(), /*gemm_rows=*/false);
         },
         kFoldedRanges);
     auto& analysis = static_cast<analyses::RunSummaryAnalysis&>(*session.analysis);

@@ -28,8 +28,8 @@ size_t GemmAnalysis::ShapeHash::operator()(const Shape& s) const {
 }
 
 GemmAnalysis::GemmAnalysis(std::shared_ptr<const std::vector<gemm::Rule>> rules,
-                           LaunchPredicate keep, bool group)
-    : rules_(std::move(rules)), keep_(std::move(keep)), group_(group) {}
+                           LaunchPredicate keep, bool group, bool group_rows)
+    : rules_(std::move(rules)), keep_(std::move(keep)), group_(group), group_rows_(group_rows) {}
 
 uint32_t GemmAnalysis::intern(const std::string& name) {
   return clprof::intern(name, name_ids_, names_);
@@ -39,7 +39,10 @@ uint32_t GemmAnalysis::intern(const Shape& shape) {
   auto [it, fresh] = shape_ids_.try_emplace(shape, static_cast<uint32_t>(shapes_.size()));
   if (fresh) {
     shapes_.push_back(shape);
-    if (group_) durations_.emplace_back();
+    if (group_) {
+      standalone_.emplace_back();
+      if (group_rows_) shape_durations_.emplace_back();
+    }
   }
   return it->second;
 }
@@ -150,13 +153,21 @@ void GemmAnalysis::add_launch(const model::Launch& launch) {
   if (keep_ && !keep_(launch)) return;
   const uint32_t id = shape_of(launch, names);
   if (group_) {
-    durations_[id].push_back(duration);
+    Standalone& s = standalone_[id];
+    if (duration >= 0) {
+      if (group_rows_) shape_durations_[id].push_back(duration);
+    } else {
+      s.untimed_at.push_back(s.launches);
+    }
+    ++s.launches;
   } else {
     Record rec;
     rec.seq = launch.seq;
     rec.range = innermost_range(launch);
     rec.host_begin_ns = launch.host_begin_ns;
-    rec.duration_ns = duration;
+    rec.time_ns = duration;
+    rec.main_ns = duration;
+    rec.kernels = 1;
     rec.shape = id;
     records_.push_back(rec);
   }
@@ -179,11 +190,24 @@ void GemmAnalysis::merge(Analysis&& other) {
     rec.shape = shapes[rec.shape];
     records_.push_back(rec);
   }
-  for (size_t i = 0; i < o.durations_.size(); ++i) {
-    auto& dst = durations_[shapes[i]];
-    dst.insert(dst.end(), o.durations_[i].begin(), o.durations_[i].end());
+  // `other` is the later part of the file: its launches follow ours in each shape.
+  for (size_t i = 0; i < o.standalone_.size(); ++i) {
+    Standalone& dst = standalone_[shapes[i]];
+    for (uint64_t at : o.standalone_[i].untimed_at) dst.untimed_at.push_back(dst.launches + at);
+    dst.launches += o.standalone_[i].launches;
   }
-  o.durations_.clear();
+  o.standalone_.clear();
+  for (size_t i = 0; i < o.shape_durations_.size(); ++i) {
+    auto& dst = shape_durations_[shapes[i]];
+    auto& src = o.shape_durations_[i];
+    if (dst.empty()) {
+      dst.swap(src);
+    } else {
+      dst.insert(dst.end(), src.begin(), src.end());
+    }
+    std::vector<int64_t>().swap(src);
+  }
+  o.shape_durations_.clear();
   for (auto& [id, part] : o.calls_) {
     auto [it, fresh] = calls_.try_emplace(id, part);
     CallPart& c = it->second;

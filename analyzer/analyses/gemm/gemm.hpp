@@ -11,10 +11,24 @@
 // The main kernel of a call is the one a GEMM rule decodes; its sizes are the executed
 // (padded) ones.
 //
-// Threads: one GemmAnalysis per reading thread, merged; finish_gemm on one thread.
-// Memory: per standalone GEMM launch a 40-byte Record (or, grouped, its duration), per
-// launch of a group-table kernel a Member (~130 bytes: CLBlast's indirect kernels only),
-// per recorded call one CallPart; what launches share is interned as a Shape.
+// Threads: one GemmAnalysis per reading thread, merged in file order (merge(later));
+// finish_gemm on one thread. Not thread-safe.
+// Memory (bytes per launch while streaming; ownership: the analysis owns everything, and
+// finish_gemm(&&) takes it over and frees it as it goes):
+//  * ungrouped mode: per standalone GEMM launch a 56-byte Record, already the result's row
+//    (finish_gemm moves the deque into GemmResult::records: no second copy);
+//  * grouped mode (`clprof gemm --group`, `clprof summary`, the report): per standalone GEMM
+//    launch its duration in shape_durations_ (8 bytes a timed launch; none with
+//    group_rows = false, which `clprof summary` uses: its figures need no medians) and a
+//    count per shape; an untimed launch adds its position (8 bytes, usually none);
+//  * per launch of a group-table kernel a Member (~130 bytes: CLBlast's indirect kernels
+//    only; kept until finish: records are not in seq order in a trace, so a call's kernels
+//    are grouped once all are in);
+//  * per recorded call one CallPart (the run's metadata already holds its BlasCall);
+//  * what launches share is interned as a Shape.
+// finish_gemm in grouped mode orders the calls without materializing one result Record per
+// standalone launch: 8 bytes per call for that sort, freed before the group rows are built
+// (gemm_finish.cpp, order_calls).
 #pragma once
 
 #include <cstdint>
@@ -35,6 +49,22 @@ namespace clprof::analyses {
 
 struct GemmResult;
 
+// One GEMM call as finish_gemm's result holds it (GemmResult::Record, compact: row(i) makes
+// the strings); ungrouped mode keeps each standalone GEMM launch in this form from the
+// start (shape: an analysis shape id until finish_gemm maps it), so that finishing moves the
+// records over instead of building a second copy of them.
+struct GemmCallRecord {
+  uint64_t seq = 0;  // its first kernel's (0: none)
+  uint64_t range = 0;  // innermost range id
+  int64_t host_begin_ns = model::kNoTime;
+  int64_t time_ns = -1;  // GemmAnalysis::kUnknown: untimed
+  int64_t main_ns = -1;  // the main kernel's time (kUnknown: untimed or none)
+  uint32_t shape = 0;
+  uint32_t kernels = 0;
+  uint64_t call = 0;  // the recorded library call (model::BlasCall::id, Launch::call); 0: none
+};
+static_assert(sizeof(GemmCallRecord) <= 56, "a GEMM call should cost 56 bytes at most");
+
 class GemmAnalysis : public Analysis {
  public:
   static constexpr int64_t kUnknown = -1;  // could not be decoded
@@ -54,15 +84,9 @@ class GemmAnalysis : public Analysis {
   struct ShapeHash {
     size_t operator()(const Shape& s) const;
   };
-  // A GEMM launch that is a call by itself (ungrouped mode).
-  struct Record {
-    uint64_t seq = 0;
-    uint64_t range = 0;  // innermost range id
-    int64_t host_begin_ns = model::kNoTime;
-    int64_t duration_ns = kUnknown;
-    uint32_t shape = 0;  // index in shapes()
-  };
-  static_assert(sizeof(Record) <= 40, "a GEMM launch should cost 40 bytes at most");
+  // A GEMM launch that is a call by itself (ungrouped mode): kernels 1, time_ns = main_ns =
+  // its duration, shape an index in shapes().
+  using Record = GemmCallRecord;
   // The launches of one recorded BLAS call, summed.
   struct CallPart {
     uint32_t process = 0;
@@ -89,8 +113,19 @@ class GemmAnalysis : public Analysis {
     bool kept = false;
   };
 
+  // Grouped mode, the standalone launches of one analysis shape: how many (file order), and
+  // the positions among them (0-based, ascending) of those without a device time.
+  struct Standalone {
+    uint64_t launches = 0;
+    std::vector<uint64_t> untimed_at;
+  };
+
+  // `group`: grouped mode (GemmResult::groups and the GFLOP figures, no per-call rows).
+  // `group_rows` (grouped mode only): keep the per-shape durations the group rows' medians
+  // need; false when only the GFLOP figures are read (`clprof summary`): then no
+  // GemmResult::groups, and nothing per timed standalone launch.
   GemmAnalysis(std::shared_ptr<const std::vector<gemm::Rule>> rules, LaunchPredicate keep,
-               bool group);
+               bool group, bool group_rows = true);
   void add_launch(const model::Launch& launch) override;
   void merge(Analysis&& other) override;
 
@@ -101,15 +136,19 @@ class GemmAnalysis : public Analysis {
   // Ungrouped mode: one record per standalone GEMM launch, in no particular order. A deque:
   // no geometric over-allocation, and merge() moves records over block by block.
   const std::deque<Record>& records() const { return records_; }
-  // Grouped mode: the durations (kUnknown = untimed) of standalone launches per shape id.
-  const std::vector<std::vector<int64_t>>& durations() const { return durations_; }
+  // Grouped mode with group_rows: the device durations (ns) of the timed standalone launches
+  // per shape id, in no particular order (an exact multiset: the group rows' medians).
+  const std::vector<std::vector<int64_t>>& shape_durations() const { return shape_durations_; }
+  // Grouped mode: per shape id, its standalone launches (counts and untimed positions).
+  const std::vector<Standalone>& standalone() const { return standalone_; }
   const std::unordered_map<uint64_t, CallPart>& call_parts() const { return calls_; }
   const std::deque<Member>& members() const { return members_; }
   // Decoding problems ("XgemmDirectNN: arg 0 is not an integer scalar") -> launches.
   const std::map<std::string, uint64_t>& problems() const { return problems_; }
 
  private:
-  friend GemmResult finish_gemm(GemmAnalysis&& analysis, const model::Run& run, double peak_gflops);
+  friend GemmResult finish_gemm(GemmAnalysis&& analysis, const model::Run& run, double peak_gflops,
+                                bool gflop_terms);
   // What a kernel name matches, found once per distinct name (one lookup per launch).
   struct NameMatch {
     int rule = -1;                // rule index or -1
@@ -130,8 +169,12 @@ class GemmAnalysis : public Analysis {
   std::unordered_map<std::string, NameMatch> match_cache_;
   std::vector<Shape> shapes_;
   std::unordered_map<Shape, uint32_t, ShapeHash> shape_ids_;
+  bool group_rows_;
   std::deque<Record> records_;
-  std::vector<std::vector<int64_t>> durations_;
+  // The exact per-shape duration lists (grouped mode with group_rows_): the one member to
+  // change for a compressed exact multiset (analyses::DurationSample).
+  std::vector<std::vector<int64_t>> shape_durations_;
+  std::vector<Standalone> standalone_;  // grouped mode, per shape id
   std::unordered_map<uint64_t, CallPart> calls_;  // by Launch::call
   std::deque<Member> members_;
   std::map<std::string, uint64_t> problems_;
@@ -200,17 +243,8 @@ struct GemmResult {
     std::optional<double> exec_flops;  // 2*Mp*Np*Kp*batch of the main kernel
     std::optional<int32_t> status;
   };
-  // One call (compact; row(i) makes the strings).
-  struct Record {
-    uint64_t seq = 0;  // its first kernel's (0: none)
-    uint64_t range = 0;
-    int64_t host_begin_ns = model::kNoTime;
-    int64_t time_ns = GemmAnalysis::kUnknown;
-    int64_t main_ns = GemmAnalysis::kUnknown;
-    uint32_t shape = 0;
-    uint32_t kernels = 0;
-    uint64_t call = 0;  // the recorded library call (model::BlasCall::id, Launch::call); 0: none
-  };
+  // One call (compact; row(i) makes the strings); shape: an index in shapes.
+  using Record = GemmCallRecord;
   // Layer paths are made from the range ids when asked for, over `ranges`, which refers
   // to the Run given to finish_gemm: it must outlive this result.
   std::deque<Record> records;  // by (process, host begin, seq)
@@ -247,8 +281,13 @@ struct GemmResult {
 // Builds the calls: resolves pending dimensions against `run` (which must outlive the
 // result) and groups kernels into calls; `peak_gflops` > 0 fills the percent-of-peak
 // fields. The rvalue overload takes the records over instead of copying them.
-GemmResult finish_gemm(GemmAnalysis&& analysis, const model::Run& run, double peak_gflops);
-GemmResult finish_gemm(const GemmAnalysis& analysis, const model::Run& run, double peak_gflops);
+// `gflop_terms`: fill gflop_terms_per_device (8 bytes per timed call of known size: what
+// `clprof summary --partial` writes); without it gflop_per_device holds the same sums,
+// bit for bit (each device's terms summed from 0.0 in the calls' order).
+GemmResult finish_gemm(GemmAnalysis&& analysis, const model::Run& run, double peak_gflops,
+                       bool gflop_terms = true);
+GemmResult finish_gemm(const GemmAnalysis& analysis, const model::Run& run, double peak_gflops,
+                       bool gflop_terms = true);
 
 // "call", "group" or "kernel".
 const char* source_name(GemmSource s);

@@ -190,9 +190,10 @@ GemmRow GemmResult::row(size_t i) const {
   return row;
 }
 
-GemmResult finish_gemm(const GemmAnalysis& a, const model::Run& run, double peak_gflops) {
+GemmResult finish_gemm(const GemmAnalysis& a, const model::Run& run, double peak_gflops,
+                       bool gflop_terms) {
   GemmAnalysis copy(a);
-  return finish_gemm(std::move(copy), run, peak_gflops);
+  return finish_gemm(std::move(copy), run, peak_gflops, gflop_terms);
 }
 
 namespace {
@@ -217,20 +218,31 @@ class CallBuilder {
     return clprof::intern(name, extra_names_, out_.names);
   }
 
-  void standalone(const GemmAnalysis::Record& rec) {
-    Record out;
-    out.seq = rec.seq;
-    out.range = rec.range;
-    out.host_begin_ns = rec.host_begin_ns;
-    out.time_ns = rec.duration_ns;
-    out.main_ns = rec.duration_ns;
-    out.kernels = 1;
-    // Once per analysis shape, not per launch: the result shape is a function of it.
+  // The result shape of analysis shape `shape` as a call by itself (interned at first use).
+  uint32_t kernel_shape_id(uint32_t shape) {
     if (kernel_ids_.empty()) kernel_ids_.assign(a_.shapes().size(), kNone);
-    uint32_t& id = kernel_ids_[rec.shape];
-    if (id == kNone) id = shapes_.intern(kernel_shape(a_, r_, rec.shape));
-    out.shape = id;
-    out_.records.push_back(out);
+    uint32_t& id = kernel_ids_[shape];
+    if (id == kNone) id = shapes_.intern(kernel_shape(a_, r_, shape));
+    return id;
+  }
+
+  // A launch that is a call by itself (`rec.shape`: its analysis shape) as a result record.
+  void standalone(GemmAnalysis::Record rec) {
+    // Once per analysis shape, not per launch: the result shape is a function of it.
+    rec.shape = kernel_shape_id(rec.shape);
+    out_.records.push_back(rec);
+  }
+
+  // Ungrouped mode's standalone launches, `records` (the analysis'), made the result's
+  // first records in place: the same records, their shapes mapped in order.
+  void standalone_records(std::deque<GemmAnalysis::Record>& records) {
+    for (auto& rec : records) rec.shape = kernel_shape_id(rec.shape);
+    if (out_.records.empty()) {
+      out_.records.swap(records);
+    } else {
+      for (const auto& rec : records) out_.records.push_back(rec);
+    }
+    records = {};
   }
 
   // The recorded library calls, with their kernels.
@@ -310,7 +322,13 @@ class CallBuilder {
         // A main kernel left out of grouping (sizes not decoded): a call by itself.
         const auto& m = members[i];
         if (m.group.kind < 0 && m.shape != GemmAnalysis::kNoShape && m.kept) {
-          GemmAnalysis::Record rec{m.group.seq, m.range, m.host_begin_ns, m.duration_ns, m.shape};
+          GemmAnalysis::Record rec;
+          rec.seq = m.group.seq;
+          rec.range = m.range;
+          rec.host_begin_ns = m.host_begin_ns;
+          rec.time_ns = rec.main_ns = m.duration_ns;
+          rec.kernels = 1;
+          rec.shape = m.shape;
           standalone(rec);
         }
       }
@@ -383,87 +401,164 @@ class CallBuilder {
   std::unordered_map<std::string, uint32_t> extra_names_;
 };
 
-}  // namespace
-
-GemmResult finish_gemm(GemmAnalysis&& a, const model::Run& run, double peak_gflops) {
-  GemmResult out;
-  out.problems = a.problems();
-  out.names = a.names();
-  out.rules = a.rules_;
-  out.peak_gflops = peak_gflops;
-  const ProgramOptions options(run);
-
-  // Launches per shape: the weight of a shape's decoding problem.
-  std::vector<uint64_t> count(a.shapes().size(), 0);
-  for (const auto& r : a.records_) ++count[r.shape];
-  for (size_t i = 0; i < a.durations_.size(); ++i) count[i] += a.durations_[i].size();
-  for (const auto& [id, c] : a.calls_)
-    if (c.main_shape != GemmAnalysis::kNoShape) ++count[c.main_shape];
-  for (const auto& m : a.members_)
-    if (m.shape != GemmAnalysis::kNoShape) ++count[m.shape];
-
-  // Resolve every shape once (not once per launch).
-  Resolved resolved;
-  resolved.dims.resize(a.shapes().size());
-  for (size_t i = 0; i < a.shapes().size(); ++i) {
-    const auto& s = a.shapes()[i];
-    int64_t dims[4] = {s.dims[0], s.dims[1], s.dims[2], s.dims[3]};
-    resolve(dims, a.rules()[static_cast<size_t>(s.rule)], a.names()[s.name_id], s.process,
-            s.program_id, options, out.problems, count[i]);
-    std::copy(std::begin(dims), std::end(dims), resolved.dims[i].begin());
-  }
-
-  CallBuilder calls(a, a.calls_, a.members_, run, out, resolved, a.keep_);
-  for (const auto& rec : a.records_) calls.standalone(rec);
-  a.records_ = {};
-  calls.library_calls();
-  calls.grouped_calls();
-
-  // Standalone launches of grouped mode: one record each for the groups below.
-  for (size_t i = 0; i < a.durations_.size(); ++i)
-    for (int64_t d : a.durations_[i])
-      calls.standalone(GemmAnalysis::Record{0, 0, model::kNoTime, d, static_cast<uint32_t>(i)});
-  a.durations_.clear();
-
-  std::sort(out.records.begin(), out.records.end(), [&out](const Record& x, const Record& y) {
-    return std::make_tuple(out.shapes[x.shape].process, x.host_begin_ns, x.seq) <
-           std::make_tuple(out.shapes[y.shape].process, y.host_begin_ns, y.seq);
-  });
-  for (const auto& rec : out.records) {
-    const auto& s = out.shapes[rec.shape];
+// The run's GEMM totals, added call by call in the calls' order (finish_gemm's sort).
+struct Totals {
+  GemmResult& out;
+  bool terms;
+  void add(const RShape& s, bool timed, uint32_t kernels) {
     ++out.calls;
-    out.kernel_launches += rec.kernels;
-    if (s.flops && rec.time_ns >= 0) {
+    out.kernel_launches += kernels;
+    if (s.flops && timed) {
       out.gflop_total += *s.flops / 1e9;
       out.gflop_per_device[s.device] += *s.flops / 1e9;
-      out.gflop_terms_per_device[s.device].push_back(*s.flops / 1e9);
+      if (terms) out.gflop_terms_per_device[s.device].push_back(*s.flops / 1e9);
     } else if (!s.flops) {
       ++out.unsized_calls_per_device[s.device];
     }
   }
-  if (!a.grouped()) {
-    if (!out.records.empty()) out.ranges = std::make_shared<const RangeIndex>(run);
-    return out;
+};
+
+// Grouped mode's standalone launches as calls: one run of `launches` consecutive calls per
+// analysis shape, numbered from `start` after the other records (in shape order: where
+// finish once appended one Record per launch).
+struct StandaloneRun {
+  uint64_t start = 0;
+  uint32_t shape = 0;         // analysis shape
+  uint32_t result_shape = 0;  // its GemmResult shape
+};
+
+// A call in the sort of the grouped mode: `index` < the other records' count is one of them
+// (GemmResult::records), else a standalone launch (StandaloneRun); `process` its shape's.
+template <class Index>
+struct Proxy {
+  Index index;
+  uint32_t process;
+};
+
+// The calls in the order of the sort by (process, host begin, seq) of finish_gemm, which
+// materialized a Record per call: the same std::sort over 8-byte proxies in the same initial
+// order with the same comparisons gives the same permutation, ties included (a standalone
+// launch's key is (process, kNoTime, 0): they all tie). The GFLOP sums, added in this order,
+// are then bit for bit those of that sort. Calls f(index) in order.
+template <class Index, class F>
+void order_calls(const GemmResult& out, const std::vector<StandaloneRun>& runs, uint64_t total,
+                 const GemmAnalysis& a, F&& f) {
+  const size_t others = out.records.size();
+  std::vector<Proxy<Index>> order;
+  order.reserve(total);
+  for (size_t i = 0; i < others; ++i)
+    order.push_back({static_cast<Index>(i), out.shapes[out.records[i].shape].process});
+  for (const auto& r : runs) {
+    const uint64_t n = a.standalone()[r.shape].launches;
+    const uint32_t process = out.shapes[r.result_shape].process;
+    for (uint64_t j = 0; j < n; ++j) order.push_back({static_cast<Index>(r.start + j), process});
+  }
+  auto key = [&out, others](const Proxy<Index>& p) {
+    if (p.index < others) {
+      const Record& r = out.records[p.index];
+      return std::make_tuple(p.process, r.host_begin_ns, r.seq);
+    }
+    return std::make_tuple(p.process, model::kNoTime, uint64_t{0});
+  };
+  std::sort(order.begin(), order.end(),
+            [&key](const Proxy<Index>& x, const Proxy<Index>& y) { return key(x) < key(y); });
+  for (const auto& p : order) f(static_cast<uint64_t>(p.index));
+}
+
+// Grouped mode's rows and totals (finish_gemm, after the other records are built).
+// `durations`: the analysis' shape_durations (taken over).
+void finish_grouped(const GemmAnalysis& a, std::vector<std::vector<int64_t>>& durations,
+                    CallBuilder& calls, GemmResult& out, double peak_gflops, bool gflop_terms,
+                    bool group_rows) {
+  std::vector<StandaloneRun> runs;
+  uint64_t total = out.records.size();
+  for (size_t i = 0; i < a.standalone().size(); ++i) {
+    const uint64_t n = a.standalone()[i].launches;
+    if (n == 0) continue;
+    runs.push_back({total, static_cast<uint32_t>(i), calls.kernel_shape_id(static_cast<uint32_t>(i))});
+    total += n;
   }
 
-  // Grouped mode: one row per (name, precision, layout, transposes, M, N, K, batch).
+  // One row per (name, precision, layout, transposes, M, N, K, batch); each result shape
+  // belongs to one. A row's shape is that of its first call in the calls' order.
+  using Key = std::tuple<std::string, std::string, std::string, std::string, int64_t, int64_t,
+                         int64_t, int64_t>;
   struct Merged {
     const RShape* shape = nullptr;
     std::vector<int64_t> durations, mains;
     uint64_t count = 0;
+    bool others = false;  // a call that is not a standalone launch (its main time differs)
   };
-  std::map<std::tuple<std::string, std::string, std::string, std::string, int64_t, int64_t, int64_t,
-                      int64_t>,
-           Merged>
-      merged;
-  for (const auto& rec : out.records) {
-    const auto& s = out.shapes[rec.shape];
-    auto& m = merged[{out.names[s.name_id], s.precision, s.layout, s.trans, s.m.value_or(-1),
-                      s.n.value_or(-1), s.k.value_or(-1), s.batch.value_or(-1)}];
-    if (!m.shape) m.shape = &s;
+  std::map<Key, Merged> merged;
+  std::vector<Merged*> row_of(out.shapes.size(), nullptr);
+  auto row = [&](uint32_t shape) -> Merged& {
+    if (shape >= row_of.size()) row_of.resize(out.shapes.size(), nullptr);
+    Merged*& m = row_of[shape];
+    if (!m) {
+      const auto& s = out.shapes[shape];
+      m = &merged[{out.names[s.name_id], s.precision, s.layout, s.trans, s.m.value_or(-1),
+                   s.n.value_or(-1), s.k.value_or(-1), s.batch.value_or(-1)}];
+    }
+    return *m;
+  };
+
+  Totals totals{out, gflop_terms};
+  const size_t others = out.records.size();
+  auto visit = [&](uint64_t index) {
+    uint32_t shape = 0;
+    bool timed = false;
+    uint32_t kernels = 1;
+    if (index < others) {
+      const Record& r = out.records[index];
+      shape = r.shape;
+      timed = r.time_ns >= 0;
+      kernels = r.kernels;
+    } else {
+      const auto run = std::upper_bound(runs.begin(), runs.end(), index,
+                                        [](uint64_t i, const StandaloneRun& r) {
+                                          return i < r.start;
+                                        }) -
+                       1;
+      const auto& untimed = a.standalone()[run->shape].untimed_at;
+      shape = run->result_shape;
+      timed = !std::binary_search(untimed.begin(), untimed.end(), index - run->start);
+    }
+    totals.add(out.shapes[shape], timed, kernels);
+    if (group_rows) {
+      Merged& m = row(shape);
+      if (!m.shape) m.shape = &out.shapes[shape];
+    }
+  };
+  if (total <= UINT32_MAX) {
+    order_calls<uint32_t>(out, runs, total, a, visit);
+  } else {
+    order_calls<uint64_t>(out, runs, total, a, visit);
+  }
+  if (!group_rows) {
+    out.records.clear();
+    return;
+  }
+
+  for (const Record& r : out.records) {
+    Merged& m = row(r.shape);
     ++m.count;
-    if (rec.time_ns >= 0) m.durations.push_back(rec.time_ns);
-    if (rec.main_ns >= 0) m.mains.push_back(rec.main_ns);
+    m.others = true;
+    if (r.time_ns >= 0) m.durations.push_back(r.time_ns);
+    if (r.main_ns >= 0) m.mains.push_back(r.main_ns);
+  }
+  out.records.clear();
+  for (const auto& r : runs) {
+    Merged& m = row(r.result_shape);
+    m.count += a.standalone()[r.shape].launches;
+    auto& d = durations[r.shape];
+    // A standalone launch's main time is its time: the same values join the mains.
+    if (m.others) m.mains.insert(m.mains.end(), d.begin(), d.end());
+    if (m.durations.empty()) {
+      m.durations.swap(d);
+    } else {
+      m.durations.insert(m.durations.end(), d.begin(), d.end());
+    }
+    std::vector<int64_t>().swap(d);
   }
   for (auto& [key, m] : merged) {
     const RShape& s = *m.shape;
@@ -485,20 +580,78 @@ GemmResult finish_gemm(GemmAnalysis&& a, const model::Run& run, double peak_gflo
     g.total_ns = st.total_ns;
     g.median_ns = st.median_ns;
     g.min_ns = st.min_ns;
-    if (!m.mains.empty()) g.main_median_ns = compute_stats(m.mains).median_ns;
+    if (!m.others) {
+      // The mains are the durations: their median is the one just computed.
+      if (st.count > 0) g.main_median_ns = st.median_ns;
+    } else if (!m.mains.empty()) {
+      g.main_median_ns = compute_stats(m.mains).median_ns;
+    }
     if (s.flops && st.count > 0) {
       if (st.median_ns > 0) g.gflops_median = *s.flops / static_cast<double>(st.median_ns);
       if (st.min_ns > 0) g.gflops_best = *s.flops / static_cast<double>(st.min_ns);
       if (g.gflops_best && peak_gflops > 0)
         g.percent_of_peak = 100.0 * *g.gflops_best / peak_gflops;
     }
+    std::vector<int64_t>().swap(m.durations);
+    std::vector<int64_t>().swap(m.mains);
     out.groups.push_back(std::move(g));
   }
-  out.records.clear();
   std::stable_sort(out.groups.begin(), out.groups.end(), [](const auto& x, const auto& y) {
     if (x.total_ns != y.total_ns) return x.total_ns > y.total_ns;
     return x.name < y.name;
   });
+}
+
+}  // namespace
+
+GemmResult finish_gemm(GemmAnalysis&& a, const model::Run& run, double peak_gflops,
+                       bool gflop_terms) {
+  GemmResult out;
+  out.problems = a.problems();
+  out.names = a.names();
+  out.rules = a.rules_;
+  out.peak_gflops = peak_gflops;
+  const ProgramOptions options(run);
+
+  // Launches per shape: the weight of a shape's decoding problem.
+  std::vector<uint64_t> count(a.shapes().size(), 0);
+  for (const auto& r : a.records_) ++count[r.shape];
+  for (size_t i = 0; i < a.standalone_.size(); ++i) count[i] += a.standalone_[i].launches;
+  for (const auto& [id, c] : a.calls_)
+    if (c.main_shape != GemmAnalysis::kNoShape) ++count[c.main_shape];
+  for (const auto& m : a.members_)
+    if (m.shape != GemmAnalysis::kNoShape) ++count[m.shape];
+
+  // Resolve every shape once (not once per launch).
+  Resolved resolved;
+  resolved.dims.resize(a.shapes().size());
+  for (size_t i = 0; i < a.shapes().size(); ++i) {
+    const auto& s = a.shapes()[i];
+    int64_t dims[4] = {s.dims[0], s.dims[1], s.dims[2], s.dims[3]};
+    resolve(dims, a.rules()[static_cast<size_t>(s.rule)], a.names()[s.name_id], s.process,
+            s.program_id, options, out.problems, count[i]);
+    std::copy(std::begin(dims), std::end(dims), resolved.dims[i].begin());
+  }
+
+  CallBuilder calls(a, a.calls_, a.members_, run, out, resolved, a.keep_);
+  calls.standalone_records(a.records_);
+  calls.library_calls();
+  calls.grouped_calls();
+
+  if (a.grouped()) {
+    finish_grouped(a, a.shape_durations_, calls, out, peak_gflops, gflop_terms, a.group_rows_);
+    a.standalone_.clear();
+    a.shape_durations_.clear();
+    return out;
+  }
+
+  std::sort(out.records.begin(), out.records.end(), [&out](const Record& x, const Record& y) {
+    return std::make_tuple(out.shapes[x.shape].process, x.host_begin_ns, x.seq) <
+           std::make_tuple(out.shapes[y.shape].process, y.host_begin_ns, y.seq);
+  });
+  Totals totals{out, gflop_terms};
+  for (const auto& rec : out.records) totals.add(out.shapes[rec.shape], rec.time_ns >= 0, rec.kernels);
+  if (!out.records.empty()) out.ranges = std::make_shared<const RangeIndex>(run);
   return out;
 }
 
