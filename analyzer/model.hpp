@@ -317,7 +317,7 @@ class FoldedRanges {
     // The span by advise's rule (advice/util.hpp see_span): ranges with a host begin only,
     // an end before it (or none) read as the begin.
     int64_t begun_ns = kNoTime, begun_end_ns = kNoTime;
-    uint64_t count = 0;                                 // ranges folded
+    uint64_t count = 0;     // ranges folded
     uint64_t inverted = 0;  // ranges whose host end comes before their begin
     std::string inverted_example;
     // Adds range `local` (a new id of this part: a repeated one replaces the earlier).

@@ -46,7 +46,7 @@ class ApiAnalysis : public Analysis {
 
   struct Figures {
     uint64_t calls = 0;
-    DurationSample durations_ns;  // of the timed calls (exact, compressed)
+    DurationSample durations_ns;        // of the timed calls (exact, compressed)
     uint64_t errors = 0;                // calls that returned an error (rc != 0)
     std::map<int32_t, uint64_t> codes;  // error code -> calls
   };

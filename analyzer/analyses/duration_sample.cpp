@@ -23,7 +23,7 @@ std::atomic<uint64_t> g_resident{0};
 std::atomic<uint64_t> g_spilled{0};
 
 constexpr size_t kReadBuffer = 64 * 1024;  // bytes a spilled run's reader holds
-constexpr size_t kMaxVarint = 10;  // bytes of a token (65 bits)
+constexpr size_t kMaxVarint = 10;          // bytes of a token (65 bits)
 
 uint64_t zigzag(int64_t v) {
   return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
@@ -40,9 +40,8 @@ int64_t fit(__int128 v) {
 }
 
 [[noreturn]] void spill_failed(const std::string& what, int error) {
-  throw std::runtime_error("cannot spill kernel durations to disk (" + what +
-                           "): " + std::strerror(error) +
-                           "; set TMPDIR to a directory with free space");
+  throw std::runtime_error("cannot spill kernel durations to disk (" + what + "): " +
+                           std::strerror(error) + "; set TMPDIR to a directory with free space");
 }
 
 // The process's spill file: an unlinked temporary file, appended to by reservation.
@@ -64,9 +63,8 @@ class SpillFile {
     return offset;
   }
   void write(uint64_t offset, const uint8_t* data, size_t bytes) {
-    whole("writing", ENOSPC, offset, data, bytes, [this](uint8_t* p, size_t n, off_t at) {
-      return ::pwrite(fd_, p, n, at);
-    });
+    whole("writing", ENOSPC, offset, data, bytes,
+          [this](uint8_t* p, size_t n, off_t at) { return ::pwrite(fd_, p, n, at); });
   }
   void read(uint64_t offset, uint8_t* data, size_t bytes) {
     whole("reading", EIO, offset, data, bytes,
@@ -76,15 +74,15 @@ class SpillFile {
   // keeps it until the process ends).
   void release(uint64_t offset, uint64_t bytes) {
     if (fd_ >= 0 && bytes > 0)
-      (void)::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-                        static_cast<off_t>(offset), static_cast<off_t>(bytes));
+      (void)::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
+                        static_cast<off_t>(bytes));
   }
 
  private:
   // Runs `io` (pread or pwrite) until all `bytes` are done; a short count of 0 is `zero_error`.
   template <class Io>
-  void whole(const char* what, int zero_error, uint64_t offset, const uint8_t* data,
-             size_t bytes, Io&& io) {
+  void whole(const char* what, int zero_error, uint64_t offset, const uint8_t* data, size_t bytes,
+             Io&& io) {
     uint8_t* p = const_cast<uint8_t*>(data);
     while (bytes > 0) {
       const ssize_t n = io(p, bytes, static_cast<off_t>(offset));
@@ -193,8 +191,8 @@ class RunReader {
   void refill() {
     const size_t kept = static_cast<size_t>(end_ - p_);
     std::memmove(buffer_.get(), p_, kept);
-    const size_t want = static_cast<size_t>(
-        std::min<uint64_t>(kReadBuffer - kept, file_end_ - file_pos_));
+    const size_t want =
+        static_cast<size_t>(std::min<uint64_t>(kReadBuffer - kept, file_end_ - file_pos_));
     SpillFile::get().read(file_pos_, buffer_.get() + kept, want);
     file_pos_ += want;
     p_ = buffer_.get();
@@ -539,7 +537,8 @@ void DurationSample::compact() {
     RunWriter w(spill, bound, level + 1);
     // Runs that follow each other without overlapping (timestamps read in file order, often)
     // are copied one after the other; others merge value by value.
-    std::sort(group.begin(), group.end(), [](const Run* a, const Run* b) { return a->min < b->min; });
+    std::sort(group.begin(), group.end(),
+              [](const Run* a, const Run* b) { return a->min < b->min; });
     bool ordered = true;
     for (size_t i = 0; i < group.size(); ++i)
       ordered = ordered && !group[i]->spilled && (i == 0 || group[i - 1]->max <= group[i]->min);
@@ -592,7 +591,7 @@ namespace {
 template <class Each>
 int64_t median_walk(DurationSample::Cursor& c, uint64_t count, bool all, Each&& each) {
   const uint64_t upper_at = count / 2;  // 0-based position of the upper middle value
-  uint64_t seen = 0;  // values before the current pair
+  uint64_t seen = 0;                    // values before the current pair
   int64_t lower = 0, upper = 0, v = 0;
   uint64_t n = 0;
   bool found = false;

@@ -3,9 +3,9 @@
 //
 // A sample keeps its values as sorted runs, each delta-encoded (the first value as a zigzag
 // varint, then the varint gaps, repeats as one count): durations of one kernel are close, so
-// a value costs 1-2 bytes instead of 8, and a repeated one almost nothing. New values wait unsorted (at most kRunValues, 8 KiB) and
-// are sealed into a run of level 0; whenever kFanIn runs of one level exist they are merged
-// into one of the next level, so a sample of n values holds at most
+// a value costs 1-2 bytes instead of 8, and a repeated one almost nothing. New values wait unsorted
+// (at most kRunValues, 8 KiB) and are sealed into a run of level 0; whenever kFanIn runs of one
+// level exist they are merged into one of the next level, so a sample of n values holds at most
 // kFanIn * log_kFanIn(n / kRunValues) runs. Nothing is lost or rounded: medians, min, max,
 // totals and standard deviations equal those of compute_stats() over the same values.
 //

@@ -25,11 +25,11 @@ inline uint64_t launch_order(const model::Launch& l) {
 // bytes a timed launch in memory, bounded by the spill budget: duration_sample.hpp) plus fixed
 // sums.
 struct KernelAccumulator {
-  DurationSample durations_ns;  // device time of each timed launch
-  uint64_t untimed = 0;               // launches without a device time (failed, incomplete)
-  int64_t queued_to_submit_ns = 0;    // sum of submit - queued where both are known
-  int64_t submit_to_start_ns = 0;     // sum of start - submit where both are known
-  int64_t enqueue_ns = 0;             // sum of host time inside the enqueue call
+  DurationSample durations_ns;      // device time of each timed launch
+  uint64_t untimed = 0;             // launches without a device time (failed, incomplete)
+  int64_t queued_to_submit_ns = 0;  // sum of submit - queued where both are known
+  int64_t submit_to_start_ns = 0;   // sum of start - submit where both are known
+  int64_t enqueue_ns = 0;           // sum of host time inside the enqueue call
   // Launches whose phase was known (importers mostly know none: the sum is then unknown).
   uint64_t queued_to_submit_known = 0, submit_to_start_known = 0, enqueue_known = 0;
   uint64_t first_order = UINT64_MAX;  // launch_order of the earliest launch seen

@@ -21,7 +21,7 @@ class SummaryAnalysis : public Analysis {
  public:
   struct PerDevice {
     uint64_t launches = 0;
-    int64_t kernel_ns = 0;                               // sum of kernel durations
+    int64_t kernel_ns = 0;    // sum of kernel durations
     IntervalUnion intervals;  // device [start, end] of the kernels
     // Busy time measured already: the union of intervals a partial's shard had whole
     // (SummaryInputs); 0 when the intervals are here.

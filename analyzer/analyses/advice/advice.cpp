@@ -183,7 +183,7 @@ namespace {
 // One host-side command of a thread, as the host-order pass sorts it.
 struct HostRec {
   uint32_t process = 0;
-  uint8_t kind = 0;  // 0 launch, 1 transfer, 2 sync: the order of equal host begins
+  uint8_t kind = 0;          // 0 launch, 1 transfer, 2 sync: the order of equal host begins
   bool first = false;        // launches: the kernel's first launch in its process
   bool blocking_rw = false;  // transfers
   uint64_t tid = 0;

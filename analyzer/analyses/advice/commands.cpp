@@ -77,8 +77,8 @@ void Tallies::merge(Tallies&& o) {
   using Counts = std::map<std::string, uint64_t>;
   pairwise([](Counts& a, const Counts& b) { add_counts(a, b); }, null_names, o.null_names,
            prime_names, o.prime_names, ops, o.ops, small_ops, o.small_ops, helper_names,
-           o.helper_names, error_calls, o.error_calls, error_subjects, o.error_subjects,
-           lb_names, o.lb_names);
+           o.helper_names, error_calls, o.error_calls, error_subjects, o.error_subjects, lb_names,
+           o.lb_names);
   lb_tiny_enqueue += o.lb_tiny_enqueue;
   lb_first = std::min(lb_first, o.lb_first);
   lb_last = std::max(lb_last, o.lb_last);

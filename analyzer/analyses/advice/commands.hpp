@@ -110,9 +110,9 @@ struct Tallies {
   std::set<std::tuple<uint32_t, uint32_t, uint64_t>> timed_queues;
   // launch-bound (tiny_ns applied as they stream): launches with device and enqueue times.
   uint64_t lb_timed = 0, lb_tiny = 0;
-  int64_t lb_tiny_enqueue = 0;  // plain sum, as the rule always had it
+  int64_t lb_tiny_enqueue = 0;                        // plain sum, as the rule always had it
   int64_t lb_first = INT64_MAX, lb_last = INT64_MIN;  // their host begins
-  std::map<std::string, uint64_t> lb_names;          // the tiny ones' kernels
+  std::map<std::string, uint64_t> lb_names;           // the tiny ones' kernels
 
   void merge(Tallies&& later);
 };

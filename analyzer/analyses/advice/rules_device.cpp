@@ -183,7 +183,11 @@ void device(const model::Run& run, const Commands& c, const Thresholds& t, Repor
     ExternalSort<DevRec, DevLess> sorted;
     c.for_each_command([&](const CommandRec& r) {
       if (!r.timed()) return;
-      sorted.push({r.device, static_cast<uint8_t>(r.transfer), r.start, r.end, r.ordinal,
+      sorted.push({r.device,
+                   static_cast<uint8_t>(r.transfer),
+                   r.start,
+                   r.end,
+                   r.ordinal,
                    {c.is_first(r), r.queued, r.name, r.range}});
     });
     bool open = false;
@@ -295,8 +299,8 @@ void device(const model::Run& run, const Commands& c, const Thresholds& t, Repor
               " never run at the same time";
     std::string qs;
     for (const auto& [q, b] : queues) {
-      qs += (qs.empty() ? "" : ", ") + std::string("queue ") + std::to_string(q) + " " +
-            util::ns(b);
+      qs +=
+          (qs.empty() ? "" : ", ") + std::string("queue ") + std::to_string(q) + " " + util::ns(b);
       f.subjects.push_back("queue " + std::to_string(q));
     }
     f.evidence = "busy time per queue: " + qs + "; they overlap " + util::ns(over) + " (" +

@@ -63,17 +63,16 @@ void launches(const model::Run&, const Commands& c, const Thresholds& t, Report&
           span > 0
               ? output::format_general(1e9 * static_cast<double>(timed - 1) / span) + " launches/s"
               : std::string("-");
-      f.evidence = std::to_string(tiny) + " of " + std::to_string(timed) + " timed launches (" +
-                   util::percent(tiny, timed) + ") run under " +
-                   util::ns(static_cast<int64_t>(tiny_ns)) +
-                   " on the device and under their enqueue's host time; median device time " +
-                   util::ns(median(c, is_timed, [](const CommandRec& r) { return r.duration; })) +
-                   ", median enqueue " +
-                   util::ns(median(c, is_timed,
-                                   [](const CommandRec& r) {
-                                     return util::host_duration(r.host_begin, r.host_end);
-                                   })) +
-                   ", enqueue rate " + rate + "; most often " + util::counted(names, 3);
+      f.evidence =
+          std::to_string(tiny) + " of " + std::to_string(timed) + " timed launches (" +
+          util::percent(tiny, timed) + ") run under " + util::ns(static_cast<int64_t>(tiny_ns)) +
+          " on the device and under their enqueue's host time; median device time " +
+          util::ns(median(c, is_timed, [](const CommandRec& r) { return r.duration; })) +
+          ", median enqueue " +
+          util::ns(median(
+              c, is_timed,
+              [](const CommandRec& r) { return util::host_duration(r.host_begin, r.host_end); })) +
+          ", enqueue rate " + rate + "; most often " + util::counted(names, 3);
       f.advice =
           "Give each launch more work: fuse consecutive small kernels, process several items "
           "per work-item or batch the calls (one launch over the whole batch); a launch costs "

@@ -7,15 +7,15 @@
 // read throws std::runtime_error naming the reason ("set TMPDIR to a directory with space").
 //
 // RecordLog<Rec>: appends records (trivially copyable) in order; keeps up to 256 KiB
-// (SpillLimits::log_bytes) in memory, the rest on its SpillFile; for_each visits them in append order. Logs are moved,
-// never copied.
+// (SpillLimits::log_bytes) in memory, the rest on its SpillFile; for_each visits them in append
+// order. Logs are moved, never copied.
 //
 // ExternalSort<Rec, Less>: push records, then for_each visits them in Less order (which must
 // be a strict total order on the records pushed: the callers break ties by file position).
-// Up to `budget` bytes (SpillLimits::sort_bytes, 32 MiB) are sorted in memory; past that, sorted runs go to a SpillFile and are
-// merged through a 64 KiB buffer each (about budget / sizeof(Rec) records a run, so a few
-// dozen runs for the 4 GB trace's ~8.5 M commands at 32 MiB). Memory: the budget plus the
-// merge buffers, whatever the number of records.
+// Up to `budget` bytes (SpillLimits::sort_bytes, 32 MiB) are sorted in memory; past that, sorted
+// runs go to a SpillFile and are merged through a 64 KiB buffer each (about budget / sizeof(Rec)
+// records a run, so a few dozen runs for the 4 GB trace's ~8.5 M commands at 32 MiB). Memory: the
+// budget plus the merge buffers, whatever the number of records.
 //
 // Threads: none of these is thread-safe; one owner at a time (a reading thread's Commands,
 // then the merging thread). Units: bytes.
@@ -81,9 +81,8 @@ class SpillFile {
     ::unlink(path.c_str());
   }
   [[noreturn]] static void fail(const char* what, int err) {
-    throw std::runtime_error(std::string("advise: cannot ") + what +
-                             " its temporary file: " + std::strerror(err) +
-                             "; set TMPDIR to a directory with free space");
+    throw std::runtime_error(std::string("advise: cannot ") + what + " its temporary file: " +
+                             std::strerror(err) + "; set TMPDIR to a directory with free space");
   }
   int fd_ = -1;
   uint64_t size_ = 0;
@@ -128,7 +127,9 @@ inline SpillLimits& spill_limits() {
   static SpillLimits limits;
   return limits;
 }
-inline void set_spill_limits(SpillLimits l) { spill_limits() = l; }
+inline void set_spill_limits(SpillLimits l) {
+  spill_limits() = l;
+}
 
 template <typename Rec>
 class RecordLog {

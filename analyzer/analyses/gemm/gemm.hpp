@@ -54,7 +54,7 @@ struct GemmResult;
 // start (shape: an analysis shape id until finish_gemm maps it), so that finishing moves the
 // records over instead of building a second copy of them.
 struct GemmCallRecord {
-  uint64_t seq = 0;  // its first kernel's (0: none)
+  uint64_t seq = 0;    // its first kernel's (0: none)
   uint64_t range = 0;  // innermost range id
   int64_t host_begin_ns = model::kNoTime;
   int64_t time_ns = -1;  // GemmAnalysis::kUnknown: untimed
@@ -174,7 +174,7 @@ class GemmAnalysis : public Analysis {
   // The exact per-shape duration lists (grouped mode with group_rows_): the one member to
   // change for a compressed exact multiset (analyses::DurationSample).
   std::vector<std::vector<int64_t>> shape_durations_;
-  std::vector<Standalone> standalone_;  // grouped mode, per shape id
+  std::vector<Standalone> standalone_;            // grouped mode, per shape id
   std::unordered_map<uint64_t, CallPart> calls_;  // by Launch::call
   std::deque<Member> members_;
   std::map<std::string, uint64_t> problems_;

@@ -475,7 +475,8 @@ void finish_grouped(const GemmAnalysis& a, std::vector<std::vector<int64_t>>& du
   for (size_t i = 0; i < a.standalone().size(); ++i) {
     const uint64_t n = a.standalone()[i].launches;
     if (n == 0) continue;
-    runs.push_back({total, static_cast<uint32_t>(i), calls.kernel_shape_id(static_cast<uint32_t>(i))});
+    runs.push_back(
+        {total, static_cast<uint32_t>(i), calls.kernel_shape_id(static_cast<uint32_t>(i))});
     total += n;
   }
 
@@ -514,11 +515,10 @@ void finish_grouped(const GemmAnalysis& a, std::vector<std::vector<int64_t>>& du
       timed = r.time_ns >= 0;
       kernels = r.kernels;
     } else {
-      const auto run = std::upper_bound(runs.begin(), runs.end(), index,
-                                        [](uint64_t i, const StandaloneRun& r) {
-                                          return i < r.start;
-                                        }) -
-                       1;
+      const auto run =
+          std::upper_bound(runs.begin(), runs.end(), index,
+                           [](uint64_t i, const StandaloneRun& r) { return i < r.start; }) -
+          1;
       const auto& untimed = a.standalone()[run->shape].untimed_at;
       shape = run->result_shape;
       timed = !std::binary_search(untimed.begin(), untimed.end(), index - run->start);
@@ -650,7 +650,8 @@ GemmResult finish_gemm(GemmAnalysis&& a, const model::Run& run, double peak_gflo
            std::make_tuple(out.shapes[y.shape].process, y.host_begin_ns, y.seq);
   });
   Totals totals{out, gflop_terms};
-  for (const auto& rec : out.records) totals.add(out.shapes[rec.shape], rec.time_ns >= 0, rec.kernels);
+  for (const auto& rec : out.records)
+    totals.add(out.shapes[rec.shape], rec.time_ns >= 0, rec.kernels);
   if (!out.records.empty()) out.ranges = std::make_shared<const RangeIndex>(run);
   return out;
 }

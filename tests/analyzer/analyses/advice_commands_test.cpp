@@ -5,11 +5,11 @@
 
 #include <tuple>
 
+#include "advice/same_report.hpp"
 #include "analyses/advice/advice.hpp"
 #include "analyses/advice/commands.hpp"
 #include "analyses/advice/util.hpp"
 #include "format.hpp"
-#include "advice/same_report.hpp"
 
 using namespace clprof;
 using analyses::advice::Commands;

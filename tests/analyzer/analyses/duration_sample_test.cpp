@@ -91,8 +91,8 @@ TEST_CASE("duration sample: distinct values with counts, ascending") {
 
 TEST_CASE("duration sample: many runs and levels equal compute_stats") {
   // 300,000 values: 292 sealed runs of 1024, merged into levels 1 and 2 (16 and 256 runs).
-  for (size_t n : {size_t{1}, size_t{1023}, size_t{1024}, size_t{1025}, size_t{16 * 1024},
-                   size_t{300'000}}) {
+  for (size_t n :
+       {size_t{1}, size_t{1023}, size_t{1024}, size_t{1025}, size_t{16 * 1024}, size_t{300'000}}) {
     CAPTURE(n);
     const std::vector<int64_t> v = durations(n, 7);
     check_same_stats(sample_of(v), v);

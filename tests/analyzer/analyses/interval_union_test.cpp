@@ -40,8 +40,8 @@ TEST_CASE("interval union: equals union_length on a pseudo-random mix, merged in
     pairs.emplace_back(start, start + length);
   }
   IntervalUnion a, b, c;
-  for (size_t i = 0; i < pairs.size(); ++i) (i % 3 == 0 ? a : i % 3 == 1 ? b : c).add(
-                                                pairs[i].first, pairs[i].second);
+  for (size_t i = 0; i < pairs.size(); ++i)
+    (i % 3 == 0 ? a : i % 3 == 1 ? b : c).add(pairs[i].first, pairs[i].second);
   a.merge(std::move(b));
   a.merge(std::move(c));
   CHECK(b.empty());

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
+#include "advice/same_report.hpp"
 #include "analyses/advice/advice.hpp"
 #include "analyses/advice/commands.hpp"
 #include "analyses/advice/spill.hpp"
-#include "advice/same_report.hpp"
 
 using namespace clprof;
 using analyses::advice::Commands;
@@ -86,8 +86,7 @@ model::Run queue_run() {
 // every transfer), merged in file order; the syncs stay in the metadata.
 Report two_parts(const model::Run& run, size_t split, const Thresholds& t) {
   Commands a(t, false), b(t, false);
-  for (size_t i = 0; i < run.launches.size(); ++i)
-    (i < split ? a : b).add_launch(run.launches[i]);
+  for (size_t i = 0; i < run.launches.size(); ++i) (i < split ? a : b).add_launch(run.launches[i]);
   for (const auto& x : run.transfers) b.add_transfer(x);
   a.merge(std::move(b));
   model::Run meta = run;
@@ -102,7 +101,9 @@ const Finding* of_rule(const Report& r, const std::string& rule) {
   return nullptr;
 }
 
-void same(const Report& x, const Report& y) { test::check_same_report(x, y); }
+void same(const Report& x, const Report& y) {
+  test::check_same_report(x, y);
+}
 
 struct Limits {
   explicit Limits(analyses::advice::SpillLimits l) : saved(analyses::advice::spill_limits()) {

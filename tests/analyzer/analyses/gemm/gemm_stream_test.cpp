@@ -81,7 +81,7 @@ TEST_CASE("GemmAnalysis grouped: counts and untimed positions carried across a m
     CHECK(g.name == "XgemmDirectNN");
     CHECK(g.count == 5);
     CHECK(g.timed == 3);
-    CHECK(g.total_ns == 600);  // 100 + 300 + 200
+    CHECK(g.total_ns == 600);   // 100 + 300 + 200
     CHECK(g.median_ns == 200);  // of {100, 200, 300}
     CHECK(g.min_ns == 100);
     CHECK(g.main_median_ns == 200);  // a standalone launch's main time is its time
@@ -99,8 +99,10 @@ TEST_CASE("GemmAnalysis grouped: the GFLOP sums follow finish's order; summary's
   auto feed = [](analyses::GemmAnalysis& x, uint64_t from, uint64_t to) {
     for (uint64_t s = from; s < to; ++s) {
       auto l = direct(s, s % 3 ? 1 : 1024, s % 7 ? 10 : -1);
-      if (s % 3) l.args[1] = l.args[2] = i32(1);
-      else l.args[1] = l.args[2] = i32(1024);
+      if (s % 3)
+        l.args[1] = l.args[2] = i32(1);
+      else
+        l.args[1] = l.args[2] = i32(1024);
       x.add_launch(l);
     }
   };
@@ -145,13 +147,13 @@ TEST_CASE("GemmAnalysis grouped: a CLBlast call straddling two threads' chunks i
     auto l = unit::launch(name, static_cast<int64_t>(seq) * 1000, duration, {}, seq);
     // 0 src_one, 1 src_two, 2 src_ld, 3 src_offset, 4 src, 5 dest_one, 6 dest_two, 7 dest_ld,
     // 8 dest_offset, 9 dest, 10 alpha
-    l.args = {i32(s1), i32(s2), i32(s1), i32(0), buffer(src), i32(d1),
-              i32(d2), i32(d1), i32(0), buffer(dest), f32()};
+    l.args = {i32(s1), i32(s2), i32(s1), i32(0),       buffer(src), i32(d1),
+              i32(d2), i32(d1), i32(0),  buffer(dest), f32()};
     return l;
   };
   auto xgemm = unit::launch("Xgemm", 2000, 500, {}, 2);
-  xgemm.args = {i32(64), i32(64), i32(64), f32(), f32(), buffer(10), buffer(11), buffer(12),
-                i32(0),  i32(0)};
+  xgemm.args = {i32(64),    i32(64),    i32(64),    f32(),  f32(),
+                buffer(10), buffer(11), buffer(12), i32(0), i32(0)};
   for (bool rows : {true, false}) {
     analyses::GemmAnalysis a(rules(), {}, true, rows), b(rules(), {}, true, rows);
     a.add_launch(helper("CopyPadMatrix", 1, 40, 60, 64, 1, 64, 64, 10));
