@@ -1,15 +1,12 @@
 #include "analyses/duration_sample.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
+#include "analyses/spill.hpp"
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -39,76 +36,11 @@ int64_t fit(__int128 v) {
   return static_cast<int64_t>(v);
 }
 
-[[noreturn]] void spill_failed(const std::string& what, int error) {
-  throw std::runtime_error("cannot spill kernel durations to disk (" + what + "): " +
-                           std::strerror(error) + "; set TMPDIR to a directory with free space");
+// The process's spill file, shared by every sample (regions reserved under its lock).
+SpillFile& spill_file() {
+  static SpillFile file("durations");
+  return file;
 }
-
-// The process's spill file: an unlinked temporary file, appended to by reservation.
-class SpillFile {
- public:
-  static SpillFile& get() {
-    static SpillFile file;
-    return file;
-  }
-  ~SpillFile() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  // A region of `bytes` bytes of its own; opens the file on first use.
-  uint64_t reserve(uint64_t bytes) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (fd_ < 0) open_file();
-    const uint64_t offset = end_;
-    end_ += bytes;
-    return offset;
-  }
-  void write(uint64_t offset, const uint8_t* data, size_t bytes) {
-    whole("writing", ENOSPC, offset, data, bytes,
-          [this](uint8_t* p, size_t n, off_t at) { return ::pwrite(fd_, p, n, at); });
-  }
-  void read(uint64_t offset, uint8_t* data, size_t bytes) {
-    whole("reading", EIO, offset, data, bytes,
-          [this](uint8_t* p, size_t n, off_t at) { return ::pread(fd_, p, n, at); });
-  }
-  // Gives the region's disk space back (best effort: a file system without hole punching
-  // keeps it until the process ends).
-  void release(uint64_t offset, uint64_t bytes) {
-    if (fd_ >= 0 && bytes > 0)
-      (void)::fallocate(fd_, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
-                        static_cast<off_t>(bytes));
-  }
-
- private:
-  // Runs `io` (pread or pwrite) until all `bytes` are done; a short count of 0 is `zero_error`.
-  template <class Io>
-  void whole(const char* what, int zero_error, uint64_t offset, const uint8_t* data, size_t bytes,
-             Io&& io) {
-    uint8_t* p = const_cast<uint8_t*>(data);
-    while (bytes > 0) {
-      const ssize_t n = io(p, bytes, static_cast<off_t>(offset));
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) spill_failed(std::string(what) + " " + dir_, n < 0 ? errno : zero_error);
-      p += n;
-      offset += static_cast<uint64_t>(n);
-      bytes -= static_cast<size_t>(n);
-    }
-  }
-  void open_file() {
-    const char* tmp = std::getenv("TMPDIR");
-    dir_ = tmp && *tmp ? tmp : "/tmp";
-    fd_ = ::open(dir_.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-    if (fd_ >= 0) return;
-    std::string path = dir_ + "/clprof-spill-XXXXXX";
-    fd_ = ::mkostemp(path.data(), O_CLOEXEC);
-    if (fd_ < 0) spill_failed("creating a file in " + dir_, errno);
-    ::unlink(path.c_str());
-  }
-
-  std::mutex mutex_;
-  int fd_ = -1;
-  uint64_t end_ = 0;
-  std::string dir_;
-};
 
 }  // namespace
 
@@ -137,7 +69,7 @@ struct DurationSample::Run {
 
   ~Run() {
     if (spilled)
-      SpillFile::get().release(offset, length);
+      spill_file().release(offset, length);
     else
       g_resident.fetch_sub(bytes.capacity(), std::memory_order_relaxed);
   }
@@ -193,7 +125,7 @@ class RunReader {
     std::memmove(buffer_.get(), p_, kept);
     const size_t want =
         static_cast<size_t>(std::min<uint64_t>(kReadBuffer - kept, file_end_ - file_pos_));
-    SpillFile::get().read(file_pos_, buffer_.get() + kept, want);
+    spill_file().read(file_pos_, buffer_.get() + kept, want);
     file_pos_ += want;
     p_ = buffer_.get();
     end_ = p_ + kept + want;
@@ -226,7 +158,7 @@ class RunWriter {
     run_->level = level;
     run_->spilled = spill;
     if (spill) {
-      run_->offset = SpillFile::get().reserve(reserve);
+      run_->offset = spill_file().reserve(reserve);
       reserved_ = reserve;
       buffer_.reserve(kReadBuffer + 3 * kMaxVarint);
     } else {
@@ -278,7 +210,7 @@ class RunWriter {
     end_repeats();
     if (run_->spilled) {
       flush();
-      SpillFile::get().release(run_->offset + written_, reserved_ - written_);
+      spill_file().release(run_->offset + written_, reserved_ - written_);
       run_->length = written_;
       g_spilled.fetch_add(written_, std::memory_order_relaxed);
     } else {
@@ -308,7 +240,7 @@ class RunWriter {
   void flush() {
     if (written_ + buffer_.size() > reserved_)
       throw std::logic_error("duration run past its spill reservation");
-    SpillFile::get().write(run_->offset + written_, buffer_.data(), buffer_.size());
+    spill_file().write(run_->offset + written_, buffer_.data(), buffer_.size());
     written_ += buffer_.size();
     buffer_.clear();
   }

@@ -12,7 +12,7 @@
 // host's order per thread: sync-after-each-launch, blocking-transfer, api-errors' ignored
 // failures; the device timeline: device-idle, queue-serialisation; medians: launch-bound,
 // rank-imbalance) read one compact record per command (CommandRec, 104 bytes), appended as it
-// streams to a RecordLog (spill.hpp: 256 KiB in memory per reading thread, the rest on an
+// streams to a RecordLog (analyses/spill.hpp: 256 KiB in memory per reading thread, the rest on an
 // unlinked temporary file in $TMPDIR) and, at the end, sorted into each rule's order by an
 // ExternalSort (32 MiB sorted in memory at a time, merged runs on a temporary file), then
 // read once by a state machine or a sweep whose state is per thread, device or queue
@@ -38,8 +38,8 @@
 #include <vector>
 
 #include "analyses/advice/advice.hpp"
-#include "analyses/advice/spill.hpp"
 #include "analyses/gemm/gemm.hpp"
+#include "analyses/spill.hpp"
 #include "analysis.hpp"
 #include "model.hpp"
 

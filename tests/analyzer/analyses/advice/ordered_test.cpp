@@ -10,7 +10,7 @@
 #include "advice/same_report.hpp"
 #include "analyses/advice/advice.hpp"
 #include "analyses/advice/commands.hpp"
-#include "analyses/advice/spill.hpp"
+#include "analyses/spill.hpp"
 
 using namespace clprof;
 using analyses::advice::Commands;
@@ -106,11 +106,11 @@ void same(const Report& x, const Report& y) {
 }
 
 struct Limits {
-  explicit Limits(analyses::advice::SpillLimits l) : saved(analyses::advice::spill_limits()) {
-    analyses::advice::set_spill_limits(l);
+  explicit Limits(analyses::SpillLimits l) : saved(analyses::spill_limits()) {
+    analyses::set_spill_limits(l);
   }
-  ~Limits() { analyses::advice::set_spill_limits(saved); }
-  analyses::advice::SpillLimits saved;
+  ~Limits() { analyses::set_spill_limits(saved); }
+  analyses::SpillLimits saved;
 };
 
 }  // namespace

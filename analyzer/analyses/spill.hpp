@@ -1,91 +1,74 @@
-// Bounded-memory storage for `clprof advise`'s ordered rules (commands.hpp): a log of fixed-size
-// records on an unlinked temporary file, and an external merge sort over such records.
+// Bounded-memory storage shared by the analyses that would otherwise grow with the trace:
+// an unlinked temporary file, a log of fixed-size records on it, and an external merge sort.
 //
-// SpillFile: an unlinked temporary file in $TMPDIR (or /tmp), written and read at explicit
-// offsets. Created on the first write; removed from the directory at once, so the space is
-// given back when the last owner closes it (or the process ends). A failed create, write or
-// read throws std::runtime_error naming the reason ("set TMPDIR to a directory with space").
+// SpillFile: an unlinked temporary file in $TMPDIR (or /tmp; O_TMPFILE where the file system
+// has it), created on the first reserve or append and gone from the directory at once, so its
+// space is given back when it closes (or the process ends). Regions are reserved, then written
+// and read at their offsets; release punches a region's space out (best effort). A failed
+// create, write or read throws std::runtime_error: "cannot spill <what> to disk (writing
+// /tmp): No space left on device; set TMPDIR to a directory with free space".
 //
 // RecordLog<Rec>: appends records (trivially copyable) in order; keeps up to 256 KiB
 // (SpillLimits::log_bytes) in memory, the rest on its SpillFile; for_each visits them in append
 // order. Logs are moved, never copied.
 //
 // ExternalSort<Rec, Less>: push records, then for_each visits them in Less order (which must
-// be a strict total order on the records pushed: the callers break ties by file position).
+// be a strict total order on the records pushed: callers break ties by file position).
 // Up to `budget` bytes (SpillLimits::sort_bytes, 32 MiB) are sorted in memory; past that, sorted
 // runs go to a SpillFile and are merged through a 64 KiB buffer each (about budget / sizeof(Rec)
 // records a run, so a few dozen runs for the 4 GB trace's ~8.5 M commands at 32 MiB). Memory: the
 // budget plus the merge buffers, whatever the number of records.
 //
-// Threads: none of these is thread-safe; one owner at a time (a reading thread's Commands,
-// then the merging thread). Units: bytes.
+// Threads: SpillFile's reserve, append, write, read and release may be called from any thread
+// (writes and reads of disjoint regions); RecordLog, SpillReader and ExternalSort have one
+// owner at a time (a reading thread, then the merging thread). Units: bytes.
 #pragma once
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <memory>
-#include <stdexcept>
+#include <mutex>
 #include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
-namespace clprof::analyses::advice {
+namespace clprof::analyses {
 
 class SpillFile {
  public:
-  SpillFile() = default;
+  // `what` names the spilled data in errors ("advise's records", "kernel durations").
+  explicit SpillFile(std::string what) : what_(std::move(what)) {}
   SpillFile(const SpillFile&) = delete;
   SpillFile& operator=(const SpillFile&) = delete;
-  ~SpillFile() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  // Appends `n` bytes; returns their offset.
-  uint64_t append(const void* data, size_t n) {
-    open();
-    const uint64_t at = size_;
-    const char* p = static_cast<const char*>(data);
-    for (size_t done = 0; done < n;) {
-      const ssize_t w = ::pwrite(fd_, p + done, n - done, static_cast<off_t>(at + done));
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) fail("write to", errno ? errno : ENOSPC);
-      done += static_cast<size_t>(w);
-    }
-    size_ += n;
+  ~SpillFile();
+  // A region of `bytes` bytes of its own (opens the file on first use); returns its offset.
+  uint64_t reserve(uint64_t bytes);
+  // Reserves `bytes` and writes `data` there; returns the offset.
+  uint64_t append(const void* data, size_t bytes) {
+    const uint64_t at = reserve(bytes);
+    write(at, data, bytes);
     return at;
   }
-  void read(uint64_t at, void* data, size_t n) const {
-    char* p = static_cast<char*>(data);
-    for (size_t done = 0; done < n;) {
-      const ssize_t r = ::pread(fd_, p + done, n - done, static_cast<off_t>(at + done));
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) fail("read from", r == 0 ? EIO : errno);
-      done += static_cast<size_t>(r);
-    }
-  }
-  uint64_t size() const { return size_; }
+  void write(uint64_t offset, const void* data, size_t bytes) const;
+  void read(uint64_t offset, void* data, size_t bytes) const;
+  // Gives a region's disk space back (best effort: a file system without hole punching keeps
+  // it until the file closes).
+  void release(uint64_t offset, uint64_t bytes) const;
+  uint64_t size() const;  // bytes reserved so far
 
  private:
-  void open() {
-    if (fd_ >= 0) return;
-    const char* dir = std::getenv("TMPDIR");
-    std::string path = std::string(dir && *dir ? dir : "/tmp") + "/clprof-advise-XXXXXX";
-    fd_ = ::mkstemp(path.data());
-    if (fd_ < 0) fail("create", errno);
-    ::unlink(path.c_str());
-  }
-  [[noreturn]] static void fail(const char* what, int err) {
-    throw std::runtime_error(std::string("advise: cannot ") + what + " its temporary file: " +
-                             std::strerror(err) + "; set TMPDIR to a directory with free space");
-  }
+  void open_file();  // under mutex_
+  [[noreturn]] void fail(const std::string& doing, int error) const;
+  template <class Io>
+  void whole(const char* doing, int zero_error, uint64_t offset, char* data, size_t bytes,
+             Io&& io) const;
+
+  std::string what_;
+  mutable std::mutex mutex_;
   int fd_ = -1;
-  uint64_t size_ = 0;
+  uint64_t end_ = 0;
+  std::string dir_;
 };
 
 // Reads `count` records of a file from `at` through a buffer of about 64 KiB.
@@ -136,6 +119,8 @@ class RecordLog {
   static_assert(std::is_trivially_copyable_v<Rec>);
 
  public:
+  // `what` names the records in a spill error.
+  explicit RecordLog(const char* what = "records") : what_(what) {}
   void push(const Rec& r) {
     if (tail_.size() >= cap_) flush();
     if (tail_.capacity() == 0) tail_.reserve(cap_ + 1);
@@ -153,11 +138,12 @@ class RecordLog {
 
  private:
   void flush() {
-    if (!file_) file_ = std::make_unique<SpillFile>();
+    if (!file_) file_ = std::make_unique<SpillFile>(what_);
     file_->append(tail_.data(), tail_.size() * sizeof(Rec));
     spilled_ += tail_.size();
     tail_.clear();
   }
+  const char* what_;
   size_t cap_ = std::max<size_t>(1, spill_limits().log_bytes / sizeof(Rec));
   std::unique_ptr<SpillFile> file_;
   uint64_t spilled_ = 0;  // records on file_, from offset 0
@@ -169,8 +155,9 @@ class ExternalSort {
   static_assert(std::is_trivially_copyable_v<Rec>);
 
  public:
-  explicit ExternalSort(Less less = Less(), uint64_t budget = spill_limits().sort_bytes)
-      : less_(less), cap_(std::max<uint64_t>(2, budget / sizeof(Rec))) {}
+  explicit ExternalSort(Less less = Less(), uint64_t budget = spill_limits().sort_bytes,
+                        const char* what = "sorted records")
+      : less_(less), cap_(std::max<uint64_t>(2, budget / sizeof(Rec))), file_(what) {}
   void push(const Rec& r) {
     if (buf_.size() >= cap_) spill();
     // Small sorts stay small; a large one grows to its budget once.
@@ -231,4 +218,4 @@ class ExternalSort {
   uint64_t spilled_ = 0;
 };
 
-}  // namespace clprof::analyses::advice
+}  // namespace clprof::analyses

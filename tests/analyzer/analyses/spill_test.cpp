@@ -1,15 +1,18 @@
-// analyses/advice/spill.hpp: the record log and the external sort behind advise's ordered
-// rules. Limits are lowered so that the file paths (spilled logs, several sorted runs merged)
-// run; expected values by hand in the comments.
+// analyses/spill.hpp: the spill file, the record log and the external sort behind advise's
+// ordered rules and the exact durations. Limits are lowered so that the file paths (spilled
+// logs, several sorted runs merged) run; expected values by hand in the comments.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
-#include "analyses/advice/spill.hpp"
+#include "analyses/spill.hpp"
 
-using namespace clprof::analyses::advice;
+using namespace clprof::analyses;
 
 namespace {
 
@@ -26,7 +29,7 @@ struct Limits {
 
 }  // namespace
 
-TEST_CASE("advise spill: an external sort merges its runs in order") {
+TEST_CASE("spill: an external sort merges its runs in order") {
   // A budget of 16 bytes holds 2 values: 5, 3 | 9, 1 | 7 become the runs [3, 5], [1, 9] and,
   // at the end, [7]; merged: 1 3 5 7 9.
   ExternalSort<int64_t, Less> s(Less(), 16);
@@ -60,7 +63,7 @@ TEST_CASE("advise spill: an external sort merges its runs in order") {
   CHECK(out == all);
 }
 
-TEST_CASE("advise spill: a record log gives its records back in order") {
+TEST_CASE("spill: a record log gives its records back in order") {
   // 16 bytes in memory: 2 values; 0..9 pushed, 8 of them written to the file (flushed two
   // at a time), the last 2 in memory: 0..9 in order.
   Limits limits({16, 16});
@@ -76,4 +79,43 @@ TEST_CASE("advise spill: a record log gives its records back in order") {
   moved.for_each([&](int64_t v) { out.push_back(v); });
   CHECK(out.size() == 10);
   CHECK(out.back() == 9);
+}
+
+TEST_CASE("spill: a spill file's regions read back as written, at their offsets") {
+  SpillFile file("test records");
+  CHECK(file.size() == 0);
+  const char a[] = "abc";         // 4 bytes with the NUL
+  const char b[] = "0123456789";  // 11 bytes
+  const uint64_t at_a = file.append(a, sizeof a);
+  const uint64_t at_b = file.reserve(sizeof b);
+  CHECK(at_a == 0);
+  CHECK(at_b == 4);  // reserved right after a's 4 bytes
+  CHECK(file.size() == 15);
+  file.write(at_b, b, sizeof b);
+  char back[11] = {};
+  file.read(at_b + 2, back, 3);  // "234"
+  CHECK(std::string(back, 3) == "234");
+  file.release(at_a, sizeof a);  // best effort: b is untouched
+  file.read(at_b, back, sizeof b);
+  CHECK(std::string(back) == "0123456789");
+}
+
+TEST_CASE("spill: a spill file in a missing directory fails with what and where") {
+  const char* old = std::getenv("TMPDIR");
+  const std::string saved = old ? old : "";
+  setenv("TMPDIR", "/nonexistent-clprof-dir", 1);
+  SpillFile file("test records");
+  std::string message;
+  try {
+    file.reserve(8);
+  } catch (const std::runtime_error& e) {
+    message = e.what();
+  }
+  if (old)
+    setenv("TMPDIR", saved.c_str(), 1);
+  else
+    unsetenv("TMPDIR");
+  CHECK(message ==
+        "cannot spill test records to disk (creating a file in /nonexistent-clprof-dir): No such "
+        "file or directory; set TMPDIR to a directory with free space");
 }
